@@ -1,0 +1,1 @@
+//! The timed system model.
