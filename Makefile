@@ -1,0 +1,53 @@
+# pagelab: the two commands are `make demo` and `make test`; everything else is a step of theirs.
+SHELL  := /bin/bash
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+OUT    ?= results/demo
+
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+
+.PHONY: demo test build venv rust-test rust-lint py-lint py-test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" \
+	    "pytest>=8" "hypothesis>=6" "ruff>=0.5" "libcachesim>=0.3"
+	touch $@
+
+venv: $(VENV)/.installed
+
+# Builds the Rust core in release mode and installs pagelab into the virtual environment.
+build: venv
+	cd $(CURDIR) && $(VENV)/bin/maturin develop --release -q
+
+# Captures a real program's trace, draws its curves under several policies, writes a report.
+demo: build
+	$(VENV)/bin/pagelab demo --out $(OUT)
+
+rust-lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+rust-test:
+	cargo test --workspace
+
+py-lint: venv
+	$(VENV)/bin/ruff check python tests benches
+	$(VENV)/bin/ruff format --check python tests benches
+
+py-test: build
+	$(VENV)/bin/pytest -q
+
+# Everything CI checks: Rust tests, clippy with warnings as errors, rustfmt, ruff, pytest.
+test: rust-lint rust-test py-lint py-test
+
+bench: build
+	$(VENV)/bin/python benches/vs_libcachesim.py
+	cargo bench -p pagelab-trace
+
+clean:
+	rm -rf target $(VENV) results

@@ -1,0 +1,68 @@
+"""Atomic result files: write to a temporary file beside the target, then rename.
+
+A run that fails half-way leaves the previous file (or nothing), never half a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+@contextlib.contextmanager
+def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yields a temporary path in the target's directory; renames it onto `target` on success."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(target: str | os.PathLike[str], text: str) -> None:
+    """Writes `text` to `target` atomically."""
+    with atomic_path(target) as tmp:
+        tmp.write_text(text)
+
+
+def write_json(target: str | os.PathLike[str], value: Any) -> None:
+    """Writes `value` as indented JSON to `target` atomically."""
+    write_text(target, json.dumps(value, indent=2, sort_keys=False) + "\n")
+
+
+def write_table(target: str | os.PathLike[str], rows: list[dict[str, Any]], fmt: str) -> None:
+    """Writes rows of a table as csv, json or parquet, atomically."""
+    if fmt == "json":
+        write_json(target, rows)
+        return
+    import pyarrow as pa
+
+    table = pa.Table.from_pylist(rows)
+    with atomic_path(target) as tmp:
+        if fmt == "csv":
+            import pyarrow.csv as pacsv
+
+            pacsv.write_csv(table, tmp)
+        elif fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            pq.write_table(table, tmp)
+        else:
+            raise ValueError(f"unknown table format {fmt!r}: expected csv, json or parquet")
+
+
+def save_figure(fig: Any, target: str | os.PathLike[str]) -> None:
+    """Saves a matplotlib figure as PNG atomically."""
+    with atomic_path(target) as tmp:
+        fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight")

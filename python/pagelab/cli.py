@@ -1,0 +1,446 @@
+"""The `pagelab` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import lab, traces
+from .errors import PagelabError
+
+
+def _parse_sizes(text: str) -> list[int]:
+    """`4,41,203`, or a range `1:200` / `1:200:5` (inclusive)."""
+    sizes: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        try:
+            if ":" in part:
+                bits = [int(b) for b in part.split(":")]
+                if len(bits) not in (2, 3):
+                    raise ValueError
+                lo, hi, step = bits[0], bits[1], bits[2] if len(bits) == 3 else 1
+                if step <= 0 or hi < lo:
+                    raise ValueError
+                sizes.extend(range(lo, hi + 1, step))
+            else:
+                sizes.append(int(part))
+        except ValueError:
+            raise PagelabError(
+                f"--sizes {text!r}: expected frame counts like 4,41,203 or a range 1:200[:step]"
+            ) from None
+    if any(s <= 0 for s in sizes):
+        raise PagelabError(f"--sizes {text!r}: frame counts must be at least 1")
+    return sizes
+
+
+def _split_policies(text: str) -> list[str]:
+    return [p for p in (s.strip() for s in text.split(",")) if p]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="pagelab", message="pagelab %(version)s")
+def cli() -> None:
+    """pagelab: a laboratory for paging, swapping and memory load control."""
+
+
+# -- traces ------------------------------------------------------------------------------------
+
+
+@cli.group()
+def trace() -> None:
+    """Capture, convert and describe reference traces."""
+
+
+@trace.command(context_settings={"ignore_unknown_options": True})
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Trace file.")
+@click.option("--page-size", default=4096, show_default=True, help="Page size [bytes].")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def capture(output: str, page_size: int, command: tuple[str, ...]) -> None:
+    """Run PROGRAM ARGS under valgrind's lackey and record its references.
+
+    pagelab trace capture -o sort.pltrace -- sort /etc/services
+    """
+    info = traces.capture(output, command[0], command[1:], page_size=page_size)
+    _print_info(output, info)
+
+
+@trace.command()
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.argument("output", type=click.Path(dir_okay=False))
+@click.option(
+    "--from",
+    "from_",
+    type=click.Choice(traces.INPUT_FORMATS),
+    default=None,
+    help="Input format (guessed from the content when absent).",
+)
+@click.option(
+    "--units",
+    type=click.Choice(["pages", "addresses"]),
+    default="addresses",
+    show_default=True,
+    help="Whether the input's numbers are pages or byte addresses.",
+)
+@click.option("--page-size", default=4096, show_default=True, help="Page size [bytes].")
+@click.option(
+    "--only",
+    type=click.Choice(["instructions", "data"]),
+    default=None,
+    help="Keep only instruction fetches or only data references.",
+)
+@click.option(
+    "--range",
+    "ranges",
+    multiple=True,
+    metavar="LO:HI",
+    help="Keep only addresses in [LO, HI) (hex with 0x); may be repeated.",
+)
+def convert(
+    source: str,
+    output: str,
+    from_: str | None,
+    units: str,
+    page_size: int,
+    only: str | None,
+    ranges: tuple[str, ...],
+) -> None:
+    """Convert SOURCE (lackey, pinatrace, text, u64, oracleGeneral, pagelab) to a pagelab trace."""
+    parsed = []
+    for r in ranges:
+        lo, sep, hi = r.partition(":")
+        try:
+            parsed.append((int(lo, 0), int(hi, 0)))
+        except ValueError:
+            raise PagelabError(f"--range {r!r}: expected LO:HI, e.g. 0x400000:0x500000") from None
+        if not sep:
+            raise PagelabError(f"--range {r!r}: expected LO:HI")
+    info = traces.convert(
+        source, output, from_=from_, units=units, page_size=page_size, only=only, ranges=parsed
+    )
+    _print_info(output, info)
+
+
+@trace.command("info")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def trace_info(path: str, as_json: bool) -> None:
+    """Describe a pagelab trace."""
+    info = traces.info(path)
+    if as_json:
+        click.echo(json.dumps(info, indent=2))
+    else:
+        _print_info(path, info)
+
+
+@trace.command()
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.argument("output", type=click.Path(dir_okay=False))
+@click.option(
+    "--to", type=click.Choice(["oracle-general"]), default="oracle-general", show_default=True
+)
+def export(source: str, output: str, to: str) -> None:
+    """Write a pagelab trace in another tool's format (libCacheSim's oracleGeneral)."""
+    traces.export_oracle_general(source, output)
+    click.echo(f"wrote {output}")
+
+
+def _print_info(path: str, info: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=path, show_header=False)
+    for key, value in info.items():
+        if isinstance(value, dict):
+            value = json.dumps(value)
+        elif isinstance(value, float):
+            value = f"{value:.4g}"
+        elif isinstance(value, int):
+            value = f"{value:,}"
+        t.add_row(key.replace("_", " "), str(value))
+    Console().print(t)
+
+
+# -- the replacement lab ---------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("trace_path", metavar="TRACE", type=click.Path(dir_okay=False))
+@click.option(
+    "--policy",
+    "policy_text",
+    default="lru",
+    show_default=True,
+    help="Policies, comma separated; parameters as ws:tau=1000.",
+)
+@click.option(
+    "--sizes",
+    required=True,
+    help="Frame counts: 4,41,203, a range 1:200[:step], or 'all' (lru, min: one pass).",
+)
+@click.option(
+    "--warmup",
+    default=0,
+    show_default=True,
+    help="References excluded from the counts (reported apart).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "parquet", "json"]),
+    default="csv",
+    show_default=True,
+)
+@click.option("--output", default="-", show_default=True, help="File, or - for stdout.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Also draw a PNG.")
+def curve(
+    trace_path: str,
+    policy_text: str,
+    sizes: str,
+    warmup: int,
+    fmt: str,
+    output: str,
+    plot: str | None,
+) -> None:
+    """Faults and pushes of policies at many memory sizes: one row per policy and size."""
+    policies = _split_policies(policy_text)
+    if not policies:
+        raise PagelabError("--policy: expected at least one policy")
+    if sizes == "all":
+        rows = []
+        for p in policies:
+            name = lab.parse_policy(p)["policy"]
+            if name == "lru":
+                rows += lab.lru_curve(trace_path, warmup=warmup)["rows"]
+            elif name in ("min", "opt"):
+                rows += lab.opt_curve(trace_path, warmup=warmup)["rows"]
+            else:
+                raise PagelabError(
+                    f"--sizes all: one-pass curves exist for lru and min, not {name!r}; "
+                    "give a list or range of sizes"
+                )
+    else:
+        rows = lab.curve(trace_path, policies, _parse_sizes(sizes), warmup=warmup)
+    _emit_rows(rows, fmt, output)
+    if plot:
+        from . import plots
+
+        plots.fault_curves(rows, plot, title=os.path.basename(trace_path))
+
+
+@cli.command("ws-curve")
+@click.argument("trace_path", metavar="TRACE", type=click.Path(dir_okay=False))
+@click.option("--taus", required=True, help="Windows τ [references]: list or range lo:hi[:step].")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "parquet", "json"]),
+    default="csv",
+    show_default=True,
+)
+@click.option("--output", default="-", show_default=True)
+def ws_curve(trace_path: str, taus: str, fmt: str, output: str) -> None:
+    """Working-set curve: mean working-set size and fault rate against τ, in one pass."""
+    result = lab.ws_curve(trace_path, _parse_sizes(taus))
+    _emit_rows(result["rows"], fmt, output)
+
+
+def _emit_rows(rows: list[dict[str, Any]], fmt: str, output: str) -> None:
+    from . import _atomic
+
+    if output == "-":
+        if fmt == "parquet":
+            raise PagelabError("--format parquet needs --output FILE")
+        if fmt == "json":
+            click.echo(json.dumps(rows, indent=2))
+        else:
+            if rows:
+                keys = list(rows[0])
+                click.echo(",".join(keys))
+                for r in rows:
+                    click.echo(",".join(str(r[k]) for k in keys))
+        return
+    _atomic.write_table(output, rows, fmt)
+    click.echo(f"wrote {len(rows)} rows to {output}", err=True)
+
+
+@cli.command()
+@click.option(
+    "--refs",
+    required=True,
+    help="Reference string: pages, comma separated; a page followed by w (3w) is a write.",
+)
+@click.option("--frames", required=True, type=int)
+@click.option("--policy", default="fifo", show_default=True)
+def step(refs: str, frames: int, policy: str) -> None:
+    """Print the frame table after every reference: hit or fault, and the victim."""
+    pages, writes = [], []
+    for tok in refs.replace(" ", ",").split(","):
+        if not tok:
+            continue
+        w = tok.endswith(("w", "W"))
+        try:
+            pages.append(int(tok[:-1] if w else tok))
+        except ValueError:
+            raise PagelabError(f"--refs: {tok!r} is not a page number (like 7 or 7w)") from None
+        writes.append(w)
+    if not pages:
+        raise PagelabError("--refs: expected at least one page")
+    stepper = lab.Stepper(policy, frames, pages, writes)
+    faults = 0
+    width = max(len(str(p)) for p in pages)
+    pad = max(0, frames * (width + 1) - 6)
+    click.echo(f"{'ref':>5}  {'page':>{width}}  {'':5}  frames{'':{pad}}  victim")
+    for i, s in enumerate(stepper, start=1):
+        faults += s["fault"]
+        cells = " ".join(("." * width if f is None else f"{f:>{width}}") for f in s["frames"])
+        victim = "" if s.get("victim") is None else str(s["victim"])
+        mark = "fault" if s["fault"] else "hit"
+        extra = f"  {s['state']}" if s.get("state") else ""
+        click.echo(f"{i:>5}  {s['page']:>{width}}  {mark:5}  {cells}  {victim}{extra}")
+    click.echo(f"{faults} faults in {len(pages)} references with {frames} frames ({policy})")
+
+
+@cli.group("list")
+def list_() -> None:
+    """List policies, presets, programs and reproductions."""
+
+
+@list_.command("policies")
+def list_policies() -> None:
+    """Every replacement policy, with its parameters and citation."""
+    for p in lab.policies():
+        aliases = f" ({', '.join(p['aliases'])})" if p.get("aliases") else ""
+        click.echo(f"{p['name']}{aliases}: {p['summary']}")
+        if p.get("citation"):
+            click.echo(f"    {p['citation']}")
+        for param in p.get("parameters", []):
+            click.echo(f"    {param}")
+
+
+@list_.command("presets")
+def list_presets() -> None:
+    """The historic systems shipped as presets."""
+    from . import system
+
+    for p in system.presets():
+        click.echo(f"{p['name']}: {p['title']}  [{p['file']}]")
+
+
+@list_.command("reproductions")
+def list_reproductions() -> None:
+    """The paper experiments pagelab can rerun."""
+    from . import reproduce
+
+    for r in reproduce.available():
+        click.echo(f"{r['name']}: {r['title']} ({r['paper']})")
+
+
+# -- the system simulator --------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("spec")
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY.PATH=VALUE",
+    help="Override one value of the spec; may be repeated.",
+)
+@click.option("--seed", default=1, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default=None)
+def run(spec: str, overrides: tuple[str, ...], seed: int, out: str | None) -> None:
+    """Run one simulation of SPEC (a TOML file or a preset name) and print its summary."""
+    from . import system
+
+    report = system.run(spec, overrides=overrides, seed=seed, out=out)
+    _print_metrics(report.get("metrics", {}))
+    if out:
+        click.echo(f"results in {out}/", err=True)
+
+
+def _print_metrics(metrics: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table("metric", "value", "unit")
+    for name, m in metrics.items():
+        v = m.get("value")
+        t.add_row(name, f"{v:.4g}" if isinstance(v, float) else str(v), m.get("unit", ""))
+    Console().print(t)
+
+
+@cli.command()
+@click.argument("name", required=False)
+@click.option("--list", "list_all", is_flag=True, help="List the reproductions.")
+@click.option("--scale", type=click.Choice(["smoke", "full"]), default="smoke", show_default=True)
+@click.option("--seed", default=1, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="results", show_default=True)
+def reproduce(name: str | None, list_all: bool, scale: str, seed: int, out: str) -> None:
+    """Rerun a paper experiment; writes OUT/NAME.json and its figures."""
+    from . import reproduce as rep
+
+    if list_all or not name:
+        for r in rep.available():
+            click.echo(f"{r['name']}: {r['title']} ({r['paper']})")
+        return
+    record = rep.reproduce(name, scale=scale, seed=seed, out=out)
+    print_record(record)
+    click.echo(f"record in {Path(out) / (name + '.json')}", err=True)
+
+
+def print_record(record: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table("table", "row", "column", "paper", "pagelab", "unit", title=record["title"])
+
+    def fmt(v: Any) -> str:
+        return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+
+    for r in record["rows"]:
+        t.add_row(r["table"], r["row"], r["column"], fmt(r["paper"]), fmt(r["pagelab"]), r["unit"])
+    console = Console()
+    console.print(t)
+    for c in record["claims"]:
+        mark = "[green]holds[/green]" if c["holds"] else "[red]does not hold[/red]"
+        console.print(f"{mark}  {c['text']}: {c['evidence']}")
+
+
+@cli.command()
+@click.option("--out", type=click.Path(file_okay=False), default="results/demo", show_default=True)
+def demo(out: str) -> None:
+    """Capture a real program's trace, draw its curves under several policies, write a report."""
+    from . import demo as demo_mod
+
+    demo_mod.run(Path(out))
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False)
+    except PagelabError as e:
+        click.echo(f"pagelab: error: {e}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("pagelab: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except FileNotFoundError as e:
+        click.echo(f"pagelab: error: {e.filename}: no such file", err=True)
+        sys.exit(2)
+    except OSError as e:
+        click.echo(f"pagelab: error: {e}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

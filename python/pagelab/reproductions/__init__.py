@@ -1,0 +1,1 @@
+"""One module per paper experiment. Each defines NAME, PAPER, TITLE and run(ctx)."""
