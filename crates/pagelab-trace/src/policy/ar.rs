@@ -1,0 +1,150 @@
+//! AR: the M44's "replace a page not recently referenced".
+//!
+//! Brawn & Gustavson (1968) describe AR only as "a hardware supported algorithm which chooses a
+//! candidate for replacement from the set of pages which have not been recently referenced".
+//! We follow the reading of fidelity-notes section 6.2: a usage bit per frame, set by every
+//! reference; at a fault a cyclic pointer looks, from where it stopped, for the next frame whose
+//! bit is 0 and reclaims it (the pointer stops just past it); if every bit is 1, all bits are
+//! cleared and the frame under the pointer is reclaimed. Unlike CLOCK the search clears no bit:
+//! usage bits are cleared for all frames together every `reset_interval` references, "as on the
+//! M44" (the reset period was not retrieved: ours is a parameter).
+//!
+//! Clearing all bits is O(1): a frame's bit is 1 when its stamp equals the current epoch, and a
+//! reset advances the epoch. The reset falls after every `reset_interval`-th reference of the
+//! whole string (warm-up included); a run that spans a reset sets its page's bit again if it
+//! has references after it.
+//!
+//! Parameters: `reset_interval` [references], default 10 000: one M44 time slice (0.1 s,
+//! B&G) at the effective 10 us reference time (B&G); 0 means never reset.
+
+use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
+use crate::TraceError;
+use serde::{Deserialize, Serialize};
+
+/// Parameters of AR.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ArSpec {
+    /// References between two clearings of all usage bits [references] -- parameter, default
+    /// 10 000 (source: one 0.1 s time slice at 10 us a reference, Brawn & Gustavson 1968);
+    /// 0 = never.
+    pub reset_interval: u64,
+}
+
+impl Default for ArSpec {
+    fn default() -> Self {
+        ArSpec { reset_interval: 10_000 }
+    }
+}
+
+impl SpecParams for ArSpec {
+    const PARAMS: &'static [ParamInfo] = &[ParamInfo {
+        name: "reset_interval",
+        unit: "[references]",
+        default: "10000",
+        doc: "references between clearings of all usage bits (0 = never); one 0.1 s M44 slice",
+    }];
+}
+
+/// AR state: frame table, usage stamps, page -> frame map, the pointer and the epoch.
+#[derive(Clone, Debug)]
+pub struct Ar {
+    frame_page: Vec<u32>,
+    stamp: Vec<u64>,
+    page_frame: Vec<u32>,
+    pointer: u32,
+    used: u32,
+    epoch: u64,
+    reset_interval: u64,
+}
+
+impl Ar {
+    /// AR over `frames` frames [frames] for pages `0..page_bound`.
+    pub fn new(spec: &ArSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
+        Ok(Ar {
+            frame_page: vec![NIL; frames as usize],
+            stamp: vec![0; frames as usize],
+            page_frame: vec![NIL; page_bound as usize],
+            pointer: 0,
+            used: 0,
+            epoch: 1,
+            reset_interval: spec.reset_interval,
+        })
+    }
+
+    fn victim_frame(&mut self) -> u32 {
+        let cap = self.frame_page.len() as u32;
+        let mut h = self.pointer;
+        for _ in 0..cap {
+            if self.stamp[h as usize] != self.epoch {
+                return h;
+            }
+            h = if h + 1 == cap { 0 } else { h + 1 };
+        }
+        self.epoch += 1;
+        self.pointer
+    }
+}
+
+impl Replacement for Ar {
+    fn reserve_pages(&mut self, page_bound: u32) {
+        if self.page_frame.len() < page_bound as usize {
+            self.page_frame.resize(page_bound as usize, NIL);
+        }
+    }
+
+    #[inline]
+    fn reference(&mut self, page: u32, count: u32, now: u64, mem: &mut Memory) -> bool {
+        let mut f = self.page_frame[page as usize];
+        let hit = f != NIL;
+        if !hit {
+            let cap = self.frame_page.len() as u32;
+            f = if self.used < cap {
+                self.used += 1;
+                self.used - 1
+            } else {
+                let h = self.victim_frame();
+                let victim = self.frame_page[h as usize];
+                self.page_frame[victim as usize] = NIL;
+                mem.reclaim(victim);
+                self.pointer = if h + 1 == cap { 0 } else { h + 1 };
+                h
+            };
+            self.frame_page[f as usize] = page;
+            self.page_frame[page as usize] = f;
+        }
+        self.stamp[f as usize] = self.epoch;
+        if self.reset_interval > 0 {
+            // References now..=last (0-based); a reset follows reference t when (t+1) % R == 0.
+            let last = now + u64::from(count) - 1;
+            let reset_after = (last + 1) / self.reset_interval * self.reset_interval;
+            if reset_after > now {
+                self.epoch += 1;
+                if reset_after - 1 < last {
+                    self.stamp[f as usize] = self.epoch;
+                }
+            }
+        }
+        hit
+    }
+
+    fn is_resident(&self, page: u32) -> bool {
+        self.page_frame.get(page as usize).is_some_and(|&f| f != NIL)
+    }
+
+    fn resident(&self) -> u32 {
+        self.used
+    }
+
+    fn frame_table(&self) -> Option<Vec<Option<u32>>> {
+        Some(self.frame_page.iter().map(|&p| (p != NIL).then_some(p)).collect())
+    }
+
+    fn state(&self) -> PolicyState {
+        PolicyState {
+            hand: Some(self.pointer),
+            frame_bits: Some(self.stamp.iter().map(|&s| s == self.epoch).collect()),
+            ..PolicyState::default()
+        }
+    }
+}

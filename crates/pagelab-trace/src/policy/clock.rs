@@ -1,0 +1,122 @@
+//! CLOCK: the one-bit core-table scan.
+//!
+//! Each frame has a reference bit, set by every reference to its page. At a fault with no free
+//! frame, the hand sweeps the frames in order: a frame with bit 1 has its bit cleared and is
+//! passed; the first frame with bit 0 is the victim; the hand stops just past it. This is the
+//! global reference-bit replacement of CP-67 that Bard (1975, section 2) analyses: a page
+//! survives one sweep of the hand per reference. Free frames are filled in order.
+//!
+//! Parameters: `bit_on_load` (default true). The faulting reference is a reference, so the
+//! hardware sets the bit of the page it loads; with `false` a new page starts with its bit
+//! clear, the variant some caching libraries implement (a page then needs a second reference
+//! to survive one sweep).
+
+use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
+use crate::TraceError;
+use serde::{Deserialize, Serialize};
+
+/// Parameters of CLOCK.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClockSpec {
+    /// Reference bit of a page just loaded [bool] -- parameter, default true (the faulting
+    /// reference sets it, as the hardware does).
+    pub bit_on_load: bool,
+}
+
+impl Default for ClockSpec {
+    fn default() -> Self {
+        ClockSpec { bit_on_load: true }
+    }
+}
+
+impl SpecParams for ClockSpec {
+    const PARAMS: &'static [ParamInfo] = &[ParamInfo {
+        name: "bit_on_load",
+        unit: "[bool]",
+        default: "true",
+        doc: "reference bit of a page just loaded (the faulting reference sets it)",
+    }];
+}
+
+/// CLOCK state: frame table, one bit per frame, page -> frame map and the hand.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    frame_page: Vec<u32>,
+    bit: Vec<bool>,
+    page_frame: Vec<u32>,
+    hand: u32,
+    used: u32,
+    bit_on_load: bool,
+}
+
+impl Clock {
+    /// CLOCK over `frames` frames [frames] for pages `0..page_bound`.
+    pub fn new(spec: &ClockSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
+        Ok(Clock {
+            frame_page: vec![NIL; frames as usize],
+            bit: vec![false; frames as usize],
+            page_frame: vec![NIL; page_bound as usize],
+            hand: 0,
+            used: 0,
+            bit_on_load: spec.bit_on_load,
+        })
+    }
+}
+
+impl Replacement for Clock {
+    fn reserve_pages(&mut self, page_bound: u32) {
+        if self.page_frame.len() < page_bound as usize {
+            self.page_frame.resize(page_bound as usize, NIL);
+        }
+    }
+
+    #[inline]
+    fn reference(&mut self, page: u32, count: u32, _now: u64, mem: &mut Memory) -> bool {
+        let f = self.page_frame[page as usize];
+        if f != NIL {
+            self.bit[f as usize] = true;
+            return true;
+        }
+        let cap = self.frame_page.len() as u32;
+        let f = if self.used < cap {
+            self.used += 1;
+            self.used - 1
+        } else {
+            let mut h = self.hand;
+            while self.bit[h as usize] {
+                self.bit[h as usize] = false;
+                h = if h + 1 == cap { 0 } else { h + 1 };
+            }
+            let victim = self.frame_page[h as usize];
+            self.page_frame[victim as usize] = NIL;
+            mem.reclaim(victim);
+            self.hand = if h + 1 == cap { 0 } else { h + 1 };
+            h
+        };
+        self.frame_page[f as usize] = page;
+        self.page_frame[page as usize] = f;
+        self.bit[f as usize] = self.bit_on_load || count > 1;
+        false
+    }
+
+    fn is_resident(&self, page: u32) -> bool {
+        self.page_frame.get(page as usize).is_some_and(|&f| f != NIL)
+    }
+
+    fn resident(&self) -> u32 {
+        self.used
+    }
+
+    fn frame_table(&self) -> Option<Vec<Option<u32>>> {
+        Some(self.frame_page.iter().map(|&p| (p != NIL).then_some(p)).collect())
+    }
+
+    fn state(&self) -> PolicyState {
+        PolicyState {
+            hand: Some(self.hand),
+            frame_bits: Some(self.bit.clone()),
+            ..PolicyState::default()
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! FIFO: reclaim the page that has been resident longest.
+//!
+//! Frames form a ring; free frames are filled in order 0, 1, 2, ..., then the hand points at
+//! the oldest frame and advances by one at every fault. A hit changes nothing. FIFO is the
+//! policy the M44/44X ran for its single-programmed measurements (Brawn & Gustavson 1968,
+//! "the page selected by FIFO is the one which has been in core for the longest period of
+//! time"), and the one that shows Belady's anomaly (more frames, more faults).
+//!
+//! Parameters: none. Deviations: none.
+
+use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
+use crate::TraceError;
+use serde::{Deserialize, Serialize};
+
+/// FIFO has no parameters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FifoSpec {}
+
+impl SpecParams for FifoSpec {
+    const PARAMS: &'static [ParamInfo] = &[];
+}
+
+/// FIFO state: the frame ring and a residency flag per page.
+#[derive(Clone, Debug)]
+pub struct Fifo {
+    frame_page: Vec<u32>,
+    resident: Vec<bool>,
+    hand: u32,
+    used: u32,
+}
+
+impl Fifo {
+    /// FIFO over `frames` frames [frames] for pages `0..page_bound`.
+    pub fn new(_spec: &FifoSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
+        Ok(Fifo {
+            frame_page: vec![NIL; frames as usize],
+            resident: vec![false; page_bound as usize],
+            hand: 0,
+            used: 0,
+        })
+    }
+}
+
+impl Replacement for Fifo {
+    fn reserve_pages(&mut self, page_bound: u32) {
+        if self.resident.len() < page_bound as usize {
+            self.resident.resize(page_bound as usize, false);
+        }
+    }
+
+    #[inline]
+    fn reference(&mut self, page: u32, _count: u32, _now: u64, mem: &mut Memory) -> bool {
+        if self.resident[page as usize] {
+            return true;
+        }
+        let cap = self.frame_page.len() as u32;
+        if self.used < cap {
+            self.frame_page[self.used as usize] = page;
+            self.used += 1;
+        } else {
+            let h = self.hand as usize;
+            let victim = self.frame_page[h];
+            self.resident[victim as usize] = false;
+            mem.reclaim(victim);
+            self.frame_page[h] = page;
+            self.hand = if self.hand + 1 == cap { 0 } else { self.hand + 1 };
+        }
+        self.resident[page as usize] = true;
+        false
+    }
+
+    fn is_resident(&self, page: u32) -> bool {
+        self.resident.get(page as usize).copied().unwrap_or(false)
+    }
+
+    fn resident(&self) -> u32 {
+        self.used
+    }
+
+    fn frame_table(&self) -> Option<Vec<Option<u32>>> {
+        Some(self.frame_page.iter().map(|&p| (p != NIL).then_some(p)).collect())
+    }
+
+    fn state(&self) -> PolicyState {
+        PolicyState { hand: Some(self.hand), ..PolicyState::default() }
+    }
+}

@@ -1,0 +1,201 @@
+//! MIN: Belady's optimal replacement, and the next-use annotation it needs.
+//!
+//! At a fault with full memory MIN reclaims the resident page whose next reference lies
+//! farthest in the future (Belady 1966); no policy faults less at the same size. Brawn &
+//! Gustavson (1968) computed it offline from the whole trace and counted pulls only, noting
+//! that Belady found the total of pulls and pushes differs insignificantly from the true
+//! minimum of both. We count both.
+//!
+//! **The dirty-page rule.** Next references of distinct pages are distinct times, so the only
+//! ties are among pages never referenced again. Among those MIN reclaims a clean page before a
+//! changed one (saving a push at no cost in pulls), and among equals the lowest page number.
+//! The key of a resident page is therefore
+//!
+//! ```text
+//!   key = next            if the page is referenced again (next < 2^63)
+//!   key = 2^63 + clean*2^32 + (2^32 - 1 - page)   otherwise
+//! ```
+//!
+//! and the victim is the page of largest key: an indexed binary max-heap gives it in
+//! O(log frames) per fault, and a hit re-keys the page in O(log frames).
+//!
+//! **Next-use.** [`NextUse::compute`] walks the string backwards once, keeping the start time of
+//! each page's latest run: `next(i)` is the time [references] of the first reference of the
+//! next run of the same page. [`Min`] can only be built from a `NextUse`, which borrows the
+//! runs it annotates, so MIN cannot be run on a string without its future, nor on another
+//! string than the one annotated.
+//!
+//! Parameters: none.
+
+use super::{Memory, ParamInfo, PolicyState, SpecParams, NIL};
+use crate::Run;
+use serde::{Deserialize, Serialize};
+
+/// MIN has no parameters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MinSpec {}
+
+impl SpecParams for MinSpec {
+    const PARAMS: &'static [ParamInfo] = &[];
+}
+
+/// Time of a next reference that never comes.
+pub const NEVER: u64 = u64::MAX;
+
+/// A string of runs annotated with the time of each run's next reference to the same page.
+#[derive(Clone, Debug)]
+pub struct NextUse<'a> {
+    runs: &'a [Run],
+    next: Vec<u64>,
+    bound: u32,
+}
+
+impl<'a> NextUse<'a> {
+    /// Annotates `runs` in one backward pass (O(runs + pages) time, 8 bytes a run).
+    pub fn compute(runs: &'a [Run]) -> Self {
+        let bound = runs.iter().map(|r| r.page + 1).max().unwrap_or(0);
+        let mut last = vec![NEVER; bound as usize];
+        let mut t: u64 = runs.iter().map(|r| u64::from(r.count)).sum();
+        let mut next = vec![NEVER; runs.len()];
+        for (i, r) in runs.iter().enumerate().rev() {
+            t -= u64::from(r.count);
+            next[i] = last[r.page as usize];
+            last[r.page as usize] = t;
+        }
+        NextUse { runs, next, bound }
+    }
+
+    /// The annotated runs.
+    pub fn runs(&self) -> &'a [Run] {
+        self.runs
+    }
+
+    /// Time of the next reference to the page of run `i` after that run [references], or
+    /// [`NEVER`].
+    #[inline]
+    pub fn next(&self, i: usize) -> u64 {
+        self.next[i]
+    }
+
+    /// One more than the largest page number.
+    pub fn page_bound(&self) -> u32 {
+        self.bound
+    }
+}
+
+/// MIN state: an indexed max-heap of (key, page) over the resident pages.
+#[derive(Clone, Debug)]
+pub struct Min {
+    heap: Vec<(u64, u32)>,
+    pos: Vec<u32>,
+    cap: u32,
+}
+
+impl Min {
+    /// MIN over `frames` frames [frames] for the string annotated by `nu`.
+    pub fn new(frames: u32, nu: &NextUse<'_>) -> Self {
+        Min {
+            heap: Vec::with_capacity(frames as usize),
+            pos: vec![NIL; nu.page_bound() as usize],
+            cap: frames,
+        }
+    }
+
+    #[inline]
+    fn key(page: u32, next: u64, mem: &Memory) -> u64 {
+        if next == NEVER {
+            (1u64 << 63) | (u64::from(!mem.is_dirty(page)) << 32) | u64::from(u32::MAX - page)
+        } else {
+            next
+        }
+    }
+
+    /// One run of `page` whose next reference is at `next` [references] (or [`NEVER`]); the
+    /// driver has already set the change bit if the run writes. Returns `true` on a hit.
+    #[inline]
+    pub fn reference(&mut self, page: u32, next: u64, mem: &mut Memory) -> bool {
+        let k = Self::key(page, next, mem);
+        let i = self.pos[page as usize];
+        if i != NIL {
+            self.heap[i as usize].0 = k;
+            let i = self.sift_up(i as usize);
+            self.sift_down(i);
+            return true;
+        }
+        if (self.heap.len() as u32) < self.cap {
+            self.heap.push((k, page));
+            let i = self.heap.len() - 1;
+            self.pos[page as usize] = i as u32;
+            self.sift_up(i);
+        } else {
+            let victim = self.heap[0].1;
+            self.pos[victim as usize] = NIL;
+            mem.reclaim(victim);
+            self.heap[0] = (k, page);
+            self.pos[page as usize] = 0;
+            self.sift_down(0);
+        }
+        false
+    }
+
+    fn sift_up(&mut self, mut i: usize) -> usize {
+        let e = self.heap[i];
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if self.heap[p].0 >= e.0 {
+                break;
+            }
+            self.heap[i] = self.heap[p];
+            self.pos[self.heap[i].1 as usize] = i as u32;
+            i = p;
+        }
+        self.heap[i] = e;
+        self.pos[e.1 as usize] = i as u32;
+        i
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.heap.len();
+        let e = self.heap[i];
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && self.heap[r].0 > self.heap[l].0 { r } else { l };
+            if self.heap[c].0 <= e.0 {
+                break;
+            }
+            self.heap[i] = self.heap[c];
+            self.pos[self.heap[i].1 as usize] = i as u32;
+            i = c;
+        }
+        self.heap[i] = e;
+        self.pos[e.1 as usize] = i as u32;
+    }
+
+    /// True if `page` is resident.
+    pub fn is_resident(&self, page: u32) -> bool {
+        self.pos.get(page as usize).is_some_and(|&i| i != NIL)
+    }
+
+    /// Pages resident now [pages].
+    pub fn resident(&self) -> u32 {
+        self.heap.len() as u32
+    }
+
+    /// Resident pages by decreasing key (next victim first), for step mode.
+    pub fn state(&self) -> PolicyState {
+        let mut v = self.heap.clone();
+        v.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        PolicyState {
+            lists: vec![(
+                "resident by next use (farthest first)".into(),
+                v.into_iter().map(|(_, p)| p).collect(),
+            )],
+            ..PolicyState::default()
+        }
+    }
+}
