@@ -214,7 +214,7 @@ def curve(
     if sizes == "all":
         rows = []
         for p in policies:
-            name = lab.parse_policy(p)["policy"]
+            name = lab.parse_policy(p)["kind"]
             if name == "lru":
                 rows += lab.lru_curve(trace_path, warmup=warmup)["rows"]
             elif name in ("min", "opt"):

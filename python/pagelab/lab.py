@@ -33,12 +33,12 @@ def parse_policy(text: str) -> dict[str, Any]:
     """Parses `name[:key=value[:key=value...]]` into a policy spec.
 
     >>> parse_policy("ws:tau=5000")
-    {'policy': 'ws', 'tau': 5000}
+    {'kind': 'ws', 'tau': 5000}
     """
     name, *params = text.strip().split(":")
     if not name:
         raise PagelabError(f"policy {text!r}: expected a name such as lru, fifo or ws:tau=1000")
-    spec: dict[str, Any] = {"policy": name.lower()}
+    spec: dict[str, Any] = {"kind": name.lower()}
     for p in params:
         key, sep, value = p.partition("=")
         if not sep or not key:
@@ -103,6 +103,9 @@ def curve(
                 list(sizes),
                 warmup,
             )
+        label = policy if isinstance(policy, str) else json.dumps(policy)
+        for r in out:
+            r["policy"] = label
         rows.extend(out)
     return rows
 
