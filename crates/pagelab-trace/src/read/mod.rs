@@ -655,3 +655,12 @@ fn convert_pagelab(
     progress(reader.file_bytes(), total);
     writer.finish()
 }
+
+/// Reads a lackey stream (for [`crate::capture`]), emitting `(address, size, kind)`.
+pub(crate) fn read_lackey_stream(
+    input: &mut dyn BufRead,
+    path: &Path,
+    emit: &mut dyn FnMut(u64, u32, AccessKind) -> Result<(), TraceError>,
+) -> Result<(), TraceError> {
+    text::read_lackey(input, path, emit)
+}
