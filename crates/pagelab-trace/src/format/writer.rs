@@ -95,6 +95,15 @@ pub struct TraceWriter {
     entries: Vec<ChunkEntry>,
 }
 
+impl std::fmt::Debug for TraceWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceWriter")
+            .field("target", &self.atomic.target())
+            .field("references", &self.references())
+            .finish_non_exhaustive()
+    }
+}
+
 impl TraceWriter {
     /// Starts a trace at `path` with pages of `page_size` [bytes] (a power of two), described by
     /// `description` (program, arguments, tool, filters; never a date, so that the same input
