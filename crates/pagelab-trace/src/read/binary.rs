@@ -85,12 +85,18 @@ const PLAUSIBLE_VTIME: i64 = 1 << 48;
 /// True if `sample` (the first bytes of a binary input) reads as oracleGeneral records: there
 /// is at least one record, clock times never decrease, and every record has a non-zero size and
 /// a next-access time that is -1 (never again) or lies after the record and below 2^48
-/// (libCacheSim counts references from 1). An array of u64 addresses fails the clock test
-/// (its low words jump about) and an array of small page numbers fails the size test.
-pub(crate) fn looks_like_oracle_general(sample: &[u8]) -> bool {
-    if sample.len() < ORACLE_RECORD {
+/// (libCacheSim counts references from 1), and, when `complete` (the sample is the whole
+/// input), no later than the last record. An array of u64 addresses fails the clock test (its
+/// low words jump about) and an array of small page numbers fails the size test.
+pub(crate) fn looks_like_oracle_general(sample: &[u8], complete: bool) -> bool {
+    if sample.len() < ORACLE_RECORD || (complete && sample.len() % ORACLE_RECORD != 0) {
         return false;
     }
+    let limit = if complete {
+        (sample.len() / ORACLE_RECORD) as i64 + 1
+    } else {
+        PLAUSIBLE_VTIME
+    };
     let mut clock = 0u32;
     sample
         .chunks_exact(ORACLE_RECORD)
@@ -99,9 +105,8 @@ pub(crate) fn looks_like_oracle_general(sample: &[u8]) -> bool {
             let t = u32::from_le_bytes(r[0..4].try_into().expect("4 bytes"));
             let size = u32::from_le_bytes(r[12..16].try_into().expect("4 bytes"));
             let next = i64::from_le_bytes(r[16..24].try_into().expect("8 bytes"));
-            let ok = t >= clock
-                && size > 0
-                && (next == -1 || (next > i as i64 + 1 && next < PLAUSIBLE_VTIME));
+            let ok =
+                t >= clock && size > 0 && (next == -1 || (next > i as i64 + 1 && next < limit));
             clock = t;
             ok
         })

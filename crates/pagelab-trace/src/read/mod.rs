@@ -33,7 +33,8 @@
 //! pagelab trace. Otherwise the first 64 KiB after decompression are examined: with a NUL byte
 //! or a byte that is neither printable ASCII nor white space they are binary, and binary data
 //! are oracleGeneral if every 24-byte record in them is plausible (clock times that never
-//! decrease, non-zero sizes, next-access times of -1 or after the record), u64 otherwise. Text
+//! decrease, non-zero sizes, next-access times of -1 or after the record and, for an input
+//! shorter than the sample, within it), u64 otherwise. Text
 //! is lackey if all its whole lines parse as lackey lines, else pinatrace if they all parse as
 //! pinatrace lines, else one number per line (whose parser then names any bad line).
 
@@ -292,7 +293,7 @@ pub fn guess_format(sample: &[u8]) -> InputFormat {
         .iter()
         .any(|&c| c == 0 || !(c.is_ascii_graphic() || c.is_ascii_whitespace()));
     if binary {
-        return if binary::looks_like_oracle_general(sample) {
+        return if binary::looks_like_oracle_general(sample, sample.len() < SNIFF_BYTES) {
             InputFormat::OracleGeneral
         } else {
             InputFormat::U64
