@@ -13,14 +13,23 @@ pub(crate) const FOOTER_MAGIC: [u8; 4] = *b"PGLF";
 
 /// Fixed part of the header; the description follows it.
 pub(crate) const HEADER_LEN: usize = 104;
-pub(crate) const CHUNK_HEADER_LEN: usize = 28;
+pub(crate) const CHUNK_HEADER_LEN: usize = 32;
 pub(crate) const MAP_HEADER_LEN: usize = 20;
 /// Footer before its chunk entries.
 pub(crate) const FOOTER_FIXED_LEN: usize = 24;
 pub(crate) const CHUNK_ENTRY_LEN: usize = 24;
 pub(crate) const TAIL_LEN: usize = 16;
-/// Bytes of one run in a decompressed chunk: u32 page delta, u32 count, u8 kind.
-pub(crate) const RUN_BYTES: usize = 9;
+/// Largest repeat count stored inline in a run's count-and-kind byte; larger counts (and the
+/// code 0) go to the overflow column.
+pub(crate) const INLINE_COUNT_MAX: u32 = 63;
+
+/// Bytes needed to store dense page numbers up to `max_page` (1 to 4).
+#[inline]
+pub(crate) fn page_width(max_page: u32) -> usize {
+    (4 - (max_page.leading_zeros() as usize) / 8).max(1)
+}
+/// Largest number of runs in one chunk (keeps a chunk's decoded size within 32 bits).
+pub(crate) const MAX_CHUNK_RUNS: u32 = 1 << 24;
 /// Largest description accepted [bytes].
 pub(crate) const MAX_DESCRIPTION: usize = 1 << 24;
 

@@ -169,7 +169,7 @@ impl TraceReader {
         }
         let n = header.chunks;
         let footer_len = (FOOTER_FIXED_LEN as u64)
-            .checked_add(n.checked_mul(CHUNK_ENTRY_LEN as u64).unwrap_or(u64::MAX))
+            .checked_add(n.saturating_mul(CHUNK_ENTRY_LEN as u64))
             .and_then(|l| l.checked_add(4))
             .unwrap_or(u64::MAX);
         if footer_offset
@@ -406,29 +406,40 @@ impl TraceReader {
         if buf[..4] != CHUNK_MAGIC {
             return Err(self.corrupt(at, format!("chunk {i} magic missing")));
         }
-        let crc = u32_at(buf, 24);
+        let crc = u32_at(buf, 28);
         let mut h = crc32fast::Hasher::new();
-        h.update(&buf[..24]);
+        h.update(&buf[..28]);
         h.update(&buf[CHUNK_HEADER_LEN..]);
         if h.finalize() != crc {
             return Err(self.corrupt(at, format!("chunk {i} checksum mismatch")));
         }
         let runs = u32_at(buf, 4) as usize;
         let refs = u64_at(buf, 8);
+        let raw_len = u32_at(buf, 20) as usize;
+        let width = buf[24] as usize;
         if runs != e.runs as usize
             || refs != e.references
             || u32_at(buf, 16) != e.compressed_len
-            || u32_at(buf, 20) != 0
+            || buf[25..28] != [0, 0, 0]
         {
             return Err(self.corrupt(at, format!("chunk {i} header differs from the index")));
         }
+        if !(1..=4).contains(&width) || raw_len < runs * (width + 1) || raw_len > runs * (width + 5)
+        {
+            return Err(self.corrupt(at + 20, format!("chunk {i} has impossible column sizes")));
+        }
         let mut raw = std::mem::take(&mut self.raw);
-        raw.resize(runs * RUN_BYTES, 0);
+        raw.resize(raw_len, 0);
         let got = self
             .decompressor
             .decompress_to_buffer(&buf[CHUNK_HEADER_LEN..], &mut raw);
         let r = match got {
-            Ok(n) if n == raw.len() => self.decode_columns(i, at, refs, &raw, runs, out),
+            Ok(n) if n == raw.len() => match width {
+                1 => self.decode_columns::<1>(i, at, refs, &raw, runs, out),
+                2 => self.decode_columns::<2>(i, at, refs, &raw, runs, out),
+                3 => self.decode_columns::<3>(i, at, refs, &raw, runs, out),
+                _ => self.decode_columns::<4>(i, at, refs, &raw, runs, out),
+            },
             Ok(_) => Err(self.corrupt(at, format!("chunk {i} decompresses to the wrong length"))),
             Err(err) => Err(self.corrupt(at, format!("chunk {i} does not decompress: {err}"))),
         };
@@ -436,8 +447,9 @@ impl TraceReader {
         r
     }
 
+    /// Decodes the columns of a chunk whose pages are `W` bytes wide.
     #[inline(never)]
-    fn decode_columns(
+    fn decode_columns<const W: usize>(
         &self,
         i: usize,
         at: u64,
@@ -446,10 +458,17 @@ impl TraceReader {
         runs: usize,
         out: &mut Vec<Run>,
     ) -> Result<[u64; 4], TraceError> {
-        let (deltas, rest) = raw.split_at(runs * 4);
-        let (counts, kinds) = rest.split_at(runs * 4);
-        if kinds.iter().any(|&k| k > 3) {
-            return Err(self.corrupt(at, format!("chunk {i} has a kind code above 3")));
+        let (pages, rest) = raw.split_at(runs * W);
+        let (ck, over) = rest.split_at(runs);
+        let escapes = ck.iter().filter(|&&b| b >> 2 == 0).count();
+        if over.len() != escapes * 4 {
+            return Err(self.corrupt(
+                at,
+                format!(
+                    "chunk {i}: {escapes} long runs but {} overflow bytes",
+                    over.len()
+                ),
+            ));
         }
         const KINDS: [AccessKind; 4] = [
             AccessKind::Instr,
@@ -460,24 +479,26 @@ impl TraceReader {
         let bound = self.header.distinct_pages;
         let start = out.len();
         out.reserve(runs);
-        let mut page = 0u32;
+        let mut over = over.chunks_exact(4);
         let mut max_page = 0u32;
         let mut min_count = u32::MAX;
         let mut by_kind = [0u64; 4];
-        for ((d, c), &k) in deltas
-            .chunks_exact(4)
-            .zip(counts.chunks_exact(4))
-            .zip(kinds)
-        {
-            page = page.wrapping_add(u32::from_le_bytes([d[0], d[1], d[2], d[3]]));
-            let count = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        for (p, &b) in pages.chunks_exact(W).zip(ck) {
+            let mut le = [0u8; 4];
+            le[..W].copy_from_slice(p);
+            let page = u32::from_le_bytes(le);
+            let mut count = (b >> 2) as u32;
+            if count == 0 {
+                let c = over.next().unwrap_or(&[0, 0, 0, 0]);
+                count = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
             max_page = max_page.max(page);
             min_count = min_count.min(count);
-            by_kind[(k & 3) as usize] += count as u64;
+            by_kind[(b & 3) as usize] += count as u64;
             out.push(Run {
                 page,
                 count,
-                kind: KINDS[(k & 3) as usize],
+                kind: KINDS[(b & 3) as usize],
             });
         }
         let sum: u64 = by_kind.iter().sum();

@@ -86,10 +86,10 @@ pub struct TraceWriter {
     pages: Vec<u64>,
     pending: Option<(u64, u32, AccessKind)>,
     col_pages: Vec<u32>,
-    col_counts: Vec<u32>,
-    col_kinds: Vec<u8>,
+    col_ck: Vec<u8>,
+    col_over: Vec<u32>,
     chunk_refs: u64,
-    prev_page: u32,
+    max_page: u32,
     raw: Vec<u8>,
     compressor: zstd::bulk::Compressor<'static>,
     entries: Vec<ChunkEntry>,
@@ -157,10 +157,10 @@ impl TraceWriter {
             pages: Vec::new(),
             pending: None,
             col_pages: Vec::new(),
-            col_counts: Vec::new(),
-            col_kinds: Vec::new(),
+            col_ck: Vec::new(),
+            col_over: Vec::new(),
             chunk_refs: 0,
-            prev_page: 0,
+            max_page: 0,
             raw: Vec::new(),
             compressor,
             entries: Vec::new(),
@@ -246,34 +246,40 @@ impl TraceWriter {
             }
             self.pages.push(page);
         }
-        self.col_pages.push(dense.wrapping_sub(self.prev_page));
-        self.prev_page = dense;
-        self.col_counts.push(count);
-        self.col_kinds.push(kind as u8);
+        self.col_pages.push(dense);
+        self.max_page = self.max_page.max(dense);
+        if count <= INLINE_COUNT_MAX {
+            self.col_ck.push((count << 2) as u8 | kind as u8);
+        } else {
+            self.col_ck.push(kind as u8);
+            self.col_over.push(count);
+        }
         self.chunk_refs += count as u64;
         self.header.references += count as u64;
         self.header.runs += 1;
         self.header.by_kind[kind as usize] += count as u64;
-        if self.col_kinds.len() >= self.options.chunk_runs as usize {
+        if self.col_ck.len() >= self.options.chunk_runs as usize {
             self.write_chunk()?;
         }
         Ok(())
     }
 
     fn write_chunk(&mut self) -> Result<(), TraceError> {
-        let runs = self.col_kinds.len();
+        let runs = self.col_ck.len();
         if runs == 0 {
             return Ok(());
         }
+        let width = page_width(self.max_page);
         self.raw.clear();
-        self.raw.reserve(runs * RUN_BYTES);
-        for &d in &self.col_pages {
-            self.raw.extend_from_slice(&d.to_le_bytes());
+        self.raw
+            .reserve(runs * (width + 1) + 4 * self.col_over.len());
+        for &p in &self.col_pages {
+            self.raw.extend_from_slice(&p.to_le_bytes()[..width]);
         }
-        for &c in &self.col_counts {
+        self.raw.extend_from_slice(&self.col_ck);
+        for &c in &self.col_over {
             self.raw.extend_from_slice(&c.to_le_bytes());
         }
-        self.raw.extend_from_slice(&self.col_kinds);
         let payload = self
             .compressor
             .compress(&self.raw)
@@ -283,7 +289,8 @@ impl TraceWriter {
         head.extend_from_slice(&(runs as u32).to_le_bytes());
         head.extend_from_slice(&self.chunk_refs.to_le_bytes());
         head.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-        head.extend_from_slice(&0u32.to_le_bytes());
+        head.extend_from_slice(&(self.raw.len() as u32).to_le_bytes());
+        head.extend_from_slice(&[width as u8, 0, 0, 0]);
         let mut h = crc32fast::Hasher::new();
         h.update(&head);
         h.update(&payload);
@@ -297,10 +304,10 @@ impl TraceWriter {
         self.write(&head)?;
         self.write(&payload)?;
         self.col_pages.clear();
-        self.col_counts.clear();
-        self.col_kinds.clear();
+        self.col_ck.clear();
+        self.col_over.clear();
         self.chunk_refs = 0;
-        self.prev_page = 0;
+        self.max_page = 0;
         Ok(())
     }
 

@@ -89,7 +89,7 @@ const PLAUSIBLE_VTIME: i64 = 1 << 48;
 /// input), no later than the last record. An array of u64 addresses fails the clock test (its
 /// low words jump about) and an array of small page numbers fails the size test.
 pub(crate) fn looks_like_oracle_general(sample: &[u8], complete: bool) -> bool {
-    if sample.len() < ORACLE_RECORD || (complete && sample.len() % ORACLE_RECORD != 0) {
+    if sample.len() < ORACLE_RECORD || (complete && !sample.len().is_multiple_of(ORACLE_RECORD)) {
         return false;
     }
     let limit = if complete {

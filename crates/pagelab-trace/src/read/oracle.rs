@@ -119,7 +119,7 @@ pub fn write_oracle_general(
                 rec[16..24].copy_from_slice(&next.to_le_bytes());
                 out.write_all(&rec).map_err(oio)?;
                 i += 1;
-                if i % step == 0 {
+                if i.is_multiple_of(step) {
                     progress(n + i, Some(2 * n));
                 }
             }

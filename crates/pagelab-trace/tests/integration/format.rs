@@ -285,12 +285,63 @@ fn flipped_chunk_byte_names_the_chunk_offset() {
     let (path, bytes) = sample_file(dir.path());
     let chunk0 = 104 + 18;
     let mut b = bytes.clone();
-    b[chunk0 + 30] ^= 1; // inside chunk 0's payload
+    b[chunk0 + 40] ^= 1; // inside chunk 0's payload
     std::fs::write(&path, &b).unwrap();
     let mut r = TraceReader::open(&path).unwrap();
     let e = r.read_all().unwrap_err();
     assert!(e.to_string().contains("chunk 0 checksum"), "{e}");
     assert_eq!(corrupt_offset(e), chunk0 as u64);
+}
+
+fn bump_u64(b: &mut [u8], at: usize) {
+    let v = get_u64(b, at) + 1;
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+fn get_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+fn put_crc(b: &mut [u8], at: usize, parts: &[std::ops::Range<usize>]) {
+    let mut h = crc32fast::Hasher::new();
+    for r in parts {
+        h.update(&b[r.clone()]);
+    }
+    b[at..at + 4].copy_from_slice(&h.finalize().to_le_bytes());
+}
+
+#[test]
+fn run_counts_that_do_not_add_up_are_corrupt_at_the_chunk() {
+    // A consistent lie: chunk 1 claims one more reference than its runs hold, and the index and
+    // header agree with it, every checksum recomputed. Only decoding the runs can tell.
+    let dir = tempfile::tempdir().unwrap();
+    let (path, mut b) = sample_file(dir.path());
+    let desc = 18;
+    let chunk0 = 104 + desc;
+    let chunk1 =
+        chunk0 + 32 + u32::from_le_bytes(b[chunk0 + 16..chunk0 + 20].try_into().unwrap()) as usize;
+    let c1_len = u32::from_le_bytes(b[chunk1 + 16..chunk1 + 20].try_into().unwrap()) as usize;
+    bump_u64(&mut b, chunk1 + 8);
+    put_crc(
+        &mut b,
+        chunk1 + 28,
+        &[chunk1..chunk1 + 28, chunk1 + 32..chunk1 + 32 + c1_len],
+    );
+    let footer = get_u64(&b, 88) as usize;
+    let entry1 = footer + 24 + 24;
+    bump_u64(&mut b, entry1 + 8);
+    let chunks = get_u64(&b, 80) as usize;
+    let footer_end = footer + 24 + 24 * chunks;
+    put_crc(&mut b, footer_end, &[footer..footer_end]);
+    bump_u64(&mut b, 24);
+    bump_u64(&mut b, 48);
+    put_crc(&mut b, 100, &[0..100, 104..104 + desc]);
+    std::fs::write(&path, &b).unwrap();
+    let mut r = TraceReader::open(&path).unwrap();
+    let e = r.read_all().unwrap_err();
+    assert!(
+        e.to_string().contains("chunk 1: run counts add up to"),
+        "{e}"
+    );
+    assert_eq!(corrupt_offset(e), chunk1 as u64);
 }
 
 proptest! {
@@ -328,4 +379,79 @@ proptest! {
         }
         prop_assert_eq!(next as u64, r.distinct_pages());
     }
+}
+
+/// Decode throughput on a large synthetic string; run in release:
+/// `cargo test --release -p pagelab-trace --test integration -- --ignored --nocapture decode_throughput`.
+/// Scale with `PAGELAB_BENCH_RUNS` (default 50 million runs).
+#[test]
+#[ignore = "a measurement, not a test: run in release"]
+fn decode_throughput() {
+    let runs: u64 = std::env::var("PAGELAB_BENCH_RUNS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(50_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.plt");
+    // Program-like string: instruction runs on a slowly moving code page alternate with data
+    // runs drawn from a few hundred hot pages and a long tail (xorshift, fixed seed).
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let t = std::time::Instant::now();
+    let mut w = TraceWriter::create(&path, 4096, json!({"program": "synthetic"})).unwrap();
+    let mut code = 0x400u64;
+    for i in 0..runs / 2 {
+        let r = next();
+        if r % 64 == 0 {
+            code = 0x400 + (r >> 8) % 300;
+        }
+        w.push_run(code, 1 + (r >> 20) as u32 % 6, AccessKind::Instr)
+            .unwrap();
+        let data = if r >> 40 & 7 != 0 {
+            0x7f00 + (r >> 44) % 400
+        } else {
+            0x10_0000 + (r >> 30) % 50_000
+        };
+        let kind = kind_of(1 + (i as u8 % 3));
+        w.push_run(data, 1 + (r >> 50) as u32 % 2, kind).unwrap();
+    }
+    let info = w.finish().unwrap();
+    let write_s = t.elapsed().as_secs_f64();
+    let mut r = TraceReader::open(&path).unwrap();
+    let mut best = f64::MAX;
+    let mut refs = 0u64;
+    for _ in 0..3 {
+        r.rewind();
+        let t = std::time::Instant::now();
+        let mut batch = Vec::with_capacity(1 << 16);
+        refs = 0;
+        while r.next_batch(&mut batch).unwrap() {
+            refs += batch.iter().map(|r| r.count as u64).sum::<u64>();
+            batch.clear();
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    assert_eq!(refs, info.references);
+    println!(
+        "runs {} references {} distinct pages {} file {} bytes ({:.2} bytes/run, ratio {:.1} vs 8 B/ref)",
+        info.runs,
+        info.references,
+        info.distinct_pages,
+        info.file_bytes,
+        info.file_bytes as f64 / info.runs as f64,
+        info.compression_ratio
+    );
+    println!(
+        "write {:.2} s ({:.1} M runs/s); decode best of 3 {:.3} s: {:.1} M runs/s, {:.1} M references/s",
+        write_s,
+        info.runs as f64 / write_s / 1e6,
+        best,
+        info.runs as f64 / best / 1e6,
+        info.references as f64 / best / 1e6
+    );
 }
