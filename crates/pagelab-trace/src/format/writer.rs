@@ -124,10 +124,11 @@ impl TraceWriter {
         options: WriterOptions,
     ) -> Result<TraceWriter, TraceError> {
         check_page_size(page_size, &format!("trace {}", path.display()))?;
-        if options.chunk_runs == 0 {
-            return Err(TraceError::invalid(
-                "writer option chunk_runs: expected at least 1",
-            ));
+        if options.chunk_runs == 0 || options.chunk_runs > MAX_CHUNK_RUNS {
+            return Err(TraceError::invalid(format!(
+                "writer option chunk_runs {}: expected 1 to {MAX_CHUNK_RUNS}",
+                options.chunk_runs
+            )));
         }
         let desc = serde_json::to_vec(&description).map_err(|e| {
             TraceError::invalid(format!("trace description: cannot serialise: {e}"))
