@@ -330,7 +330,7 @@ fn run_counts_that_do_not_add_up_are_corrupt_at_the_chunk() {
     bump_u64(&mut b, entry1 + 8);
     let chunks = get_u64(&b, 80) as usize;
     let footer_end = footer + 24 + 24 * chunks;
-    put_crc(&mut b, footer_end, &[footer..footer_end]);
+    put_crc(&mut b, footer_end, &[footer..footer_end, 0..0]);
     bump_u64(&mut b, 24);
     bump_u64(&mut b, 48);
     put_crc(&mut b, 100, &[0..100, 104..104 + desc]);
