@@ -33,7 +33,9 @@ pub struct ArSpec {
 
 impl Default for ArSpec {
     fn default() -> Self {
-        ArSpec { reset_interval: 10_000 }
+        ArSpec {
+            reset_interval: 10_000,
+        }
     }
 }
 
@@ -129,7 +131,9 @@ impl Replacement for Ar {
     }
 
     fn is_resident(&self, page: u32) -> bool {
-        self.page_frame.get(page as usize).is_some_and(|&f| f != NIL)
+        self.page_frame
+            .get(page as usize)
+            .is_some_and(|&f| f != NIL)
     }
 
     fn resident(&self) -> u32 {
@@ -137,7 +141,12 @@ impl Replacement for Ar {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(self.frame_page.iter().map(|&p| (p != NIL).then_some(p)).collect())
+        Some(
+            self.frame_page
+                .iter()
+                .map(|&p| (p != NIL).then_some(p))
+                .collect(),
+        )
     }
 
     fn state(&self) -> PolicyState {

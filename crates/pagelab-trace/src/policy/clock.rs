@@ -101,7 +101,9 @@ impl Replacement for Clock {
     }
 
     fn is_resident(&self, page: u32) -> bool {
-        self.page_frame.get(page as usize).is_some_and(|&f| f != NIL)
+        self.page_frame
+            .get(page as usize)
+            .is_some_and(|&f| f != NIL)
     }
 
     fn resident(&self) -> u32 {
@@ -109,7 +111,12 @@ impl Replacement for Clock {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(self.frame_page.iter().map(|&p| (p != NIL).then_some(p)).collect())
+        Some(
+            self.frame_page
+                .iter()
+                .map(|&p| (p != NIL).then_some(p))
+                .collect(),
+        )
     }
 
     fn state(&self) -> PolicyState {

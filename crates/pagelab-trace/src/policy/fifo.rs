@@ -64,7 +64,11 @@ impl Replacement for Fifo {
             self.resident[victim as usize] = false;
             mem.reclaim(victim);
             self.frame_page[h] = page;
-            self.hand = if self.hand + 1 == cap { 0 } else { self.hand + 1 };
+            self.hand = if self.hand + 1 == cap {
+                0
+            } else {
+                self.hand + 1
+            };
         }
         self.resident[page as usize] = true;
         false
@@ -79,10 +83,18 @@ impl Replacement for Fifo {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(self.frame_page.iter().map(|&p| (p != NIL).then_some(p)).collect())
+        Some(
+            self.frame_page
+                .iter()
+                .map(|&p| (p != NIL).then_some(p))
+                .collect(),
+        )
     }
 
     fn state(&self) -> PolicyState {
-        PolicyState { hand: Some(self.hand), ..PolicyState::default() }
+        PolicyState {
+            hand: Some(self.hand),
+            ..PolicyState::default()
+        }
     }
 }

@@ -164,7 +164,11 @@ impl Min {
                 break;
             }
             let r = l + 1;
-            let c = if r < n && self.heap[r].0 > self.heap[l].0 { r } else { l };
+            let c = if r < n && self.heap[r].0 > self.heap[l].0 {
+                r
+            } else {
+                l
+            };
             if self.heap[c].0 <= e.0 {
                 break;
             }

@@ -39,8 +39,8 @@ pub mod ar;
 pub mod arc;
 pub mod clock;
 pub mod fifo;
-mod list;
 pub mod lirs;
+mod list;
 pub mod lru;
 pub mod min;
 pub mod random;
@@ -66,7 +66,10 @@ pub struct Memory {
 impl Memory {
     /// Memory for pages `0..page_bound`.
     pub fn new(page_bound: u32) -> Self {
-        Memory { dirty: vec![false; page_bound as usize], ..Memory::default() }
+        Memory {
+            dirty: vec![false; page_bound as usize],
+            ..Memory::default()
+        }
     }
 
     /// Grows the change-bit table to `page_bound` pages.
@@ -453,15 +456,31 @@ impl Driver {
         let mut rest = runs;
         // Warm-up part: runs may be split at the boundary.
         while self.at_warmup_end.is_none() {
-            let Some((&r, tail)) = rest.split_first() else { return };
+            let Some((&r, tail)) = rest.split_first() else {
+                return;
+            };
             rest = tail;
             let left = self.warmup - self.now;
             if u64::from(r.count) <= left {
                 self.one(p, r, 0);
             } else {
-                self.one(p, Run { count: left as u32, ..r }, 0);
+                self.one(
+                    p,
+                    Run {
+                        count: left as u32,
+                        ..r
+                    },
+                    0,
+                );
                 self.maybe_end_warmup();
-                self.one(p, Run { count: r.count - left as u32, ..r }, 1);
+                self.one(
+                    p,
+                    Run {
+                        count: r.count - left as u32,
+                        ..r
+                    },
+                    1,
+                );
             }
             self.maybe_end_warmup();
         }
@@ -488,7 +507,9 @@ impl Driver {
         is_resident: impl Fn(u32) -> bool,
     ) -> Outcome {
         self.maybe_end_warmup();
-        let (pushes_w, size_w) = self.at_warmup_end.unwrap_or((self.mem.n_pushes, self.mem.size_sum));
+        let (pushes_w, size_w) = self
+            .at_warmup_end
+            .unwrap_or((self.mem.n_pushes, self.mem.size_sum));
         let warm_refs = self.warmup.min(self.now);
         let warmup = Counts {
             references: warm_refs,
@@ -505,7 +526,9 @@ impl Driver {
         let dirty_resident = (0..self.mem.dirty.len() as u32)
             .filter(|&pg| self.mem.dirty[pg as usize] && is_resident(pg))
             .count() as u64;
-        let variable = INFO.iter().any(|i| i.name == policy.name() && i.variable_space);
+        let variable = INFO
+            .iter()
+            .any(|i| i.name == policy.name() && i.variable_space);
         Outcome {
             policy: policy.clone(),
             frames,
@@ -643,9 +666,15 @@ pub fn simulate_sizes(
     }
     if let PolicySpec::Min(_) = spec {
         let nu = NextUse::compute(runs);
-        return sizes.par_iter().map(|&f| simulate_min(spec, &nu, f, warmup)).collect();
+        return sizes
+            .par_iter()
+            .map(|&f| simulate_min(spec, &nu, f, warmup))
+            .collect();
     }
-    sizes.par_iter().map(|&f| simulate(spec, runs, f, warmup)).collect()
+    sizes
+        .par_iter()
+        .map(|&f| simulate(spec, runs, f, warmup))
+        .collect()
 }
 
 #[cfg(test)]

@@ -86,7 +86,9 @@ impl Replacement for Random {
     }
 
     fn is_resident(&self, page: u32) -> bool {
-        self.page_frame.get(page as usize).is_some_and(|&f| f != NIL)
+        self.page_frame
+            .get(page as usize)
+            .is_some_and(|&f| f != NIL)
     }
 
     fn resident(&self) -> u32 {
@@ -94,6 +96,11 @@ impl Replacement for Random {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(self.frame_page.iter().map(|&p| (p != NIL).then_some(p)).collect())
+        Some(
+            self.frame_page
+                .iter()
+                .map(|&p| (p != NIL).then_some(p))
+                .collect(),
+        )
     }
 }

@@ -136,9 +136,20 @@ impl Iterator for Stepper {
             }
         }
         let (frames, state) = match &self.engine {
-            Engine::Online(o) => (o.frame_table().unwrap_or_else(|| self.table.clone()), o.state()),
+            Engine::Online(o) => (
+                o.frame_table().unwrap_or_else(|| self.table.clone()),
+                o.state(),
+            ),
             Engine::Min(m) => (self.table.clone(), m.state()),
         };
-        Some(Step { time, page: r.page, written: r.kind.is_write(), hit, victims, frames, state })
+        Some(Step {
+            time,
+            page: r.page,
+            written: r.kind.is_write(),
+            hit,
+            victims,
+            frames,
+            state,
+        })
     }
 }

@@ -13,7 +13,15 @@ fn singles(p: &[u32], w: &[usize]) -> Vec<Run> {
     p.iter()
         .enumerate()
         .map(|(i, &pg)| {
-            Run::new(pg, 1, if w.contains(&i) { AccessKind::Store } else { AccessKind::Load })
+            Run::new(
+                pg,
+                1,
+                if w.contains(&i) {
+                    AccessKind::Store
+                } else {
+                    AccessKind::Load
+                },
+            )
         })
         .collect()
 }
@@ -28,7 +36,11 @@ fn faults(sp: &PolicySpec, runs: &[Run], frames: u32) -> u64 {
 
 /// Victims in order, from step mode.
 fn victims(sp: &PolicySpec, runs: &[Run], frames: u32) -> Vec<u32> {
-    Stepper::new(sp, frames, runs).unwrap().flat_map(|s| s.victims).map(|(v, _)| v).collect()
+    Stepper::new(sp, frames, runs)
+        .unwrap()
+        .flat_map(|s| s.victims)
+        .map(|(v, _)| v)
+        .collect()
 }
 
 const BELADY: [u32; 12] = [1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5];
@@ -141,7 +153,10 @@ fn ws_hand_worked() {
     assert_eq!(o.measured.pushes, 1, "page 2 written at 1, leaves at 4");
     assert_eq!(victims(&w, &r, 1), vec![2, 3]);
     // A long run slides the window over the others.
-    let r = vec![Run::new(1, 1, AccessKind::Load), Run::new(2, 10, AccessKind::Load)];
+    let r = vec![
+        Run::new(1, 1, AccessKind::Load),
+        Run::new(2, 10, AccessKind::Load),
+    ];
     let o = simulate(&w, &r, 1, 0).unwrap();
     // Sizes: 1, then 2 2 (1 leaves after time 3), then 1 x 8.
     assert_eq!(o.measured.resident_sum, 1 + 2 + 2 + 8);
@@ -157,8 +172,19 @@ fn arc_hand_worked() {
     assert_eq!(faults(&a, &r, 2), 6);
     assert_eq!(victims(&a, &r, 2), vec![2, 1, 2, 3]);
     let last = Stepper::new(&a, 2, &r).unwrap().last().unwrap();
-    let l = |n: &str| last.state.lists.iter().find(|(k, _)| k == n).unwrap().1.clone();
-    assert_eq!((l("T1"), l("T2"), l("B1"), l("B2")), (vec![4], vec![1], vec![3], vec![2]));
+    let l = |n: &str| {
+        last.state
+            .lists
+            .iter()
+            .find(|(k, _)| k == n)
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_eq!(
+        (l("T1"), l("T2"), l("B1"), l("B2")),
+        (vec![4], vec![1], vec![3], vec![2])
+    );
     assert_eq!(last.state.values, vec![("p".to_string(), 0.0)]);
 }
 
@@ -189,14 +215,22 @@ fn sieve_hand_worked() {
 
 #[test]
 fn random_is_seeded_and_deterministic() {
-    let r: Vec<Run> = (0..2000u32).map(|i| Run::new((i * 7919) % 97, 1, AccessKind::Load)).collect();
+    let r: Vec<Run> = (0..2000u32)
+        .map(|i| Run::new((i * 7919) % 97, 1, AccessKind::Load))
+        .collect();
     let a = simulate(&spec(r#"{"kind":"random","seed":5}"#), &r, 10, 0).unwrap();
     let b = simulate(&spec(r#"{"kind":"random","seed":5}"#), &r, 10, 0).unwrap();
     let c = simulate(&spec(r#"{"kind":"random","seed":6}"#), &r, 10, 0).unwrap();
     assert_eq!(a, b);
     assert_ne!(a.measured.faults, c.measured.faults);
     // Enough frames for every page: only cold faults.
-    assert_eq!(simulate(&spec(r#"{"kind":"random"}"#), &r, 97, 0).unwrap().measured.faults, 97);
+    assert_eq!(
+        simulate(&spec(r#"{"kind":"random"}"#), &r, 97, 0)
+            .unwrap()
+            .measured
+            .faults,
+        97
+    );
 }
 
 #[test]
@@ -205,7 +239,10 @@ fn specs_are_strict_and_named() {
     assert!(serde_json::from_str::<PolicySpec>(r#"{"kind":"ws","tua":3}"#).is_err());
     assert!(serde_json::from_str::<PolicySpec>(r#"{"kind":"nope"}"#).is_err());
     assert_eq!(spec(r#"{"kind":"opt"}"#), PolicySpec::Min(min::MinSpec {}));
-    assert_eq!(spec(r#"{"kind":"ws"}"#), PolicySpec::Ws(ws::WsSpec { tau: 10_000 }));
+    assert_eq!(
+        spec(r#"{"kind":"ws"}"#),
+        PolicySpec::Ws(ws::WsSpec { tau: 10_000 })
+    );
     let s = serde_json::to_string(&PolicySpec::by_name("core-table-scan").unwrap()).unwrap();
     assert_eq!(s, r#"{"kind":"clock","bit_on_load":true}"#);
     assert!(PolicySpec::by_name("belady").is_ok());
@@ -221,7 +258,9 @@ fn specs_are_strict_and_named() {
 #[test]
 fn bad_arguments_are_one_line_errors() {
     let r = pages(&BELADY);
-    let e = simulate(&spec(r#"{"kind":"lru"}"#), &r, 0, 0).unwrap_err().to_string();
+    let e = simulate(&spec(r#"{"kind":"lru"}"#), &r, 0, 0)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("frames") && !e.contains('\n'), "{e}");
     assert!(simulate(&spec(r#"{"kind":"min"}"#), &r, 0, 0).is_err());
     assert!(simulate_sizes(&spec(r#"{"kind":"lru"}"#), &r, &[3, 0], 0).is_err());
@@ -239,20 +278,24 @@ fn warmup_is_counted_apart() {
     assert_eq!((o.warmup.references, o.warmup.faults), (5, 5));
     assert_eq!((o.measured.references, o.measured.faults), (7, 5));
     // A boundary inside a run: the run's first reference is in the warm-up.
-    let r = vec![Run::new(0, 10, AccessKind::Store), Run::new(1, 1, AccessKind::Load)];
+    let r = vec![
+        Run::new(0, 10, AccessKind::Store),
+        Run::new(1, 1, AccessKind::Load),
+    ];
     let o = simulate(&l, &r, 1, 4).unwrap();
     assert_eq!((o.warmup.references, o.warmup.faults), (4, 1));
-    assert_eq!((o.measured.references, o.measured.faults, o.measured.pushes), (7, 1, 1));
+    assert_eq!(
+        (o.measured.references, o.measured.faults, o.measured.pushes),
+        (7, 1, 1)
+    );
 }
 
 fn arb_runs(max_page: u32, max_len: usize) -> impl Strategy<Value = Vec<Run>> {
-    prop::collection::vec((0..max_page, 1u32..4, any::<bool>(), 0u8..4), 1..max_len).prop_map(
-        |v| {
-            v.into_iter()
-                .map(|(p, c, _, k)| Run::new(p, c, AccessKind::from_code(k).unwrap()))
-                .collect()
-        },
-    )
+    prop::collection::vec((0..max_page, 1u32..4, any::<bool>(), 0u8..4), 1..max_len).prop_map(|v| {
+        v.into_iter()
+            .map(|(p, c, _, k)| Run::new(p, c, AccessKind::from_code(k).unwrap()))
+            .collect()
+    })
 }
 
 const ALL: [&str; 10] = [
@@ -340,8 +383,9 @@ proptest! {
 
 #[test]
 fn sizes_in_order_and_deterministic() {
-    let r: Vec<Run> =
-        (0..5000u32).map(|i| Run::new((i * i + 3 * i) % 211, 1 + i % 3, AccessKind::Load)).collect();
+    let r: Vec<Run> = (0..5000u32)
+        .map(|i| Run::new((i * i + 3 * i) % 211, 1 + i % 3, AccessKind::Load))
+        .collect();
     let sizes = [50, 5, 100, 20];
     for s in ALL {
         let sp = spec(s);

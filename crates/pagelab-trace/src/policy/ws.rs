@@ -58,7 +58,9 @@ impl Ws {
     /// Working set with window `spec.tau` for pages `0..page_bound`; `frames` is not used.
     pub fn new(spec: &WsSpec, _frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         if spec.tau == 0 {
-            return Err(TraceError::invalid("ws.tau: 0; expected a window of at least 1 reference"));
+            return Err(TraceError::invalid(
+                "ws.tau: 0; expected a window of at least 1 reference",
+            ));
         }
         Ok(Ws {
             links: Links::new(page_bound),
@@ -123,7 +125,10 @@ impl Replacement for Ws {
 
     fn state(&self) -> PolicyState {
         PolicyState {
-            lists: vec![("working set (most recent first)".into(), self.links.collect(&self.list))],
+            lists: vec![(
+                "working set (most recent first)".into(),
+                self.links.collect(&self.list),
+            )],
             ..PolicyState::default()
         }
     }
