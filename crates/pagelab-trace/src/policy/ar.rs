@@ -116,10 +116,10 @@ impl Replacement for Ar {
             self.page_frame[page as usize] = f;
         }
         self.stamp[f as usize] = self.epoch;
-        if self.reset_interval > 0 {
-            // References now..=last (0-based); a reset follows reference t when (t+1) % R == 0.
-            let last = now + u64::from(count) - 1;
-            let reset_after = (last + 1) / self.reset_interval * self.reset_interval;
+        // References now..=last (0-based); a reset follows reference t when (t+1) % R == 0.
+        let last = now + u64::from(count) - 1;
+        if let Some(q) = (last + 1).checked_div(self.reset_interval) {
+            let reset_after = q * self.reset_interval;
             if reset_after > now {
                 self.epoch += 1;
                 if reset_after - 1 < last {

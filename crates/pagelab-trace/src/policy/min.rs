@@ -193,7 +193,7 @@ impl Min {
     /// Resident pages by decreasing key (next victim first), for step mode.
     pub fn state(&self) -> PolicyState {
         let mut v = self.heap.clone();
-        v.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        v.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         PolicyState {
             lists: vec![(
                 "resident by next use (farthest first)".into(),

@@ -258,6 +258,7 @@ macro_rules! replacement_policies {
 
         /// An online policy, built from its spec; dispatched by `match`.
         #[derive(Clone, Debug)]
+        #[allow(clippy::large_enum_variant)] // built once per run; boxing would add an indirection
         pub enum Online {
             $( #[doc = $osum] $ov($oty), )*
         }

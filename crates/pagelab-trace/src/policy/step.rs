@@ -32,6 +32,7 @@ pub struct Step {
 }
 
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one per stepper
 enum Engine {
     Online(Online),
     Min(Min),
@@ -66,7 +67,7 @@ impl Stepper {
         super::check_frames(frames)?;
         let refs: Vec<Run> = runs
             .iter()
-            .flat_map(|r| std::iter::repeat(Run { count: 1, ..*r }).take(r.count as usize))
+            .flat_map(|r| std::iter::repeat_n(Run { count: 1, ..*r }, r.count as usize))
             .collect();
         let bound = refs.iter().map(|r| r.page + 1).max().unwrap_or(0);
         let (engine, next) = match Online::build(spec, frames, bound)? {
