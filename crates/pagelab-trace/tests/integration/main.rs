@@ -1,0 +1,4 @@
+//! Integration tests of pagelab-trace (one binary).
+
+mod curves;
+mod policies;
