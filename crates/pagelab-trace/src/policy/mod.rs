@@ -59,8 +59,8 @@ pub(crate) const NIL: u32 = u32::MAX;
 pub struct Memory {
     dirty: Vec<bool>,
     n_pushes: u64,
-    size_sum: u128,
-    record: Option<Vec<(u32, bool)>>,
+    size_sum: u64,
+    record: Option<Vec<Victim>>,
 }
 
 impl Memory {
@@ -89,7 +89,10 @@ impl Memory {
             *d = false;
         }
         if let Some(r) = &mut self.record {
-            r.push((page, was_dirty));
+            r.push(Victim {
+                page,
+                pushed: was_dirty,
+            });
         }
     }
 
@@ -112,7 +115,7 @@ impl Memory {
 
     /// Adds `sum` [page x references] to the resident-size integral (variable-space policies).
     #[inline]
-    pub fn add_size_sum(&mut self, sum: u128) {
+    pub fn add_size_sum(&mut self, sum: u64) {
         self.size_sum += sum;
     }
 
@@ -122,9 +125,18 @@ impl Memory {
     }
 
     /// Takes the pages reclaimed since the last call, each with whether it was pushed.
-    pub(crate) fn take_reclaimed(&mut self) -> Vec<(u32, bool)> {
+    pub(crate) fn take_reclaimed(&mut self) -> Vec<Victim> {
         self.record.as_mut().map(std::mem::take).unwrap_or_default()
     }
+}
+
+/// A page reclaimed, as step mode reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Victim {
+    /// The page reclaimed.
+    pub page: u32,
+    /// True if it was changed, so written back (a push).
+    pub pushed: bool,
 }
 
 /// What a policy exposes for step mode: its hand, reference bits and ordered lists.
@@ -365,7 +377,7 @@ pub struct Counts {
     /// Pushes: changed pages written back when reclaimed [pages].
     pub pushes: u64,
     /// Integral of the resident-set size over references [page x references] (for the mean).
-    pub resident_sum: u128,
+    pub resident_sum: u64,
 }
 
 impl Counts {
@@ -420,7 +432,7 @@ struct Driver {
     mem: Memory,
     faults: [u64; 2],
     /// Memory counters when the warm-up ended: pushes, size integral.
-    at_warmup_end: Option<(u64, u128)>,
+    at_warmup_end: Option<(u64, u64)>,
 }
 
 impl Driver {
@@ -571,15 +583,15 @@ pub fn simulate(
     warmup: u64,
 ) -> Result<Outcome, TraceError> {
     check_frames(frames)?;
-    if let PolicySpec::Min(_) = spec {
-        let nu = NextUse::compute(runs);
-        return simulate_min(spec, &nu, frames, warmup);
-    }
     let bound = page_bound_of(runs);
-    let mut p = Online::build(spec, frames, bound)?.expect("online policy");
-    let mut d = Driver::new(bound, warmup);
-    p.drive(runs, &mut d);
-    Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
+    match Online::build(spec, frames, bound)? {
+        Some(mut p) => {
+            let mut d = Driver::new(bound, warmup);
+            p.drive(runs, &mut d);
+            Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
+        }
+        None => simulate_min(spec, &NextUse::compute(runs), frames, warmup),
+    }
 }
 
 /// MIN over an annotated string (next-use already computed).

@@ -8,7 +8,7 @@
 //! takes the frame its victim left, or the lowest free one.
 
 use super::min::{Min, NextUse};
-use super::{Memory, Online, PolicySpec, PolicyState};
+use super::{Memory, Online, PolicySpec, PolicyState, Victim};
 use crate::{Run, TraceError};
 use serde::Serialize;
 
@@ -23,8 +23,8 @@ pub struct Step {
     pub written: bool,
     /// True if the page was resident.
     pub hit: bool,
-    /// Pages reclaimed at this reference, each with `true` if it was pushed (changed).
-    pub victims: Vec<(u32, bool)>,
+    /// Pages reclaimed at this reference (a working set may reclaim several, or one on a hit).
+    pub victims: Vec<Victim>,
     /// The frame table after the reference: frame -> page.
     pub frames: Vec<Option<u32>>,
     /// Policy state after the reference.
@@ -47,7 +47,7 @@ enum Engine {
 /// let spec = PolicySpec::by_name("fifo").unwrap();
 /// let steps: Vec<_> = Stepper::new(&spec, 3, s.runs()).unwrap().collect();
 /// assert_eq!(steps.iter().filter(|s| !s.hit).count(), 9);
-/// assert_eq!(steps[3].victims, vec![(1, false)]);
+/// assert_eq!(steps[3].victims[0].page, 1);
 /// assert_eq!(steps[3].frames, vec![Some(4), Some(2), Some(3)]);
 /// ```
 #[derive(Debug)]
@@ -125,7 +125,7 @@ impl Iterator for Stepper {
         self.i += 1;
         self.n_faults += u64::from(!hit);
         let victims = self.mem.take_reclaimed();
-        for &(v, _) in &victims {
+        for &Victim { page: v, .. } in &victims {
             if let Some(slot) = self.table.iter_mut().find(|s| **s == Some(v)) {
                 *slot = None;
             }

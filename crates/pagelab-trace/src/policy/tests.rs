@@ -39,7 +39,7 @@ fn victims(sp: &PolicySpec, runs: &[Run], frames: u32) -> Vec<u32> {
     Stepper::new(sp, frames, runs)
         .unwrap()
         .flat_map(|s| s.victims)
-        .map(|(v, _)| v)
+        .map(|v| v.page)
         .collect()
 }
 

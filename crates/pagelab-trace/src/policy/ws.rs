@@ -94,23 +94,23 @@ impl Replacement for Ws {
         }
         self.last[p] = end;
         // Sizes |W(t)| for t = now..=end; the tail leaves after reference last + tau.
-        let mut size = u128::from(self.list.len);
+        let mut size = u64::from(self.list.len);
         let mut cur = now;
-        let mut sum: u128 = 0;
+        let mut sum: u64 = 0;
         loop {
             let t = self.list.tail;
             let leave = self.last[t as usize] + self.tau;
             if leave > end {
                 break;
             }
-            sum += size * u128::from(leave - cur);
+            sum += size * (leave - cur);
             cur = leave;
             self.links.remove(&mut self.list, t);
             self.resident[t as usize] = false;
             mem.reclaim(t);
             size -= 1;
         }
-        sum += size * u128::from(end + 1 - cur);
+        sum += size * (end + 1 - cur);
         mem.add_size_sum(sum);
         hit
     }

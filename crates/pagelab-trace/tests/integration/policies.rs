@@ -2,7 +2,9 @@
 //! sizes over the cores, the registry.
 
 use pagelab_core::RngStreams;
-use pagelab_trace::policy::{simulate, simulate_sizes, simulate_stream, PolicySpec, Stepper, INFO};
+use pagelab_trace::policy::{
+    simulate, simulate_sizes, simulate_stream, PolicySpec, Stepper, Victim, INFO,
+};
 use pagelab_trace::{AccessKind, Run, VecSource};
 use rand::Rng;
 use std::fmt::Write as _;
@@ -128,7 +130,13 @@ fn step_mode_on_belady_string_prints_every_frame_table() {
     );
     // 4 took frame 0 (from 1), 1 frame 1 (from 2), 2 frame 2 (from 3); 5 takes frame 0 from 4.
     assert_eq!(steps[6].frames, vec![Some(5), Some(1), Some(2)]);
-    assert_eq!(steps[6].victims, vec![(4, false)]);
+    assert_eq!(
+        steps[6].victims,
+        vec![Victim {
+            page: 4,
+            pushed: false
+        }]
+    );
     assert_eq!(steps[6].state.hand, Some(1));
     let json = serde_json::to_string(&steps[6]).unwrap();
     assert!(json.contains("\"victims\""));
