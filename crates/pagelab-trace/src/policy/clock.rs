@@ -8,8 +8,9 @@
 //!
 //! Parameters: `bit_on_load` (default true). The faulting reference is a reference, so the
 //! hardware sets the bit of the page it loads; with `false` a new page starts with its bit
-//! clear, the variant some caching libraries implement (a page then needs a second reference
-//! to survive one sweep).
+//! clear and needs a second reference to survive one sweep. libCacheSim's `Clock` (one-bit
+//! counter, `init-freq` 0 by default, a FIFO queue with reinsertion, which is this ring with the
+//! hand) is `bit_on_load = false`; its `init-freq=1` is the default here.
 
 use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
 use crate::TraceError;
