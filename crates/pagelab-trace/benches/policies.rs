@@ -6,6 +6,8 @@
 //! run lengths are 1..=8 references, one run in four writes. Seeded, so every run of the
 //! bench sees the same string.
 //!
+//! `PAGELAB_BENCH_MAXRUN` (default 8) sets the longest run; 1 makes every run one reference.
+//!
 //! `cargo bench -p pagelab-trace --bench policies`
 
 use pagelab_core::RngStreams;
@@ -19,7 +21,7 @@ const PAGES: u32 = 50_000;
 const WINDOW: u32 = 2_000;
 const PHASE: usize = 20_000;
 
-fn string(n_runs: usize) -> Vec<Run> {
+fn string(n_runs: usize, max_run: u32) -> Vec<Run> {
     let mut rng = RngStreams::new(1).stream("bench.string", 0);
     let mut runs = Vec::with_capacity(n_runs);
     let mut base = 0;
@@ -37,7 +39,7 @@ fn string(n_runs: usize) -> Vec<Run> {
         } else {
             AccessKind::Load
         };
-        runs.push(Run::new(page, rng.gen_range(1..=8), kind));
+        runs.push(Run::new(page, rng.gen_range(1..=max_run), kind));
     }
     runs
 }
@@ -70,7 +72,12 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(4_000_000);
-    let runs = string(n_runs);
+    let max_run: u32 = std::env::var("PAGELAB_BENCH_MAXRUN")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(8)
+        .max(1);
+    let runs = string(n_runs, max_run);
     let refs: u64 = runs.iter().map(|r| u64::from(r.count)).sum();
     println!("machine: {}", machine());
     println!(

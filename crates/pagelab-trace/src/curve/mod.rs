@@ -16,8 +16,8 @@
 //! The M44 run-time model of Brawn & Gustavson (1968) turns a curve into run time against real
 //! core size ([`RunTimeModel`]): run time = references x reference time + pulls x page time.
 
-use crate::policy::{simulate_sizes, Outcome, PolicySpec};
-use crate::{Run, TraceError};
+use crate::policy::{simulate_sizes, simulate_stream_sizes, Outcome, PolicySpec};
+use crate::{ReferenceSource, Run, TraceError};
 use serde::{Deserialize, Serialize};
 
 pub mod lru;
@@ -119,6 +119,56 @@ pub fn curve_by_simulation(
     warmup: u64,
 ) -> Result<Curve, TraceError> {
     let outs = simulate_sizes(spec, runs, sizes, warmup)?;
+    Ok(Curve {
+        policy: spec.name().to_string(),
+        warmup,
+        points: outs.iter().map(CurvePoint::from).collect(),
+    })
+}
+
+/// Sizes from which the one-pass LRU curve is cheaper than one simulation per size.
+const ONE_PASS_FROM: usize = 4;
+
+/// The curve of `spec` at `sizes` [frames] (in that order), by the fastest exact method: the
+/// one-pass LRU stack for `lru` at several sizes, one simulation per size otherwise (MIN
+/// included, so that its pushes are counted). Results do not depend on the method.
+pub fn curve(
+    spec: &PolicySpec,
+    runs: &[Run],
+    sizes: &[u32],
+    warmup: u64,
+) -> Result<Curve, TraceError> {
+    if let (PolicySpec::Lru(_), true) = (spec, sizes.len() >= ONE_PASS_FROM) {
+        if let Some(i) = sizes.iter().position(|&s| s == 0) {
+            return Err(TraceError::invalid(format!(
+                "sizes[{i}]: 0 frames; expected at least 1 frame"
+            )));
+        }
+        return Ok(lru_curve(runs, warmup).select(sizes));
+    }
+    curve_by_simulation(spec, runs, sizes, warmup)
+}
+
+/// The curve of an online policy at `sizes` [frames] in one read of `source` (a trace file
+/// read once, every size fed from the same batches); `lru` at several sizes uses the one-pass
+/// stack. MIN is refused (it needs the whole string: load it and use [`curve`]).
+pub fn curve_stream<S: ReferenceSource + ?Sized>(
+    spec: &PolicySpec,
+    source: &mut S,
+    sizes: &[u32],
+    warmup: u64,
+) -> Result<Curve, TraceError> {
+    if let (PolicySpec::Lru(_), true) = (spec, sizes.len() >= ONE_PASS_FROM) {
+        if let Some(i) = sizes.iter().position(|&s| s == 0) {
+            return Err(TraceError::invalid(format!(
+                "sizes[{i}]: 0 frames; expected at least 1 frame"
+            )));
+        }
+        let mut st = LruStack::new(source.page_bound().unwrap_or(0), warmup);
+        st.push_source(source)?;
+        return Ok(st.into_curve().select(sizes));
+    }
+    let outs = simulate_stream_sizes(spec, source, sizes, warmup)?;
     Ok(Curve {
         policy: spec.name().to_string(),
         warmup,

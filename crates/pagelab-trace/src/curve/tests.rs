@@ -95,6 +95,40 @@ fn ws_curve_rejects_bad_windows() {
     assert!(h.finish(&[6]).is_err());
 }
 
+#[test]
+fn curve_and_curve_stream_agree_with_simulation() {
+    let r: Vec<Run> = (0..20_000u32)
+        .map(|i| {
+            Run::new(
+                (i * 7 + i / 13) % 150,
+                1 + i % 3,
+                AccessKind::from_code((i % 4) as u8).unwrap(),
+            )
+        })
+        .collect();
+    let sizes = [3, 1, 40, 149, 150, 500];
+    for s in [
+        r#"{"kind":"lru"}"#,
+        r#"{"kind":"fifo"}"#,
+        r#"{"kind":"arc"}"#,
+        r#"{"kind":"ws","tau":50}"#,
+    ] {
+        let sp = spec(s);
+        let want = curve_by_simulation(&sp, &r, &sizes, 300).unwrap();
+        assert_eq!(curve(&sp, &r, &sizes, 300).unwrap(), want, "{s}");
+        let got = curve_stream(&sp, &mut VecSource::new(r.clone()), &sizes, 300).unwrap();
+        assert_eq!(got, want, "{s}");
+    }
+    assert!(curve_stream(
+        &spec(r#"{"kind":"min"}"#),
+        &mut VecSource::new(r.clone()),
+        &sizes,
+        0
+    )
+    .is_err());
+    assert!(curve(&spec(r#"{"kind":"lru"}"#), &r, &[1, 2, 0, 4], 0).is_err());
+}
+
 proptest! {
     #[test]
     fn lru_curve_equals_simulation(r in arb_runs(20, 200), w in 0u64..50) {

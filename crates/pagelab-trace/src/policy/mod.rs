@@ -457,9 +457,8 @@ impl Driver {
 
     #[inline(always)]
     fn one<P: Replacement>(&mut self, p: &mut P, run: Run, phase: usize) {
-        if run.kind.is_write() {
-            self.mem.mark_dirty(run.page);
-        }
+        // Branch-free: a quarter of runs write, at random.
+        self.mem.dirty[run.page as usize] |= run.kind.is_write();
         let hit = p.reference(run.page, run.count, self.now, &mut self.mem);
         self.faults[phase] += u64::from(!hit);
         self.now += u64::from(run.count);
@@ -664,6 +663,56 @@ pub fn simulate_stream<S: ReferenceSource + ?Sized>(
     Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
 }
 
+/// Runs an online policy at every size of `sizes` [frames] in one read of `source`: each batch
+/// of runs goes to every size, the sizes spread over the cores. Results in the order of `sizes`.
+pub fn simulate_stream_sizes<S: ReferenceSource + ?Sized>(
+    spec: &PolicySpec,
+    source: &mut S,
+    sizes: &[u32],
+    warmup: u64,
+) -> Result<Vec<Outcome>, TraceError> {
+    check_sizes(sizes)?;
+    let bound = source.page_bound().unwrap_or(0);
+    let mut sims = Vec::with_capacity(sizes.len());
+    for &f in sizes {
+        let Some(p) = Online::build(spec, f, bound)? else {
+            return Err(TraceError::invalid(format!(
+                "policy `{}`: needs the whole reference string (next-use), so it cannot run on \
+                 a stream; expected an in-memory string",
+                spec.name()
+            )));
+        };
+        sims.push((p, Driver::new(bound, warmup)));
+    }
+    let mut batch = Vec::with_capacity(1 << 14);
+    loop {
+        batch.clear();
+        if !source.next_batch(&mut batch)? {
+            break;
+        }
+        sims.par_iter_mut().for_each(|(p, d)| {
+            if let Some(b) = d.grow_for(&batch) {
+                p.reserve_pages(b);
+            }
+            p.drive(&batch, d);
+        });
+    }
+    Ok(sims
+        .into_iter()
+        .zip(sizes)
+        .map(|((p, d), &f)| d.outcome(spec, f, |pg| p.is_resident(pg)))
+        .collect())
+}
+
+fn check_sizes(sizes: &[u32]) -> Result<(), TraceError> {
+    if let Some(i) = sizes.iter().position(|&s| s == 0) {
+        return Err(TraceError::invalid(format!(
+            "sizes[{i}]: 0 frames; expected at least 1 frame"
+        )));
+    }
+    Ok(())
+}
+
 /// Runs `spec` at every size of `sizes` [frames], spread over the cores; results are in the
 /// order of `sizes` and do not depend on the number of threads.
 pub fn simulate_sizes(
@@ -672,11 +721,7 @@ pub fn simulate_sizes(
     sizes: &[u32],
     warmup: u64,
 ) -> Result<Vec<Outcome>, TraceError> {
-    if let Some(i) = sizes.iter().position(|&s| s == 0) {
-        return Err(TraceError::invalid(format!(
-            "sizes[{i}]: 0 frames; expected at least 1 frame"
-        )));
-    }
+    check_sizes(sizes)?;
     if let PolicySpec::Min(_) = spec {
         let nu = NextUse::compute(runs);
         return sizes
