@@ -395,3 +395,213 @@ fn sizes_in_order_and_deterministic() {
         }
     }
 }
+
+/// Straightforward models over single references (Vec scans, no shared code with the
+/// engines): (faults, pushes).
+mod naive {
+    use crate::Run;
+
+    fn expand(r: &[Run]) -> Vec<(u32, bool)> {
+        r.iter()
+            .flat_map(|x| std::iter::repeat_n((x.page, x.is_write()), x.count as usize))
+            .collect()
+    }
+
+    /// Frames as a Vec of (page, dirty, bit); `pick` chooses the victim index.
+    fn run(
+        r: &[Run],
+        k: usize,
+        mut on_hit: impl FnMut(&mut Vec<(u32, bool, bool)>, usize),
+        mut pick: impl FnMut(&mut Vec<(u32, bool, bool)>, usize) -> usize,
+        mut on_load: impl FnMut(&mut Vec<(u32, bool, bool)>, usize),
+    ) -> (u64, u64) {
+        let mut fr: Vec<(u32, bool, bool)> = Vec::new();
+        let (mut faults, mut pushes) = (0, 0);
+        for (t, (p, w)) in expand(r).into_iter().enumerate() {
+            let i = match fr.iter().position(|e| e.0 == p) {
+                Some(i) => {
+                    on_hit(&mut fr, i);
+                    i
+                }
+                None => {
+                    faults += 1;
+                    let i = if fr.len() < k {
+                        fr.push((p, false, false));
+                        fr.len() - 1
+                    } else {
+                        let v = pick(&mut fr, t);
+                        pushes += u64::from(fr[v].1);
+                        fr[v] = (p, false, false);
+                        v
+                    };
+                    on_load(&mut fr, i);
+                    i
+                }
+            };
+            fr[i].1 |= w;
+        }
+        (faults, pushes)
+    }
+
+    pub fn fifo(r: &[Run], k: usize) -> (u64, u64) {
+        let mut hand = 0;
+        run(
+            r,
+            k,
+            |_, _| {},
+            |_, _| {
+                let v = hand;
+                hand = (hand + 1) % k;
+                v
+            },
+            |_, _| {},
+        )
+    }
+
+    pub fn lru(r: &[Run], k: usize) -> (u64, u64) {
+        // Keep frames ordered by recency: most recent last; victim index 0.
+        let mut order: Vec<u32> = Vec::new();
+        let mut faults = 0;
+        let mut pushes = 0;
+        let mut dirty = std::collections::BTreeSet::new();
+        for (p, w) in expand(r) {
+            if let Some(i) = order.iter().position(|&x| x == p) {
+                order.remove(i);
+            } else {
+                faults += 1;
+                if order.len() == k {
+                    let v = order.remove(0);
+                    pushes += u64::from(dirty.remove(&v));
+                }
+            }
+            order.push(p);
+            if w {
+                dirty.insert(p);
+            }
+        }
+        (faults, pushes)
+    }
+
+    pub fn clock(r: &[Run], k: usize) -> (u64, u64) {
+        let mut hand = 0;
+        run(
+            r,
+            k,
+            |fr, i| fr[i].2 = true,
+            |fr, _| loop {
+                if fr[hand].2 {
+                    fr[hand].2 = false;
+                    hand = (hand + 1) % k;
+                } else {
+                    let v = hand;
+                    hand = (hand + 1) % k;
+                    return v;
+                }
+            },
+            |fr, i| fr[i].2 = true,
+        )
+    }
+
+    pub fn min(r: &[Run], k: usize) -> (u64, u64) {
+        let refs = expand(r);
+        let next = |p: u32, t: usize| {
+            refs[t + 1..]
+                .iter()
+                .position(|e| e.0 == p)
+                .map(|d| t + 1 + d)
+        };
+        run(
+            r,
+            k,
+            |_, _| {},
+            |fr, t| {
+                // Farthest next use; never-again pages: clean first, then the lowest page.
+                (0..fr.len())
+                    .max_by_key(|&i| match next(fr[i].0, t) {
+                        Some(n) => (0u8, n, 0u8, 0u32),
+                        None => (1, 0, u8::from(!fr[i].1), u32::MAX - fr[i].0),
+                    })
+                    .unwrap()
+            },
+            |_, _| {},
+        )
+    }
+
+    pub fn sieve(r: &[Run], k: usize) -> (u64, u64) {
+        // Queue oldest first; `hand` an index or None (start at the oldest).
+        let mut q: Vec<(u32, bool, bool)> = Vec::new();
+        let mut hand: Option<usize> = None;
+        let (mut faults, mut pushes) = (0, 0);
+        for (p, w) in expand(r) {
+            let i = match q.iter().position(|e| e.0 == p) {
+                Some(i) => {
+                    q[i].2 = true;
+                    i
+                }
+                None => {
+                    faults += 1;
+                    if q.len() == k {
+                        let mut i = hand.unwrap_or(0);
+                        while q[i].2 {
+                            q[i].2 = false;
+                            i = (i + 1) % q.len();
+                        }
+                        pushes += u64::from(q[i].1);
+                        q.remove(i);
+                        hand = (i < q.len()).then_some(i);
+                    }
+                    q.push((p, false, false));
+                    q.len() - 1
+                }
+            };
+            q[i].1 |= w;
+        }
+        (faults, pushes)
+    }
+
+    /// Working set: (faults, pushes, size sum).
+    pub fn ws(r: &[Run], tau: usize) -> (u64, u64, u64) {
+        let refs = expand(r);
+        let (mut faults, mut pushes, mut sum) = (0, 0, 0u64);
+        let mut dirty = std::collections::BTreeSet::new();
+        let mut resident = std::collections::BTreeSet::new();
+        for (t, &(p, w)) in refs.iter().enumerate() {
+            if !resident.contains(&p) {
+                faults += 1;
+            }
+            let lo = (t + 1).saturating_sub(tau);
+            let window: std::collections::BTreeSet<u32> =
+                refs[lo..=t].iter().map(|e| e.0).collect();
+            if w {
+                dirty.insert(p);
+            }
+            for &q in resident.iter().filter(|q| !window.contains(q)) {
+                pushes += u64::from(dirty.remove(&q));
+            }
+            resident = window;
+            sum += resident.len() as u64;
+        }
+        (faults, pushes, sum)
+    }
+}
+
+proptest! {
+    #[test]
+    fn engines_agree_with_naive_models(r in arb_runs(9, 60), k in 1u32..7, tau in 1u64..12) {
+        let fp = |s: &str| {
+            let o = simulate(&spec(s), &r, k, 0).unwrap();
+            (o.measured.faults, o.measured.pushes)
+        };
+        let ku = k as usize;
+        prop_assert_eq!(fp(r#"{"kind":"fifo"}"#), naive::fifo(&r, ku));
+        prop_assert_eq!(fp(r#"{"kind":"lru"}"#), naive::lru(&r, ku));
+        prop_assert_eq!(fp(r#"{"kind":"clock"}"#), naive::clock(&r, ku));
+        prop_assert_eq!(fp(r#"{"kind":"min"}"#), naive::min(&r, ku));
+        prop_assert_eq!(fp(r#"{"kind":"sieve"}"#), naive::sieve(&r, ku));
+        let o = simulate(&PolicySpec::Ws(ws::WsSpec { tau }), &r, 1, 0).unwrap();
+        prop_assert_eq!(
+            (o.measured.faults, o.measured.pushes, o.measured.resident_sum),
+            naive::ws(&r, tau as usize)
+        );
+    }
+}
