@@ -25,7 +25,7 @@ pub mod opt;
 pub mod ws;
 
 pub use lru::{lru_curve, LruStack};
-pub use opt::opt_curve;
+pub use opt::{opt_curve, opt_curve_upto};
 pub use ws::{ws_curve, WsCurve, WsHistogram, WsPoint};
 
 /// Faults of one policy at one size.

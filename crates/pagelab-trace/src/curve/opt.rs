@@ -20,6 +20,11 @@
 //! Cost: O(d) per run (the walk down to the page), so O(runs x mean depth) time, O(pages)
 //! memory besides the next-use annotation (8 bytes a run). Pushes are not given (`None`):
 //! MIN's dirty rule picks among ties, which the stack does not model.
+//!
+//! Truncation: the update of the top C levels depends only on those levels and on whether x
+//! is among them, so [`opt_curve_upto`] keeps only the top `max_frames` levels (a flag per page
+//! says whether it is among them; the page carried past the last level is dropped) and walks at
+//! most `max_frames` levels a run: exact for every size up to `max_frames`.
 
 use super::{Curve, CurvePoint};
 use crate::policy::min::NEVER;
@@ -38,11 +43,19 @@ use crate::policy::NextUse;
 /// assert_eq!(c.at(4).unwrap().faults, 6);
 /// ```
 pub fn opt_curve(nu: &NextUse<'_>, warmup: u64) -> Curve {
+    opt_curve_upto(nu, warmup, u32::MAX)
+}
+
+/// The MIN curve at every size 1..=min(max_frames, distinct pages), keeping only the top
+/// `max_frames` levels of the OPT stack (O(min(depth, max_frames)) a run).
+pub fn opt_curve_upto(nu: &NextUse<'_>, warmup: u64, max_frames: u32) -> Curve {
     let runs = nu.runs();
     let bound = nu.page_bound() as usize;
-    // Stack of (next use, page), top first.
-    let mut stack: Vec<(u64, u32)> = Vec::with_capacity(bound);
-    let mut hist = vec![0u64; bound + 2];
+    let limit = (max_frames as usize).clamp(1, bound.max(1));
+    // Stack of (next use, page), top first; at most `limit` levels.
+    let mut stack: Vec<(u64, u32)> = Vec::with_capacity(limit);
+    let mut in_stack = vec![false; bound];
+    let mut hist = vec![0u64; limit + 2];
     let mut cold = 0u64;
     let mut time = 0u64;
     for (i, r) in runs.iter().enumerate() {
@@ -56,14 +69,16 @@ pub fn opt_curve(nu: &NextUse<'_>, warmup: u64) -> Curve {
             }
             None => {
                 stack.push(entry);
+                in_stack[r.page as usize] = true;
                 cold += u64::from(counted);
             }
             Some(_) => {
+                let present = in_stack[r.page as usize];
                 let mut carry = stack[0];
                 stack[0] = entry;
                 let mut depth = 0;
                 for (j, slot) in stack.iter_mut().enumerate().skip(1) {
-                    if slot.1 == r.page {
+                    if present && slot.1 == r.page {
                         *slot = carry;
                         depth = j + 1;
                         break;
@@ -73,7 +88,13 @@ pub fn opt_curve(nu: &NextUse<'_>, warmup: u64) -> Curve {
                     }
                 }
                 if depth == 0 {
-                    stack.push(carry);
+                    // x came from below the kept levels (or is new): a fault at every size kept.
+                    in_stack[r.page as usize] = true;
+                    if stack.len() < limit {
+                        stack.push(carry);
+                    } else {
+                        in_stack[carry.1 as usize] = false;
+                    }
                     cold += u64::from(counted);
                 } else {
                     hist[depth] += u64::from(counted);
@@ -83,6 +104,7 @@ pub fn opt_curve(nu: &NextUse<'_>, warmup: u64) -> Curve {
         time += u64::from(r.count);
     }
     let n = stack.len().max(1) as u32;
+    debug_assert!(n as usize <= limit);
     let references = time - warmup.min(time);
     let mut above: u64 = hist.iter().skip(2).sum();
     let mut points = Vec::with_capacity(n as usize);

@@ -152,6 +152,17 @@ proptest! {
     }
 
     #[test]
+    fn truncated_opt_curve_is_exact_up_to_its_depth(r in arb_runs(25, 200), m in 1u32..12) {
+        let nu = NextUse::compute(&r);
+        let full = opt_curve(&nu, 5);
+        let cut = opt_curve_upto(&nu, 5, m);
+        prop_assert_eq!(cut.points.len(), full.points.len().min(m as usize));
+        for p in &cut.points {
+            prop_assert_eq!(p, full.at(p.frames).unwrap());
+        }
+    }
+
+    #[test]
     fn ws_curve_equals_simulation(r in arb_runs(20, 200), taus in prop::collection::vec(1u64..60, 1..6)) {
         let c = ws_curve(&r, &taus).unwrap();
         for p in &c.points {

@@ -52,6 +52,7 @@ impl SpecParams for ArSpec {
 #[derive(Clone, Debug)]
 pub struct Ar {
     frame_page: Vec<u32>,
+    cap: u32,
     stamp: Vec<u64>,
     page_frame: Vec<u32>,
     pointer: u32,
@@ -64,8 +65,9 @@ impl Ar {
     /// AR over `frames` frames [frames] for pages `0..page_bound`.
     pub fn new(spec: &ArSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         Ok(Ar {
-            frame_page: vec![NIL; frames as usize],
-            stamp: vec![0; frames as usize],
+            frame_page: Vec::with_capacity(frames.min(page_bound) as usize),
+            cap: frames,
+            stamp: Vec::with_capacity(frames.min(page_bound) as usize),
             page_frame: vec![NIL; page_bound as usize],
             pointer: 0,
             used: 0,
@@ -75,7 +77,7 @@ impl Ar {
     }
 
     fn victim_frame(&mut self) -> u32 {
-        let cap = self.frame_page.len() as u32;
+        let cap = self.cap;
         let mut h = self.pointer;
         for _ in 0..cap {
             if self.stamp[h as usize] != self.epoch {
@@ -100,8 +102,10 @@ impl Replacement for Ar {
         let mut f = self.page_frame[page as usize];
         let hit = f != NIL;
         if !hit {
-            let cap = self.frame_page.len() as u32;
+            let cap = self.cap;
             f = if self.used < cap {
+                self.frame_page.push(NIL);
+                self.stamp.push(0);
                 self.used += 1;
                 self.used - 1
             } else {

@@ -44,6 +44,7 @@ impl SpecParams for ClockSpec {
 #[derive(Clone, Debug)]
 pub struct Clock {
     frame_page: Vec<u32>,
+    cap: u32,
     bit: Vec<bool>,
     page_frame: Vec<u32>,
     hand: u32,
@@ -55,8 +56,9 @@ impl Clock {
     /// CLOCK over `frames` frames [frames] for pages `0..page_bound`.
     pub fn new(spec: &ClockSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         Ok(Clock {
-            frame_page: vec![NIL; frames as usize],
-            bit: vec![false; frames as usize],
+            frame_page: Vec::with_capacity(frames.min(page_bound) as usize),
+            cap: frames,
+            bit: Vec::with_capacity(frames.min(page_bound) as usize),
             page_frame: vec![NIL; page_bound as usize],
             hand: 0,
             used: 0,
@@ -79,8 +81,10 @@ impl Replacement for Clock {
             self.bit[f as usize] = true;
             return true;
         }
-        let cap = self.frame_page.len() as u32;
+        let cap = self.cap;
         let f = if self.used < cap {
+            self.frame_page.push(NIL);
+            self.bit.push(false);
             self.used += 1;
             self.used - 1
         } else {

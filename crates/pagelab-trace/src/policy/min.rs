@@ -96,7 +96,7 @@ impl Min {
     /// MIN over `frames` frames [frames] for the string annotated by `nu`.
     pub fn new(frames: u32, nu: &NextUse<'_>) -> Self {
         Min {
-            heap: Vec::with_capacity(frames as usize),
+            heap: Vec::with_capacity(frames.min(nu.page_bound()) as usize),
             pos: vec![NIL; nu.page_bound() as usize],
             cap: frames,
         }

@@ -168,8 +168,8 @@ pub trait Replacement {
     fn is_resident(&self, page: u32) -> bool;
     /// Pages resident now [pages].
     fn resident(&self) -> u32;
-    /// The frame table (frame -> page) if the policy keeps one; step mode assigns frames
-    /// itself otherwise.
+    /// The frame table (frame -> page) of the frames used so far, if the policy keeps one; step
+    /// mode assigns frames itself otherwise.
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
         None
     }

@@ -85,7 +85,8 @@ impl Stepper {
             mem,
             refs,
             next,
-            table: vec![None; frames as usize],
+            // Frames beyond the pages of the string are never used: not shown.
+            table: vec![None; frames.min(bound.max(1)) as usize],
             i: 0,
             n_faults: 0,
         })
@@ -136,13 +137,16 @@ impl Iterator for Stepper {
                 None => self.table.push(Some(r.page)),
             }
         }
-        let (frames, state) = match &self.engine {
+        let (mut frames, state) = match &self.engine {
             Engine::Online(o) => (
                 o.frame_table().unwrap_or_else(|| self.table.clone()),
                 o.state(),
             ),
             Engine::Min(m) => (self.table.clone(), m.state()),
         };
+        if frames.len() < self.table.len() {
+            frames.resize(self.table.len(), None);
+        }
         Some(Step {
             time,
             page: r.page,

@@ -256,6 +256,38 @@ fn specs_are_strict_and_named() {
 }
 
 #[test]
+fn huge_frame_counts_allocate_only_what_is_used() {
+    let r = pages(&BELADY);
+    for s in ALL.iter().filter(|s| !s.contains("ws")) {
+        let o = simulate(&spec(s), &r, u32::MAX, 0).unwrap();
+        assert_eq!(o.measured.faults, 5, "{s}");
+    }
+    let mut src = VecSource::new(r.clone());
+    let o = simulate_stream(&spec(r#"{"kind":"clock"}"#), &mut src, u32::MAX, 0).unwrap();
+    assert_eq!(o.measured.faults, 5);
+    let steps: Vec<Step> = Stepper::new(&spec(r#"{"kind":"fifo"}"#), u32::MAX, &r)
+        .unwrap()
+        .collect();
+    assert_eq!(steps[11].frames.len(), 6);
+}
+
+#[test]
+fn empty_string_is_fine() {
+    for s in ALL {
+        let o = simulate(&spec(s), &[], 3, 10).unwrap();
+        assert_eq!(
+            (
+                o.measured.references,
+                o.warmup.references,
+                o.measured.faults
+            ),
+            (0, 0, 0)
+        );
+        assert_eq!(o.fault_rate, 0.0);
+    }
+}
+
+#[test]
 fn bad_arguments_are_one_line_errors() {
     let r = pages(&BELADY);
     let e = simulate(&spec(r#"{"kind":"lru"}"#), &r, 0, 0)
@@ -340,10 +372,13 @@ proptest! {
             prop_assert_eq!(steps.len() as u64, o.measured.references);
             prop_assert_eq!(st.n_faults(), o.measured.faults, "{}", s);
             prop_assert_eq!(st.n_pushes(), o.measured.pushes, "{}", s);
+            let bound = r.iter().map(|x| x.page + 1).max().unwrap();
             if !s.contains("ws") {
                 for step in &steps {
-                    prop_assert!(step.frames.len() == k as usize);
+                    prop_assert_eq!(step.frames.len(), k.min(bound) as usize);
                     prop_assert!(step.frames.iter().flatten().count() <= k as usize);
+                    // The frame table holds exactly the resident pages.
+                    prop_assert!(step.frames.contains(&Some(step.page)));
                 }
             }
         }
