@@ -7,11 +7,12 @@
 //! bench sees the same string.
 //!
 //! `PAGELAB_BENCH_MAXRUN` (default 8) sets the longest run; 1 makes every run one reference.
+//! `PAGELAB_BENCH_FILTER` keeps only the rows whose name contains it (`lru curve`, `min`).
 //!
 //! `cargo bench -p pagelab-trace --bench policies`
 
 use pagelab_core::RngStreams;
-use pagelab_trace::curve::{curve_by_simulation, lru_curve, opt_curve, ws_curve};
+use pagelab_trace::curve::{curve_by_simulation, lru_curve, opt_curve, opt_curve_upto, ws_curve};
 use pagelab_trace::policy::{simulate, NextUse, PolicySpec};
 use pagelab_trace::{AccessKind, Run};
 use rand::Rng;
@@ -77,6 +78,8 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(8)
         .max(1);
+    let filter = std::env::var("PAGELAB_BENCH_FILTER").unwrap_or_default();
+    let want = |name: &str| name.contains(filter.as_str());
     let runs = string(n_runs, max_run);
     let refs: u64 = runs.iter().map(|r| u64::from(r.count)).sum();
     println!("machine: {}", machine());
@@ -91,6 +94,9 @@ fn main() {
     for name in [
         "fifo", "lru", "clock", "ar", "random", "ws", "arc", "lirs", "sieve", "min",
     ] {
+        if !want(name) {
+            continue;
+        }
         let spec = PolicySpec::by_name(name).unwrap();
         let mut best = f64::INFINITY;
         let mut faults = 0;
@@ -108,44 +114,57 @@ fn main() {
         report(name, refs, best, &format!("faults {faults} {note}"));
     }
     println!("curves:");
-    let t = Instant::now();
-    let c = lru_curve(&runs, 0);
-    report(
-        "lru curve (all sizes)",
-        refs,
-        t.elapsed().as_secs_f64(),
-        &format!("{} sizes", c.points.len()),
-    );
-    let t = Instant::now();
-    let w = ws_curve(&runs, &(1..=100).map(|k| k * 1000).collect::<Vec<_>>()).unwrap();
-    report(
-        "ws curve (100 windows)",
-        refs,
-        t.elapsed().as_secs_f64(),
-        &format!("{} windows", w.points.len()),
-    );
-    let opt_runs = &runs[..runs.len().min(500_000)];
-    let opt_refs: u64 = opt_runs.iter().map(|r| u64::from(r.count)).sum();
-    let t = Instant::now();
-    let nu = NextUse::compute(opt_runs);
-    let o = opt_curve(&nu, 0);
-    report(
-        "min curve (all sizes)",
-        opt_refs,
-        t.elapsed().as_secs_f64(),
-        &format!("{} sizes, first {} runs", o.points.len(), opt_runs.len()),
-    );
+    if want("lru curve") {
+        let t = Instant::now();
+        let c = lru_curve(&runs, 0);
+        let s = t.elapsed().as_secs_f64();
+        report(
+            "lru curve (all sizes)",
+            refs,
+            s,
+            &format!("{} sizes", c.points.len()),
+        );
+    }
+    if want("ws curve") {
+        let t = Instant::now();
+        let w = ws_curve(&runs, &(1..=100).map(|k| k * 1000).collect::<Vec<_>>()).unwrap();
+        let s = t.elapsed().as_secs_f64();
+        report(
+            "ws curve (100 windows)",
+            refs,
+            s,
+            &format!("{} windows", w.points.len()),
+        );
+    }
+    if want("min curve") {
+        let opt_runs = &runs[..runs.len().min(500_000)];
+        let opt_refs: u64 = opt_runs.iter().map(|r| u64::from(r.count)).sum();
+        let t = Instant::now();
+        let o = opt_curve(&NextUse::compute(opt_runs), 0);
+        let s = t.elapsed().as_secs_f64();
+        let note = format!("{} sizes, first {} runs", o.points.len(), opt_runs.len());
+        report("min curve (all sizes)", opt_refs, s, &note);
+        let t = Instant::now();
+        let o = opt_curve_upto(&NextUse::compute(&runs), 0, 4_096);
+        let s = t.elapsed().as_secs_f64();
+        let note = format!("{} sizes, whole string", o.points.len());
+        report("min curve (sizes <= 4096)", refs, s, &note);
+    }
     let sizes: Vec<u32> = (1..=16).map(|k| k * 512).collect();
     for name in ["fifo", "clock"] {
+        let row = format!("{name} curve (16 sizes)");
+        if !want(&row) {
+            continue;
+        }
         let spec = PolicySpec::by_name(name).unwrap();
         let t = Instant::now();
         curve_by_simulation(&spec, &runs, &sizes, 0).unwrap();
         let s = t.elapsed().as_secs_f64();
         report(
-            &format!("{name} curve (16 sizes)"),
+            &row,
             refs * sizes.len() as u64,
             s,
-            "rayon over the cores",
+            "references x sizes, rayon over the cores",
         );
     }
 }

@@ -9,8 +9,9 @@
 //!   faults(C) = cold + sum_{d > C} h(d)        for C = 1 ..= distinct pages.
 //! ```
 //!
-//! Distances come from a Fenwick tree over reference times: each page marks the time of its
-//! latest run, and the distance is 1 + the marks after the page's own mark: O(log n) a run.
+//! Distances come from marks over reference times: each page marks the time of its latest
+//! run, and the distance is 1 + the marks after the page's own mark. The marks are a bitmap
+//! with a Fenwick tree over blocks of 512 slots: O(log n) a run, with a small constant.
 //! Times are run indices; when they reach the tree's capacity the live marks (one per page)
 //! are renumbered 0..pages in order and the tree rebuilt, so memory is O(pages) and the
 //! builder works on a stream. Inside a run, references 2..count have distance 1.
@@ -36,12 +37,119 @@ use crate::{ReferenceSource, Run, TraceError};
 const NIL: u32 = u32::MAX;
 const NEVER_WRITTEN: u32 = u32::MAX;
 
+/// One mark per page, at the slot (time) of its latest run: a bitmap, and a Fenwick tree over
+/// blocks of [`Marks::BLOCK`] slots holding their counts. Marks after a slot are the rest of
+/// its block (at most 8 popcounts) plus the blocks after it (a Fenwick query over n/512 blocks,
+/// which stays in the first-level cache).
+#[derive(Clone, Debug)]
+struct Marks {
+    bits: Vec<u64>,
+    fen: Vec<u32>,
+    total: u32,
+}
+
+impl Marks {
+    /// Slots per block.
+    const BLOCK: usize = 512;
+
+    /// `cap` slots (a multiple of [`Marks::BLOCK`]) with slots `0..n` marked.
+    fn first(cap: usize, n: usize) -> Self {
+        let mut bits = vec![0u64; cap / 64];
+        for (w, word) in bits.iter_mut().enumerate().take(n.div_ceil(64)) {
+            let k = (n - 64 * w).min(64);
+            *word = if k == 64 { u64::MAX } else { (1u64 << k) - 1 };
+        }
+        let nb = cap / Self::BLOCK;
+        let mut fen = vec![0u32; nb + 1];
+        for b in 0..nb {
+            fen[b + 1] = n.saturating_sub(b * Self::BLOCK).min(Self::BLOCK) as u32;
+        }
+        for i in 1..=nb {
+            let j = i + (i & i.wrapping_neg());
+            if j <= nb {
+                fen[j] += fen[i];
+            }
+        }
+        Marks {
+            bits,
+            fen,
+            total: n as u32,
+        }
+    }
+
+    #[inline]
+    fn fen_add(&mut self, block: usize, v: u32) {
+        let mut i = block + 1;
+        while i < self.fen.len() {
+            self.fen[i] = self.fen[i].wrapping_add(v);
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, s: u32) {
+        self.bits[(s >> 6) as usize] |= 1u64 << (s & 63);
+        self.fen_add(s as usize / Self::BLOCK, 1);
+        self.total += 1;
+    }
+
+    #[inline]
+    fn clear(&mut self, s: u32) {
+        self.bits[(s >> 6) as usize] &= !(1u64 << (s & 63));
+        self.fen_add(s as usize / Self::BLOCK, u32::MAX);
+        self.total -= 1;
+    }
+
+    /// Marks in slots after `s`.
+    #[inline]
+    fn after(&self, s: u32) -> u32 {
+        let w = (s >> 6) as usize;
+        let bit = s & 63;
+        let mut c = if bit == 63 {
+            0
+        } else {
+            (self.bits[w] >> (bit + 1)).count_ones()
+        };
+        let block = s as usize / Self::BLOCK;
+        let block_end = (block + 1) * (Self::BLOCK / 64);
+        for x in &self.bits[w + 1..block_end] {
+            c += x.count_ones();
+        }
+        // Blocks 0..=block hold fen_prefix marks; the rest are after s.
+        let mut i = block + 1;
+        let mut upto = 0u32;
+        while i > 0 {
+            upto = upto.wrapping_add(self.fen[i]);
+            i &= i - 1;
+        }
+        c + self.total - upto
+    }
+}
+
+/// What the stack keeps per page (one cache line access a run).
+#[derive(Clone, Copy, Debug)]
+struct PageState {
+    /// Slot of the latest run, or `NIL`.
+    last: u32,
+    /// Largest distance since the last write (0 at the write), or `NEVER_WRITTEN`.
+    m: u32,
+    /// Depth when the warm-up ended, if not referenced since (else 0).
+    wdepth: u32,
+}
+
+impl PageState {
+    const NEW: PageState = PageState {
+        last: NIL,
+        m: NEVER_WRITTEN,
+        wdepth: 0,
+    };
+}
+
 /// One-pass LRU stack: feed runs, then [`finish`](LruStack::finish).
 #[derive(Clone, Debug)]
 pub struct LruStack {
-    last: Vec<u32>,
-    m: Vec<u32>,
-    fen: Vec<u32>,
+    pages: Vec<PageState>,
+    marks: Marks,
     slot_page: Vec<u32>,
     now: u32,
     distinct: u32,
@@ -50,8 +158,6 @@ pub struct LruStack {
     cold: u64,
     time: u64,
     warmup: u64,
-    /// Per page: its stack depth when the warm-up ended, if not referenced since (else 0).
-    wdepth: Vec<u32>,
     warmup_done: bool,
 }
 
@@ -59,11 +165,12 @@ impl LruStack {
     /// A stack for pages `0..page_bound` (it grows for larger pages); references before
     /// `warmup` [references] are not counted.
     pub fn new(page_bound: u32, warmup: u64) -> Self {
-        let cap = (4 * page_bound as usize).max(1 << 12);
+        let cap = (4 * page_bound as usize)
+            .max(1 << 12)
+            .next_multiple_of(Marks::BLOCK);
         LruStack {
-            last: vec![NIL; page_bound as usize],
-            m: vec![NEVER_WRITTEN; page_bound as usize],
-            fen: vec![0; cap + 1],
+            pages: vec![PageState::NEW; page_bound as usize],
+            marks: Marks::first(cap, 0),
             slot_page: vec![NIL; cap],
             now: 0,
             distinct: 0,
@@ -72,39 +179,17 @@ impl LruStack {
             cold: 0,
             time: 0,
             warmup,
-            wdepth: vec![0; page_bound as usize],
             warmup_done: false,
         }
     }
 
-    #[inline]
-    fn fen_add(&mut self, slot: u32, v: u32) {
-        let mut i = slot as usize + 1;
-        let n = self.fen.len();
-        while i < n {
-            self.fen[i] = self.fen[i].wrapping_add(v);
-            i += i & i.wrapping_neg();
-        }
-    }
-
-    /// Marks in slots 0..=slot.
-    #[inline]
-    fn fen_prefix(&self, slot: u32) -> u32 {
-        let mut i = slot as usize + 1;
-        let mut s = 0u32;
-        while i > 0 {
-            s = s.wrapping_add(self.fen[i]);
-            i &= i - 1;
-        }
-        s
-    }
-
-    /// Renumbers the live marks 0..distinct and rebuilds the tree (doubling it if half full).
+    /// Renumbers the live marks 0..distinct in time order and rebuilds the marks (doubling
+    /// their capacity if half full).
     fn compact(&mut self) {
         let mut live = Vec::with_capacity(self.distinct as usize);
         for s in 0..self.now {
             let p = self.slot_page[s as usize];
-            if p != NIL && self.last[p as usize] == s {
+            if p != NIL && self.pages[p as usize].last == s {
                 live.push(p);
             }
         }
@@ -114,30 +199,19 @@ impl LruStack {
         }
         self.slot_page.clear();
         self.slot_page.resize(cap, NIL);
-        self.fen.clear();
-        self.fen.resize(cap + 1, 0);
         for (s, &p) in live.iter().enumerate() {
             self.slot_page[s] = p;
-            self.last[p as usize] = s as u32;
-            self.fen[s + 1] = 1;
+            self.pages[p as usize].last = s as u32;
         }
-        // Linear Fenwick build.
-        for i in 1..=cap {
-            let j = i + (i & i.wrapping_neg());
-            if j <= cap {
-                self.fen[j] += self.fen[i];
-            }
-        }
+        self.marks = Marks::first(cap, live.len());
         self.now = live.len() as u32;
     }
 
     fn grow_pages(&mut self, page: u32) {
-        let n = (page as usize + 1).max(self.last.len() * 2);
-        self.last.resize(n, NIL);
-        self.m.resize(n, NEVER_WRITTEN);
+        let n = (page as usize + 1).max(self.pages.len() * 2);
+        self.pages.resize(n, PageState::NEW);
         self.hist.resize(n + 2, 0);
         self.push_diff.resize(n + 2, 0);
-        self.wdepth.resize(n, 0);
     }
 
     /// At the end of the warm-up: the depth of every page, newest first.
@@ -146,9 +220,9 @@ impl LruStack {
         let mut depth = 0;
         for s in (0..self.now).rev() {
             let p = self.slot_page[s as usize];
-            if p != NIL && self.last[p as usize] == s {
+            if p != NIL && self.pages[p as usize].last == s {
                 depth += 1;
-                self.wdepth[p as usize] = depth;
+                self.pages[p as usize].wdepth = depth;
             }
         }
     }
@@ -156,7 +230,7 @@ impl LruStack {
     /// Counts the pushes of a page reclaimed changed at the sizes C with lo <= C < d.
     #[inline]
     fn add_pushes(&mut self, page: usize, d: u32) {
-        let lo = self.m[page].max(1).max(self.wdepth[page]);
+        let lo = self.pages[page].m.max(1).max(self.pages[page].wdepth);
         if lo < d {
             self.push_diff[lo as usize] += 1;
             self.push_diff[d as usize] -= 1;
@@ -167,7 +241,7 @@ impl LruStack {
     pub fn push_runs(&mut self, runs: &[Run]) {
         for &r in runs {
             let p = r.page as usize;
-            if p >= self.last.len() {
+            if p >= self.pages.len() {
                 self.grow_pages(r.page);
             }
             if self.now as usize == self.slot_page.len() {
@@ -177,30 +251,30 @@ impl LruStack {
             if counted && !self.warmup_done {
                 self.end_warmup();
             }
-            let prev = self.last[p];
+            let prev = self.pages[p].last;
             if prev == NIL {
                 self.distinct += 1;
                 self.cold += u64::from(counted);
             } else {
-                let d = self.distinct - self.fen_prefix(prev) + 1;
+                let d = self.marks.after(prev) + 1;
                 if counted {
                     self.hist[d as usize] += 1;
                     self.add_pushes(p, d);
-                    self.wdepth[p] = 0;
+                    self.pages[p].wdepth = 0;
                 }
-                if self.m[p] != NEVER_WRITTEN {
-                    self.m[p] = self.m[p].max(d);
+                if self.pages[p].m != NEVER_WRITTEN {
+                    self.pages[p].m = self.pages[p].m.max(d);
                 }
-                self.fen_add(prev, u32::MAX); // -1
+                self.marks.clear(prev);
             }
             if r.kind.is_write() {
-                self.m[p] = 0;
+                self.pages[p].m = 0;
             }
             let s = self.now;
             self.now += 1;
             self.slot_page[s as usize] = r.page;
-            self.last[p] = s;
-            self.fen_add(s, 1);
+            self.pages[p].last = s;
+            self.marks.set(s);
             self.time += u64::from(r.count);
         }
     }
@@ -243,7 +317,7 @@ impl LruStack {
             let mut depth = 0;
             for s in (0..self.now).rev() {
                 let p = self.slot_page[s as usize];
-                if p != NIL && self.last[p as usize] == s {
+                if p != NIL && self.pages[p as usize].last == s {
                     depth += 1;
                     self.add_pushes(p as usize, depth);
                 }

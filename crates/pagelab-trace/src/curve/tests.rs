@@ -67,6 +67,36 @@ fn lru_stack_compacts_and_streams() {
 }
 
 #[test]
+fn lru_stack_grows_its_marks_on_a_stream() {
+    // 6 000 pages from a source that does not announce them: the marks start at 4 096 slots
+    // and must double while compacting.
+    struct Blind(VecSource);
+    impl ReferenceSource for Blind {
+        fn next_batch(&mut self, out: &mut Vec<Run>) -> Result<bool, TraceError> {
+            self.0.next_batch(out)
+        }
+    }
+    let r: Vec<Run> = (0..60_000u32)
+        .map(|i| {
+            Run::new(
+                (i.wrapping_mul(2_654_435_761) >> 7) % 6_000,
+                1,
+                AccessKind::Load,
+            )
+        })
+        .collect();
+    let c = lru_curve(&r, 0);
+    let mut st = LruStack::new(0, 0);
+    st.push_source(&mut Blind(VecSource::new(r.clone())))
+        .unwrap();
+    assert_eq!(st.into_curve(), c);
+    for k in [1, 100, 2_500, 5_999] {
+        let o = simulate(&spec(r#"{"kind":"lru"}"#), &r, k, 0).unwrap();
+        assert_eq!(c.at(k).unwrap(), &CurvePoint::from(&o), "size {k}");
+    }
+}
+
+#[test]
 fn runtime_model_m44() {
     let m = RunTimeModel::default();
     assert!((m.run_time(1_000_000, 100) - (10.0 + 21.0)).abs() < 1e-9);
