@@ -33,7 +33,9 @@ pub struct ArSpec {
 
 impl Default for ArSpec {
     fn default() -> Self {
-        ArSpec { reset_interval: 10_000 }
+        ArSpec {
+            reset_interval: 10_000,
+        }
     }
 }
 
@@ -50,6 +52,7 @@ impl SpecParams for ArSpec {
 #[derive(Clone, Debug)]
 pub struct Ar {
     frame_page: Vec<u32>,
+    cap: u32,
     stamp: Vec<u64>,
     page_frame: Vec<u32>,
     pointer: u32,
@@ -62,8 +65,9 @@ impl Ar {
     /// AR over `frames` frames [frames] for pages `0..page_bound`.
     pub fn new(spec: &ArSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         Ok(Ar {
-            frame_page: vec![NIL; frames as usize],
-            stamp: vec![0; frames as usize],
+            frame_page: Vec::with_capacity(frames.min(page_bound) as usize),
+            cap: frames,
+            stamp: Vec::with_capacity(frames.min(page_bound) as usize),
             page_frame: vec![NIL; page_bound as usize],
             pointer: 0,
             used: 0,
@@ -73,7 +77,7 @@ impl Ar {
     }
 
     fn victim_frame(&mut self) -> u32 {
-        let cap = self.frame_page.len() as u32;
+        let cap = self.cap;
         let mut h = self.pointer;
         for _ in 0..cap {
             if self.stamp[h as usize] != self.epoch {
@@ -98,8 +102,10 @@ impl Replacement for Ar {
         let mut f = self.page_frame[page as usize];
         let hit = f != NIL;
         if !hit {
-            let cap = self.frame_page.len() as u32;
+            let cap = self.cap;
             f = if self.used < cap {
+                self.frame_page.push(NIL);
+                self.stamp.push(0);
                 self.used += 1;
                 self.used - 1
             } else {
@@ -114,10 +120,10 @@ impl Replacement for Ar {
             self.page_frame[page as usize] = f;
         }
         self.stamp[f as usize] = self.epoch;
-        if self.reset_interval > 0 {
-            // References now..=last (0-based); a reset follows reference t when (t+1) % R == 0.
-            let last = now + u64::from(count) - 1;
-            let reset_after = (last + 1) / self.reset_interval * self.reset_interval;
+        // References now..=last (0-based); a reset follows reference t when (t+1) % R == 0.
+        let last = now + u64::from(count) - 1;
+        if let Some(q) = (last + 1).checked_div(self.reset_interval) {
+            let reset_after = q * self.reset_interval;
             if reset_after > now {
                 self.epoch += 1;
                 if reset_after - 1 < last {
@@ -129,7 +135,9 @@ impl Replacement for Ar {
     }
 
     fn is_resident(&self, page: u32) -> bool {
-        self.page_frame.get(page as usize).is_some_and(|&f| f != NIL)
+        self.page_frame
+            .get(page as usize)
+            .is_some_and(|&f| f != NIL)
     }
 
     fn resident(&self) -> u32 {
@@ -137,7 +145,12 @@ impl Replacement for Ar {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(self.frame_page.iter().map(|&p| (p != NIL).then_some(p)).collect())
+        Some(
+            self.frame_page
+                .iter()
+                .map(|&p| (p != NIL).then_some(p))
+                .collect(),
+        )
     }
 
     fn state(&self) -> PolicyState {

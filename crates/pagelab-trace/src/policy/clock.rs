@@ -8,8 +8,9 @@
 //!
 //! Parameters: `bit_on_load` (default true). The faulting reference is a reference, so the
 //! hardware sets the bit of the page it loads; with `false` a new page starts with its bit
-//! clear, the variant some caching libraries implement (a page then needs a second reference
-//! to survive one sweep).
+//! clear and needs a second reference to survive one sweep. libCacheSim's `Clock` (one-bit
+//! counter, `init-freq` 0 by default, a FIFO queue with reinsertion, which is this ring with the
+//! hand) is `bit_on_load = false`; its `init-freq=1` is the default here.
 
 use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
 use crate::TraceError;
@@ -43,6 +44,7 @@ impl SpecParams for ClockSpec {
 #[derive(Clone, Debug)]
 pub struct Clock {
     frame_page: Vec<u32>,
+    cap: u32,
     bit: Vec<bool>,
     page_frame: Vec<u32>,
     hand: u32,
@@ -54,8 +56,9 @@ impl Clock {
     /// CLOCK over `frames` frames [frames] for pages `0..page_bound`.
     pub fn new(spec: &ClockSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         Ok(Clock {
-            frame_page: vec![NIL; frames as usize],
-            bit: vec![false; frames as usize],
+            frame_page: Vec::with_capacity(frames.min(page_bound) as usize),
+            cap: frames,
+            bit: Vec::with_capacity(frames.min(page_bound) as usize),
             page_frame: vec![NIL; page_bound as usize],
             hand: 0,
             used: 0,
@@ -78,8 +81,10 @@ impl Replacement for Clock {
             self.bit[f as usize] = true;
             return true;
         }
-        let cap = self.frame_page.len() as u32;
+        let cap = self.cap;
         let f = if self.used < cap {
+            self.frame_page.push(NIL);
+            self.bit.push(false);
             self.used += 1;
             self.used - 1
         } else {
@@ -101,7 +106,9 @@ impl Replacement for Clock {
     }
 
     fn is_resident(&self, page: u32) -> bool {
-        self.page_frame.get(page as usize).is_some_and(|&f| f != NIL)
+        self.page_frame
+            .get(page as usize)
+            .is_some_and(|&f| f != NIL)
     }
 
     fn resident(&self) -> u32 {
@@ -109,7 +116,12 @@ impl Replacement for Clock {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(self.frame_page.iter().map(|&p| (p != NIL).then_some(p)).collect())
+        Some(
+            self.frame_page
+                .iter()
+                .map(|&p| (p != NIL).then_some(p))
+                .collect(),
+        )
     }
 
     fn state(&self) -> PolicyState {

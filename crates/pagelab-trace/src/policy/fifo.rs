@@ -25,6 +25,7 @@ impl SpecParams for FifoSpec {
 #[derive(Clone, Debug)]
 pub struct Fifo {
     frame_page: Vec<u32>,
+    cap: u32,
     resident: Vec<bool>,
     hand: u32,
     used: u32,
@@ -34,7 +35,8 @@ impl Fifo {
     /// FIFO over `frames` frames [frames] for pages `0..page_bound`.
     pub fn new(_spec: &FifoSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         Ok(Fifo {
-            frame_page: vec![NIL; frames as usize],
+            frame_page: Vec::with_capacity(frames.min(page_bound) as usize),
+            cap: frames,
             resident: vec![false; page_bound as usize],
             hand: 0,
             used: 0,
@@ -54,9 +56,9 @@ impl Replacement for Fifo {
         if self.resident[page as usize] {
             return true;
         }
-        let cap = self.frame_page.len() as u32;
+        let cap = self.cap;
         if self.used < cap {
-            self.frame_page[self.used as usize] = page;
+            self.frame_page.push(page);
             self.used += 1;
         } else {
             let h = self.hand as usize;
@@ -64,7 +66,11 @@ impl Replacement for Fifo {
             self.resident[victim as usize] = false;
             mem.reclaim(victim);
             self.frame_page[h] = page;
-            self.hand = if self.hand + 1 == cap { 0 } else { self.hand + 1 };
+            self.hand = if self.hand + 1 == cap {
+                0
+            } else {
+                self.hand + 1
+            };
         }
         self.resident[page as usize] = true;
         false
@@ -79,10 +85,18 @@ impl Replacement for Fifo {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(self.frame_page.iter().map(|&p| (p != NIL).then_some(p)).collect())
+        Some(
+            self.frame_page
+                .iter()
+                .map(|&p| (p != NIL).then_some(p))
+                .collect(),
+        )
     }
 
     fn state(&self) -> PolicyState {
-        PolicyState { hand: Some(self.hand), ..PolicyState::default() }
+        PolicyState {
+            hand: Some(self.hand),
+            ..PolicyState::default()
+        }
     }
 }

@@ -166,7 +166,11 @@ impl Lirs {
                 }
                 if self.n_lir + self.q.len == self.c {
                     let v = self.q_links.pop_back(&mut self.q);
-                    self.status[v as usize] = if self.in_s[v as usize] { HIR_NONRES } else { ABSENT };
+                    self.status[v as usize] = if self.in_s[v as usize] {
+                        HIR_NONRES
+                    } else {
+                        ABSENT
+                    };
                     mem.reclaim(v);
                 }
                 if self.in_s[x as usize] {

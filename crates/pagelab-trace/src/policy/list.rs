@@ -20,7 +20,11 @@ pub(crate) struct List {
 
 impl Default for List {
     fn default() -> Self {
-        List { head: NIL, tail: NIL, len: 0 }
+        List {
+            head: NIL,
+            tail: NIL,
+            len: 0,
+        }
     }
 }
 
@@ -29,7 +33,9 @@ const NEXT: usize = 1;
 
 impl Links {
     pub fn new(page_bound: u32) -> Self {
-        Links { link: vec![[NIL; 2]; page_bound as usize] }
+        Links {
+            link: vec![[NIL; 2]; page_bound as usize],
+        }
     }
 
     pub fn reserve_pages(&mut self, page_bound: u32) {

@@ -77,7 +77,10 @@ impl Replacement for Lru {
 
     fn state(&self) -> PolicyState {
         PolicyState {
-            lists: vec![("recency (most recent first)".into(), self.links.collect(&self.list))],
+            lists: vec![(
+                "recency (most recent first)".into(),
+                self.links.collect(&self.list),
+            )],
             ..PolicyState::default()
         }
     }

@@ -96,7 +96,7 @@ impl Min {
     /// MIN over `frames` frames [frames] for the string annotated by `nu`.
     pub fn new(frames: u32, nu: &NextUse<'_>) -> Self {
         Min {
-            heap: Vec::with_capacity(frames as usize),
+            heap: Vec::with_capacity(frames.min(nu.page_bound()) as usize),
             pos: vec![NIL; nu.page_bound() as usize],
             cap: frames,
         }
@@ -164,7 +164,11 @@ impl Min {
                 break;
             }
             let r = l + 1;
-            let c = if r < n && self.heap[r].0 > self.heap[l].0 { r } else { l };
+            let c = if r < n && self.heap[r].0 > self.heap[l].0 {
+                r
+            } else {
+                l
+            };
             if self.heap[c].0 <= e.0 {
                 break;
             }
@@ -189,7 +193,7 @@ impl Min {
     /// Resident pages by decreasing key (next victim first), for step mode.
     pub fn state(&self) -> PolicyState {
         let mut v = self.heap.clone();
-        v.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        v.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         PolicyState {
             lists: vec![(
                 "resident by next use (farthest first)".into(),

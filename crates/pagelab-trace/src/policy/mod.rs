@@ -39,8 +39,8 @@ pub mod ar;
 pub mod arc;
 pub mod clock;
 pub mod fifo;
-mod list;
 pub mod lirs;
+mod list;
 pub mod lru;
 pub mod min;
 pub mod random;
@@ -59,14 +59,17 @@ pub(crate) const NIL: u32 = u32::MAX;
 pub struct Memory {
     dirty: Vec<bool>,
     n_pushes: u64,
-    size_sum: u128,
-    record: Option<Vec<(u32, bool)>>,
+    size_sum: u64,
+    record: Option<Vec<Victim>>,
 }
 
 impl Memory {
     /// Memory for pages `0..page_bound`.
     pub fn new(page_bound: u32) -> Self {
-        Memory { dirty: vec![false; page_bound as usize], ..Memory::default() }
+        Memory {
+            dirty: vec![false; page_bound as usize],
+            ..Memory::default()
+        }
     }
 
     /// Grows the change-bit table to `page_bound` pages.
@@ -86,7 +89,10 @@ impl Memory {
             *d = false;
         }
         if let Some(r) = &mut self.record {
-            r.push((page, was_dirty));
+            r.push(Victim {
+                page,
+                pushed: was_dirty,
+            });
         }
     }
 
@@ -109,7 +115,7 @@ impl Memory {
 
     /// Adds `sum` [page x references] to the resident-size integral (variable-space policies).
     #[inline]
-    pub fn add_size_sum(&mut self, sum: u128) {
+    pub fn add_size_sum(&mut self, sum: u64) {
         self.size_sum += sum;
     }
 
@@ -119,9 +125,18 @@ impl Memory {
     }
 
     /// Takes the pages reclaimed since the last call, each with whether it was pushed.
-    pub(crate) fn take_reclaimed(&mut self) -> Vec<(u32, bool)> {
+    pub(crate) fn take_reclaimed(&mut self) -> Vec<Victim> {
         self.record.as_mut().map(std::mem::take).unwrap_or_default()
     }
+}
+
+/// A page reclaimed, as step mode reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Victim {
+    /// The page reclaimed.
+    pub page: u32,
+    /// True if it was changed, so written back (a push).
+    pub pushed: bool,
 }
 
 /// What a policy exposes for step mode: its hand, reference bits and ordered lists.
@@ -153,8 +168,8 @@ pub trait Replacement {
     fn is_resident(&self, page: u32) -> bool;
     /// Pages resident now [pages].
     fn resident(&self) -> u32;
-    /// The frame table (frame -> page) if the policy keeps one; step mode assigns frames
-    /// itself otherwise.
+    /// The frame table (frame -> page) of the frames used so far, if the policy keeps one; step
+    /// mode assigns frames itself otherwise.
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
         None
     }
@@ -255,6 +270,7 @@ macro_rules! replacement_policies {
 
         /// An online policy, built from its spec; dispatched by `match`.
         #[derive(Clone, Debug)]
+        #[allow(clippy::large_enum_variant)] // built once per run; boxing would add an indirection
         pub enum Online {
             $( #[doc = $osum] $ov($oty), )*
         }
@@ -361,7 +377,7 @@ pub struct Counts {
     /// Pushes: changed pages written back when reclaimed [pages].
     pub pushes: u64,
     /// Integral of the resident-set size over references [page x references] (for the mean).
-    pub resident_sum: u128,
+    pub resident_sum: u64,
 }
 
 impl Counts {
@@ -416,7 +432,7 @@ struct Driver {
     mem: Memory,
     faults: [u64; 2],
     /// Memory counters when the warm-up ended: pushes, size integral.
-    at_warmup_end: Option<(u64, u128)>,
+    at_warmup_end: Option<(u64, u64)>,
 }
 
 impl Driver {
@@ -441,9 +457,8 @@ impl Driver {
 
     #[inline(always)]
     fn one<P: Replacement>(&mut self, p: &mut P, run: Run, phase: usize) {
-        if run.kind.is_write() {
-            self.mem.mark_dirty(run.page);
-        }
+        // Branch-free: a quarter of runs write, at random.
+        self.mem.dirty[run.page as usize] |= run.kind.is_write();
         let hit = p.reference(run.page, run.count, self.now, &mut self.mem);
         self.faults[phase] += u64::from(!hit);
         self.now += u64::from(run.count);
@@ -453,15 +468,31 @@ impl Driver {
         let mut rest = runs;
         // Warm-up part: runs may be split at the boundary.
         while self.at_warmup_end.is_none() {
-            let Some((&r, tail)) = rest.split_first() else { return };
+            let Some((&r, tail)) = rest.split_first() else {
+                return;
+            };
             rest = tail;
             let left = self.warmup - self.now;
             if u64::from(r.count) <= left {
                 self.one(p, r, 0);
             } else {
-                self.one(p, Run { count: left as u32, ..r }, 0);
+                self.one(
+                    p,
+                    Run {
+                        count: left as u32,
+                        ..r
+                    },
+                    0,
+                );
                 self.maybe_end_warmup();
-                self.one(p, Run { count: r.count - left as u32, ..r }, 1);
+                self.one(
+                    p,
+                    Run {
+                        count: r.count - left as u32,
+                        ..r
+                    },
+                    1,
+                );
             }
             self.maybe_end_warmup();
         }
@@ -488,7 +519,9 @@ impl Driver {
         is_resident: impl Fn(u32) -> bool,
     ) -> Outcome {
         self.maybe_end_warmup();
-        let (pushes_w, size_w) = self.at_warmup_end.unwrap_or((self.mem.n_pushes, self.mem.size_sum));
+        let (pushes_w, size_w) = self
+            .at_warmup_end
+            .unwrap_or((self.mem.n_pushes, self.mem.size_sum));
         let warm_refs = self.warmup.min(self.now);
         let warmup = Counts {
             references: warm_refs,
@@ -505,7 +538,9 @@ impl Driver {
         let dirty_resident = (0..self.mem.dirty.len() as u32)
             .filter(|&pg| self.mem.dirty[pg as usize] && is_resident(pg))
             .count() as u64;
-        let variable = INFO.iter().any(|i| i.name == policy.name() && i.variable_space);
+        let variable = INFO
+            .iter()
+            .any(|i| i.name == policy.name() && i.variable_space);
         Outcome {
             policy: policy.clone(),
             frames,
@@ -547,15 +582,15 @@ pub fn simulate(
     warmup: u64,
 ) -> Result<Outcome, TraceError> {
     check_frames(frames)?;
-    if let PolicySpec::Min(_) = spec {
-        let nu = NextUse::compute(runs);
-        return simulate_min(spec, &nu, frames, warmup);
-    }
     let bound = page_bound_of(runs);
-    let mut p = Online::build(spec, frames, bound)?.expect("online policy");
-    let mut d = Driver::new(bound, warmup);
-    p.drive(runs, &mut d);
-    Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
+    match Online::build(spec, frames, bound)? {
+        Some(mut p) => {
+            let mut d = Driver::new(bound, warmup);
+            p.drive(runs, &mut d);
+            Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
+        }
+        None => simulate_min(spec, &NextUse::compute(runs), frames, warmup),
+    }
 }
 
 /// MIN over an annotated string (next-use already computed).
@@ -628,6 +663,56 @@ pub fn simulate_stream<S: ReferenceSource + ?Sized>(
     Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
 }
 
+/// Runs an online policy at every size of `sizes` [frames] in one read of `source`: each batch
+/// of runs goes to every size, the sizes spread over the cores. Results in the order of `sizes`.
+pub fn simulate_stream_sizes<S: ReferenceSource + ?Sized>(
+    spec: &PolicySpec,
+    source: &mut S,
+    sizes: &[u32],
+    warmup: u64,
+) -> Result<Vec<Outcome>, TraceError> {
+    check_sizes(sizes)?;
+    let bound = source.page_bound().unwrap_or(0);
+    let mut sims = Vec::with_capacity(sizes.len());
+    for &f in sizes {
+        let Some(p) = Online::build(spec, f, bound)? else {
+            return Err(TraceError::invalid(format!(
+                "policy `{}`: needs the whole reference string (next-use), so it cannot run on \
+                 a stream; expected an in-memory string",
+                spec.name()
+            )));
+        };
+        sims.push((p, Driver::new(bound, warmup)));
+    }
+    let mut batch = Vec::with_capacity(1 << 14);
+    loop {
+        batch.clear();
+        if !source.next_batch(&mut batch)? {
+            break;
+        }
+        sims.par_iter_mut().for_each(|(p, d)| {
+            if let Some(b) = d.grow_for(&batch) {
+                p.reserve_pages(b);
+            }
+            p.drive(&batch, d);
+        });
+    }
+    Ok(sims
+        .into_iter()
+        .zip(sizes)
+        .map(|((p, d), &f)| d.outcome(spec, f, |pg| p.is_resident(pg)))
+        .collect())
+}
+
+fn check_sizes(sizes: &[u32]) -> Result<(), TraceError> {
+    if let Some(i) = sizes.iter().position(|&s| s == 0) {
+        return Err(TraceError::invalid(format!(
+            "sizes[{i}]: 0 frames; expected at least 1 frame"
+        )));
+    }
+    Ok(())
+}
+
 /// Runs `spec` at every size of `sizes` [frames], spread over the cores; results are in the
 /// order of `sizes` and do not depend on the number of threads.
 pub fn simulate_sizes(
@@ -636,16 +721,18 @@ pub fn simulate_sizes(
     sizes: &[u32],
     warmup: u64,
 ) -> Result<Vec<Outcome>, TraceError> {
-    if let Some(i) = sizes.iter().position(|&s| s == 0) {
-        return Err(TraceError::invalid(format!(
-            "sizes[{i}]: 0 frames; expected at least 1 frame"
-        )));
-    }
+    check_sizes(sizes)?;
     if let PolicySpec::Min(_) = spec {
         let nu = NextUse::compute(runs);
-        return sizes.par_iter().map(|&f| simulate_min(spec, &nu, f, warmup)).collect();
+        return sizes
+            .par_iter()
+            .map(|&f| simulate_min(spec, &nu, f, warmup))
+            .collect();
     }
-    sizes.par_iter().map(|&f| simulate(spec, runs, f, warmup)).collect()
+    sizes
+        .par_iter()
+        .map(|&f| simulate(spec, runs, f, warmup))
+        .collect()
 }
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ impl SpecParams for RandomSpec {
 #[derive(Clone, Debug)]
 pub struct Random {
     frame_page: Vec<u32>,
+    cap: u32,
     page_frame: Vec<u32>,
     used: u32,
     rng: Rng,
@@ -49,7 +50,8 @@ impl Random {
     /// Random over `frames` frames [frames] for pages `0..page_bound`.
     pub fn new(spec: &RandomSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         Ok(Random {
-            frame_page: vec![NIL; frames as usize],
+            frame_page: Vec::with_capacity(frames.min(page_bound) as usize),
+            cap: frames,
             page_frame: vec![NIL; page_bound as usize],
             used: 0,
             rng: RngStreams::new(spec.seed).stream("policy.random", 0),
@@ -69,8 +71,9 @@ impl Replacement for Random {
         if self.page_frame[page as usize] != NIL {
             return true;
         }
-        let cap = self.frame_page.len() as u32;
+        let cap = self.cap;
         let f = if self.used < cap {
+            self.frame_page.push(NIL);
             self.used += 1;
             self.used - 1
         } else {
@@ -86,7 +89,9 @@ impl Replacement for Random {
     }
 
     fn is_resident(&self, page: u32) -> bool {
-        self.page_frame.get(page as usize).is_some_and(|&f| f != NIL)
+        self.page_frame
+            .get(page as usize)
+            .is_some_and(|&f| f != NIL)
     }
 
     fn resident(&self) -> u32 {
@@ -94,6 +99,11 @@ impl Replacement for Random {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(self.frame_page.iter().map(|&p| (p != NIL).then_some(p)).collect())
+        Some(
+            self.frame_page
+                .iter()
+                .map(|&p| (p != NIL).then_some(p))
+                .collect(),
+        )
     }
 }

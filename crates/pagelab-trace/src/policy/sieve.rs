@@ -65,7 +65,11 @@ impl Replacement for Sieve {
             return true;
         }
         if self.q.len == self.cap {
-            let mut o = if self.hand != NIL { self.hand } else { self.q.tail };
+            let mut o = if self.hand != NIL {
+                self.hand
+            } else {
+                self.q.tail
+            };
             while self.visited[o as usize] {
                 self.visited[o as usize] = false;
                 o = self.links.prev(o);
@@ -94,12 +98,23 @@ impl Replacement for Sieve {
 
     fn state(&self) -> PolicyState {
         let q = self.links.collect(&self.q);
-        let visited: Vec<u32> = q.iter().copied().filter(|&p| self.visited[p as usize]).collect();
+        let visited: Vec<u32> = q
+            .iter()
+            .copied()
+            .filter(|&p| self.visited[p as usize])
+            .collect();
         PolicyState {
             lists: vec![
                 ("queue (newest first)".into(), q),
                 ("visited".into(), visited),
-                ("hand".into(), if self.hand == NIL { vec![] } else { vec![self.hand] }),
+                (
+                    "hand".into(),
+                    if self.hand == NIL {
+                        vec![]
+                    } else {
+                        vec![self.hand]
+                    },
+                ),
             ],
             ..PolicyState::default()
         }

@@ -8,7 +8,7 @@
 //! takes the frame its victim left, or the lowest free one.
 
 use super::min::{Min, NextUse};
-use super::{Memory, Online, PolicySpec, PolicyState};
+use super::{Memory, Online, PolicySpec, PolicyState, Victim};
 use crate::{Run, TraceError};
 use serde::Serialize;
 
@@ -23,8 +23,8 @@ pub struct Step {
     pub written: bool,
     /// True if the page was resident.
     pub hit: bool,
-    /// Pages reclaimed at this reference, each with `true` if it was pushed (changed).
-    pub victims: Vec<(u32, bool)>,
+    /// Pages reclaimed at this reference (a working set may reclaim several, or one on a hit).
+    pub victims: Vec<Victim>,
     /// The frame table after the reference: frame -> page.
     pub frames: Vec<Option<u32>>,
     /// Policy state after the reference.
@@ -32,6 +32,7 @@ pub struct Step {
 }
 
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one per stepper
 enum Engine {
     Online(Online),
     Min(Min),
@@ -46,7 +47,7 @@ enum Engine {
 /// let spec = PolicySpec::by_name("fifo").unwrap();
 /// let steps: Vec<_> = Stepper::new(&spec, 3, s.runs()).unwrap().collect();
 /// assert_eq!(steps.iter().filter(|s| !s.hit).count(), 9);
-/// assert_eq!(steps[3].victims, vec![(1, false)]);
+/// assert_eq!(steps[3].victims[0].page, 1);
 /// assert_eq!(steps[3].frames, vec![Some(4), Some(2), Some(3)]);
 /// ```
 #[derive(Debug)]
@@ -66,7 +67,7 @@ impl Stepper {
         super::check_frames(frames)?;
         let refs: Vec<Run> = runs
             .iter()
-            .flat_map(|r| std::iter::repeat(Run { count: 1, ..*r }).take(r.count as usize))
+            .flat_map(|r| std::iter::repeat_n(Run { count: 1, ..*r }, r.count as usize))
             .collect();
         let bound = refs.iter().map(|r| r.page + 1).max().unwrap_or(0);
         let (engine, next) = match Online::build(spec, frames, bound)? {
@@ -84,7 +85,8 @@ impl Stepper {
             mem,
             refs,
             next,
-            table: vec![None; frames as usize],
+            // Frames beyond the pages of the string are never used: not shown.
+            table: vec![None; frames.min(bound.max(1)) as usize],
             i: 0,
             n_faults: 0,
         })
@@ -124,7 +126,7 @@ impl Iterator for Stepper {
         self.i += 1;
         self.n_faults += u64::from(!hit);
         let victims = self.mem.take_reclaimed();
-        for &(v, _) in &victims {
+        for &Victim { page: v, .. } in &victims {
             if let Some(slot) = self.table.iter_mut().find(|s| **s == Some(v)) {
                 *slot = None;
             }
@@ -135,10 +137,24 @@ impl Iterator for Stepper {
                 None => self.table.push(Some(r.page)),
             }
         }
-        let (frames, state) = match &self.engine {
-            Engine::Online(o) => (o.frame_table().unwrap_or_else(|| self.table.clone()), o.state()),
+        let (mut frames, state) = match &self.engine {
+            Engine::Online(o) => (
+                o.frame_table().unwrap_or_else(|| self.table.clone()),
+                o.state(),
+            ),
             Engine::Min(m) => (self.table.clone(), m.state()),
         };
-        Some(Step { time, page: r.page, written: r.kind.is_write(), hit, victims, frames, state })
+        if frames.len() < self.table.len() {
+            frames.resize(self.table.len(), None);
+        }
+        Some(Step {
+            time,
+            page: r.page,
+            written: r.kind.is_write(),
+            hit,
+            victims,
+            frames,
+            state,
+        })
     }
 }

@@ -13,7 +13,15 @@ fn singles(p: &[u32], w: &[usize]) -> Vec<Run> {
     p.iter()
         .enumerate()
         .map(|(i, &pg)| {
-            Run::new(pg, 1, if w.contains(&i) { AccessKind::Store } else { AccessKind::Load })
+            Run::new(
+                pg,
+                1,
+                if w.contains(&i) {
+                    AccessKind::Store
+                } else {
+                    AccessKind::Load
+                },
+            )
         })
         .collect()
 }
@@ -28,7 +36,11 @@ fn faults(sp: &PolicySpec, runs: &[Run], frames: u32) -> u64 {
 
 /// Victims in order, from step mode.
 fn victims(sp: &PolicySpec, runs: &[Run], frames: u32) -> Vec<u32> {
-    Stepper::new(sp, frames, runs).unwrap().flat_map(|s| s.victims).map(|(v, _)| v).collect()
+    Stepper::new(sp, frames, runs)
+        .unwrap()
+        .flat_map(|s| s.victims)
+        .map(|v| v.page)
+        .collect()
 }
 
 const BELADY: [u32; 12] = [1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5];
@@ -141,7 +153,10 @@ fn ws_hand_worked() {
     assert_eq!(o.measured.pushes, 1, "page 2 written at 1, leaves at 4");
     assert_eq!(victims(&w, &r, 1), vec![2, 3]);
     // A long run slides the window over the others.
-    let r = vec![Run::new(1, 1, AccessKind::Load), Run::new(2, 10, AccessKind::Load)];
+    let r = vec![
+        Run::new(1, 1, AccessKind::Load),
+        Run::new(2, 10, AccessKind::Load),
+    ];
     let o = simulate(&w, &r, 1, 0).unwrap();
     // Sizes: 1, then 2 2 (1 leaves after time 3), then 1 x 8.
     assert_eq!(o.measured.resident_sum, 1 + 2 + 2 + 8);
@@ -157,8 +172,19 @@ fn arc_hand_worked() {
     assert_eq!(faults(&a, &r, 2), 6);
     assert_eq!(victims(&a, &r, 2), vec![2, 1, 2, 3]);
     let last = Stepper::new(&a, 2, &r).unwrap().last().unwrap();
-    let l = |n: &str| last.state.lists.iter().find(|(k, _)| k == n).unwrap().1.clone();
-    assert_eq!((l("T1"), l("T2"), l("B1"), l("B2")), (vec![4], vec![1], vec![3], vec![2]));
+    let l = |n: &str| {
+        last.state
+            .lists
+            .iter()
+            .find(|(k, _)| k == n)
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_eq!(
+        (l("T1"), l("T2"), l("B1"), l("B2")),
+        (vec![4], vec![1], vec![3], vec![2])
+    );
     assert_eq!(last.state.values, vec![("p".to_string(), 0.0)]);
 }
 
@@ -189,14 +215,22 @@ fn sieve_hand_worked() {
 
 #[test]
 fn random_is_seeded_and_deterministic() {
-    let r: Vec<Run> = (0..2000u32).map(|i| Run::new((i * 7919) % 97, 1, AccessKind::Load)).collect();
+    let r: Vec<Run> = (0..2000u32)
+        .map(|i| Run::new((i * 7919) % 97, 1, AccessKind::Load))
+        .collect();
     let a = simulate(&spec(r#"{"kind":"random","seed":5}"#), &r, 10, 0).unwrap();
     let b = simulate(&spec(r#"{"kind":"random","seed":5}"#), &r, 10, 0).unwrap();
     let c = simulate(&spec(r#"{"kind":"random","seed":6}"#), &r, 10, 0).unwrap();
     assert_eq!(a, b);
     assert_ne!(a.measured.faults, c.measured.faults);
     // Enough frames for every page: only cold faults.
-    assert_eq!(simulate(&spec(r#"{"kind":"random"}"#), &r, 97, 0).unwrap().measured.faults, 97);
+    assert_eq!(
+        simulate(&spec(r#"{"kind":"random"}"#), &r, 97, 0)
+            .unwrap()
+            .measured
+            .faults,
+        97
+    );
 }
 
 #[test]
@@ -205,7 +239,10 @@ fn specs_are_strict_and_named() {
     assert!(serde_json::from_str::<PolicySpec>(r#"{"kind":"ws","tua":3}"#).is_err());
     assert!(serde_json::from_str::<PolicySpec>(r#"{"kind":"nope"}"#).is_err());
     assert_eq!(spec(r#"{"kind":"opt"}"#), PolicySpec::Min(min::MinSpec {}));
-    assert_eq!(spec(r#"{"kind":"ws"}"#), PolicySpec::Ws(ws::WsSpec { tau: 10_000 }));
+    assert_eq!(
+        spec(r#"{"kind":"ws"}"#),
+        PolicySpec::Ws(ws::WsSpec { tau: 10_000 })
+    );
     let s = serde_json::to_string(&PolicySpec::by_name("core-table-scan").unwrap()).unwrap();
     assert_eq!(s, r#"{"kind":"clock","bit_on_load":true}"#);
     assert!(PolicySpec::by_name("belady").is_ok());
@@ -219,9 +256,43 @@ fn specs_are_strict_and_named() {
 }
 
 #[test]
+fn huge_frame_counts_allocate_only_what_is_used() {
+    let r = pages(&BELADY);
+    for s in ALL.iter().filter(|s| !s.contains("ws")) {
+        let o = simulate(&spec(s), &r, u32::MAX, 0).unwrap();
+        assert_eq!(o.measured.faults, 5, "{s}");
+    }
+    let mut src = VecSource::new(r.clone());
+    let o = simulate_stream(&spec(r#"{"kind":"clock"}"#), &mut src, u32::MAX, 0).unwrap();
+    assert_eq!(o.measured.faults, 5);
+    let steps: Vec<Step> = Stepper::new(&spec(r#"{"kind":"fifo"}"#), u32::MAX, &r)
+        .unwrap()
+        .collect();
+    assert_eq!(steps[11].frames.len(), 6);
+}
+
+#[test]
+fn empty_string_is_fine() {
+    for s in ALL {
+        let o = simulate(&spec(s), &[], 3, 10).unwrap();
+        assert_eq!(
+            (
+                o.measured.references,
+                o.warmup.references,
+                o.measured.faults
+            ),
+            (0, 0, 0)
+        );
+        assert_eq!(o.fault_rate, 0.0);
+    }
+}
+
+#[test]
 fn bad_arguments_are_one_line_errors() {
     let r = pages(&BELADY);
-    let e = simulate(&spec(r#"{"kind":"lru"}"#), &r, 0, 0).unwrap_err().to_string();
+    let e = simulate(&spec(r#"{"kind":"lru"}"#), &r, 0, 0)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("frames") && !e.contains('\n'), "{e}");
     assert!(simulate(&spec(r#"{"kind":"min"}"#), &r, 0, 0).is_err());
     assert!(simulate_sizes(&spec(r#"{"kind":"lru"}"#), &r, &[3, 0], 0).is_err());
@@ -239,20 +310,24 @@ fn warmup_is_counted_apart() {
     assert_eq!((o.warmup.references, o.warmup.faults), (5, 5));
     assert_eq!((o.measured.references, o.measured.faults), (7, 5));
     // A boundary inside a run: the run's first reference is in the warm-up.
-    let r = vec![Run::new(0, 10, AccessKind::Store), Run::new(1, 1, AccessKind::Load)];
+    let r = vec![
+        Run::new(0, 10, AccessKind::Store),
+        Run::new(1, 1, AccessKind::Load),
+    ];
     let o = simulate(&l, &r, 1, 4).unwrap();
     assert_eq!((o.warmup.references, o.warmup.faults), (4, 1));
-    assert_eq!((o.measured.references, o.measured.faults, o.measured.pushes), (7, 1, 1));
+    assert_eq!(
+        (o.measured.references, o.measured.faults, o.measured.pushes),
+        (7, 1, 1)
+    );
 }
 
 fn arb_runs(max_page: u32, max_len: usize) -> impl Strategy<Value = Vec<Run>> {
-    prop::collection::vec((0..max_page, 1u32..4, any::<bool>(), 0u8..4), 1..max_len).prop_map(
-        |v| {
-            v.into_iter()
-                .map(|(p, c, _, k)| Run::new(p, c, AccessKind::from_code(k).unwrap()))
-                .collect()
-        },
-    )
+    prop::collection::vec((0..max_page, 1u32..4, any::<bool>(), 0u8..4), 1..max_len).prop_map(|v| {
+        v.into_iter()
+            .map(|(p, c, _, k)| Run::new(p, c, AccessKind::from_code(k).unwrap()))
+            .collect()
+    })
 }
 
 const ALL: [&str; 10] = [
@@ -297,10 +372,13 @@ proptest! {
             prop_assert_eq!(steps.len() as u64, o.measured.references);
             prop_assert_eq!(st.n_faults(), o.measured.faults, "{}", s);
             prop_assert_eq!(st.n_pushes(), o.measured.pushes, "{}", s);
+            let bound = r.iter().map(|x| x.page + 1).max().unwrap();
             if !s.contains("ws") {
                 for step in &steps {
-                    prop_assert!(step.frames.len() == k as usize);
+                    prop_assert_eq!(step.frames.len(), k.min(bound) as usize);
                     prop_assert!(step.frames.iter().flatten().count() <= k as usize);
+                    // The frame table holds exactly the resident pages.
+                    prop_assert!(step.frames.contains(&Some(step.page)));
                 }
             }
         }
@@ -340,8 +418,9 @@ proptest! {
 
 #[test]
 fn sizes_in_order_and_deterministic() {
-    let r: Vec<Run> =
-        (0..5000u32).map(|i| Run::new((i * i + 3 * i) % 211, 1 + i % 3, AccessKind::Load)).collect();
+    let r: Vec<Run> = (0..5000u32)
+        .map(|i| Run::new((i * i + 3 * i) % 211, 1 + i % 3, AccessKind::Load))
+        .collect();
     let sizes = [50, 5, 100, 20];
     for s in ALL {
         let sp = spec(s);
@@ -349,5 +428,215 @@ fn sizes_in_order_and_deterministic() {
         for (o, &k) in v.iter().zip(&sizes) {
             assert_eq!(o, &simulate(&sp, &r, k, 100).unwrap());
         }
+    }
+}
+
+/// Straightforward models over single references (Vec scans, no shared code with the
+/// engines): (faults, pushes).
+mod naive {
+    use crate::Run;
+
+    fn expand(r: &[Run]) -> Vec<(u32, bool)> {
+        r.iter()
+            .flat_map(|x| std::iter::repeat_n((x.page, x.is_write()), x.count as usize))
+            .collect()
+    }
+
+    /// Frames as a Vec of (page, dirty, bit); `pick` chooses the victim index.
+    fn run(
+        r: &[Run],
+        k: usize,
+        mut on_hit: impl FnMut(&mut Vec<(u32, bool, bool)>, usize),
+        mut pick: impl FnMut(&mut Vec<(u32, bool, bool)>, usize) -> usize,
+        mut on_load: impl FnMut(&mut Vec<(u32, bool, bool)>, usize),
+    ) -> (u64, u64) {
+        let mut fr: Vec<(u32, bool, bool)> = Vec::new();
+        let (mut faults, mut pushes) = (0, 0);
+        for (t, (p, w)) in expand(r).into_iter().enumerate() {
+            let i = match fr.iter().position(|e| e.0 == p) {
+                Some(i) => {
+                    on_hit(&mut fr, i);
+                    i
+                }
+                None => {
+                    faults += 1;
+                    let i = if fr.len() < k {
+                        fr.push((p, false, false));
+                        fr.len() - 1
+                    } else {
+                        let v = pick(&mut fr, t);
+                        pushes += u64::from(fr[v].1);
+                        fr[v] = (p, false, false);
+                        v
+                    };
+                    on_load(&mut fr, i);
+                    i
+                }
+            };
+            fr[i].1 |= w;
+        }
+        (faults, pushes)
+    }
+
+    pub fn fifo(r: &[Run], k: usize) -> (u64, u64) {
+        let mut hand = 0;
+        run(
+            r,
+            k,
+            |_, _| {},
+            |_, _| {
+                let v = hand;
+                hand = (hand + 1) % k;
+                v
+            },
+            |_, _| {},
+        )
+    }
+
+    pub fn lru(r: &[Run], k: usize) -> (u64, u64) {
+        // Keep frames ordered by recency: most recent last; victim index 0.
+        let mut order: Vec<u32> = Vec::new();
+        let mut faults = 0;
+        let mut pushes = 0;
+        let mut dirty = std::collections::BTreeSet::new();
+        for (p, w) in expand(r) {
+            if let Some(i) = order.iter().position(|&x| x == p) {
+                order.remove(i);
+            } else {
+                faults += 1;
+                if order.len() == k {
+                    let v = order.remove(0);
+                    pushes += u64::from(dirty.remove(&v));
+                }
+            }
+            order.push(p);
+            if w {
+                dirty.insert(p);
+            }
+        }
+        (faults, pushes)
+    }
+
+    pub fn clock(r: &[Run], k: usize) -> (u64, u64) {
+        let mut hand = 0;
+        run(
+            r,
+            k,
+            |fr, i| fr[i].2 = true,
+            |fr, _| loop {
+                if fr[hand].2 {
+                    fr[hand].2 = false;
+                    hand = (hand + 1) % k;
+                } else {
+                    let v = hand;
+                    hand = (hand + 1) % k;
+                    return v;
+                }
+            },
+            |fr, i| fr[i].2 = true,
+        )
+    }
+
+    pub fn min(r: &[Run], k: usize) -> (u64, u64) {
+        let refs = expand(r);
+        let next = |p: u32, t: usize| {
+            refs[t + 1..]
+                .iter()
+                .position(|e| e.0 == p)
+                .map(|d| t + 1 + d)
+        };
+        run(
+            r,
+            k,
+            |_, _| {},
+            |fr, t| {
+                // Farthest next use; never-again pages: clean first, then the lowest page.
+                (0..fr.len())
+                    .max_by_key(|&i| match next(fr[i].0, t) {
+                        Some(n) => (0u8, n, 0u8, 0u32),
+                        None => (1, 0, u8::from(!fr[i].1), u32::MAX - fr[i].0),
+                    })
+                    .unwrap()
+            },
+            |_, _| {},
+        )
+    }
+
+    pub fn sieve(r: &[Run], k: usize) -> (u64, u64) {
+        // Queue oldest first; `hand` an index or None (start at the oldest).
+        let mut q: Vec<(u32, bool, bool)> = Vec::new();
+        let mut hand: Option<usize> = None;
+        let (mut faults, mut pushes) = (0, 0);
+        for (p, w) in expand(r) {
+            let i = match q.iter().position(|e| e.0 == p) {
+                Some(i) => {
+                    q[i].2 = true;
+                    i
+                }
+                None => {
+                    faults += 1;
+                    if q.len() == k {
+                        let mut i = hand.unwrap_or(0);
+                        while q[i].2 {
+                            q[i].2 = false;
+                            i = (i + 1) % q.len();
+                        }
+                        pushes += u64::from(q[i].1);
+                        q.remove(i);
+                        hand = (i < q.len()).then_some(i);
+                    }
+                    q.push((p, false, false));
+                    q.len() - 1
+                }
+            };
+            q[i].1 |= w;
+        }
+        (faults, pushes)
+    }
+
+    /// Working set: (faults, pushes, size sum).
+    pub fn ws(r: &[Run], tau: usize) -> (u64, u64, u64) {
+        let refs = expand(r);
+        let (mut faults, mut pushes, mut sum) = (0, 0, 0u64);
+        let mut dirty = std::collections::BTreeSet::new();
+        let mut resident = std::collections::BTreeSet::new();
+        for (t, &(p, w)) in refs.iter().enumerate() {
+            if !resident.contains(&p) {
+                faults += 1;
+            }
+            let lo = (t + 1).saturating_sub(tau);
+            let window: std::collections::BTreeSet<u32> =
+                refs[lo..=t].iter().map(|e| e.0).collect();
+            if w {
+                dirty.insert(p);
+            }
+            for &q in resident.iter().filter(|q| !window.contains(q)) {
+                pushes += u64::from(dirty.remove(&q));
+            }
+            resident = window;
+            sum += resident.len() as u64;
+        }
+        (faults, pushes, sum)
+    }
+}
+
+proptest! {
+    #[test]
+    fn engines_agree_with_naive_models(r in arb_runs(9, 60), k in 1u32..7, tau in 1u64..12) {
+        let fp = |s: &str| {
+            let o = simulate(&spec(s), &r, k, 0).unwrap();
+            (o.measured.faults, o.measured.pushes)
+        };
+        let ku = k as usize;
+        prop_assert_eq!(fp(r#"{"kind":"fifo"}"#), naive::fifo(&r, ku));
+        prop_assert_eq!(fp(r#"{"kind":"lru"}"#), naive::lru(&r, ku));
+        prop_assert_eq!(fp(r#"{"kind":"clock"}"#), naive::clock(&r, ku));
+        prop_assert_eq!(fp(r#"{"kind":"min"}"#), naive::min(&r, ku));
+        prop_assert_eq!(fp(r#"{"kind":"sieve"}"#), naive::sieve(&r, ku));
+        let o = simulate(&PolicySpec::Ws(ws::WsSpec { tau }), &r, 1, 0).unwrap();
+        prop_assert_eq!(
+            (o.measured.faults, o.measured.pushes, o.measured.resident_sum),
+            naive::ws(&r, tau as usize)
+        );
     }
 }

@@ -58,7 +58,9 @@ impl Ws {
     /// Working set with window `spec.tau` for pages `0..page_bound`; `frames` is not used.
     pub fn new(spec: &WsSpec, _frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         if spec.tau == 0 {
-            return Err(TraceError::invalid("ws.tau: 0; expected a window of at least 1 reference"));
+            return Err(TraceError::invalid(
+                "ws.tau: 0; expected a window of at least 1 reference",
+            ));
         }
         Ok(Ws {
             links: Links::new(page_bound),
@@ -92,23 +94,23 @@ impl Replacement for Ws {
         }
         self.last[p] = end;
         // Sizes |W(t)| for t = now..=end; the tail leaves after reference last + tau.
-        let mut size = u128::from(self.list.len);
+        let mut size = u64::from(self.list.len);
         let mut cur = now;
-        let mut sum: u128 = 0;
+        let mut sum: u64 = 0;
         loop {
             let t = self.list.tail;
             let leave = self.last[t as usize] + self.tau;
             if leave > end {
                 break;
             }
-            sum += size * u128::from(leave - cur);
+            sum += size * (leave - cur);
             cur = leave;
             self.links.remove(&mut self.list, t);
             self.resident[t as usize] = false;
             mem.reclaim(t);
             size -= 1;
         }
-        sum += size * u128::from(end + 1 - cur);
+        sum += size * (end + 1 - cur);
         mem.add_size_sum(sum);
         hit
     }
@@ -123,7 +125,10 @@ impl Replacement for Ws {
 
     fn state(&self) -> PolicyState {
         PolicyState {
-            lists: vec![("working set (most recent first)".into(), self.links.collect(&self.list))],
+            lists: vec![(
+                "working set (most recent first)".into(),
+                self.links.collect(&self.list),
+            )],
             ..PolicyState::default()
         }
     }

@@ -1,7 +1,8 @@
-//! Integration tests of pagelab-trace.
-//!
-//! Modules here: `format`, `read`, `capture` (trace files, foreign readers, valgrind capture).
+//! Integration tests of pagelab-trace: one binary, one module per area.
 
 mod capture;
+mod curves;
 mod format;
+mod gen;
+mod policies;
 mod read;

@@ -1,0 +1,159 @@
+//! Policies through the public API: golden fault counts on a fixed-seed string, streaming,
+//! sizes over the cores, the registry.
+
+use pagelab_core::RngStreams;
+use pagelab_trace::policy::{
+    simulate, simulate_sizes, simulate_stream, PolicySpec, Stepper, Victim, INFO,
+};
+use pagelab_trace::{AccessKind, Run, VecSource};
+use rand::Rng;
+use std::fmt::Write as _;
+
+/// A locality string: phases of 500 runs in a window of 40 of 400 pages, 10% anywhere.
+pub fn locality_string(n: usize, seed: u64) -> Vec<Run> {
+    let mut rng = RngStreams::new(seed).stream("test.string", 0);
+    let mut base = 0;
+    (0..n)
+        .map(|i| {
+            if i % 500 == 0 {
+                base = rng.gen_range(0..360);
+            }
+            let page = if rng.gen_bool(0.9) {
+                base + rng.gen_range(0..40)
+            } else {
+                rng.gen_range(0..400)
+            };
+            let kind = if rng.gen_range(0..4) == 0 {
+                AccessKind::Store
+            } else {
+                AccessKind::Load
+            };
+            Run::new(page, rng.gen_range(1..=3), kind)
+        })
+        .collect()
+}
+
+const SPECS: [&str; 10] = [
+    r#"{"kind":"fifo"}"#,
+    r#"{"kind":"lru"}"#,
+    r#"{"kind":"clock"}"#,
+    r#"{"kind":"ar"}"#,
+    r#"{"kind":"random"}"#,
+    r#"{"kind":"ws","tau":200}"#,
+    r#"{"kind":"arc"}"#,
+    r#"{"kind":"lirs"}"#,
+    r#"{"kind":"sieve"}"#,
+    r#"{"kind":"min"}"#,
+];
+
+/// Golden fault and push counts per policy and size on a fixed-seed string
+/// (`UPDATE_GOLDEN=1` rewrites the file; review the diff).
+#[test]
+fn golden_fault_counts() {
+    let runs = locality_string(20_000, 7);
+    let sizes = [8, 32, 64, 128];
+    let mut out = String::new();
+    for s in SPECS {
+        let spec: PolicySpec = serde_json::from_str(s).unwrap();
+        for o in simulate_sizes(&spec, &runs, &sizes, 1000).unwrap() {
+            writeln!(
+                out,
+                "{} frames={} faults={} pushes={} dirty_resident={}",
+                spec.name(),
+                o.frames,
+                o.measured.faults,
+                o.measured.pushes,
+                o.dirty_resident
+            )
+            .unwrap();
+        }
+    }
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/integration/golden/policies.txt"
+    );
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, &out).unwrap();
+    }
+    let want = std::fs::read_to_string(path).expect("golden file; run with UPDATE_GOLDEN=1");
+    assert_eq!(out, want);
+}
+
+#[test]
+fn min_is_the_floor_and_lru_beats_random_on_locality() {
+    let runs = locality_string(20_000, 3);
+    let f = |s: &str, k| {
+        simulate(&serde_json::from_str(s).unwrap(), &runs, k, 0)
+            .unwrap()
+            .measured
+            .faults
+    };
+    for k in [16, 48, 96] {
+        let min = f(r#"{"kind":"min"}"#, k);
+        for s in SPECS.iter().filter(|s| !s.contains("ws")) {
+            assert!(min <= f(s, k), "{s} at {k}");
+        }
+        assert!(f(r#"{"kind":"lru"}"#, k) < f(r#"{"kind":"random"}"#, k));
+    }
+}
+
+#[test]
+fn streaming_equals_in_memory_for_online_policies() {
+    let runs = locality_string(30_000, 11);
+    for s in SPECS.iter().filter(|s| !s.contains("min")) {
+        let spec: PolicySpec = serde_json::from_str(s).unwrap();
+        let a = simulate(&spec, &runs, 50, 500).unwrap();
+        // A source that does not know its page bound: tables grow as pages appear.
+        struct Blind(VecSource);
+        impl pagelab_trace::ReferenceSource for Blind {
+            fn next_batch(
+                &mut self,
+                out: &mut Vec<Run>,
+            ) -> Result<bool, pagelab_trace::TraceError> {
+                self.0.next_batch(out)
+            }
+        }
+        let b = simulate_stream(&spec, &mut Blind(VecSource::new(runs.clone())), 50, 500).unwrap();
+        assert_eq!(a, b, "{s}");
+    }
+}
+
+#[test]
+fn step_mode_on_belady_string_prints_every_frame_table() {
+    let s = VecSource::from_pages(&[1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5]);
+    let spec = PolicySpec::by_name("fifo").unwrap();
+    let steps: Vec<_> = Stepper::new(&spec, 3, s.runs()).unwrap().collect();
+    let hits: Vec<bool> = steps.iter().map(|s| s.hit).collect();
+    assert_eq!(
+        hits,
+        [false, false, false, false, false, false, false, true, true, false, false, true]
+    );
+    // 4 took frame 0 (from 1), 1 frame 1 (from 2), 2 frame 2 (from 3); 5 takes frame 0 from 4.
+    assert_eq!(steps[6].frames, vec![Some(5), Some(1), Some(2)]);
+    assert_eq!(
+        steps[6].victims,
+        vec![Victim {
+            page: 4,
+            pushed: false
+        }]
+    );
+    assert_eq!(steps[6].state.hand, Some(1));
+    let json = serde_json::to_string(&steps[6]).unwrap();
+    assert!(json.contains("\"victims\""));
+}
+
+#[test]
+fn registry_lists_every_policy_once() {
+    let mut names: Vec<&str> = INFO.iter().map(|i| i.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), INFO.len());
+    for s in SPECS {
+        let spec: PolicySpec = serde_json::from_str(s).unwrap();
+        let info = INFO.iter().find(|i| i.name == spec.name()).unwrap();
+        assert_eq!(info.needs_future, spec.name() == "min");
+    }
+    let ar = INFO.iter().find(|i| i.name == "ar").unwrap();
+    assert_eq!(ar.params[0].name, "reset_interval");
+    assert_eq!(ar.params[0].unit, "[references]");
+}
