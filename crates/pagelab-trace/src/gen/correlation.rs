@@ -80,6 +80,9 @@ pub struct CorrelationParams {
     pub tolerance: f64,
     /// Most Gauss–Newton iterations before giving up [iterations] -- parameter.
     pub max_iterations: u64,
+    /// Start the data base on a page boundary -- parameter. B&G 1968, Problem T2, count the
+    /// data base as whole pages (4 and 13); we read that as page-aligned storage.
+    pub align_data_base: bool,
 }
 
 impl Default for CorrelationParams {
@@ -91,6 +94,7 @@ impl Default for CorrelationParams {
             duration_hours: 6.0,
             tolerance: 1e-6,
             max_iterations: 20,
+            align_data_base: true,
         }
     }
 }
@@ -404,6 +408,9 @@ pub(crate) fn run_program(
     code.sqrt = mem.stmt(24)?;
     code.atan2 = mem.stmt(40)?;
     let mut tape = super::matrix::place_io(mem, buffer_words, ex.tape.clone())?;
+    if c.align_data_base {
+        mem.align_to_page()?;
+    }
     let db = match version {
         CorrelationVersion::FieldArrays => {
             let mut b = [0u64; 16];

@@ -369,3 +369,115 @@ pub(crate) fn max_residual(n: usize, a: &[f64], x: &[f64]) -> f64 {
 pub(crate) fn input_matrix(n: u64, rng: &mut Rng) -> Vec<f64> {
     (0..n * n).map(|_| rng.gen_range(-1.0..1.0)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AccessKind, Run};
+
+    /// tridiag(1, 2, 1) of order 4 and its inverse, worked by hand: det = 5 and
+    /// A⁻¹ = (1/5)·[[4,−3,2,−1],[−3,6,−4,2],[2,−4,6,−3],[−1,2,−3,4]].
+    const A: [f64; 16] = [2., 1., 0., 0., 1., 2., 1., 0., 0., 1., 2., 1., 0., 0., 1., 2.];
+    const INV5: [f64; 16] =
+        [4., -3., 2., -1., -3., 6., -4., 2., 2., -4., 6., -3., -1., 2., -3., 4.];
+
+    fn params() -> MatrixParams {
+        MatrixParams { n: 4, fixed_dim: 6 }
+    }
+
+    fn invert(version: MatrixVersion, a: &[f64]) -> (Vec<f64>, ResultCheck, TracedMemory) {
+        let mut mem = TracedMemory::new(16, 1 << 12).unwrap();
+        let (inv, check) = run_program(&mut mem, version, &params(), 4, a).unwrap();
+        (inv, check, mem)
+    }
+
+    #[test]
+    fn inverts_the_4x4_known_case_in_every_version() {
+        for v in [MatrixVersion::Casual, MatrixVersion::VariableDims, MatrixVersion::ColumnIo] {
+            let (inv, check, _) = invert(v, &A);
+            for (x, e) in inv.iter().zip(INV5) {
+                assert!((x - e / 5.0).abs() < 1e-14, "{v:?}: {inv:?}");
+            }
+            assert!(check.passed && check.value < 1e-14);
+        }
+    }
+
+    #[test]
+    fn pivoting_handles_a_zero_diagonal() {
+        // Rows of A in the order 3, 0, 1, 2: a zero in (0,0) forces interchanges, and the
+        // inverse's column i is column σ(i) of A⁻¹.
+        let sigma = [3usize, 0, 1, 2];
+        let mut pa = [0.0; 16];
+        for i in 0..4 {
+            pa[i * 4..i * 4 + 4].copy_from_slice(&A[sigma[i] * 4..sigma[i] * 4 + 4]);
+        }
+        let (inv, check, _) = invert(MatrixVersion::VariableDims, &pa);
+        for r in 0..4 {
+            for i in 0..4 {
+                assert!((inv[r * 4 + i] - INV5[r * 4 + sigma[i]] / 5.0).abs() < 1e-14);
+            }
+        }
+        assert!(check.passed);
+    }
+
+    #[test]
+    fn singular_matrix_is_an_error() {
+        let mut mem = TracedMemory::new(16, 1 << 12).unwrap();
+        let z = [1.0, 2.0, 2.0, 4.0];
+        let p = MatrixParams { n: 2, fixed_dim: 2 };
+        let e = run_program(&mut mem, MatrixVersion::Casual, &p, 4, &z).unwrap_err();
+        assert!(e.to_string().contains("singular at pivot step 2"), "{e}");
+    }
+
+    #[test]
+    fn start_of_the_4x4_reference_string() {
+        // T1.1X**, 16-word pages, 4-word tape buffer. Layout worked out from the statement
+        // sizes: main program 0..17 (READ N at 0..3, list item at 4..6), N at 17, A(4,4) at
+        // 18..33 (A(i,j) at 18 + i + 4j), L, M at 34..41, MINV 42..121, I/O library item at
+        // 122..133 and block at 134..153, buffer at 154..157. Virtual pages: main 0, A and N 1,
+        // library item 7 and 8, block 8 and 9, buffer 9. Dense numbers in order of first use:
+        // vp0 → 0, vp8 → 1, vp9 → 2, vp7 → 3, vp1 → 4.
+        let (_, _, mem) = invert(MatrixVersion::VariableDims, &A);
+        let (i, l, s) = (AccessKind::Instr, AccessKind::Load, AccessKind::Store);
+        let item = [Run::new(3, 6, i), Run::new(1, 6, i), Run::new(2, 1, l), Run::new(4, 1, s)];
+        let block = [Run::new(1, 10, i), Run::new(2, 10, i), Run::new(2, 4, s)];
+        let mut want = vec![Run::new(0, 4, i)]; // READ N
+        want.extend(block); // the channel fills the buffer: N, A(1,1), A(1,2), A(1,3)
+        want.extend(item); // N from the buffer
+        want.push(Run::new(4, 1, l)); // the main program picks up N
+        for _ in 0..3 {
+            want.push(Run::new(0, 3, i)); // list item of the implied DO
+            want.extend(item); // A(1,1), A(1,2), A(1,3): row-wise, all in page 1
+        }
+        want.push(Run::new(0, 3, i));
+        want.extend(block); // A(1,4), A(2,1), A(2,2), A(2,3)
+        want.extend(item);
+        assert_eq!(&mem.runs()[..want.len()], &want[..]);
+        assert_eq!(&mem.page_map()[..5], &[0, 8, 9, 7, 1]);
+    }
+
+    #[test]
+    fn input_stores_follow_each_versions_layout_and_order() {
+        // With one-word pages the page map gives word addresses. A starts at word 18; the first
+        // 16 stores into A are the READ list.
+        let first_stores = |v: MatrixVersion| -> Vec<u64> {
+            let mut mem = TracedMemory::new(1, 1 << 12).unwrap();
+            run_program(&mut mem, v, &params(), 4, &A).unwrap();
+            let map = mem.page_map().to_vec();
+            let end = if v == MatrixVersion::Casual { 18 + 36 } else { 18 + 16 };
+            mem.runs()
+                .iter()
+                .filter(|r| r.kind == crate::AccessKind::Store)
+                .map(|r| map[r.page as usize])
+                .filter(|&w| (18..end).contains(&w))
+                .take(16)
+                .collect()
+        };
+        let rowwise = |ld: u64| -> Vec<u64> {
+            (0..16).map(|q| 18 + q / 4 + (q % 4) * ld).collect()
+        };
+        assert_eq!(first_stores(MatrixVersion::Casual), rowwise(6));
+        assert_eq!(first_stores(MatrixVersion::VariableDims), rowwise(4));
+        assert_eq!(first_stores(MatrixVersion::ColumnIo), (18..34).collect::<Vec<_>>());
+    }
+}

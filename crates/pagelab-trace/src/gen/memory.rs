@@ -164,6 +164,12 @@ impl TracedMemory {
         Ok(base)
     }
 
+    /// Skips to the next page boundary (a no-op on one), leaving the words between unused.
+    pub fn align_to_page(&mut self) -> Result<(), TraceError> {
+        let gap = (self.page_words - self.next % self.page_words) % self.page_words;
+        self.alloc("alignment to a page boundary", gap).map(|_| ())
+    }
+
     /// Opens a named segment at the current allocation point; it extends to the next
     /// `begin_segment` or to the end of allocation.
     pub fn begin_segment(&mut self, name: &str) {

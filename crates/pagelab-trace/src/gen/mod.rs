@@ -282,6 +282,23 @@ impl Generated {
         self.page_map.len() as u32
     }
 
+    /// Referenced pages overlapping the segments whose names start with `prefix` [pages]
+    /// (`"field array"`, `"data array"`, `"file"`, ...).
+    pub fn pages_in(&self, prefix: &str) -> u32 {
+        let pw = u64::from(self.page_words);
+        self.page_map
+            .iter()
+            .filter(|&&vp| {
+                self.segments.iter().any(|s| {
+                    s.name.starts_with(prefix)
+                        && s.words > 0
+                        && vp >= s.base / pw
+                        && vp <= (s.base + s.words - 1) / pw
+                })
+            })
+            .count() as u32
+    }
+
     /// A [`ReferenceSource`](crate::ReferenceSource) over a copy of the runs.
     pub fn source(&self) -> VecSource {
         VecSource::new(self.runs.clone())
