@@ -240,7 +240,10 @@ pub struct MatrixParams {
 
 impl Default for MatrixParams {
     fn default() -> Self {
-        MatrixParams { n: 100, fixed_dim: 150 }
+        MatrixParams {
+            n: 100,
+            fixed_dim: 150,
+        }
     }
 }
 
@@ -255,7 +258,9 @@ pub(crate) fn run_program(
 ) -> Result<(Vec<f64>, ResultCheck), TraceError> {
     let n = p.n;
     if n == 0 {
-        return Err(TraceError::invalid("matrix.n: expected an order of at least 1"));
+        return Err(TraceError::invalid(
+            "matrix.n: expected an order of at least 1",
+        ));
     }
     if input.len() as u64 != n * n {
         return Err(TraceError::invalid(format!(
@@ -302,7 +307,10 @@ pub(crate) fn run_program(
     }
     mem.exec(s_call);
     if let Err(k) = minv.run(mem, a, n_read, l, m) {
-        return Err(TraceError::invalid(format!("matrix input: singular at pivot step {}", k + 1)));
+        return Err(TraceError::invalid(format!(
+            "matrix input: singular at pivot step {}",
+            k + 1
+        )));
     }
     tape.rewind_for_output();
     for (i, j) in order(n_read, by_columns) {
@@ -342,7 +350,13 @@ pub(crate) fn place_io(
 }
 
 fn order(n: u64, by_columns: bool) -> impl Iterator<Item = (u64, u64)> {
-    (0..n * n).map(move |q| if by_columns { (q % n, q / n) } else { (q / n, q % n) })
+    (0..n * n).map(move |q| {
+        if by_columns {
+            (q % n, q / n)
+        } else {
+            (q / n, q % n)
+        }
+    })
 }
 
 fn input_words(n: u64, a: &[f64], by_columns: bool) -> Vec<u64> {
@@ -377,9 +391,12 @@ mod tests {
 
     /// tridiag(1, 2, 1) of order 4 and its inverse, worked by hand: det = 5 and
     /// A⁻¹ = (1/5)·[[4,−3,2,−1],[−3,6,−4,2],[2,−4,6,−3],[−1,2,−3,4]].
-    const A: [f64; 16] = [2., 1., 0., 0., 1., 2., 1., 0., 0., 1., 2., 1., 0., 0., 1., 2.];
-    const INV5: [f64; 16] =
-        [4., -3., 2., -1., -3., 6., -4., 2., 2., -4., 6., -3., -1., 2., -3., 4.];
+    const A: [f64; 16] = [
+        2., 1., 0., 0., 1., 2., 1., 0., 0., 1., 2., 1., 0., 0., 1., 2.,
+    ];
+    const INV5: [f64; 16] = [
+        4., -3., 2., -1., -3., 6., -4., 2., 2., -4., 6., -3., -1., 2., -3., 4.,
+    ];
 
     fn params() -> MatrixParams {
         MatrixParams { n: 4, fixed_dim: 6 }
@@ -393,7 +410,11 @@ mod tests {
 
     #[test]
     fn inverts_the_4x4_known_case_in_every_version() {
-        for v in [MatrixVersion::Casual, MatrixVersion::VariableDims, MatrixVersion::ColumnIo] {
+        for v in [
+            MatrixVersion::Casual,
+            MatrixVersion::VariableDims,
+            MatrixVersion::ColumnIo,
+        ] {
             let (inv, check, _) = invert(v, &A);
             for (x, e) in inv.iter().zip(INV5) {
                 assert!((x - e / 5.0).abs() < 1e-14, "{v:?}: {inv:?}");
@@ -439,7 +460,12 @@ mod tests {
         // vp0 → 0, vp8 → 1, vp9 → 2, vp7 → 3, vp1 → 4.
         let (_, _, mem) = invert(MatrixVersion::VariableDims, &A);
         let (i, l, s) = (AccessKind::Instr, AccessKind::Load, AccessKind::Store);
-        let item = [Run::new(3, 6, i), Run::new(1, 6, i), Run::new(2, 1, l), Run::new(4, 1, s)];
+        let item = [
+            Run::new(3, 6, i),
+            Run::new(1, 6, i),
+            Run::new(2, 1, l),
+            Run::new(4, 1, s),
+        ];
         let block = [Run::new(1, 10, i), Run::new(2, 10, i), Run::new(2, 4, s)];
         let mut want = vec![Run::new(0, 4, i)]; // READ N
         want.extend(block); // the channel fills the buffer: N, A(1,1), A(1,2), A(1,3)
@@ -464,7 +490,11 @@ mod tests {
             let mut mem = TracedMemory::new(1, 1 << 12).unwrap();
             run_program(&mut mem, v, &params(), 4, &A).unwrap();
             let map = mem.page_map().to_vec();
-            let end = if v == MatrixVersion::Casual { 18 + 36 } else { 18 + 16 };
+            let end = if v == MatrixVersion::Casual {
+                18 + 36
+            } else {
+                18 + 16
+            };
             mem.runs()
                 .iter()
                 .filter(|r| r.kind == crate::AccessKind::Store)
@@ -473,11 +503,13 @@ mod tests {
                 .take(16)
                 .collect()
         };
-        let rowwise = |ld: u64| -> Vec<u64> {
-            (0..16).map(|q| 18 + q / 4 + (q % 4) * ld).collect()
-        };
+        let rowwise =
+            |ld: u64| -> Vec<u64> { (0..16).map(|q| 18 + q / 4 + (q % 4) * ld).collect() };
         assert_eq!(first_stores(MatrixVersion::Casual), rowwise(6));
         assert_eq!(first_stores(MatrixVersion::VariableDims), rowwise(4));
-        assert_eq!(first_stores(MatrixVersion::ColumnIo), (18..34).collect::<Vec<_>>());
+        assert_eq!(
+            first_stores(MatrixVersion::ColumnIo),
+            (18..34).collect::<Vec<_>>()
+        );
     }
 }

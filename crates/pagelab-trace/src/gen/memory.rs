@@ -119,7 +119,9 @@ impl TracedMemory {
     /// An empty store of `address_space_words` words paged in `page_words`-word pages.
     pub fn new(page_words: u32, address_space_words: u64) -> Result<Self, TraceError> {
         if page_words == 0 {
-            return Err(TraceError::invalid("page_words: expected a page size of at least 1 word"));
+            return Err(TraceError::invalid(
+                "page_words: expected a page size of at least 1 word",
+            ));
         }
         if address_space_words == 0 || address_space_words > (1 << 32) {
             return Err(TraceError::invalid(format!(
@@ -128,7 +130,9 @@ impl TracedMemory {
         }
         let pages = address_space_words.div_ceil(u64::from(page_words));
         if pages > u64::from(u32::MAX) {
-            return Err(TraceError::invalid("page_words: too many pages for a dense u32 page number"));
+            return Err(TraceError::invalid(
+                "page_words: too many pages for a dense u32 page number",
+            ));
         }
         Ok(TracedMemory {
             page_words: u64::from(page_words),
@@ -152,13 +156,16 @@ impl TracedMemory {
     /// first address. Fails, naming `what` and `address_space_words`, when the store is full.
     pub fn alloc(&mut self, what: &str, words: u64) -> Result<u64, TraceError> {
         let base = self.next;
-        let end = base.checked_add(words).filter(|&e| e <= self.limit).ok_or_else(|| {
-            TraceError::invalid(format!(
-                "address_space_words: {what} ({words} words at word {base}) does not fit in a \
+        let end = base
+            .checked_add(words)
+            .filter(|&e| e <= self.limit)
+            .ok_or_else(|| {
+                TraceError::invalid(format!(
+                    "address_space_words: {what} ({words} words at word {base}) does not fit in a \
                  store of {} words",
-                self.limit
-            ))
-        })?;
+                    self.limit
+                ))
+            })?;
         self.next = end;
         self.words.resize(end as usize, 0);
         Ok(base)
@@ -174,7 +181,11 @@ impl TracedMemory {
     /// `begin_segment` or to the end of allocation.
     pub fn begin_segment(&mut self, name: &str) {
         self.close_segment();
-        self.segments.push(Segment { name: name.to_string(), base: self.next, words: 0 });
+        self.segments.push(Segment {
+            name: name.to_string(),
+            base: self.next,
+            words: 0,
+        });
     }
 
     fn close_segment(&mut self) {
@@ -196,7 +207,10 @@ impl TracedMemory {
 
     /// Places a one-dimensional array of `len` words.
     pub fn array1(&mut self, what: &str, len: u64) -> Result<Array1, TraceError> {
-        Ok(Array1 { base: self.alloc(what, len)?, len })
+        Ok(Array1 {
+            base: self.alloc(what, len)?,
+            len,
+        })
     }
 
     /// Places a column-major array declared `(ld, cols)`.
@@ -204,7 +218,10 @@ impl TracedMemory {
         let words = ld.checked_mul(cols).ok_or_else(|| {
             TraceError::invalid(format!("{what}: dimensions {ld} x {cols} overflow"))
         })?;
-        Ok(Mat { base: self.alloc(what, words)?, ld })
+        Ok(Mat {
+            base: self.alloc(what, words)?,
+            ld,
+        })
     }
 
     #[inline]
@@ -336,7 +353,16 @@ impl Tape {
     /// A tape over `input` (words to be read), using `buffer` and the library statements `item`
     /// (per list element) and `block` (per block transferred).
     pub fn new(buffer: Array1, item: Stmt, block: Stmt, input: Vec<u64>) -> Self {
-        Tape { buffer, item, block, pos: 0, fill: 0, input, next_in: 0, output: Vec::new() }
+        Tape {
+            buffer,
+            item,
+            block,
+            pos: 0,
+            fill: 0,
+            input,
+            next_in: 0,
+            output: Vec::new(),
+        }
     }
 
     /// Reads the next input word into `dest`. Returns false (and makes no reference) when the
@@ -429,7 +455,10 @@ mod tests {
     fn full_store_is_an_error_naming_the_parameter() {
         let mut m = TracedMemory::new(1024, 100).unwrap();
         let e = m.alloc("array A", 101).unwrap_err().to_string();
-        assert!(e.contains("address_space_words") && e.contains("array A"), "{e}");
+        assert!(
+            e.contains("address_space_words") && e.contains("array A"),
+            "{e}"
+        );
         assert!(TracedMemory::new(0, 100).is_err());
     }
 

@@ -38,8 +38,9 @@ use sort::{SortParams, SortVersion};
 
 /// The nine program versions of the M44/44X study.
 #[allow(non_camel_case_types)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum M44Program {
     /// T1.1X: inversion in a fixed 150 × 150 array, row-wise input and output.
     #[serde(rename = "t1-1x")]
@@ -157,7 +158,9 @@ impl M44Program {
 
     /// This program's line of [`INFO`].
     pub fn info(self) -> &'static ProgramInfo {
-        INFO.iter().find(|i| i.program == self).expect("every program has an INFO line")
+        INFO.iter()
+            .find(|i| i.program == self)
+            .expect("every program has an INFO line")
     }
 
     /// Configuration name (`"t4-1xqr-star"`).
@@ -251,7 +254,13 @@ pub struct ResultCheck {
 impl ResultCheck {
     /// A check that passes when `value <= limit`.
     pub fn new(what: &'static str, value: f64, limit: f64) -> Self {
-        ResultCheck { what, value, limit, passed: value <= limit, detail: String::new() }
+        ResultCheck {
+            what,
+            value,
+            limit,
+            passed: value <= limit,
+            detail: String::new(),
+        }
     }
 }
 
@@ -324,7 +333,9 @@ pub fn generate(
     seed: u64,
 ) -> Result<Generated, TraceError> {
     if params.buffer_words == 0 {
-        return Err(TraceError::invalid("buffer_words: expected at least 1 word"));
+        return Err(TraceError::invalid(
+            "buffer_words: expected at least 1 word",
+        ));
     }
     let mut mem = TracedMemory::new(params.page_words, params.address_space_words)?;
     let streams = RngStreams::new(seed);
@@ -338,7 +349,9 @@ pub fn generate(
                 _ => MatrixVersion::ColumnIo,
             };
             if params.matrix.n == 0 {
-                return Err(TraceError::invalid("matrix.n: expected an order of at least 1"));
+                return Err(TraceError::invalid(
+                    "matrix.n: expected an order of at least 1",
+                ));
             }
             let a = matrix::input_matrix(params.matrix.n, &mut streams.stream("m44-t1-input", 0));
             matrix::run_program(&mut mem, version, &params.matrix, bw, &a)?.1

@@ -7,7 +7,10 @@ use proptest::prelude::*;
 
 /// Sizes small enough for a debug build: order 6, 3 ships and 30 reports, 200 items.
 fn small() -> M44Params {
-    let mut p = M44Params { page_words: 64, ..M44Params::default() };
+    let mut p = M44Params {
+        page_words: 64,
+        ..M44Params::default()
+    };
     p.matrix.n = 6;
     p.matrix.fixed_dim = 9;
     p.correlation.ships = 3;
@@ -56,9 +59,16 @@ fn every_program_small_is_correct_dense_merged_and_deterministic() {
         assert_eq!(a.page_map, b.page_map);
         let c = generate(prog, &p, 8).unwrap();
         assert!(c.check.passed);
-        if !matches!(prog, M44Program::T1_1X | M44Program::T1_1XStar | M44Program::T1_1XStarStar)
-        {
-            assert_ne!(a.runs, c.runs, "{}: another seed, another string", prog.label());
+        if !matches!(
+            prog,
+            M44Program::T1_1X | M44Program::T1_1XStar | M44Program::T1_1XStarStar
+        ) {
+            assert_ne!(
+                a.runs,
+                c.runs,
+                "{}: another seed, another string",
+                prog.label()
+            );
         }
     }
 }
@@ -68,7 +78,10 @@ fn generated_serves_as_a_reference_source() {
     let g = generate(M44Program::T4_1XQRStar, &small(), 1).unwrap();
     let runs = g.runs.clone();
     let mut src: VecSource = g.into();
-    assert_eq!(src.page_bound(), Some(runs.iter().map(|r| r.page + 1).max().unwrap()));
+    assert_eq!(
+        src.page_bound(),
+        Some(runs.iter().map(|r| r.page + 1).max().unwrap())
+    );
     let mut out = Vec::new();
     while src.next_batch(&mut out).unwrap() {}
     assert_eq!(out, runs);
@@ -96,7 +109,9 @@ fn bad_parameters_are_errors_naming_the_key() {
     assert!(e.starts_with("matrix.fixed_dim"), "{e}");
     let mut p = small();
     p.sort.sublists = 0;
-    let e = generate(M44Program::T4_1XQStar, &p, 1).unwrap_err().to_string();
+    let e = generate(M44Program::T4_1XQStar, &p, 1)
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("sort.sublists"), "{e}");
     let mut p = small();
     p.correlation.fixed_dim = 10;
@@ -104,7 +119,10 @@ fn bad_parameters_are_errors_naming_the_key() {
     assert!(e.starts_with("correlation.fixed_dim"), "{e}");
     let mut p = small();
     p.page_words = 0;
-    assert!(generate(M44Program::T2_1XStar, &p, 1).unwrap_err().to_string().starts_with("page_words"));
+    assert!(generate(M44Program::T2_1XStar, &p, 1)
+        .unwrap_err()
+        .to_string()
+        .starts_with("page_words"));
     let mut p = small();
     p.address_space_words = 1000;
     let e = generate(M44Program::T4_1XQ, &p, 1).unwrap_err().to_string();
@@ -121,7 +139,9 @@ fn improved_versions_touch_no_more_pages_than_casual_ones() {
     p.matrix.n = 20;
     p.matrix.fixed_dim = 30;
     let casual = generate(M44Program::T1_1X, &p, 3).unwrap().n_pages();
-    let compact = generate(M44Program::T1_1XStarStar, &p, 3).unwrap().n_pages();
+    let compact = generate(M44Program::T1_1XStarStar, &p, 3)
+        .unwrap()
+        .n_pages();
     assert!(compact < casual, "{compact} < {casual}");
     let f = generate(M44Program::T2_1X, &p, 3).unwrap().n_pages();
     let r = generate(M44Program::T2_1XStar, &p, 3).unwrap().n_pages();
@@ -185,9 +205,14 @@ fn full_size_figures() {
             g.check.detail
         );
         for s in &g.segments {
-            println!("          {:40} {:>8} {:>7} words  pages {}..{}", s.name, s.base, s.words,
+            println!(
+                "          {:40} {:>8} {:>7} words  pages {}..{}",
+                s.name,
+                s.base,
+                s.words,
                 s.base / u64::from(g.page_words),
-                (s.base + s.words.max(1) - 1) / u64::from(g.page_words));
+                (s.base + s.words.max(1) - 1) / u64::from(g.page_words)
+            );
         }
         assert!(g.check.passed);
     }
