@@ -24,6 +24,8 @@
 //! routine), [`correlation`] (T2), [`sort`] (T4). `docs/m44-programs.md` describes each program,
 //! its layout and what we chose where the paper is silent.
 
+#![warn(missing_docs)]
+
 pub mod correlation;
 pub mod matrix;
 pub mod memory;

@@ -204,6 +204,14 @@ fn full_size_figures() {
             g.check.limit,
             g.check.detail
         );
+        println!(
+            "          data pages referenced: FILE {} PTR {} field arrays {} DATA {} array A {}",
+            g.pages_in("file FILE"),
+            g.pages_in("pointer table"),
+            g.pages_in("field array"),
+            g.pages_in("data array"),
+            g.pages_in("array A")
+        );
         for s in &g.segments {
             println!(
                 "          {:40} {:>8} {:>7} words  pages {}..{}",
@@ -215,6 +223,32 @@ fn full_size_figures() {
             );
         }
         assert!(g.check.passed);
+        let sizes = [128u32, 96, 64, 48, 32, 16, 13, 8];
+        let pulls: Vec<String> = sizes
+            .iter()
+            .map(|&f| format!("{f}:{}", fifo_pulls(&g, f)))
+            .collect();
+        println!("          FIFO pulls by frames {}", pulls.join(" "));
     }
     println!("all nine: {:.2}s", t0.elapsed().as_secs_f64());
+}
+
+/// Page pulls under FIFO with `frames` frames (a run faults at most once: its first reference).
+fn fifo_pulls(g: &Generated, frames: u32) -> u64 {
+    let mut resident = vec![false; g.page_map.len()];
+    let mut queue = std::collections::VecDeque::new();
+    let mut pulls = 0;
+    for r in &g.runs {
+        let p = r.page as usize;
+        if !resident[p] {
+            pulls += 1;
+            if queue.len() == frames as usize {
+                let v: usize = queue.pop_front().unwrap();
+                resident[v] = false;
+            }
+            resident[p] = true;
+            queue.push_back(p);
+        }
+    }
+    pulls
 }
