@@ -329,6 +329,17 @@ impl From<Generated> for VecSource {
 
 /// Runs `program` with the sizes in `params` on input generated from `seed` and returns its
 /// reference string. The versions of one problem read the same input for the same seed.
+///
+/// ```
+/// use pagelab_trace::gen::{generate, M44Params, M44Program};
+/// let mut p = M44Params::default();
+/// p.sort.items = 500; // a small file: 5,000 words, 5 pages of 1024 words
+/// let g = generate(M44Program::T4_1XQRStar, &p, 1).unwrap();
+/// assert!(g.check.passed); // sorted, and a permutation of the input
+/// assert!(g.n_pages() >= 5);
+/// let source: pagelab_trace::VecSource = g.into();
+/// # let _ = source;
+/// ```
 pub fn generate(
     program: M44Program,
     params: &M44Params,
