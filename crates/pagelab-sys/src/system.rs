@@ -37,7 +37,6 @@ use std::collections::{BTreeMap, VecDeque};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
     ThinkEnded(u32),
-    BurstEnded(u32),
     CpuFreed(u32),
     Reconnect(u16),
     IoComplete(u16),
@@ -74,6 +73,9 @@ struct Cpu {
     busy: bool,
     outcome: Outcome,
     elapsed_ns: u64,
+    /// When the burst in progress ends (bursts are kept out of the event queue so that one
+    /// processor's burst never cuts another's short).
+    burst_end: Tick,
 }
 
 /// Interruption at the end of a CPU segment.
@@ -93,6 +95,7 @@ struct User {
     pos: usize,
     left: u32,
     carry_ps: u64,
+    cont: bool,
     fault_page: u32,
     // Transaction in progress.
     txn_start: Tick,
@@ -295,6 +298,7 @@ impl<'o> System<'o> {
                     pos: 0,
                     left: 0,
                     carry_ps: 0,
+                    cont: false,
                     fault_page: NONE,
                     txn_start: Tick::ZERO,
                     seg_ns: 0,
@@ -345,7 +349,13 @@ impl<'o> System<'o> {
             warm: spec.run.warmup_s <= 0.0,
             q: EventQueue::new(),
             cpus: vec![
-                Cpu { user: NONE, busy: false, outcome: Outcome::Spent, elapsed_ns: 0 };
+                Cpu {
+                    user: NONE,
+                    busy: false,
+                    outcome: Outcome::Spent,
+                    elapsed_ns: 0,
+                    burst_end: Tick::NEVER
+                };
                 n_cpus as usize
             ],
             shared_owner: n_users,
@@ -413,13 +423,26 @@ impl<'o> System<'o> {
 
     /// Runs to the end and returns the report; `progress` gets the fraction done.
     pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
-        while let Some((t, ev)) = self.q.pop() {
+        loop {
+            // The earliest burst end, lowest processor first; it goes before queued events
+            // due at the same instant.
+            let (bc, bt) = self.next_burst_end();
+            let tq = self.q.peek_time().unwrap_or(Tick::NEVER);
+            if bt <= tq && bt != Tick::NEVER {
+                self.advance(bt);
+                self.n_events += 1;
+                self.handle_burst_ended(bc)?;
+                if self.next_time() != self.now {
+                    self.dispatch()?;
+                }
+                continue;
+            }
+            let Some((t, ev)) = self.q.pop() else { break };
             self.advance(t);
             self.n_events += 1;
             match ev {
                 Event::End => break,
                 Event::ThinkEnded(u) => self.handle_think_ended(u),
-                Event::BurstEnded(c) => self.handle_burst_ended(c)?,
                 Event::CpuFreed(c) => {
                     self.cpus[c as usize].busy = false;
                     self.n_idle_cpus += 1;
@@ -467,7 +490,7 @@ impl<'o> System<'o> {
                     what: e,
                 })?;
             }
-            if self.q.peek_time() != Some(self.now) {
+            if self.next_time() != self.now {
                 self.dispatch()?;
             }
         }
@@ -478,6 +501,20 @@ impl<'o> System<'o> {
         }
         progress(1.0);
         Ok(self.report(last))
+    }
+
+    fn next_burst_end(&self) -> (u32, Tick) {
+        let mut best = (0, Tick::NEVER);
+        for (i, c) in self.cpus.iter().enumerate() {
+            if c.user != NONE && c.burst_end < best.1 {
+                best = (i as u32, c.burst_end);
+            }
+        }
+        best
+    }
+
+    fn next_time(&self) -> Tick {
+        self.next_burst_end().1.min(self.q.peek_time().unwrap_or(Tick::NEVER))
     }
 
     fn advance(&mut self, t: Tick) {
@@ -699,7 +736,10 @@ impl<'o> System<'o> {
     }
 
     fn run_burst(&mut self, ci: usize, u: u32, slice: u64) -> Result<(), SysError> {
-        let sup = self.cost.dispatch + std::mem::take(&mut self.sup_debt_ns);
+        // A burst cut short by an event continues without a new dispatch.
+        let dispatch_cost =
+            if std::mem::take(&mut self.users[u as usize].cont) { 0 } else { self.cost.dispatch };
+        let sup = dispatch_cost + std::mem::take(&mut self.sup_debt_ns);
         self.c.cpu_supervisor_s += sup as f64 / 1e9;
         let start = self.now.as_ns() + sup;
         let next_ev = self.q.peek_time().unwrap_or(self.end).as_ns();
@@ -775,9 +815,9 @@ impl<'o> System<'o> {
         self.n_runs += runs_done;
         self.c.cpu_problem_s += elapsed as f64 / 1e9;
         usr.state = UState::Running;
-        self.cpus[ci] = Cpu { user: u, busy: true, outcome, elapsed_ns: elapsed };
+        self.cpus[ci] =
+            Cpu { user: u, busy: true, outcome, elapsed_ns: elapsed, burst_end: Tick(start + elapsed) };
         self.n_idle_cpus -= 1;
-        self.q.schedule(Tick(start + elapsed), Event::BurstEnded(ci as u32));
         Ok(())
     }
 
@@ -785,6 +825,7 @@ impl<'o> System<'o> {
         let cpu = self.cpus[ci as usize];
         self.cpus[ci as usize].busy = false;
         self.cpus[ci as usize].user = NONE;
+        self.cpus[ci as usize].burst_end = Tick::NEVER;
         self.n_idle_cpus += 1;
         let u = cpu.user;
         let e = cpu.elapsed_ns;
@@ -808,6 +849,7 @@ impl<'o> System<'o> {
             usr.minor_left_ns = self.dispatch_ns;
             self.make_ready(u, false);
         } else {
+            usr.cont = true;
             self.make_ready(u, true);
         }
         Ok(())
