@@ -19,9 +19,11 @@
 //!
 //! Rotational position is deterministic: the platter's angle is `now mod rotation`, and slot `s`
 //! of a cylinder starts at angle `frac(s / pages_per_track)`; records span tracks where the
-//! format says so (2301, 2314). A chained SIO keeps the channel from its first record to its
-//! last (pages are transferred in rotational order); a reconnect that finds the channel busy
-//! waits a whole rotation (the RPS miss).
+//! format says so (2301, 2314). A chained SIO keeps the channel from one record to the
+//! last only while its records are contiguous on the track (block paging); across a rotational
+//! gap the device disconnects and must reconnect when the next record comes round (rotational
+//! position sensing). A reconnect that finds the channel busy waits a whole rotation (the RPS
+//! miss). Pages of one SIO are transferred in rotational order.
 //!
 //! Slots (tetzlaff, "Background"): a page-out goes to the next device in turn; on it, to a free
 //! slot on the last cylinder used, else to the free slot nearest the centre of the volume
@@ -246,8 +248,8 @@ struct Device {
     sio: Vec<PageIo>,
     busy: bool,
     arm: u32,
-    /// Data transfer of the SIO in progress, from its first record [ns].
-    span_ns: u64,
+    /// Next record of the SIO in progress to transfer.
+    next: usize,
     started: Tick,
     slots: SlotMap,
 }
@@ -304,7 +306,7 @@ impl PagingIo {
                     sio: Vec::new(),
                     busy: false,
                     arm: geom.cylinders / 2,
-                    span_ns: 0,
+                    next: 0,
                     started: Tick::ZERO,
                     slots: SlotMap::new(&geom, first, last),
                 }
@@ -404,43 +406,48 @@ impl PagingIo {
             let off = geom.slot_offset_ns(io.slot % spc);
             ((off + rot - phase) % rot, io.slot)
         });
-        // Time from the first record's start to the end of the last record.
         let first_wait = (geom.slot_offset_ns(d.sio[0].slot % spc) + rot - phase) % rot;
-        let mut t = 0u64;
-        let mut prev_end_angle = None::<u64>;
-        for io in d.sio.iter() {
-            let off = geom.slot_offset_ns(io.slot % spc);
-            let start = match prev_end_angle {
-                None => 0,
-                Some(end) => {
-                    // Wait from the previous record's end for this record's start.
-                    let cur = (phase + first_wait + end) % rot;
-                    end + (off + rot - cur) % rot
-                }
-            };
-            t = start + geom.page_transfer_ns;
-            prev_end_angle = Some(t);
-        }
-        d.span_ns = t;
+        d.next = 0;
         d.busy = true;
         d.started = now;
-        let c = &mut self.counters[dev];
-        c.n_sios += 1;
+        self.counters[dev].n_sios += 1;
         DeviceStep::Reconnect(Tick(ready + first_wait))
     }
 
-    /// The first record of `dev`'s SIO is under the head: transfer if the channel is free, else
-    /// an RPS miss costs one rotation.
+    /// The next record of `dev`'s SIO is under the head. If the channel is free, the record and
+    /// every record contiguous with it (no rotational gap) are transferred while the channel
+    /// stays connected; the device then disconnects until its next record comes round (RPS).
+    /// If the channel is busy, the record comes round again one rotation later (an RPS miss).
     pub fn reconnect(&mut self, dev: usize, now: Tick) -> DeviceStep {
-        let d = &self.devices[dev];
+        let d = &mut self.devices[dev];
         let ch = d.channel;
+        let rot = d.geom.rotation_ns;
         if self.channel_busy_until[ch] > now {
             self.counters[dev].n_rps_misses += 1;
-            return DeviceStep::Reconnect(now + Tick(d.geom.rotation_ns));
+            return DeviceStep::Reconnect(now + Tick(rot));
         }
-        let end = now + Tick(d.span_ns);
-        self.channel_busy_until[ch] = end;
-        DeviceStep::Complete(end)
+        let spc = d.geom.slots_per_cyl;
+        let xfer = d.geom.page_transfer_ns;
+        let mut end = now.as_ns() + xfer;
+        d.next += 1;
+        while d.next < d.sio.len() {
+            let off = d.geom.slot_offset_ns(d.sio[d.next].slot % spc);
+            let wait = (off + rot - end % rot) % rot;
+            // Contiguous: the next record starts before another record could pass the head.
+            if wait * 2 >= xfer {
+                break;
+            }
+            end += wait + xfer;
+            d.next += 1;
+        }
+        self.channel_busy_until[ch] = Tick(end);
+        if d.next < d.sio.len() {
+            let off = d.geom.slot_offset_ns(d.sio[d.next].slot % spc);
+            let wait = (off + rot - end % rot) % rot;
+            DeviceStep::Reconnect(Tick(end + wait))
+        } else {
+            DeviceStep::Complete(Tick(end))
+        }
     }
 
     /// The SIO on `dev` is done: its pages are appended to `done`; the next SIO starts if work
@@ -546,6 +553,39 @@ mod tests {
         assert_eq!(io.counters[1].n_rps_misses, 1);
     }
 
+    /// Drives `dev`'s SIO from `step` to completion; returns the completion time.
+    fn finish(io: &mut PagingIo, dev: usize, mut step: DeviceStep) -> Tick {
+        loop {
+            match step {
+                DeviceStep::Reconnect(t) => step = io.reconnect(dev, t),
+                DeviceStep::Complete(t) => return t,
+            }
+        }
+    }
+
+    #[test]
+    fn contiguous_records_transfer_in_one_connection() {
+        // Ten consecutive slots of one 3380 track: one reconnect, ten transfers back to back.
+        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+        let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
+        let base = (g.cylinders / 2) * 150;
+        let mut first = None;
+        for k in 0..10 {
+            let q = PageIo { op: IoOp::Write, slot: base + k, frame: k, queued: Tick(0) };
+            let s = io.submit(0, q, Tick(0));
+            first = first.or(s);
+        }
+        // All but the first queued behind the first SIO; they form the second SIO together.
+        let end1 = finish(&mut io, 0, first.unwrap());
+        let mut done = Vec::new();
+        let DeviceStep::Reconnect(t) = io.complete(0, end1, &mut done).unwrap() else { panic!() };
+        let step = io.reconnect(0, t);
+        // Nine slots 1.67 ms apart, each 1.37 ms long: contiguous, completes in one step.
+        let DeviceStep::Complete(end) = step else { panic!("{step:?}") };
+        let span = end.as_ns() - t.as_ns();
+        assert_eq!(span, 8 * g.rotation_ns / 10 + g.page_transfer_ns);
+    }
+
     #[test]
     fn same_cylinder_requests_share_one_sio() {
         let g = Geometry::of(DeviceModel::Ibm3380, 4096);
@@ -555,14 +595,12 @@ mod tests {
         io.submit(0, q(300 * 150 + 1), Tick(0));
         io.submit(0, q(300 * 150 + 2), Tick(0));
         io.submit(0, q(7 * 150), Tick(0));
-        let DeviceStep::Reconnect(t) = first else { panic!() };
-        let DeviceStep::Complete(end) = io.reconnect(0, t) else { panic!() };
+        let end = finish(&mut io, 0, first);
         let mut done = Vec::new();
         let next = io.complete(0, end, &mut done);
         assert_eq!(done.len(), 1);
         // The next SIO takes both cylinder-300 requests together.
-        let DeviceStep::Reconnect(t2) = next.unwrap() else { panic!() };
-        let DeviceStep::Complete(end2) = io.reconnect(0, t2) else { panic!() };
+        let end2 = finish(&mut io, 0, next.unwrap());
         done.clear();
         io.complete(0, end2, &mut done);
         assert_eq!(done.len(), 2);
