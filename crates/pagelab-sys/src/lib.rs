@@ -1,1 +1,59 @@
-//! The timed system model.
+//! The timed system model: a discrete-event simulator of a multiprogrammed virtual-memory
+//! time-sharing system, and on it the base systems the papers measure against (CP-67 and
+//! VM/370 before HPO 3.4).
+//!
+//! ```text
+//!  terminals ─think─► load control (eligible list, Q1/Q2) ─► dispatcher (1..n CPUs)
+//!      ▲                                                        │ reference runs
+//!      └──────── transaction end ◄── VIO, terminal writes ◄─────┤
+//!                                                               ▼
+//!            memory (frames, page tables, free/flush lists, core-table scan)
+//!                                                               │ page-in / page-out
+//!            paging I/O (slot allocation, device selection) ─► devices ─► channels
+//!  monitor: counters per interval, summary in the papers' terms
+//! ```
+//!
+//! Entry points: [`load_spec`] turns TOML (plus `key.path=value` overrides) into a validated
+//! [`SystemSpec`]; [`run`] simulates it with a seed and returns a [`Report`]. Each component is
+//! a module; the seams (load control, devices, slot allocation, device selection, programs) are
+//! closed enums built from serde-tagged specs. See `docs/system.md` for the design essay.
+
+pub mod device;
+pub mod error;
+pub mod load_control;
+pub mod memory;
+pub mod monitor;
+pub mod spec;
+pub mod system;
+pub mod workload;
+
+pub use error::SysError;
+pub use monitor::{Metric, Report};
+pub use spec::{load_spec, SystemSpec};
+pub use system::System;
+pub use workload::TraceOpener;
+
+/// Simulates `spec` with random streams from `seed`.
+pub fn run(spec: &SystemSpec, seed: u64) -> Result<Report, SysError> {
+    System::build(spec, seed, None)?.run(&mut |_| {})
+}
+
+/// As [`run`], calling `progress` with the fraction of simulated time done (0 to 1).
+pub fn run_with_progress(
+    spec: &SystemSpec,
+    seed: u64,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Report, SysError> {
+    System::build(spec, seed, None)?.run(progress)
+}
+
+/// As [`run_with_progress`], opening trace programs with `opener` (any
+/// [`pagelab_trace::ReferenceSource`] reader plugs in here).
+pub fn run_with_sources(
+    spec: &SystemSpec,
+    seed: u64,
+    opener: &TraceOpener,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Report, SysError> {
+    System::build(spec, seed, Some(opener))?.run(progress)
+}

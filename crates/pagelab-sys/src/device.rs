@@ -1,0 +1,610 @@
+//! Paging devices, channels and slots.
+//!
+//! ```text
+//!   page-out ──► DeviceSelection (round robin) ──► SlotAllocator (zigzag) ──► device queue
+//!   page-in  ─────────────────────────────────────────────────────────────► device queue
+//!   device queue ──► SIO (head request + same-cylinder requests) ──► seek ──► rotate ──► reconnect
+//!                       reconnect: channel free? transfer : RPS miss, one more rotation
+//! ```
+//!
+//! One SIO is one channel program. Its service time is the tetzlaff paper's Figure 3:
+//! overhead *A* (control-unit protocol time, seek to the cylinder, rotational latency to the first
+//! record, lost rotations when the path is busy at reconnect, the RPS miss) plus one transfer
+//! *B* per page. Drums (2301, 2305) have a head per track: one "cylinder", no seek.
+//!
+//! Seek time by distance `d` cylinders is the square-root law `t(d) = min + b·√(d/(C−1))`
+//! with `b` chosen so that the mean over uniformly random start and end cylinders equals the
+//! catalogue's average seek (E√|U−V| = 8/15); the minimum and the average are the best-sourced
+//! numbers in `devices.csv`, the maximum is then implied (3380: 27.4 ms against 29 ms inferred).
+//!
+//! Rotational position is deterministic: the platter's angle is `now mod rotation`, and slot `s`
+//! of a cylinder starts at angle `frac(s / pages_per_track)`; records span tracks where the
+//! format says so (2301, 2314). A chained SIO keeps the channel from one record to the
+//! last only while its records are contiguous on the track (block paging); across a rotational
+//! gap the device disconnects and must reconnect when the next record comes round (rotational
+//! position sensing). A reconnect that finds the channel busy waits a whole rotation (the RPS
+//! miss). Pages of one SIO are transferred in rotational order.
+//!
+//! Slots (tetzlaff, "Background"): a page-out goes to the next device in turn; on it, to a free
+//! slot on the last cylinder used, else to the free slot nearest the centre of the volume
+//! (inside the paging area): the "zigzag". A page read from a slot keeps it while unchanged.
+
+use crate::spec::DeviceModel;
+use pagelab_core::Tick;
+use std::collections::VecDeque;
+
+/// Timing and format of one device model, for a given page size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Geometry {
+    /// One revolution [ns].
+    pub rotation_ns: u64,
+    /// Page records per track (fractional where records span tracks) [pages].
+    pub pages_per_track: f64,
+    /// Page slots per cylinder [slots].
+    pub slots_per_cyl: u32,
+    /// Cylinders (1 for drums) [cylinders].
+    pub cylinders: u32,
+    /// Shortest non-zero seek [ns].
+    pub seek_min_ns: u64,
+    /// Average seek over random cylinder pairs [ns].
+    pub seek_avg_ns: u64,
+    /// Data transfer of one page [ns].
+    pub page_transfer_ns: u64,
+}
+
+impl Geometry {
+    /// The catalogue entry for `model` (values and sources: `../shared/reference/devices.csv`).
+    pub fn of(model: DeviceModel, page_bytes: u32) -> Geometry {
+        // (rotation ms, pages/track, slots/cyl, cylinders, seek min ms, seek avg ms, bytes/s)
+        let (rot, ppt, spc, cyl, smin, savg, rate): (f64, f64, u32, u32, f64, f64, f64) = match model {
+            // 2301: 9 pages per track pair over 200 tracks (CP-67 format); 1.2 MB/s.
+            DeviceModel::Ibm2301 => (17.5, 4.5, 900, 1, 0.0, 0.0, 1_200_000.0),
+            // 2305-1: 3 pages/track (inferred from track capacity), 384 tracks, 3 MB/s.
+            DeviceModel::Ibm2305_1 => (10.0, 3.0, 1152, 1, 0.0, 0.0, 3_000_000.0),
+            // 2305-2: 3 pages/track (inferred), 768 tracks, 1.5 MB/s.
+            DeviceModel::Ibm2305_2 => (10.0, 3.0, 2304, 1, 0.0, 0.0, 1_500_000.0),
+            // 2314: 32 slots per 20-track cylinder (VM/370 format), 200 cylinders; rotation inferred.
+            DeviceModel::Ibm2314 => (25.0, 1.6, 32, 200, 25.0, 60.0, 310_000.0),
+            // 3330: 3/track, 57/cylinder (VM/370 format), 404 cylinders; timing commonly cited.
+            DeviceModel::Ibm3330 => (16.7, 3.0, 57, 404, 10.0, 30.0, 806_000.0),
+            // 3350: 4/track, 120/cylinder, 555 cylinders.
+            DeviceModel::Ibm3350 => (16.8, 4.0, 120, 555, 10.0, 25.0, 1_198_000.0),
+            // 3380: 10/track, 150/cylinder (inferred), 885 cylinders per actuator, 3 MB/s.
+            DeviceModel::Ibm3380 => (16.7, 10.0, 150, 885, 3.0, 16.0, 3_000_000.0),
+        };
+        let ms = |x: f64| (x * 1e6).round() as u64;
+        Geometry {
+            rotation_ns: ms(rot),
+            pages_per_track: ppt,
+            slots_per_cyl: spc,
+            cylinders: cyl,
+            seek_min_ns: ms(smin),
+            seek_avg_ns: ms(savg),
+            page_transfer_ns: (f64::from(page_bytes) / rate * 1e9).round() as u64,
+        }
+    }
+
+    /// Slots on the device [slots].
+    pub fn slots(&self) -> u32 {
+        self.slots_per_cyl * self.cylinders
+    }
+
+    /// Seek time between two cylinders [ns] (square-root law, see the module essay).
+    pub fn seek_ns(&self, from: u32, to: u32) -> u64 {
+        if from == to || self.cylinders < 2 {
+            return 0;
+        }
+        let d = f64::from(from.abs_diff(to)) / f64::from(self.cylinders - 1);
+        let b = (self.seek_avg_ns.saturating_sub(self.seek_min_ns)) as f64 * 15.0 / 8.0;
+        self.seek_min_ns + (b * d.sqrt()).round() as u64
+    }
+
+    /// Offset of slot `s` (within its cylinder) from the index point [ns].
+    pub fn slot_offset_ns(&self, s: u32) -> u64 {
+        let turns = f64::from(s) / self.pages_per_track;
+        ((turns - turns.floor()) * self.rotation_ns as f64).round() as u64
+    }
+}
+
+/// Address of a page slot: device and slot number on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SlotAddr {
+    /// Device index.
+    pub dev: u16,
+    /// Slot on the device (cylinder × slots per cylinder + slot in cylinder).
+    pub slot: u32,
+}
+
+/// Free and used slots of one device, with the zigzag allocator's memory of the last cylinder.
+#[derive(Clone, Debug)]
+pub struct SlotMap {
+    used: Vec<u64>,
+    free_in_cyl: Vec<u32>,
+    spc: u32,
+    first: u32,
+    last: u32,
+    centre: u32,
+    last_cyl: u32,
+    n_used: u32,
+}
+
+impl SlotMap {
+    /// Slots of `geom`, allocating only on cylinders `first..=last`.
+    pub fn new(geom: &Geometry, first: u32, last: u32) -> SlotMap {
+        let n = geom.slots() as usize;
+        let mut free_in_cyl = vec![0; geom.cylinders as usize];
+        for c in first..=last {
+            free_in_cyl[c as usize] = geom.slots_per_cyl;
+        }
+        // The centre of the volume, clamped into the paging area ("packed at the edge nearest
+        // to the center" when the area does not contain it, tetzlaff).
+        let centre = (geom.cylinders / 2).clamp(first, last);
+        SlotMap {
+            used: vec![0; n.div_ceil(64)],
+            free_in_cyl,
+            spc: geom.slots_per_cyl,
+            first,
+            last,
+            centre,
+            last_cyl: centre,
+            n_used: 0,
+        }
+    }
+
+    /// Slots in use [slots].
+    pub fn used(&self) -> u32 {
+        self.n_used
+    }
+
+    /// Free slots in the paging area [slots].
+    pub fn free(&self) -> u32 {
+        (self.last - self.first + 1) * self.spc - self.n_used
+    }
+
+    /// Whether `slot` is in use.
+    pub fn is_used(&self, slot: u32) -> bool {
+        self.used[(slot / 64) as usize] >> (slot % 64) & 1 == 1
+    }
+
+    /// Zigzag allocation: the last cylinder used if it has room, else the free slot nearest the
+    /// centre of the volume. `None` when the paging area is full.
+    pub fn allocate_zigzag(&mut self) -> Option<u32> {
+        let cyl = if self.free_in_cyl[self.last_cyl as usize] > 0 {
+            self.last_cyl
+        } else {
+            let mut found = None;
+            let span = (self.last - self.first) as i64;
+            for k in 0..=span {
+                for c in [self.centre as i64 - k, self.centre as i64 + k] {
+                    if c >= self.first as i64
+                        && c <= self.last as i64
+                        && self.free_in_cyl[c as usize] > 0
+                    {
+                        found = Some(c as u32);
+                        break;
+                    }
+                }
+                if found.is_some() {
+                    break;
+                }
+            }
+            found?
+        };
+        let base = cyl * self.spc;
+        let s = (base..base + self.spc).find(|&s| !self.is_used(s))?;
+        self.used[(s / 64) as usize] |= 1 << (s % 64);
+        self.free_in_cyl[cyl as usize] -= 1;
+        self.n_used += 1;
+        self.last_cyl = cyl;
+        Some(s)
+    }
+
+    /// Returns `slot` to the free pool.
+    pub fn release(&mut self, slot: u32) {
+        debug_assert!(self.is_used(slot), "slot {slot} released twice");
+        self.used[(slot / 64) as usize] &= !(1 << (slot % 64));
+        self.free_in_cyl[(slot / self.spc) as usize] += 1;
+        self.n_used -= 1;
+    }
+}
+
+/// Direction of a page transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoOp {
+    /// Page-in.
+    Read,
+    /// Page-out.
+    Write,
+}
+
+/// One page to move, as queued on a device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageIo {
+    /// Read or write.
+    pub op: IoOp,
+    /// Slot on the device.
+    pub slot: u32,
+    /// Frame the page moves to or from.
+    pub frame: u32,
+    /// When the request was queued [ns].
+    pub queued: Tick,
+}
+
+/// What a device asks the event loop to do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceStep {
+    /// Call [`PagingIo::reconnect`] for this device at the given time.
+    Reconnect(Tick),
+    /// Call [`PagingIo::complete`] for this device at the given time.
+    Complete(Tick),
+}
+
+#[derive(Clone, Debug)]
+struct Device {
+    geom: Geometry,
+    channel: usize,
+    queue: VecDeque<PageIo>,
+    /// Pages of the SIO in progress, in transfer order.
+    sio: Vec<PageIo>,
+    busy: bool,
+    arm: u32,
+    /// Next record of the SIO in progress to transfer.
+    next: usize,
+    started: Tick,
+    slots: SlotMap,
+}
+
+/// Per-device counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceCounters {
+    /// SIOs started.
+    pub n_sios: u64,
+    /// Pages read.
+    pub n_reads: u64,
+    /// Pages written.
+    pub n_writes: u64,
+    /// Reconnects that found the channel busy.
+    pub n_rps_misses: u64,
+    /// Time busy with SIOs [ns].
+    pub busy_ns: u64,
+    /// Sum over pages of queue-to-completion time [ns].
+    pub page_response_ns: u64,
+    /// Sum over SIOs of start-to-completion time [ns].
+    pub sio_service_ns: u64,
+}
+
+/// Paging devices and their channels: the mechanism, no policy beyond the catalogue's physics,
+/// the zigzag allocator and round-robin selection.
+#[derive(Clone, Debug)]
+pub struct PagingIo {
+    devices: Vec<Device>,
+    channel_busy_until: Vec<Tick>,
+    combine: bool,
+    overhead_ns: u64,
+    rr_next: usize,
+    /// Counters, per device.
+    pub counters: Vec<DeviceCounters>,
+}
+
+impl PagingIo {
+    /// Devices given as (geometry, channel index, paging area); `combine` chains same-cylinder
+    /// requests; `overhead_ns` is the control-unit time per SIO.
+    pub fn new(
+        devices: &[(Geometry, usize, Option<[u32; 2]>)],
+        channels: usize,
+        combine: bool,
+        overhead_ns: u64,
+    ) -> PagingIo {
+        let devs = devices
+            .iter()
+            .map(|&(geom, channel, area)| {
+                let [first, last] = area.unwrap_or([0, geom.cylinders - 1]);
+                Device {
+                    geom,
+                    channel,
+                    queue: VecDeque::new(),
+                    sio: Vec::new(),
+                    busy: false,
+                    arm: geom.cylinders / 2,
+                    next: 0,
+                    started: Tick::ZERO,
+                    slots: SlotMap::new(&geom, first, last),
+                }
+            })
+            .collect::<Vec<_>>();
+        let n = devs.len();
+        PagingIo {
+            devices: devs,
+            channel_busy_until: vec![Tick::ZERO; channels],
+            combine,
+            overhead_ns,
+            rr_next: 0,
+            counters: vec![DeviceCounters::default(); n],
+        }
+    }
+
+    /// Devices [count].
+    pub fn len(&self) -> usize {
+        self.devices.len()
+    }
+
+    /// True with no devices.
+    pub fn is_empty(&self) -> bool {
+        self.devices.is_empty()
+    }
+
+    /// Slot map of device `dev`.
+    pub fn slots(&self, dev: usize) -> &SlotMap {
+        &self.devices[dev].slots
+    }
+
+    /// Requests queued or in service on `dev` [pages].
+    pub fn pending(&self, dev: usize) -> usize {
+        self.devices[dev].queue.len() + self.devices[dev].sio.len()
+    }
+
+    /// Round-robin selection and zigzag allocation of a page-out slot. `None` when every
+    /// paging area is full.
+    pub fn allocate_slot(&mut self) -> Option<SlotAddr> {
+        let n = self.devices.len();
+        for k in 0..n {
+            let d = (self.rr_next + k) % n;
+            if let Some(slot) = self.devices[d].slots.allocate_zigzag() {
+                self.rr_next = (d + 1) % n;
+                return Some(SlotAddr { dev: d as u16, slot });
+            }
+        }
+        None
+    }
+
+    /// Returns a slot to its device.
+    pub fn release_slot(&mut self, at: SlotAddr) {
+        self.devices[at.dev as usize].slots.release(at.slot);
+    }
+
+    /// Queues `io` on `dev`; if the device is idle an SIO starts and its next step is returned.
+    pub fn submit(&mut self, dev: usize, io: PageIo, now: Tick) -> Option<DeviceStep> {
+        self.devices[dev].queue.push_back(io);
+        if self.devices[dev].busy {
+            None
+        } else {
+            Some(self.start_sio(dev, now))
+        }
+    }
+
+    /// Starts the next SIO on an idle device with queued work: the head request and, when
+    /// combining, every queued request for the same cylinder (tetzlaff: chained into one SIO).
+    fn start_sio(&mut self, dev: usize, now: Tick) -> DeviceStep {
+        let combine = self.combine;
+        let overhead = self.overhead_ns;
+        let d = &mut self.devices[dev];
+        debug_assert!(!d.busy && !d.queue.is_empty());
+        let head = d.queue.pop_front().expect("start_sio on an empty queue");
+        let spc = d.geom.slots_per_cyl;
+        let cyl = head.slot / spc;
+        d.sio.clear();
+        d.sio.push(head);
+        if combine {
+            let mut i = 0;
+            while i < d.queue.len() {
+                if d.queue[i].slot / spc == cyl {
+                    let io = d.queue.remove(i).expect("index checked");
+                    d.sio.push(io);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        let seek = d.geom.seek_ns(d.arm, cyl);
+        d.arm = cyl;
+        let ready = now.as_ns() + overhead + seek;
+        // Transfer order: rotational order from the angle at `ready`.
+        let rot = d.geom.rotation_ns;
+        let phase = ready % rot;
+        let geom = d.geom;
+        d.sio.sort_by_key(|io| {
+            let off = geom.slot_offset_ns(io.slot % spc);
+            ((off + rot - phase) % rot, io.slot)
+        });
+        let first_wait = (geom.slot_offset_ns(d.sio[0].slot % spc) + rot - phase) % rot;
+        d.next = 0;
+        d.busy = true;
+        d.started = now;
+        self.counters[dev].n_sios += 1;
+        DeviceStep::Reconnect(Tick(ready + first_wait))
+    }
+
+    /// The next record of `dev`'s SIO is under the head. If the channel is free, the record and
+    /// every record contiguous with it (no rotational gap) are transferred while the channel
+    /// stays connected; the device then disconnects until its next record comes round (RPS).
+    /// If the channel is busy, the record comes round again one rotation later (an RPS miss).
+    pub fn reconnect(&mut self, dev: usize, now: Tick) -> DeviceStep {
+        let d = &mut self.devices[dev];
+        let ch = d.channel;
+        let rot = d.geom.rotation_ns;
+        if self.channel_busy_until[ch] > now {
+            self.counters[dev].n_rps_misses += 1;
+            return DeviceStep::Reconnect(now + Tick(rot));
+        }
+        let spc = d.geom.slots_per_cyl;
+        let xfer = d.geom.page_transfer_ns;
+        let mut end = now.as_ns() + xfer;
+        d.next += 1;
+        while d.next < d.sio.len() {
+            let off = d.geom.slot_offset_ns(d.sio[d.next].slot % spc);
+            let wait = (off + rot - end % rot) % rot;
+            // Contiguous: the next record starts before another record could pass the head.
+            if wait * 2 >= xfer {
+                break;
+            }
+            end += wait + xfer;
+            d.next += 1;
+        }
+        self.channel_busy_until[ch] = Tick(end);
+        if d.next < d.sio.len() {
+            let off = d.geom.slot_offset_ns(d.sio[d.next].slot % spc);
+            let wait = (off + rot - end % rot) % rot;
+            DeviceStep::Reconnect(Tick(end + wait))
+        } else {
+            DeviceStep::Complete(Tick(end))
+        }
+    }
+
+    /// The SIO on `dev` is done: its pages are appended to `done`; the next SIO starts if work
+    /// is queued, and its first step is returned.
+    pub fn complete(&mut self, dev: usize, now: Tick, done: &mut Vec<PageIo>) -> Option<DeviceStep> {
+        let d = &mut self.devices[dev];
+        let c = &mut self.counters[dev];
+        c.busy_ns += (now - d.started).as_ns();
+        c.sio_service_ns += (now - d.started).as_ns();
+        for io in d.sio.drain(..) {
+            match io.op {
+                IoOp::Read => c.n_reads += 1,
+                IoOp::Write => c.n_writes += 1,
+            }
+            c.page_response_ns += (now - io.queued).as_ns();
+            done.push(io);
+        }
+        d.busy = false;
+        if d.queue.is_empty() {
+            None
+        } else {
+            Some(self.start_sio(dev, now))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seek_law_meets_catalogue_minimum_and_average() {
+        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+        assert_eq!(g.seek_ns(10, 10), 0);
+        // One cylinder: min plus a sliver.
+        assert!(g.seek_ns(0, 1) - g.seek_min_ns < 1_000_000);
+        // Mean over all pairs is the catalogue average within 1 %.
+        let c = g.cylinders;
+        let mut sum = 0f64;
+        for a in (0..c).step_by(7) {
+            for b in (0..c).step_by(7) {
+                sum += g.seek_ns(a, b) as f64;
+            }
+        }
+        let n = ((c + 6) / 7) as f64;
+        let mean = sum / (n * n);
+        // Includes the zero-distance pairs, which weigh 1/n.
+        assert!((mean / 16e6 - 1.0).abs() < 0.02, "mean seek {mean}");
+    }
+
+    #[test]
+    fn zigzag_fills_last_cylinder_then_nearest_centre() {
+        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+        let mut m = SlotMap::new(&g, 0, g.cylinders - 1);
+        let centre = g.cylinders / 2;
+        for _ in 0..150 {
+            assert_eq!(m.allocate_zigzag().unwrap() / 150, centre);
+        }
+        // Centre full: next nearest is centre - 1, then stays there.
+        assert_eq!(m.allocate_zigzag().unwrap() / 150, centre - 1);
+        assert_eq!(m.allocate_zigzag().unwrap() / 150, centre - 1);
+        // Free a centre slot: allocation stays on the last cylinder used while it has room.
+        m.release(centre * 150 + 3);
+        assert_eq!(m.allocate_zigzag().unwrap() / 150, centre - 1);
+        assert_eq!(m.used(), 152);
+    }
+
+    #[test]
+    fn zigzag_packs_at_the_edge_nearest_centre_outside_the_area() {
+        let g = Geometry::of(DeviceModel::Ibm3350, 4096);
+        let mut m = SlotMap::new(&g, 10, 40);
+        assert_eq!(m.allocate_zigzag().unwrap() / 120, 40);
+    }
+
+    #[test]
+    fn drum_single_page_is_latency_plus_transfer() {
+        let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
+        let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
+        // Slot 1 starts a third of a rotation after the index point; at t = 0 the wait is 3.33 ms.
+        let step =
+            io.submit(0, PageIo { op: IoOp::Read, slot: 1, frame: 0, queued: Tick(0) }, Tick(0));
+        let Some(DeviceStep::Reconnect(t)) = step else { panic!("{step:?}") };
+        assert_eq!(t, Tick(g.slot_offset_ns(1)));
+        let DeviceStep::Complete(end) = io.reconnect(0, t) else { panic!() };
+        assert_eq!(end.as_ns() - t.as_ns(), g.page_transfer_ns);
+        let mut done = Vec::new();
+        assert!(io.complete(0, end, &mut done).is_none());
+        assert_eq!(done.len(), 1);
+    }
+
+    #[test]
+    fn busy_channel_costs_a_rotation() {
+        let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
+        let mut io = PagingIo::new(&[(g, 0, None), (g, 0, None)], 1, true, 0);
+        let a = io.submit(0, PageIo { op: IoOp::Read, slot: 0, frame: 0, queued: Tick(0) }, Tick(0));
+        let b = io.submit(1, PageIo { op: IoOp::Read, slot: 0, frame: 1, queued: Tick(0) }, Tick(0));
+        let (Some(DeviceStep::Reconnect(ta)), Some(DeviceStep::Reconnect(tb))) = (a, b) else {
+            panic!()
+        };
+        assert_eq!(ta, tb);
+        assert!(matches!(io.reconnect(0, ta), DeviceStep::Complete(_)));
+        assert_eq!(io.reconnect(1, tb), DeviceStep::Reconnect(tb + Tick(g.rotation_ns)));
+        assert_eq!(io.counters[1].n_rps_misses, 1);
+    }
+
+    /// Drives `dev`'s SIO from `step` to completion; returns the completion time.
+    fn finish(io: &mut PagingIo, dev: usize, mut step: DeviceStep) -> Tick {
+        loop {
+            match step {
+                DeviceStep::Reconnect(t) => step = io.reconnect(dev, t),
+                DeviceStep::Complete(t) => return t,
+            }
+        }
+    }
+
+    #[test]
+    fn contiguous_records_transfer_in_one_connection() {
+        // Ten consecutive slots of one 3380 track: one reconnect, ten transfers back to back.
+        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+        let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
+        let base = (g.cylinders / 2) * 150;
+        let mut first = None;
+        for k in 0..10 {
+            let q = PageIo { op: IoOp::Write, slot: base + k, frame: k, queued: Tick(0) };
+            let s = io.submit(0, q, Tick(0));
+            first = first.or(s);
+        }
+        // All but the first queued behind the first SIO; they form the second SIO together.
+        let end1 = finish(&mut io, 0, first.unwrap());
+        let mut done = Vec::new();
+        let DeviceStep::Reconnect(t) = io.complete(0, end1, &mut done).unwrap() else { panic!() };
+        let step = io.reconnect(0, t);
+        // Nine slots 1.67 ms apart, each 1.37 ms long: contiguous, completes in one step.
+        let DeviceStep::Complete(end) = step else { panic!("{step:?}") };
+        let span = end.as_ns() - t.as_ns();
+        assert_eq!(span, 8 * g.rotation_ns / 10 + g.page_transfer_ns);
+    }
+
+    #[test]
+    fn same_cylinder_requests_share_one_sio() {
+        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+        let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
+        let q = |slot| PageIo { op: IoOp::Read, slot, frame: 0, queued: Tick(0) };
+        let first = io.submit(0, q(5), Tick(0)).unwrap();
+        io.submit(0, q(300 * 150 + 1), Tick(0));
+        io.submit(0, q(300 * 150 + 2), Tick(0));
+        io.submit(0, q(7 * 150), Tick(0));
+        let end = finish(&mut io, 0, first);
+        let mut done = Vec::new();
+        let next = io.complete(0, end, &mut done);
+        assert_eq!(done.len(), 1);
+        // The next SIO takes both cylinder-300 requests together.
+        let end2 = finish(&mut io, 0, next.unwrap());
+        done.clear();
+        io.complete(0, end2, &mut done);
+        assert_eq!(done.len(), 2);
+        // Four requests, three SIOs (the third, cylinder 7, has just started).
+        assert_eq!(io.counters[0].n_sios, 3);
+    }
+}

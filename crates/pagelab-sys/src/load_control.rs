@@ -1,0 +1,268 @@
+//! Load control: who enters and leaves the multiprogramming set, with which time slice.
+//!
+//! ```text
+//!   think ends ──► eligible list (E1: Q1 candidates, then E2: Q2 candidates; FIFO within each)
+//!                     │ admit()  (storage test)
+//!                     ▼
+//!   multiprogramming set (Q1 | Q2) ──► queue-drop: transaction end, terminal write (a false
+//!                     ▲                 drop, unless eliminated), Q1 slice end (→ E2),
+//!                     └──────────────── Q2 slice end (→ E2)
+//! ```
+//!
+//! Lifecycle, as the system calls the hooks: at every queue-drop the system measures the stay
+//! and calls [`LoadController::on_queue_drop`], which updates the user's projected working set;
+//! then, and whenever a user joins the eligible list, it calls [`LoadController::admit`] with a
+//! view of storage and the eligible users in priority order, and carries out the returned
+//! [`LoadAction`]s. Policies return decisions; the system moves users.
+//!
+//! **VM/370** (tetzlaff, "Background"; fidelity notes §2.2–2.3, VM/370 R6 Logic p.146 and System
+//! Programmer's Guide p.108): admit the eligible head while SUMWSS + P ≤ APAGES, or
+//! APAGES × 1.25 for a Q1 candidate; a Q2 candidate that does not fit is still admitted if
+//! 0.75 P frames remain uncommitted; P is projected at queue-drop from A, the stay's mean
+//! resident set sampled at page reads, with the damping rule `P = (A + P)/2` when the trend
+//! reverses, else `P = A`.
+//!
+//! **CP-67** (bard §6 and §9; fidelity notes §4.4): "estimates for each program separately the
+//! storage it would require" and admits while storage is not overcommitted. Its algorithm is not
+//! published; we read it as the same storage test with P = S/Q of the last stay (Bard's
+//! estimator, "all required data were available on CP-67") and no Q1 overcommitment. Both are
+//! parameters of [`crate::spec::StorageTestSpec`].
+//!
+//! Deviation (both): when no user is in queue the eligible head is admitted whatever its
+//! projection (VM-SPG p.108 lets an oversized Q2 user in "when no other users are in Q1 or Q2";
+//! we apply the same to Q1 so that a lone user can always run).
+
+use crate::spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
+
+/// The two in-queue classes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub enum Queue {
+    /// Interactive stay.
+    Q1,
+    /// Long-running stay.
+    Q2,
+}
+
+/// An eligible user as the load controller sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Candidate {
+    /// User index.
+    pub user: u32,
+    /// Queue the user waits for.
+    pub queue: Queue,
+    /// Projected working set [pages].
+    pub projected: f64,
+}
+
+/// What the load controller sees.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadView<'a> {
+    /// Pageable frames (APAGES) [frames].
+    pub apages: u32,
+    /// Sum of projected working sets of users in queue [pages].
+    pub sumwss: f64,
+    /// Users in Q1 or Q2 [count].
+    pub in_queue: u32,
+    /// Eligible users, highest priority first.
+    pub eligible: &'a [Candidate],
+}
+
+/// A load-control decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadAction {
+    /// Post: `user` is in the multiprogramming set, in `queue`, its projection added to SUMWSS.
+    Admit {
+        /// User index.
+        user: u32,
+        /// Queue joined.
+        queue: Queue,
+    },
+}
+
+/// Measurements of one in-queue stay, taken at its queue-drop.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StayStats {
+    /// Page reads during the stay [pages] (VMPGREAD).
+    pub page_reads: u64,
+    /// Sum of the user's resident pages at each page read [pages] (VMPGRINQ).
+    pub resident_at_reads: u64,
+    /// Resident pages at the drop [pages] (VMPAGES).
+    pub resident_now: u32,
+}
+
+/// A user's working-set projection state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Projection {
+    /// Projected working set P [pages].
+    pub p: f64,
+    /// Last actual working set LA [pages].
+    pub last_a: f64,
+    /// Last projection LP [pages].
+    pub last_p: f64,
+}
+
+/// The load controllers of the base systems: a closed enum, dispatched by `match`.
+#[derive(Clone, Debug)]
+pub enum LoadController {
+    /// CP-67.
+    Cp67(StorageTest),
+    /// VM/370.
+    Vm370(StorageTest),
+}
+
+/// The storage-test scheduler both base systems use, with their parameters.
+#[derive(Clone, Debug)]
+pub struct StorageTest {
+    /// Parameters.
+    pub p: StorageTestSpec,
+}
+
+impl LoadController {
+    /// Builds the controller of `spec`.
+    pub fn build(spec: &LoadControlSpec) -> LoadController {
+        match spec {
+            LoadControlSpec::Cp67(p) => LoadController::Cp67(StorageTest { p: p.clone() }),
+            LoadControlSpec::Vm370(p) => LoadController::Vm370(StorageTest { p: p.clone() }),
+        }
+    }
+
+    fn st(&self) -> &StorageTest {
+        match self {
+            LoadController::Cp67(s) | LoadController::Vm370(s) => s,
+        }
+    }
+
+    /// Projection of a user never dropped yet.
+    pub fn initial_projection(&self) -> Projection {
+        let p = self.st().p.initial_ws_pages;
+        Projection { p, last_a: p, last_p: p }
+    }
+
+    /// In-queue time slice of `q` [ns of CPU].
+    pub fn slice_ns(&self, q: Queue) -> u64 {
+        let p = &self.st().p;
+        let s = match q {
+            Queue::Q1 => p.q1_slice_s,
+            Queue::Q2 => p.q2_slice_s,
+        };
+        (s * 1e9).round() as u64
+    }
+
+    /// Whether intra-transaction terminal writes keep the user in queue.
+    pub fn eliminates_false_drops(&self) -> bool {
+        self.st().p.eliminate_false_drops
+    }
+
+    /// Updates the projection at a queue-drop from the stay's measurements.
+    pub fn on_queue_drop(&self, proj: &mut Projection, stay: &StayStats) {
+        // A: mean resident set at page reads (VMPGRINQ / VMPGREAD), or resident pages at the
+        // drop when there were no reads (fidelity §2.2 choice; bard §9's S/Q).
+        let a = if stay.page_reads > 0 {
+            stay.resident_at_reads as f64 / stay.page_reads as f64
+        } else {
+            f64::from(stay.resident_now)
+        };
+        let kind = self.st().p.projection;
+        let new_p = match kind {
+            ProjectionKind::Last => a,
+            ProjectionKind::Damped => {
+                if (proj.last_p - proj.last_a) * (proj.p - a) < 0.0 {
+                    (a + proj.p) / 2.0
+                } else {
+                    a
+                }
+            }
+        };
+        proj.last_a = a;
+        proj.last_p = new_p;
+        proj.p = new_p;
+    }
+
+    /// Admission: appends the users to add, in order, to `out`.
+    pub fn admit(&self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
+        let p = &self.st().p;
+        let apages = f64::from(view.apages);
+        let mut sum = view.sumwss;
+        let mut in_queue = view.in_queue;
+        for c in view.eligible {
+            let limit = match c.queue {
+                Queue::Q1 => apages * p.q1_overcommit,
+                Queue::Q2 => apages,
+            };
+            let fits = sum + c.projected <= limit
+                || (c.queue == Queue::Q2
+                    && matches!(self, LoadController::Vm370(_))
+                    && 0.75 * c.projected <= apages - sum)
+                || in_queue == 0;
+            if !fits {
+                break;
+            }
+            out.push(LoadAction::Admit { user: c.user, queue: c.queue });
+            sum += c.projected;
+            in_queue += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vm() -> LoadController {
+        LoadController::build(&LoadControlSpec::Vm370(StorageTestSpec {
+            q1_slice_s: 0.25,
+            q2_slice_s: 2.5,
+            q1_overcommit: 1.25,
+            projection: ProjectionKind::Damped,
+            initial_ws_pages: 20.0,
+            eliminate_false_drops: false,
+        }))
+    }
+
+    #[test]
+    fn q1_candidates_get_the_25_percent_overcommitment() {
+        let lc = vm();
+        let el = [
+            Candidate { user: 1, queue: Queue::Q1, projected: 20.0 },
+            Candidate { user: 2, queue: Queue::Q1, projected: 20.0 },
+        ];
+        let mut out = Vec::new();
+        // 100 frames, 90 committed: 110 ≤ 125 admits the first, 130 > 125 stops at the second.
+        lc.admit(&LoadView { apages: 100, sumwss: 90.0, in_queue: 3, eligible: &el }, &mut out);
+        assert_eq!(out, vec![LoadAction::Admit { user: 1, queue: Queue::Q1 }]);
+    }
+
+    #[test]
+    fn q2_candidate_needs_plain_fit_or_three_quarters_free() {
+        let lc = vm();
+        let el = [Candidate { user: 7, queue: Queue::Q2, projected: 40.0 }];
+        let mut out = Vec::new();
+        // 100 - 75 = 25 free < 0.75 × 40 = 30: stays eligible.
+        lc.admit(&LoadView { apages: 100, sumwss: 75.0, in_queue: 2, eligible: &el }, &mut out);
+        assert!(out.is_empty());
+        // 100 - 68 = 32 ≥ 30: admitted although 108 > 100.
+        lc.admit(&LoadView { apages: 100, sumwss: 68.0, in_queue: 2, eligible: &el }, &mut out);
+        assert_eq!(out.len(), 1);
+        // Empty multiprogramming set: admitted whatever its size.
+        out.clear();
+        let big = [Candidate { user: 7, queue: Queue::Q2, projected: 400.0 }];
+        lc.admit(&LoadView { apages: 100, sumwss: 0.0, in_queue: 0, eligible: &big }, &mut out);
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn damped_projection_halves_a_reversal() {
+        let lc = vm();
+        // (LP − LA)(P − A) = (30 − 20)(30 − 40) < 0: damped, P = (40 + 30)/2.
+        let mut pr = Projection { p: 30.0, last_a: 20.0, last_p: 30.0 };
+        lc.on_queue_drop(
+            &mut pr,
+            &StayStats { page_reads: 4, resident_at_reads: 160, resident_now: 12 },
+        );
+        assert_eq!(pr.p, 35.0);
+        // (30 − 20)(30 − 12) > 0: follow A, here the resident pages (no reads in the stay).
+        let mut pr = Projection { p: 30.0, last_a: 20.0, last_p: 30.0 };
+        lc.on_queue_drop(&mut pr, &StayStats { page_reads: 0, resident_at_reads: 0, resident_now: 12 });
+        assert_eq!(pr.p, 12.0);
+    }
+}

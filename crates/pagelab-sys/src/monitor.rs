@@ -1,0 +1,292 @@
+//! The monitor: counters sampled every interval, and the summary in the papers' terms.
+//!
+//! Every counter is cumulative from time zero; a sample is a copy, an interval's row the
+//! difference of two samples, and the run's totals the difference between the last sample and
+//! the one taken at the end of the warm-up. The summary speaks VMMAP's language as the
+//! tetzlaff paper's Table 2 does (VIO rate, paging SIO rate, percent page wait, page I/O time,
+//! Q1 seconds, Q1 and Q2 drop rates, page reads per Q1 stay, users in Q1 and Q2, demand and
+//! swap paging rates) and Bard's (problem-state percent, steal ratio, and the system page
+//! survival index estimate of his eq. 5):
+//!
+//! ```text
+//!   Ψs* = 1.5 (ΔP + ΔV) ΔT / (ΔM ΔW)
+//! ```
+//!
+//! with P page exceptions, V virtual I/Os, W core-table scan cycles and M = ∫ MPL dt.
+//!
+//! Definitions we had to choose: *Q1 seconds* is the mean response of trivial transactions
+//! (those that never left Q1), *Q2 seconds* that of the others; *percent page wait* is the share
+//! of processor time idle while at least one in-queue user waits for a page (VM's CPU-state
+//! split); *page I/O time* is a page request's mean time from queueing to completion.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+macro_rules! counters {
+    ($($name:ident : $unit:literal, $desc:literal;)*) => {
+        /// Cumulative counters of a running system (all as `f64` so that rows are uniform).
+        #[derive(Clone, Copy, Debug, Default, PartialEq)]
+        pub struct Counters { $(#[doc = $desc] pub $name: f64,)* }
+        impl Counters {
+            /// (name, unit, description) of each counter, in column order.
+            pub const COLUMNS: &'static [(&'static str, &'static str, &'static str)] =
+                &[$((stringify!($name), $unit, $desc)),*];
+            /// Values in column order.
+            pub fn values(&self) -> Vec<f64> { vec![$(self.$name),*] }
+            /// `self − earlier`, counter by counter.
+            pub fn since(&self, earlier: &Counters) -> Counters {
+                Counters { $($name: self.$name - earlier.$name,)* }
+            }
+        }
+    };
+}
+
+counters! {
+    time_s: "s", "Simulated time.";
+    transactions: "count", "Transactions completed.";
+    trivial_transactions: "count", "Transactions completed without leaving Q1.";
+    response_sum_s: "s", "Sum of response times of completed transactions.";
+    trivial_response_sum_s: "s", "Sum of response times of trivial transactions.";
+    thinks: "count", "Think periods completed.";
+    think_sum_s: "s", "Sum of completed think periods.";
+    faults: "count", "Page exceptions (Bard's P): references to a page not valid in storage.";
+    page_reads: "count", "Pages read from paging devices (demand paging).";
+    page_writes: "count", "Pages written to paging devices.";
+    zero_fills: "count", "First references served with a cleared frame, no I/O.";
+    reclaims: "count", "Faults served by reclaiming a frame whose page-out was under way.";
+    paging_sios: "count", "Paging SIOs (channel programs; several pages when chained).";
+    page_io_sum_s: "s", "Sum over pages moved of queue-to-completion time.";
+    rps_misses: "count", "Reconnects that found the channel busy.";
+    vios: "count", "Virtual I/Os (Bard's V).";
+    steals: "count", "Frames taken from users in queue.";
+    victims: "count", "Frames taken by SELECT (flush list or scan).";
+    scan_cycles: "count", "Core-table scan cycles (Bard's W).";
+    frames_scanned: "count", "Core-table entries examined.";
+    q1_drops: "count", "Queue-drops from Q1 (transaction end, terminal write, Q1 slice end).";
+    q2_drops: "count", "Queue-drops from Q2.";
+    false_drops: "count", "Queue-drops at intra-transaction terminal writes.";
+    q1_stay_page_reads: "count", "Page reads during Q1 stays.";
+    mpl_user_s: "user·s", "Integral of the multiprogramming level (Bard's M).";
+    q1_user_s: "user·s", "Integral of users in Q1.";
+    q2_user_s: "user·s", "Integral of users in Q2.";
+    eligible_user_s: "user·s", "Integral of users on the eligible list.";
+    cpu_problem_s: "cpu·s", "Processor time in problem state.";
+    cpu_supervisor_s: "cpu·s", "Processor time in supervisor state.";
+    page_wait_cpu_s: "cpu·s", "Idle processor time while an in-queue user waits for a page.";
+}
+
+/// A named value with unit and meaning.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Metric {
+    /// The value.
+    pub value: f64,
+    /// Its unit.
+    pub unit: String,
+    /// What it is.
+    pub description: String,
+}
+
+/// Rows of counters per monitor interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IntervalTable {
+    /// Column names (the counters, then `psi_s_star`, `mpl`, `cpu_busy_pct`).
+    pub columns: Vec<String>,
+    /// Column units.
+    pub units: Vec<String>,
+    /// One row per interval; counters are the interval's differences.
+    pub rows: Vec<Vec<f64>>,
+}
+
+/// One user's totals after the warm-up.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UserRow {
+    /// User index.
+    pub user: u32,
+    /// Class name.
+    pub class: String,
+    /// Transactions completed [count].
+    pub transactions: u64,
+    /// Mean response time [s].
+    pub response_mean_s: f64,
+    /// Problem-state CPU time [s].
+    pub cpu_s: f64,
+    /// Page exceptions [count].
+    pub faults: u64,
+    /// Page reads [count].
+    pub page_reads: u64,
+    /// Virtual I/Os [count].
+    pub vios: u64,
+    /// Queue-drops [count].
+    pub drops: u64,
+    /// Projected working set at the end [pages].
+    pub projected_ws: f64,
+}
+
+/// One class's totals after the warm-up.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClassRow {
+    /// Class name.
+    pub class: String,
+    /// Users [count].
+    pub users: u32,
+    /// Transactions completed [count].
+    pub transactions: u64,
+    /// Trivial transactions completed [count].
+    pub trivial: u64,
+    /// Throughput [1/s].
+    pub throughput: f64,
+    /// Mean response time [s].
+    pub response_mean_s: f64,
+    /// Mean think time [s].
+    pub think_mean_s: f64,
+    /// Response-time percentiles.
+    pub response: Percentiles,
+}
+
+/// Response-time percentiles [s].
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Percentiles {
+    /// Observations [count].
+    pub n: u64,
+    /// Median [s].
+    pub p50: f64,
+    /// 90th percentile [s].
+    pub p90: f64,
+    /// 95th percentile [s].
+    pub p95: f64,
+    /// 99th percentile [s].
+    pub p99: f64,
+    /// Largest [s].
+    pub max: f64,
+}
+
+impl Percentiles {
+    /// Percentiles of `xs` (sorted in place; nearest-rank definition).
+    pub fn of(xs: &mut [f64]) -> Percentiles {
+        if xs.is_empty() {
+            return Percentiles::default();
+        }
+        xs.sort_by(f64::total_cmp);
+        let n = xs.len();
+        let at = |q: f64| xs[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        Percentiles { n: n as u64, p50: at(0.5), p90: at(0.9), p95: at(0.95), p99: at(0.99), max: xs[n - 1] }
+    }
+}
+
+/// Everything a run produces. Serializes to the `summary.json` layout of DESIGN.md.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// pagelab-sys version.
+    pub version: String,
+    /// The seed.
+    pub seed: u64,
+    /// The resolved spec.
+    pub spec: crate::spec::SystemSpec,
+    /// Named metrics after the warm-up.
+    pub metrics: BTreeMap<String, Metric>,
+    /// Interval time series.
+    pub intervals: IntervalTable,
+    /// Per-user table.
+    pub users: Vec<UserRow>,
+    /// Per-class table.
+    pub classes: Vec<ClassRow>,
+    /// Response-time percentiles: `all`, `trivial`, `nontrivial`.
+    pub response: BTreeMap<String, Percentiles>,
+    /// Engine figures: events handled, reference runs executed.
+    pub engine: BTreeMap<String, u64>,
+}
+
+/// Bard's eq. 5 over an interval; `None` without a scan cycle or MPL.
+pub fn psi_s_star(d: &Counters) -> Option<f64> {
+    if d.scan_cycles <= 0.0 || d.mpl_user_s <= 0.0 {
+        return None;
+    }
+    Some(1.5 * (d.faults + d.vios) * d.time_s / (d.mpl_user_s * d.scan_cycles))
+}
+
+/// The summary metrics of a run from its totals `d` on `cpus` processors.
+pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, Metric> {
+    let t = d.time_s.max(f64::MIN_POSITIVE);
+    let div = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
+    let cap = t * f64::from(cpus);
+    let nontrivial = d.transactions - d.trivial_transactions;
+    let x = div(d.transactions, t);
+    let r = div(d.response_sum_s, d.transactions);
+    let z = div(d.think_sum_s, d.thinks);
+    let mut m = BTreeMap::new();
+    let mut put = |name: &str, value: f64, unit: &str, description: &str| {
+        m.insert(
+            name.to_string(),
+            Metric { value, unit: unit.into(), description: description.into() },
+        );
+    };
+    put("vio_rate", d.vios / t, "1/s", "Virtual I/Os per second (VMMAP VIO rate).");
+    put("paging_sio_rate", d.paging_sios / t, "1/s", "Paging SIOs per second.");
+    put("page_wait_pct", 100.0 * d.page_wait_cpu_s / cap, "%", "Processor time idle in page wait.");
+    put("page_io_time_ms", 1e3 * div(d.page_io_sum_s, d.page_reads + d.page_writes), "ms", "Mean page request time, queue to completion.");
+    put("q1_seconds", div(d.trivial_response_sum_s, d.trivial_transactions), "s", "Mean trivial (Q1-only) response time (VMMAP Q1SECS).");
+    put("q2_seconds", div(d.response_sum_s - d.trivial_response_sum_s, nontrivial), "s", "Mean response time of transactions that reached Q2.");
+    put("q1_drop_rate", d.q1_drops / t, "1/s", "Queue-drops from Q1 per second.");
+    put("q2_drop_rate", d.q2_drops / t, "1/s", "Queue-drops from Q2 per second.");
+    put("page_reads_per_q1", div(d.q1_stay_page_reads, d.q1_drops), "pages", "Page reads per Q1 stay.");
+    put("users_in_q1", d.q1_user_s / t, "users", "Mean users in Q1.");
+    put("users_in_q2", d.q2_user_s / t, "users", "Mean users in Q2.");
+    put("eligible", d.eligible_user_s / t, "users", "Mean users on the eligible list.");
+    put("mpl", d.mpl_user_s / t, "users", "Mean multiprogramming level.");
+    put("demand_paging_rate", d.page_reads / t, "pages/s", "Pages read on demand per second.");
+    put("swap_paging_rate", 0.0, "pages/s", "Pages moved by swapping per second (none in the base systems).");
+    put("page_write_rate", d.page_writes / t, "pages/s", "Pages written per second.");
+    put("steal_rate", d.steals / t, "1/s", "Frames taken from in-queue users per second.");
+    put("steal_ratio", div(d.steals, d.page_reads), "fraction", "Steals per page read (bard §6).");
+    put("problem_state_pct", 100.0 * d.cpu_problem_s / cap, "%", "Processor time in problem state.");
+    put("supervisor_pct", 100.0 * d.cpu_supervisor_s / cap, "%", "Processor time in supervisor state.");
+    put("cpu_busy_pct", 100.0 * (d.cpu_problem_s + d.cpu_supervisor_s) / cap, "%", "Processor busy, per processor.");
+    put("psi_s_star", psi_s_star(d).unwrap_or(f64::NAN), "interruptions", "Bard's system PSI estimate, eq. 5.");
+    put("scan_cycle_s", div(t, d.scan_cycles), "s", "Mean core-table scan cycle.");
+    put("fault_rate", d.faults / t, "1/s", "Page exceptions per second.");
+    put("rps_miss_rate", d.rps_misses / t, "1/s", "RPS misses per second.");
+    put("false_drop_rate", d.false_drops / t, "1/s", "Queue-drops at terminal writes per second.");
+    put("throughput", x, "1/s", "Transactions completed per second.");
+    put("response_mean_s", r, "s", "Mean response time.");
+    put("think_mean_s", z, "s", "Mean completed think time.");
+    put("users", f64::from(users), "users", "Logged-on users.");
+    put("little_users", x * (r + z), "users", "X (R + Z): equals the users by Little's law.");
+    m
+}
+
+impl Report {
+    /// The summary as a plain-text table in the papers' terms.
+    pub fn summary_table(&self) -> String {
+        let mut s = format!("{:<22} {:>12}  {}\n", "metric", "value", "unit");
+        for (k, m) in &self.metrics {
+            s.push_str(&format!("{:<22} {:>12.4}  {}\n", k, m.value, m.unit));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn psi_of_hand_worked_counters() {
+        // 100 s, 600 faults + 300 VIOs, MPL 3 (M = 300), 10 cycles: 1.5 × 900 × 100 / 3000 = 45.
+        let d = Counters {
+            time_s: 100.0,
+            faults: 600.0,
+            vios: 300.0,
+            mpl_user_s: 300.0,
+            scan_cycles: 10.0,
+            ..Default::default()
+        };
+        assert_eq!(psi_s_star(&d), Some(45.0));
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let mut xs: Vec<f64> = (1..=100).map(f64::from).collect();
+        let p = Percentiles::of(&mut xs);
+        assert_eq!((p.p50, p.p90, p.p99, p.max), (50.0, 90.0, 99.0, 100.0));
+    }
+}

@@ -1,0 +1,762 @@
+//! The system spec: TOML in, typed structs out.
+//!
+//! ```text
+//!  preset.toml ──► toml::Value ──► dotted overrides (workload.users=200) ──► serde (deny_unknown_fields,
+//!                                                                             serde_path_to_error)
+//!                                                                          ──► SystemSpec::validate()
+//! ```
+//!
+//! Strings become types here, once: device models, load controllers, think-time laws and
+//! programs are serde-tagged enums (`kind = "vm370"`), so the engine dispatches by `match`.
+//! Every error names the origin, the dotted key path and the expected form, in one line.
+//! Times are given in the unit their key names (`_s`, `_ms`, `_us`, `_ns`) and converted to
+//! integer nanoseconds when the system is built.
+
+use crate::error::{one_line, SysError};
+use serde::{Deserialize, Serialize};
+
+/// A whole simulated system: hardware, policies and workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SystemSpec {
+    /// What the preset is and where its numbers come from -- metadata.
+    #[serde(default)]
+    pub preset: PresetInfo,
+    /// Length of the run -- parameter.
+    pub run: RunSpec,
+    /// Processors and supervisor costs -- parameter.
+    pub cpu: CpuSpec,
+    /// Pageable main storage -- parameter.
+    pub memory: MemorySpec,
+    /// Paging I/O policies -- parameter.
+    #[serde(default)]
+    pub paging: PagingSpec,
+    /// Channels, named; devices attach to them -- parameter.
+    #[serde(rename = "channel", default)]
+    pub channels: Vec<ChannelSpec>,
+    /// Paging devices -- parameter.
+    #[serde(rename = "device", default)]
+    pub devices: Vec<DeviceSpec>,
+    /// Virtual I/O to users' minidisks -- parameter.
+    #[serde(default)]
+    pub vio: VioSpec,
+    /// The load controller (scheduler) -- parameter.
+    pub load_control: LoadControlSpec,
+    /// The monitor -- parameter.
+    #[serde(default)]
+    pub monitor: MonitorSpec,
+    /// Users and what they run -- parameter.
+    pub workload: WorkloadSpec,
+}
+
+/// Preset metadata.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PresetInfo {
+    /// Name of the system modelled.
+    #[serde(default)]
+    pub name: String,
+    /// `structural`, `calibrated` or `validated`.
+    #[serde(default)]
+    pub fidelity: String,
+    /// Where the numbers come from.
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+/// Length of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Simulated time to run [s].
+    pub duration_s: f64,
+    /// Initial period excluded from every statistic [s].
+    #[serde(default)]
+    pub warmup_s: f64,
+}
+
+/// Processors.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuSpec {
+    /// Processors sharing the dispatch list (the 3081D has two) [count].
+    pub count: u32,
+    /// Problem-state time per reference [ns].
+    pub reference_ns: f64,
+    /// Dispatch (minor) time slice [ms].
+    pub dispatch_slice_ms: f64,
+    /// Supervisor-state costs.
+    #[serde(default)]
+    pub supervisor: SupervisorSpec,
+}
+
+/// Supervisor-state CPU cost of each kind of work.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SupervisorSpec {
+    /// Per page fault [µs].
+    #[serde(default)]
+    pub fault_us: f64,
+    /// Per start I/O (paging or virtual) [µs].
+    #[serde(default)]
+    pub sio_us: f64,
+    /// Per I/O interrupt [µs].
+    #[serde(default)]
+    pub interrupt_us: f64,
+    /// Per dispatch of a user [µs].
+    #[serde(default)]
+    pub dispatch_us: f64,
+    /// Per page moved in or out of main storage [µs].
+    #[serde(default)]
+    pub page_moved_us: f64,
+}
+
+/// Main storage and frame management.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemorySpec {
+    /// Pageable frames (APAGES) [frames].
+    pub frames: u32,
+    /// Page size [bytes].
+    #[serde(default = "default_page_bytes")]
+    pub page_bytes: u32,
+    /// Free-list target is MPL plus this [frames] (tetzlaff: MPL + 1).
+    #[serde(default = "one")]
+    pub free_target_extra: u32,
+    /// Free-list target never below this [frames].
+    #[serde(default = "one")]
+    pub free_target_min: u32,
+    /// Reset the reference bits of a user's pages at queue-drop (VM does).
+    #[serde(default = "yes")]
+    pub reset_reference_at_drop: bool,
+    /// Put a dropped user's pages on the flush list at queue-drop.
+    #[serde(default)]
+    pub flush_at_drop: bool,
+}
+
+fn default_page_bytes() -> u32 {
+    4096
+}
+fn one() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+
+/// Paging I/O policies.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PagingSpec {
+    /// Where a page-out is written on a device.
+    #[serde(default)]
+    pub slot_allocation: SlotAllocationKind,
+    /// Which device a page-out goes to.
+    #[serde(default)]
+    pub device_selection: DeviceSelectionKind,
+    /// Chain requests queued for the cylinder being served into one SIO (tetzlaff).
+    #[serde(default = "yes")]
+    pub combine_same_cylinder: bool,
+    /// Control-unit protocol time per SIO [ms] (tetzlaff Figure 3's part of overhead A).
+    #[serde(default)]
+    pub sio_overhead_ms: f64,
+}
+
+impl Default for PagingSpec {
+    fn default() -> Self {
+        PagingSpec {
+            slot_allocation: SlotAllocationKind::Zigzag,
+            device_selection: DeviceSelectionKind::RoundRobin,
+            combine_same_cylinder: true,
+            sio_overhead_ms: 0.0,
+        }
+    }
+}
+
+/// Slot allocators.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlotAllocationKind {
+    /// Last cylinder used, else the free slot nearest the volume centre (tetzlaff).
+    #[default]
+    Zigzag,
+}
+
+/// Page-out device selection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeviceSelectionKind {
+    /// Each page-out to the next device in turn (tetzlaff).
+    #[default]
+    RoundRobin,
+}
+
+/// A channel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelSpec {
+    /// Name devices refer to.
+    pub name: String,
+}
+
+/// A paging device (one actuator or drum).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceSpec {
+    /// Name (with `count > 1`, suffixed `-0`, `-1`, ...).
+    pub name: String,
+    /// Device model from the catalogue (`../shared/reference/devices.csv`).
+    pub model: DeviceModel,
+    /// Name of the channel the device is attached to.
+    pub channel: String,
+    /// Identical devices on this channel [count].
+    #[serde(default = "one")]
+    pub count: u32,
+    /// First and last cylinder of the paging area (default: the whole volume).
+    #[serde(default)]
+    pub paging_cylinders: Option<[u32; 2]>,
+}
+
+/// The device catalogue. Parameters in [`crate::device::Geometry::of`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DeviceModel {
+    /// IBM 2301 drum.
+    #[serde(rename = "2301")]
+    Ibm2301,
+    /// IBM 2305 model 1 fixed-head disk.
+    #[serde(rename = "2305-1")]
+    Ibm2305_1,
+    /// IBM 2305 model 2 fixed-head disk.
+    #[serde(rename = "2305-2")]
+    Ibm2305_2,
+    /// IBM 2314 moving-arm disk.
+    #[serde(rename = "2314")]
+    Ibm2314,
+    /// IBM 3330 model 1 moving-arm disk.
+    #[serde(rename = "3330")]
+    Ibm3330,
+    /// IBM 3350 moving-arm disk.
+    #[serde(rename = "3350")]
+    Ibm3350,
+    /// IBM 3380 moving-arm disk (one actuator).
+    #[serde(rename = "3380")]
+    Ibm3380,
+}
+
+/// Virtual I/O to minidisks: a device service that blocks the user.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VioSpec {
+    /// Minidisk devices, each a FCFS server; user `u` uses device `u mod devices` [count].
+    #[serde(default = "one")]
+    pub devices: u32,
+    /// Mean service time of one virtual I/O [ms].
+    #[serde(default = "default_vio_ms")]
+    pub service_ms: f64,
+    /// Exponential (`true`) or fixed service time.
+    #[serde(default = "yes")]
+    pub exponential: bool,
+}
+
+fn default_vio_ms() -> f64 {
+    25.0
+}
+
+impl Default for VioSpec {
+    fn default() -> Self {
+        VioSpec { devices: 1, service_ms: default_vio_ms(), exponential: true }
+    }
+}
+
+/// Load controllers of the base systems.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum LoadControlSpec {
+    /// CP-67's scheduler, as the baseline of Bard's tables.
+    Cp67(StorageTestSpec),
+    /// VM/370's SUMWSS ≤ APAGES scheduler.
+    Vm370(StorageTestSpec),
+}
+
+impl LoadControlSpec {
+    /// The parameters, whichever scheduler.
+    pub fn params(&self) -> &StorageTestSpec {
+        match self {
+            LoadControlSpec::Cp67(p) | LoadControlSpec::Vm370(p) => p,
+        }
+    }
+}
+
+/// Parameters of a storage-test scheduler (admit while the projected working sets fit).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageTestSpec {
+    /// Q1 in-queue time slice [s of CPU] (bard §9: 0.25 s on CP-67).
+    pub q1_slice_s: f64,
+    /// Q2 in-queue time slice [s of CPU] (bard §9: 2.5 s on CP-67).
+    pub q2_slice_s: f64,
+    /// Q1 candidates are admitted while SUMWSS + P ≤ APAGES × this (tetzlaff: 1.25 on VM).
+    #[serde(default = "one_f")]
+    pub q1_overcommit: f64,
+    /// How a user's working set is projected at queue-drop.
+    pub projection: ProjectionKind,
+    /// Projected working set of a user never dropped yet [pages].
+    pub initial_ws_pages: f64,
+    /// Keep the user in queue across intra-transaction terminal writes (tetzlaff's false drops).
+    #[serde(default)]
+    pub eliminate_false_drops: bool,
+}
+
+fn one_f() -> f64 {
+    1.0
+}
+
+/// Working-set projection at queue-drop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProjectionKind {
+    /// P = A, the last stay's mean resident set at page reads (bard §9 S/Q).
+    Last,
+    /// VM/370's damped rule: P = (A + P)/2 when the trend reverses, else A (fidelity §2.2).
+    Damped,
+}
+
+/// The monitor.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorSpec {
+    /// Sampling interval [s].
+    #[serde(default = "default_interval")]
+    pub interval_s: f64,
+}
+
+fn default_interval() -> f64 {
+    60.0
+}
+
+impl Default for MonitorSpec {
+    fn default() -> Self {
+        MonitorSpec { interval_s: default_interval() }
+    }
+}
+
+/// Users and what they run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    /// Logged-on users [count].
+    pub users: u32,
+    /// Pages of the shared segment (CMS nucleus), owned by no user [pages].
+    #[serde(default)]
+    pub shared_pages: u32,
+    /// User classes; users are dealt to classes by `fraction`.
+    #[serde(rename = "class")]
+    pub classes: Vec<ClassSpec>,
+}
+
+/// A class of users.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassSpec {
+    /// Name in the reports.
+    pub name: String,
+    /// Share of the users in this class [fraction].
+    pub fraction: f64,
+    /// Think time between transactions.
+    pub think: ThinkSpec,
+    /// Order in which commands are taken from the script.
+    #[serde(default)]
+    pub order: ScriptOrder,
+    /// The script: one command per transaction.
+    pub commands: Vec<CommandSpec>,
+    /// What the user's program references.
+    pub program: ProgramSpec,
+}
+
+/// Think-time laws.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ThinkSpec {
+    /// Exponential with mean `mean_s` [s].
+    Exponential {
+        /// Mean [s].
+        mean_s: f64,
+    },
+    /// Always `s` [s] (0 for a long-running user).
+    Fixed {
+        /// Think time [s].
+        s: f64,
+    },
+    /// The listed times in turn, cycled [s].
+    Scripted {
+        /// Think times [s].
+        s: Vec<f64>,
+    },
+}
+
+/// How commands are taken from the script.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScriptOrder {
+    /// Drawn at random by weight.
+    #[default]
+    Random,
+    /// In order, cycled.
+    Cycle,
+}
+
+/// A command: one transaction's demand.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandSpec {
+    /// Name in the reports.
+    pub name: String,
+    /// Relative weight in random order.
+    #[serde(default = "one_f")]
+    pub weight: f64,
+    /// Mean CPU demand (problem state) [ms].
+    pub cpu_ms: f64,
+    /// Exponentially distributed demand (`true`) or fixed.
+    #[serde(default = "yes")]
+    pub exponential: bool,
+    /// Virtual I/Os, spread evenly over the CPU demand [count].
+    #[serde(default)]
+    pub vio: u32,
+    /// Terminal writes inside the transaction (each a potential false queue-drop) [count].
+    #[serde(default)]
+    pub console_writes: u32,
+    /// Duration of one terminal write [ms].
+    #[serde(default)]
+    pub console_write_ms: f64,
+}
+
+/// Reference behaviour of a user's program.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ProgramSpec {
+    /// CMS-like: a per-user page set repeated across transactions with tunable overlap.
+    Cms(LocalitySpec),
+    /// Long-running: a larger working set drifting phase by phase.
+    Drifting(LocalitySpec),
+    /// A captured reference string.
+    Trace(TraceProgramSpec),
+}
+
+/// Parameters of the locality model (see [`crate::workload`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalitySpec {
+    /// Pages of the user's working set [pages].
+    pub set_pages: u32,
+    /// Private address space the set is drawn from [pages].
+    pub address_pages: u32,
+    /// Fraction of the set kept from one transaction to the next [fraction].
+    #[serde(default = "one_f")]
+    pub overlap: f64,
+    /// Fraction of the set replaced at each phase change [fraction].
+    #[serde(default)]
+    pub drift: f64,
+    /// Pages of one locality within the set [pages].
+    pub locality_pages: u32,
+    /// Runs before the locality moves [runs].
+    pub runs_per_phase: u32,
+    /// Mean references per run [references].
+    pub refs_per_run: f64,
+    /// Fraction of runs that write [fraction].
+    #[serde(default)]
+    pub write_fraction: f64,
+    /// Fraction of runs to the shared segment [fraction].
+    #[serde(default)]
+    pub shared_fraction: f64,
+}
+
+/// A trace-driven program.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceProgramSpec {
+    /// The trace file.
+    pub path: String,
+    /// Start again at the end of the trace.
+    #[serde(default = "yes")]
+    pub repeat: bool,
+}
+
+/// Parses `toml_text`, applies `overrides` (dotted key path, TOML value) and validates.
+///
+/// `origin` names the text in errors (a file name). An override value that is not valid TOML is
+/// taken as a string, so `--set preset.name=foo` works unquoted.
+pub fn load_spec(
+    toml_text: &str,
+    origin: &str,
+    overrides: &[(String, String)],
+) -> Result<SystemSpec, SysError> {
+    let mut value: toml::Value = toml::from_str(toml_text)
+        .map_err(|e| SysError::Syntax { origin: origin.into(), what: one_line(&e.to_string()) })?;
+    for (key, val) in overrides {
+        apply_override(&mut value, key, val)?;
+    }
+    let spec: SystemSpec = serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        SysError::Spec { origin: origin.into(), path, what: one_line(&e.into_inner().to_string()) }
+    })?;
+    spec.validate(origin)?;
+    Ok(spec)
+}
+
+/// Sets `key` (dotted; numeric parts index arrays) in `root` to the TOML value `val`.
+pub fn apply_override(root: &mut toml::Value, key: &str, val: &str) -> Result<(), SysError> {
+    let arg = format!("{key}={val}");
+    let err = |what: String| SysError::Override { arg: arg.clone(), what };
+    let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {val}")) {
+        Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(val.into())),
+        Err(_) => toml::Value::String(val.into()),
+    };
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(err("expected a dotted key path such as workload.users".into()));
+    }
+    let mut cur = root;
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        cur = match cur {
+            toml::Value::Table(t) => {
+                if last {
+                    t.insert((*part).to_string(), parsed);
+                    return Ok(());
+                }
+                t.entry((*part).to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            }
+            toml::Value::Array(a) => {
+                let idx: usize = part.parse().map_err(|_| {
+                    err(format!("`{part}` indexes an array: expected a number below {}", a.len()))
+                })?;
+                let len = a.len();
+                let slot = a
+                    .get_mut(idx)
+                    .ok_or_else(|| err(format!("index {idx} out of range: the array has {len}")))?;
+                if last {
+                    *slot = parsed;
+                    return Ok(());
+                }
+                slot
+            }
+            _ => {
+                return Err(err(format!(
+                    "`{}` is a value, not a table: expected a key path into tables",
+                    parts[..i].join(".")
+                )))
+            }
+        };
+    }
+    Ok(())
+}
+
+impl SystemSpec {
+    /// Cross-field checks serde cannot make. `origin` names the spec in errors.
+    pub fn validate(&self, origin: &str) -> Result<(), SysError> {
+        let bad = |path: &str, what: &str| {
+            Err(SysError::Invalid { origin: origin.into(), path: path.into(), what: what.into() })
+        };
+        let finite_nonneg = |x: f64| x.is_finite() && x >= 0.0;
+        if !(self.run.duration_s.is_finite() && self.run.duration_s > 0.0) {
+            return bad("run.duration_s", "expected a positive number of seconds");
+        }
+        if !finite_nonneg(self.run.warmup_s) || self.run.warmup_s >= self.run.duration_s {
+            return bad("run.warmup_s", "expected seconds ≥ 0 and below run.duration_s");
+        }
+        if self.cpu.count == 0 {
+            return bad("cpu.count", "expected at least one processor");
+        }
+        if !(self.cpu.reference_ns.is_finite() && self.cpu.reference_ns > 0.0) {
+            return bad("cpu.reference_ns", "expected a positive time per reference [ns]");
+        }
+        if !(self.cpu.dispatch_slice_ms.is_finite() && self.cpu.dispatch_slice_ms > 0.0) {
+            return bad("cpu.dispatch_slice_ms", "expected a positive slice [ms]");
+        }
+        let s = &self.cpu.supervisor;
+        for (k, v) in [
+            ("fault_us", s.fault_us),
+            ("sio_us", s.sio_us),
+            ("interrupt_us", s.interrupt_us),
+            ("dispatch_us", s.dispatch_us),
+            ("page_moved_us", s.page_moved_us),
+        ] {
+            if !finite_nonneg(v) {
+                return bad(&format!("cpu.supervisor.{k}"), "expected a cost ≥ 0 [µs]");
+            }
+        }
+        if self.memory.frames == 0 {
+            return bad("memory.frames", "expected at least one pageable frame");
+        }
+        if self.memory.page_bytes == 0 {
+            return bad("memory.page_bytes", "expected a positive page size [bytes]");
+        }
+        if !finite_nonneg(self.paging.sio_overhead_ms) {
+            return bad("paging.sio_overhead_ms", "expected a time ≥ 0 [ms]");
+        }
+        if self.devices.is_empty() {
+            return bad("device", "expected at least one [[device]]");
+        }
+        for (i, ch) in self.channels.iter().enumerate() {
+            if self.channels[..i].iter().any(|c| c.name == ch.name) {
+                return bad(&format!("channel.{i}.name"), "expected a name not used by another channel");
+            }
+        }
+        for (i, d) in self.devices.iter().enumerate() {
+            if !self.channels.iter().any(|c| c.name == d.channel) {
+                return bad(
+                    &format!("device.{i}.channel"),
+                    &format!("no [[channel]] named `{}`: expected one of the channel names", d.channel),
+                );
+            }
+            if d.count == 0 {
+                return bad(&format!("device.{i}.count"), "expected at least one device");
+            }
+            if let Some([a, b]) = d.paging_cylinders {
+                let cyl = crate::device::Geometry::of(d.model, self.memory.page_bytes).cylinders;
+                if a > b || b >= cyl {
+                    return bad(
+                        &format!("device.{i}.paging_cylinders"),
+                        &format!("expected [first, last] with first ≤ last < {cyl}"),
+                    );
+                }
+            }
+        }
+        if self.vio.devices == 0 {
+            return bad("vio.devices", "expected at least one minidisk device");
+        }
+        if !finite_nonneg(self.vio.service_ms) {
+            return bad("vio.service_ms", "expected a time ≥ 0 [ms]");
+        }
+        let lc = self.load_control.params();
+        if !(lc.q1_slice_s.is_finite() && lc.q1_slice_s > 0.0) {
+            return bad("load_control.q1_slice_s", "expected a positive CPU time [s]");
+        }
+        if !(lc.q2_slice_s.is_finite() && lc.q2_slice_s > 0.0) {
+            return bad("load_control.q2_slice_s", "expected a positive CPU time [s]");
+        }
+        if !(lc.q1_overcommit.is_finite() && lc.q1_overcommit >= 1.0) {
+            return bad("load_control.q1_overcommit", "expected a factor ≥ 1");
+        }
+        if !finite_nonneg(lc.initial_ws_pages) {
+            return bad("load_control.initial_ws_pages", "expected pages ≥ 0");
+        }
+        if !(self.monitor.interval_s.is_finite() && self.monitor.interval_s > 0.0) {
+            return bad("monitor.interval_s", "expected a positive interval [s]");
+        }
+        if self.workload.users == 0 {
+            return bad("workload.users", "expected at least one user");
+        }
+        if self.workload.classes.is_empty() {
+            return bad("workload.class", "expected at least one [[workload.class]]");
+        }
+        let total: f64 = self.workload.classes.iter().map(|c| c.fraction).sum();
+        if !(total.is_finite() && total > 0.0) {
+            return bad("workload.class", "expected fractions summing to a positive number");
+        }
+        for (i, c) in self.workload.classes.iter().enumerate() {
+            let p = format!("workload.class.{i}");
+            if !finite_nonneg(c.fraction) {
+                return bad(&format!("{p}.fraction"), "expected a fraction ≥ 0");
+            }
+            match &c.think {
+                ThinkSpec::Exponential { mean_s } if !finite_nonneg(*mean_s) => {
+                    return bad(&format!("{p}.think.mean_s"), "expected a think time ≥ 0 [s]")
+                }
+                ThinkSpec::Fixed { s } if !finite_nonneg(*s) => {
+                    return bad(&format!("{p}.think.s"), "expected a think time ≥ 0 [s]")
+                }
+                ThinkSpec::Scripted { s } => {
+                    if s.is_empty() {
+                        return bad(&format!("{p}.think.s"), "expected at least one think time");
+                    }
+                    if let Some(j) = s.iter().position(|x| !finite_nonneg(*x)) {
+                        return bad(&format!("{p}.think.s.{j}"), "expected a think time ≥ 0 [s]");
+                    }
+                }
+                _ => {}
+            }
+            if c.commands.is_empty() {
+                return bad(&format!("{p}.commands"), "expected at least one command");
+            }
+            for (j, cmd) in c.commands.iter().enumerate() {
+                let q = format!("{p}.commands.{j}");
+                if !(cmd.cpu_ms.is_finite() && cmd.cpu_ms > 0.0) {
+                    return bad(&format!("{q}.cpu_ms"), "expected a positive CPU demand [ms]");
+                }
+                if !finite_nonneg(cmd.weight) {
+                    return bad(&format!("{q}.weight"), "expected a weight ≥ 0");
+                }
+                if !finite_nonneg(cmd.console_write_ms) {
+                    return bad(&format!("{q}.console_write_ms"), "expected a time ≥ 0 [ms]");
+                }
+            }
+            if !c.commands.iter().any(|c| c.weight > 0.0) {
+                return bad(&format!("{p}.commands"), "expected a command with positive weight");
+            }
+            match &c.program {
+                ProgramSpec::Cms(l) | ProgramSpec::Drifting(l) => {
+                    let q = format!("{p}.program");
+                    if l.set_pages == 0 || l.set_pages > l.address_pages {
+                        return bad(
+                            &format!("{q}.set_pages"),
+                            "expected 1 ≤ set_pages ≤ address_pages",
+                        );
+                    }
+                    if l.locality_pages == 0 || l.locality_pages > l.set_pages {
+                        return bad(
+                            &format!("{q}.locality_pages"),
+                            "expected 1 ≤ locality_pages ≤ set_pages",
+                        );
+                    }
+                    if l.runs_per_phase == 0 {
+                        return bad(&format!("{q}.runs_per_phase"), "expected at least one run");
+                    }
+                    if !(l.refs_per_run.is_finite() && l.refs_per_run >= 1.0) {
+                        return bad(&format!("{q}.refs_per_run"), "expected a mean ≥ 1 [references]");
+                    }
+                    for (k, v) in [
+                        ("overlap", l.overlap),
+                        ("drift", l.drift),
+                        ("write_fraction", l.write_fraction),
+                        ("shared_fraction", l.shared_fraction),
+                    ] {
+                        if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
+                            return bad(&format!("{q}.{k}"), "expected a fraction in [0, 1]");
+                        }
+                    }
+                    if l.shared_fraction > 0.0 && self.workload.shared_pages == 0 {
+                        return bad(
+                            &format!("{q}.shared_fraction"),
+                            "references to the shared segment need workload.shared_pages > 0",
+                        );
+                    }
+                }
+                ProgramSpec::Trace(t) => {
+                    if !std::path::Path::new(&t.path).is_file() {
+                        return bad(
+                            &format!("{p}.program.path"),
+                            &format!("trace file `{}` does not exist: expected a readable file", t.path),
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolved device list: one entry per actuator, with `count` expanded.
+    pub fn actuators(&self) -> Vec<(String, &DeviceSpec)> {
+        let mut out = Vec::new();
+        for d in &self.devices {
+            if d.count == 1 {
+                out.push((d.name.clone(), d));
+            } else {
+                for k in 0..d.count {
+                    out.push((format!("{}-{k}", d.name), d));
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,1292 @@
+//! The assembled machine and its event loop.
+//!
+//! ```text
+//!  ThinkEnded ─► eligible ─admit─► ready (Q1 FIFO before Q2 FIFO) ─dispatch─► burst on a CPU
+//!  burst: the user's reference runs, in a tight loop, until a fault, the end of a CPU segment
+//!         (then a VIO, a terminal write or the transaction's end), the in-queue slice, the
+//!         dispatch slice, or the next pending event ─► BurstEnded
+//!  fault ─► free frame? page-in SIO : wait for a frame;  free list < MPL + 1 ─► SELECT
+//!  SELECT ─► flush list, else core-table scan; changed victim ─► page-out to a new slot
+//!  Device: Reconnect (channel free? transfer : RPS miss) ─► Complete ─► wake users, free frames
+//! ```
+//!
+//! Time is integer nanoseconds; problem-state time per reference is kept in picoseconds so
+//! that a run of references costs `count × reference_ps` exactly. A burst's references are
+//! applied when it is dispatched and it never extends past the next pending event, so the
+//! skew between a reference bit being set and the simulated instant of the reference is at most
+//! one burst, during which no other event is due (a fault ending another processor's shorter
+//! burst can fall inside it; see docs/system.md).
+//!
+//! Supervisor time (per fault, SIO, interrupt, dispatch, page moved) accumulates as a debt that
+//! the next dispatch on any processor pays before running the user; an idle processor pays it
+//! at once.
+
+use crate::device::{DeviceStep, Geometry, IoOp, PageIo, PagingIo, SlotAddr};
+use crate::error::SysError;
+use crate::load_control::{Candidate, LoadAction, LoadController, LoadView, Projection, Queue, StayStats};
+use crate::memory::{FrameState, Memory, NONE};
+use crate::monitor::{self, ClassRow, Counters, IntervalTable, Percentiles, Report, UserRow};
+use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
+use crate::workload::{think_time, LocalityModel, Program, TraceOpener};
+use pagelab_core::random::exponential;
+use pagelab_core::{EventQueue, Rng, RngStreams, Tick};
+use pagelab_trace::Run;
+use rand::Rng as _;
+use std::collections::{BTreeMap, VecDeque};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    ThinkEnded(u32),
+    CpuFreed(u32),
+    Reconnect(u16),
+    IoComplete(u16),
+    VioDone(u32),
+    ConsoleDone(u32),
+    Sample,
+    WarmupEnded,
+    End,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UState {
+    Thinking,
+    Eligible,
+    Ready,
+    Running,
+    PageWait,
+    FrameWait,
+    VioWait,
+    ConsoleWait,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// The budget was spent.
+    Spent,
+    /// A reference to a page not valid in storage (system page number).
+    Fault(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Cpu {
+    user: u32,
+    busy: bool,
+    outcome: Outcome,
+    elapsed_ns: u64,
+    /// When the burst in progress ends (bursts are kept out of the event queue so that one
+    /// processor's burst never cuts another's short).
+    burst_end: Tick,
+}
+
+/// Interruption at the end of a CPU segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Boundary {
+    Vio,
+    Console,
+}
+
+struct User {
+    class: u16,
+    state: UState,
+    queue: Option<Queue>,
+    wants: Queue,
+    program: Program,
+    runs: Vec<Run>,
+    pos: usize,
+    left: u32,
+    carry_ps: u64,
+    cont: bool,
+    fault_page: u32,
+    // Transaction in progress.
+    txn_start: Tick,
+    seg_ns: u64,
+    seg_left_ns: u64,
+    boundaries: Vec<Boundary>,
+    next_boundary: usize,
+    console_ms: f64,
+    went_q2: bool,
+    n_txn: u64,
+    // In-queue stay.
+    stay_cpu_ns: u64,
+    minor_left_ns: u64,
+    proj: Projection,
+    admitted_p: f64,
+    stay: StayStats,
+    rng: Rng,
+    // Totals after warm-up.
+    t_txn: u64,
+    t_resp: f64,
+    t_cpu_ns: u64,
+    t_faults: u64,
+    t_reads: u64,
+    t_vios: u64,
+    t_drops: u64,
+}
+
+struct ClassRt {
+    spec: ClassSpec,
+    users: u32,
+    cum_weight: Vec<f64>,
+    resp: Vec<f64>,
+    resp_trivial: Vec<f64>,
+    resp_nontrivial: Vec<f64>,
+    think_sum: f64,
+    thinks: u64,
+    trivial: u64,
+}
+
+/// The machine built from a spec, ready to run.
+pub struct System<'o> {
+    spec: SystemSpec,
+    seed: u64,
+    now: Tick,
+    end: Tick,
+    warm: bool,
+    q: EventQueue<Event>,
+    cpus: Vec<Cpu>,
+    users: Vec<User>,
+    classes: Vec<ClassRt>,
+    shared_owner: u32,
+    shared_pages: u32,
+    mem: Memory,
+    io: PagingIo,
+    lc: LoadController,
+    e1: VecDeque<u32>,
+    e2: VecDeque<u32>,
+    ready_q1: VecDeque<u32>,
+    ready_q2: VecDeque<u32>,
+    frame_waiters: VecDeque<u32>,
+    page_waiters: Vec<(u32, u32)>,
+    sumwss: f64,
+    n_q1: u32,
+    n_q2: u32,
+    n_page_wait: u32,
+    n_idle_cpus: u32,
+    pending_outs: u32,
+    sup_debt_ns: u64,
+    reference_ps: u64,
+    dispatch_ns: u64,
+    cost: SupCost,
+    free_extra: u32,
+    free_min: u32,
+    reset_at_drop: bool,
+    flush_at_drop: bool,
+    vio_busy: Vec<Tick>,
+    vio_ns: f64,
+    vio_exp: bool,
+    vio_rng: Rng,
+    c: Counters,
+    last_t: Tick,
+    samples: Vec<Counters>,
+    warm_sample: Counters,
+    interval: Tick,
+    opener: Option<&'o TraceOpener>,
+    candidates: Vec<Candidate>,
+    actions: Vec<LoadAction>,
+    done_io: Vec<PageIo>,
+    n_events: u64,
+    n_runs: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct SupCost {
+    fault: u64,
+    sio: u64,
+    interrupt: u64,
+    dispatch: u64,
+    page: u64,
+}
+
+fn ns_of_us(us: f64) -> u64 {
+    (us * 1e3).round() as u64
+}
+
+impl<'o> System<'o> {
+    /// Builds the machine of `spec` with random streams from `seed`. Trace programs are opened
+    /// with `opener`; without one a trace program is an error.
+    pub fn build(
+        spec: &SystemSpec,
+        seed: u64,
+        opener: Option<&'o TraceOpener>,
+    ) -> Result<System<'o>, SysError> {
+        let streams = RngStreams::new(seed);
+        let n_users = spec.workload.users;
+        // Deal users to classes by largest remainder, in class order.
+        let total_frac: f64 = spec.workload.classes.iter().map(|c| c.fraction).sum();
+        let mut counts: Vec<u32> = spec
+            .workload
+            .classes
+            .iter()
+            .map(|c| (c.fraction / total_frac * f64::from(n_users)).floor() as u32)
+            .collect();
+        let mut rem: Vec<(f64, usize)> = spec
+            .workload
+            .classes
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let x = c.fraction / total_frac * f64::from(n_users);
+                (x - x.floor(), i)
+            })
+            .collect();
+        rem.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut k = 0;
+        while counts.iter().sum::<u32>() < n_users {
+            counts[rem[k % rem.len()].1] += 1;
+            k += 1;
+        }
+        let classes: Vec<ClassRt> = spec
+            .workload
+            .classes
+            .iter()
+            .zip(&counts)
+            .map(|(c, &n)| {
+                let mut acc = 0.0;
+                let cum_weight = c
+                    .commands
+                    .iter()
+                    .map(|cmd| {
+                        acc += cmd.weight;
+                        acc
+                    })
+                    .collect();
+                ClassRt {
+                    spec: c.clone(),
+                    users: n,
+                    cum_weight,
+                    resp: Vec::new(),
+                    resp_trivial: Vec::new(),
+                    resp_nontrivial: Vec::new(),
+                    think_sum: 0.0,
+                    thinks: 0,
+                    trivial: 0,
+                }
+            })
+            .collect();
+        let lc = LoadController::build(&spec.load_control);
+        let shared = spec.workload.shared_pages;
+        let mut users = Vec::with_capacity(n_users as usize);
+        for (ci, (c, &n)) in spec.workload.classes.iter().zip(&counts).enumerate() {
+            for _ in 0..n {
+                let u = users.len() as u64;
+                let program = match &c.program {
+                    ProgramSpec::Cms(l) | ProgramSpec::Drifting(l) => Program::Locality(Box::new(
+                        LocalityModel::new(l, shared, streams.stream("program", u)),
+                    )),
+                    ProgramSpec::Trace(t) => {
+                        let path = std::path::PathBuf::from(&t.path);
+                        let open = opener.ok_or_else(|| SysError::Invalid {
+                            origin: "spec".into(),
+                            path: format!("workload.class.{ci}.program"),
+                            what: "a trace program needs a trace reader: expected run_with_sources"
+                                .into(),
+                        })?;
+                        Program::Source {
+                            source: open(&path)?,
+                            shift: shared,
+                            path: t.repeat.then_some(path),
+                        }
+                    }
+                };
+                users.push(User {
+                    class: ci as u16,
+                    state: UState::Thinking,
+                    queue: None,
+                    wants: Queue::Q1,
+                    program,
+                    runs: Vec::with_capacity(512),
+                    pos: 0,
+                    left: 0,
+                    carry_ps: 0,
+                    cont: false,
+                    fault_page: NONE,
+                    txn_start: Tick::ZERO,
+                    seg_ns: 0,
+                    seg_left_ns: 0,
+                    boundaries: Vec::new(),
+                    next_boundary: 0,
+                    console_ms: 0.0,
+                    went_q2: false,
+                    n_txn: 0,
+                    stay_cpu_ns: 0,
+                    minor_left_ns: 0,
+                    proj: lc.initial_projection(),
+                    admitted_p: 0.0,
+                    stay: StayStats::default(),
+                    rng: streams.stream("user", u),
+                    t_txn: 0,
+                    t_resp: 0.0,
+                    t_cpu_ns: 0,
+                    t_faults: 0,
+                    t_reads: 0,
+                    t_vios: 0,
+                    t_drops: 0,
+                });
+            }
+        }
+        let page_bytes = spec.memory.page_bytes;
+        let devs: Vec<(Geometry, usize, Option<[u32; 2]>)> = spec
+            .actuators()
+            .iter()
+            .map(|(_, d)| {
+                let ch = spec.channels.iter().position(|c| c.name == d.channel).unwrap_or(0);
+                (Geometry::of(d.model, page_bytes), ch, d.paging_cylinders)
+            })
+            .collect();
+        let io = PagingIo::new(
+            &devs,
+            spec.channels.len().max(1),
+            spec.paging.combine_same_cylinder,
+            (spec.paging.sio_overhead_ms * 1e6).round() as u64,
+        );
+        let s = &spec.cpu.supervisor;
+        let n_cpus = spec.cpu.count;
+        let mut sys = System {
+            spec: spec.clone(),
+            seed,
+            now: Tick::ZERO,
+            end: Tick::from_secs_f64(spec.run.duration_s),
+            warm: spec.run.warmup_s <= 0.0,
+            q: EventQueue::new(),
+            cpus: vec![
+                Cpu {
+                    user: NONE,
+                    busy: false,
+                    outcome: Outcome::Spent,
+                    elapsed_ns: 0,
+                    burst_end: Tick::NEVER
+                };
+                n_cpus as usize
+            ],
+            shared_owner: n_users,
+            shared_pages: shared,
+            mem: Memory::new(spec.memory.frames, n_users as usize + 1),
+            users,
+            classes,
+            io,
+            lc,
+            e1: VecDeque::new(),
+            e2: VecDeque::new(),
+            ready_q1: VecDeque::new(),
+            ready_q2: VecDeque::new(),
+            frame_waiters: VecDeque::new(),
+            page_waiters: Vec::new(),
+            sumwss: 0.0,
+            n_q1: 0,
+            n_q2: 0,
+            n_page_wait: 0,
+            n_idle_cpus: n_cpus,
+            pending_outs: 0,
+            sup_debt_ns: 0,
+            reference_ps: (spec.cpu.reference_ns * 1e3).round().max(1.0) as u64,
+            dispatch_ns: (spec.cpu.dispatch_slice_ms * 1e6).round().max(1.0) as u64,
+            cost: SupCost {
+                fault: ns_of_us(s.fault_us),
+                sio: ns_of_us(s.sio_us),
+                interrupt: ns_of_us(s.interrupt_us),
+                dispatch: ns_of_us(s.dispatch_us),
+                page: ns_of_us(s.page_moved_us),
+            },
+            free_extra: spec.memory.free_target_extra,
+            free_min: spec.memory.free_target_min,
+            reset_at_drop: spec.memory.reset_reference_at_drop,
+            flush_at_drop: spec.memory.flush_at_drop,
+            vio_busy: vec![Tick::ZERO; spec.vio.devices as usize],
+            vio_ns: spec.vio.service_ms * 1e6,
+            vio_exp: spec.vio.exponential,
+            vio_rng: streams.stream("vio", 0),
+            c: Counters::default(),
+            last_t: Tick::ZERO,
+            samples: Vec::new(),
+            warm_sample: Counters::default(),
+            interval: Tick::from_secs_f64(spec.monitor.interval_s).max(Tick(1)),
+            opener,
+            candidates: Vec::new(),
+            actions: Vec::new(),
+            done_io: Vec::new(),
+            n_events: 0,
+            n_runs: 0,
+        };
+        // Every user starts with a think period (staggered by the think law itself).
+        for u in 0..n_users {
+            let cl = &sys.classes[sys.users[u as usize].class as usize].spec.think;
+            let z = think_time(cl, &mut sys.users[u as usize].rng, 0);
+            sys.q.schedule(Tick::from_secs_f64(z), Event::ThinkEnded(u));
+        }
+        sys.q.schedule(sys.interval.min(sys.end), Event::Sample);
+        if !sys.warm {
+            sys.q.schedule(Tick::from_secs_f64(spec.run.warmup_s), Event::WarmupEnded);
+        }
+        sys.q.schedule(sys.end, Event::End);
+        Ok(sys)
+    }
+
+    /// Runs to the end and returns the report; `progress` gets the fraction done.
+    pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
+        loop {
+            // The earliest burst end, lowest processor first; it goes before queued events
+            // due at the same instant.
+            let (bc, bt) = self.next_burst_end();
+            let tq = self.q.peek_time().unwrap_or(Tick::NEVER);
+            if bt <= tq && bt != Tick::NEVER {
+                self.advance(bt);
+                self.n_events += 1;
+                self.handle_burst_ended(bc)?;
+                if self.next_time() != self.now {
+                    self.dispatch()?;
+                }
+                continue;
+            }
+            let Some((t, ev)) = self.q.pop() else { break };
+            self.advance(t);
+            self.n_events += 1;
+            match ev {
+                Event::End => break,
+                Event::ThinkEnded(u) => self.handle_think_ended(u),
+                Event::CpuFreed(c) => {
+                    self.cpus[c as usize].busy = false;
+                    self.n_idle_cpus += 1;
+                }
+                Event::Reconnect(d) => {
+                    let step = self.io.reconnect(d as usize, self.now);
+                    self.schedule_device(d as usize, step);
+                }
+                Event::IoComplete(d) => self.handle_io_complete(d as usize)?,
+                Event::VioDone(u) => self.handle_vio_done(u),
+                Event::ConsoleDone(u) => self.handle_console_done(u),
+                Event::Sample => {
+                    self.samples.push(self.snapshot());
+                    let next = self.now + self.interval;
+                    if next < self.end {
+                        self.q.schedule(next, Event::Sample);
+                    }
+                    progress(self.now.as_secs_f64() / self.end.as_secs_f64());
+                    #[cfg(debug_assertions)]
+                    self.check_invariants().map_err(|e| SysError::Invalid {
+                        origin: "engine".into(),
+                        path: format!("t={}", self.now.as_secs_f64()),
+                        what: e,
+                    })?;
+                }
+                Event::WarmupEnded => {
+                    self.warm = true;
+                    self.warm_sample = self.snapshot();
+                    for u in &mut self.users {
+                        u.t_txn = 0;
+                        u.t_resp = 0.0;
+                        u.t_cpu_ns = 0;
+                        u.t_faults = 0;
+                        u.t_reads = 0;
+                        u.t_vios = 0;
+                        u.t_drops = 0;
+                    }
+                }
+            }
+            #[cfg(debug_assertions)]
+            if self.n_events % 4096 == 0 {
+                self.check_invariants().map_err(|e| SysError::Invalid {
+                    origin: "engine".into(),
+                    path: format!("t={}", self.now.as_secs_f64()),
+                    what: e,
+                })?;
+            }
+            if self.next_time() != self.now {
+                self.dispatch()?;
+            }
+        }
+        self.advance(self.end);
+        let last = self.snapshot();
+        if self.samples.last().map(|s| s.time_s) != Some(last.time_s) {
+            self.samples.push(last);
+        }
+        progress(1.0);
+        Ok(self.report(last))
+    }
+
+    fn next_burst_end(&self) -> (u32, Tick) {
+        let mut best = (0, Tick::NEVER);
+        for (i, c) in self.cpus.iter().enumerate() {
+            if c.user != NONE && c.burst_end < best.1 {
+                best = (i as u32, c.burst_end);
+            }
+        }
+        best
+    }
+
+    fn next_time(&self) -> Tick {
+        self.next_burst_end().1.min(self.q.peek_time().unwrap_or(Tick::NEVER))
+    }
+
+    fn advance(&mut self, t: Tick) {
+        if t <= self.last_t {
+            self.now = self.now.max(t);
+            return;
+        }
+        let dt = (t - self.last_t).as_secs_f64();
+        let c = &mut self.c;
+        c.time_s += dt;
+        let mpl = f64::from(self.n_q1 + self.n_q2);
+        c.mpl_user_s += mpl * dt;
+        c.q1_user_s += f64::from(self.n_q1) * dt;
+        c.q2_user_s += f64::from(self.n_q2) * dt;
+        c.eligible_user_s += (self.e1.len() + self.e2.len()) as f64 * dt;
+        if self.n_page_wait > 0 {
+            c.page_wait_cpu_s += f64::from(self.n_idle_cpus) * dt;
+        }
+        self.last_t = t;
+        self.now = t;
+    }
+
+    fn snapshot(&self) -> Counters {
+        let mut c = self.c;
+        c.scan_cycles = self.mem.n_cycles as f64;
+        c.frames_scanned = self.mem.n_scanned as f64;
+        let mut sios = 0;
+        let mut miss = 0;
+        let mut resp = 0;
+        for d in &self.io.counters {
+            sios += d.n_sios;
+            miss += d.n_rps_misses;
+            resp += d.page_response_ns;
+        }
+        c.paging_sios = sios as f64;
+        c.rps_misses = miss as f64;
+        c.page_io_sum_s = resp as f64 / 1e9;
+        c
+    }
+
+    fn set_state(&mut self, u: u32, s: UState) {
+        let old = self.users[u as usize].state;
+        let waits = |s: UState| matches!(s, UState::PageWait | UState::FrameWait);
+        if waits(old) && !waits(s) {
+            self.n_page_wait -= 1;
+        } else if !waits(old) && waits(s) {
+            self.n_page_wait += 1;
+        }
+        self.users[u as usize].state = s;
+    }
+
+    fn make_ready(&mut self, u: u32, front: bool) {
+        self.set_state(u, UState::Ready);
+        let q = if self.users[u as usize].queue == Some(Queue::Q1) {
+            &mut self.ready_q1
+        } else {
+            &mut self.ready_q2
+        };
+        if front {
+            q.push_front(u);
+        } else {
+            q.push_back(u);
+        }
+    }
+
+    fn handle_think_ended(&mut self, u: u32) {
+        let now = self.now;
+        let usr = &mut self.users[u as usize];
+        let cl = &mut self.classes[usr.class as usize];
+        let cmd_i = match cl.spec.order {
+            ScriptOrder::Cycle => (usr.n_txn % cl.spec.commands.len() as u64) as usize,
+            ScriptOrder::Random => {
+                let total = *cl.cum_weight.last().unwrap_or(&1.0);
+                let x = usr.rng.gen::<f64>() * total;
+                cl.cum_weight.iter().position(|&w| x < w).unwrap_or(cl.cum_weight.len() - 1)
+            }
+        };
+        let cmd = &cl.spec.commands[cmd_i];
+        let demand_ms =
+            if cmd.exponential { exponential(&mut usr.rng, cmd.cpu_ms) } else { cmd.cpu_ms };
+        let demand_ns = ((demand_ms * 1e6).round() as u64).max(1);
+        let (v, w) = (cmd.vio as usize, cmd.console_writes as usize);
+        usr.boundaries.clear();
+        // Spread terminal writes evenly among the VIOs (Bresenham).
+        for k in 0..(v + w) {
+            let console = (k + 1) * w / (v + w) > k * w / (v + w);
+            usr.boundaries.push(if console { Boundary::Console } else { Boundary::Vio });
+        }
+        usr.next_boundary = 0;
+        usr.seg_ns = (demand_ns / (v + w + 1) as u64).max(1);
+        usr.seg_left_ns = usr.seg_ns;
+        usr.console_ms = cmd.console_write_ms;
+        usr.went_q2 = false;
+        usr.txn_start = now;
+        usr.program.on_transaction_start();
+        usr.wants = Queue::Q1;
+        self.set_state(u, UState::Eligible);
+        self.e1.push_back(u);
+        self.admit();
+    }
+
+    fn admit(&mut self) {
+        self.candidates.clear();
+        let proj = |u: &u32| self.users[*u as usize].proj.p;
+        for &u in self.e1.iter().chain(self.e2.iter()) {
+            let queue = self.users[u as usize].wants;
+            self.candidates.push(Candidate { user: u, queue, projected: proj(&u) });
+            // The controller stops at the first misfit; a bounded look-ahead is enough.
+            if self.candidates.len() >= 64 {
+                break;
+            }
+        }
+        if self.candidates.is_empty() {
+            return;
+        }
+        self.actions.clear();
+        let view = LoadView {
+            apages: self.spec.memory.frames,
+            sumwss: self.sumwss,
+            in_queue: self.n_q1 + self.n_q2,
+            eligible: &self.candidates,
+        };
+        self.lc.admit(&view, &mut self.actions);
+        let actions = std::mem::take(&mut self.actions);
+        for a in &actions {
+            let LoadAction::Admit { user, queue } = *a;
+            if let Some(i) = self.e1.iter().position(|&x| x == user) {
+                self.e1.remove(i);
+            } else if let Some(i) = self.e2.iter().position(|&x| x == user) {
+                self.e2.remove(i);
+            }
+            let usr = &mut self.users[user as usize];
+            usr.queue = Some(queue);
+            usr.admitted_p = usr.proj.p;
+            usr.stay = StayStats::default();
+            usr.stay_cpu_ns = 0;
+            usr.minor_left_ns = self.dispatch_ns;
+            self.sumwss += usr.admitted_p;
+            match queue {
+                Queue::Q1 => self.n_q1 += 1,
+                Queue::Q2 => self.n_q2 += 1,
+            }
+            self.make_ready(user, false);
+        }
+        self.actions = actions;
+    }
+
+    /// Takes `u` out of the multiprogramming set. `false_drop` marks a terminal write.
+    fn queue_drop(&mut self, u: u32, false_drop: bool) {
+        let usr = &mut self.users[u as usize];
+        let Some(q) = usr.queue.take() else { return };
+        usr.stay.resident_now = self.mem.resident[u as usize];
+        let stay = usr.stay;
+        self.lc.on_queue_drop(&mut usr.proj, &stay);
+        self.sumwss -= usr.admitted_p;
+        if self.n_q1 + self.n_q2 == 1 {
+            self.sumwss = 0.0; // no drift from float sums
+        }
+        if self.warm {
+            usr.t_drops += 1;
+        }
+        match q {
+            Queue::Q1 => {
+                self.n_q1 -= 1;
+                self.c.q1_drops += 1.0;
+                self.c.q1_stay_page_reads += stay.page_reads as f64;
+            }
+            Queue::Q2 => {
+                self.n_q2 -= 1;
+                self.c.q2_drops += 1.0;
+            }
+        }
+        if false_drop {
+            self.c.false_drops += 1.0;
+        }
+        if self.flush_at_drop || self.reset_at_drop {
+            let len = self.mem.tables[u as usize].len();
+            for i in 0..len {
+                let f = self.mem.tables[u as usize][i].frame;
+                if f == NONE || self.mem.frames[f as usize].state != FrameState::Resident {
+                    continue;
+                }
+                if self.flush_at_drop {
+                    self.mem.push_flush(f);
+                } else {
+                    self.mem.frames[f as usize].referenced = false;
+                }
+            }
+        }
+    }
+
+    fn dispatch(&mut self) -> Result<(), SysError> {
+        for ci in 0..self.cpus.len() {
+            if self.cpus[ci].busy {
+                continue;
+            }
+            loop {
+                let Some(u) = self.ready_q1.pop_front().or_else(|| self.ready_q2.pop_front()) else {
+                    if self.sup_debt_ns > 0 {
+                        let d = std::mem::take(&mut self.sup_debt_ns);
+                        self.c.cpu_supervisor_s += d as f64 / 1e9;
+                        self.cpus[ci].busy = true;
+                        self.n_idle_cpus -= 1;
+                        self.q.schedule(self.now + Tick(d), Event::CpuFreed(ci as u32));
+                    }
+                    break;
+                };
+                // In-queue slice already spent (a fault landed on its last nanosecond).
+                let slice = self.lc.slice_ns(self.users[u as usize].queue.unwrap_or(Queue::Q2));
+                if self.users[u as usize].stay_cpu_ns >= slice {
+                    self.slice_expired(u);
+                    continue;
+                }
+                self.run_burst(ci, u, slice)?;
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn run_burst(&mut self, ci: usize, u: u32, slice: u64) -> Result<(), SysError> {
+        // A burst cut short by an event continues without a new dispatch.
+        let dispatch_cost =
+            if std::mem::take(&mut self.users[u as usize].cont) { 0 } else { self.cost.dispatch };
+        let sup = dispatch_cost + std::mem::take(&mut self.sup_debt_ns);
+        self.c.cpu_supervisor_s += sup as f64 / 1e9;
+        let start = self.now.as_ns() + sup;
+        let next_ev = self.q.peek_time().unwrap_or(self.end).as_ns();
+        let usr = &mut self.users[u as usize];
+        if usr.minor_left_ns == 0 {
+            usr.minor_left_ns = self.dispatch_ns;
+        }
+        let budget_ns = usr
+            .seg_left_ns
+            .min(usr.minor_left_ns)
+            .min(slice - usr.stay_cpu_ns)
+            .min(next_ev.saturating_sub(start));
+        let avail_ps = budget_ns * 1000 + usr.carry_ps;
+        let rps = self.reference_ps;
+        let shared = self.shared_pages;
+        let so = self.shared_owner;
+        let mut used_ps = 0u64;
+        let mut outcome = Outcome::Spent;
+        let mut runs_done = 0u64;
+        'burst: loop {
+            if usr.pos >= usr.runs.len() {
+                usr.runs.clear();
+                usr.pos = 0;
+                let more = usr.program.next_batch(&mut usr.runs, self.opener)?;
+                if !more || usr.runs.is_empty() {
+                    // The program has ended: it idles at its last page for the rest of the
+                    // demand (an exhausted trace without `repeat`).
+                    let last = usr.runs.last().map(|r| r.page).unwrap_or(0);
+                    usr.runs.push(Run { page: last, count: u32::MAX, kind: pagelab_trace::AccessKind::Load });
+                }
+                usr.left = usr.runs[0].count;
+            }
+            let r = usr.runs[usr.pos];
+            let (owner, page) = if r.page < shared { (so, r.page) } else { (u, r.page) };
+            let f = match self.mem.tables[owner as usize].get(page as usize) {
+                Some(p) => p.frame,
+                None => NONE,
+            };
+            if f == NONE || self.mem.frames[f as usize].state != FrameState::Resident {
+                outcome = Outcome::Fault(r.page);
+                break 'burst;
+            }
+            let fr = &mut self.mem.frames[f as usize];
+            fr.referenced = true;
+            if r.kind.is_write() {
+                fr.changed = true;
+            }
+            let cost = u64::from(usr.left) * rps;
+            if used_ps + cost <= avail_ps {
+                used_ps += cost;
+                usr.pos += 1;
+                runs_done += 1;
+                if usr.pos < usr.runs.len() {
+                    usr.left = usr.runs[usr.pos].count;
+                }
+            } else {
+                let n = (avail_ps - used_ps) / rps;
+                usr.left -= n as u32;
+                used_ps += n * rps;
+                break 'burst;
+            }
+        }
+        let elapsed = match outcome {
+            Outcome::Spent => {
+                usr.carry_ps = avail_ps - used_ps;
+                budget_ns
+            }
+            Outcome::Fault(_) => {
+                usr.carry_ps = 0;
+                used_ps.div_ceil(1000).min(budget_ns)
+            }
+        };
+        self.n_runs += runs_done;
+        self.c.cpu_problem_s += elapsed as f64 / 1e9;
+        usr.state = UState::Running;
+        self.cpus[ci] =
+            Cpu { user: u, busy: true, outcome, elapsed_ns: elapsed, burst_end: Tick(start + elapsed) };
+        self.n_idle_cpus -= 1;
+        Ok(())
+    }
+
+    fn handle_burst_ended(&mut self, ci: u32) -> Result<(), SysError> {
+        let cpu = self.cpus[ci as usize];
+        self.cpus[ci as usize].busy = false;
+        self.cpus[ci as usize].user = NONE;
+        self.cpus[ci as usize].burst_end = Tick::NEVER;
+        self.n_idle_cpus += 1;
+        let u = cpu.user;
+        let e = cpu.elapsed_ns;
+        let warm = self.warm;
+        let usr = &mut self.users[u as usize];
+        usr.seg_left_ns -= e.min(usr.seg_left_ns);
+        usr.minor_left_ns -= e.min(usr.minor_left_ns);
+        usr.stay_cpu_ns += e;
+        if warm {
+            usr.t_cpu_ns += e;
+        }
+        if let Outcome::Fault(page) = cpu.outcome {
+            return self.handle_fault(u, page);
+        }
+        let slice = self.lc.slice_ns(usr.queue.unwrap_or(Queue::Q2));
+        if usr.seg_left_ns == 0 {
+            self.segment_ended(u);
+        } else if usr.stay_cpu_ns >= slice {
+            self.slice_expired(u);
+        } else if usr.minor_left_ns == 0 {
+            usr.minor_left_ns = self.dispatch_ns;
+            self.make_ready(u, false);
+        } else {
+            usr.cont = true;
+            self.make_ready(u, true);
+        }
+        Ok(())
+    }
+
+    fn slice_expired(&mut self, u: u32) {
+        self.queue_drop(u, false);
+        let usr = &mut self.users[u as usize];
+        usr.went_q2 = true;
+        usr.wants = Queue::Q2;
+        self.set_state(u, UState::Eligible);
+        self.e2.push_back(u);
+        self.admit();
+    }
+
+    fn segment_ended(&mut self, u: u32) {
+        let usr = &mut self.users[u as usize];
+        if usr.next_boundary < usr.boundaries.len() {
+            let b = usr.boundaries[usr.next_boundary];
+            usr.next_boundary += 1;
+            usr.seg_left_ns = usr.seg_ns;
+            match b {
+                Boundary::Vio => {
+                    let d = u as usize % self.vio_busy.len();
+                    let svc = if self.vio_exp {
+                        exponential(&mut self.vio_rng, self.vio_ns)
+                    } else {
+                        self.vio_ns
+                    };
+                    let start = self.vio_busy[d].max(self.now);
+                    let done = start + Tick(svc.round() as u64);
+                    self.vio_busy[d] = done;
+                    self.c.vios += 1.0;
+                    if self.warm {
+                        usr.t_vios += 1;
+                    }
+                    self.sup_debt_ns += self.cost.sio;
+                    self.set_state(u, UState::VioWait);
+                    self.q.schedule(done, Event::VioDone(u));
+                }
+                Boundary::Console => {
+                    let done = self.now + Tick::from_secs_f64(usr.console_ms / 1e3);
+                    if !self.lc.eliminates_false_drops() {
+                        self.queue_drop(u, true);
+                        self.admit();
+                    }
+                    self.set_state(u, UState::ConsoleWait);
+                    self.q.schedule(done, Event::ConsoleDone(u));
+                }
+            }
+            return;
+        }
+        // The transaction is complete: terminal read, queue-drop, think.
+        let resp = (self.now - usr.txn_start).as_secs_f64();
+        let trivial = !usr.went_q2;
+        usr.n_txn += 1;
+        let ci = usr.class as usize;
+        if self.warm {
+            usr.t_txn += 1;
+            usr.t_resp += resp;
+            self.c.transactions += 1.0;
+            self.c.response_sum_s += resp;
+            let cl = &mut self.classes[ci];
+            cl.resp.push(resp);
+            if trivial {
+                cl.resp_trivial.push(resp);
+                cl.trivial += 1;
+                self.c.trivial_transactions += 1.0;
+                self.c.trivial_response_sum_s += resp;
+            } else {
+                cl.resp_nontrivial.push(resp);
+            }
+        }
+        self.queue_drop(u, false);
+        let k = self.users[u as usize].n_txn;
+        let z = think_time(&self.classes[ci].spec.think, &mut self.users[u as usize].rng, k);
+        if self.warm {
+            let cl = &mut self.classes[ci];
+            cl.think_sum += z;
+            cl.thinks += 1;
+            self.c.think_sum_s += z;
+            self.c.thinks += 1.0;
+        }
+        self.set_state(u, UState::Thinking);
+        self.q.schedule(self.now + Tick::from_secs_f64(z), Event::ThinkEnded(u));
+        self.admit();
+    }
+
+    fn handle_vio_done(&mut self, u: u32) {
+        self.sup_debt_ns += self.cost.interrupt;
+        self.make_ready(u, false);
+    }
+
+    fn handle_console_done(&mut self, u: u32) {
+        if self.users[u as usize].queue.is_some() {
+            self.make_ready(u, false);
+        } else {
+            self.users[u as usize].wants = Queue::Q1;
+            self.set_state(u, UState::Eligible);
+            self.e1.push_back(u);
+            self.admit();
+        }
+    }
+
+    fn handle_fault(&mut self, u: u32, page: u32) -> Result<(), SysError> {
+        let (owner, idx) = self.owner_of(u, page);
+        self.c.faults += 1.0;
+        if self.warm {
+            self.users[u as usize].t_faults += 1;
+        }
+        self.sup_debt_ns += self.cost.fault;
+        let f = self.mem.pte_mut(owner, idx).frame;
+        if f != NONE {
+            match self.mem.frames[f as usize].state {
+                FrameState::Resident => {
+                    // Made valid meanwhile (a shared page another user brought in).
+                    self.make_ready(u, true);
+                }
+                FrameState::PageOut => {
+                    let fr = &mut self.mem.frames[f as usize];
+                    fr.state = FrameState::Resident;
+                    fr.referenced = true;
+                    self.c.reclaims += 1.0;
+                    self.make_ready(u, true);
+                }
+                FrameState::PageIn => {
+                    self.page_waiters.push((f, u));
+                    self.set_state(u, UState::PageWait);
+                }
+                FrameState::Free => unreachable!("a mapped frame is never free"),
+            }
+            return Ok(());
+        }
+        self.users[u as usize].fault_page = page;
+        self.frame_waiters.push_back(u);
+        self.set_state(u, UState::FrameWait);
+        self.pump_memory()
+    }
+
+    fn owner_of(&self, u: u32, page: u32) -> (u32, u32) {
+        if page < self.shared_pages {
+            (self.shared_owner, page)
+        } else {
+            (u, page)
+        }
+    }
+
+    /// Serves users waiting for a frame and keeps the free list at its target.
+    fn pump_memory(&mut self) -> Result<(), SysError> {
+        loop {
+            while !self.frame_waiters.is_empty() {
+                let Some(f) = self.mem.take_free() else { break };
+                let u = self.frame_waiters.pop_front().expect("checked non-empty");
+                self.start_page_in(u, f);
+            }
+            self.replenish()?;
+            if self.frame_waiters.is_empty() || self.mem.free_len() == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    fn start_page_in(&mut self, u: u32, f: u32) {
+        let page = self.users[u as usize].fault_page;
+        let (owner, idx) = self.owner_of(u, page);
+        // Another waiter may have brought the same shared page in meanwhile.
+        let cur = self.mem.pte_mut(owner, idx).frame;
+        if cur != NONE {
+            self.mem.put_free(f);
+            let st = self.mem.frames[cur as usize].state;
+            if st == FrameState::PageIn {
+                self.page_waiters.push((cur, u));
+                self.set_state(u, UState::PageWait);
+            } else {
+                if st == FrameState::PageOut {
+                    self.mem.frames[cur as usize].state = FrameState::Resident;
+                    self.c.reclaims += 1.0;
+                }
+                self.make_ready(u, true);
+            }
+            return;
+        }
+        self.mem.map(owner, idx, f, FrameState::PageIn);
+        let pte = *self.mem.pte_mut(owner, idx);
+        if pte.slot == NONE {
+            // First reference: a cleared frame, no I/O; it has no slot copy, so it is changed.
+            let fr = &mut self.mem.frames[f as usize];
+            fr.state = FrameState::Resident;
+            fr.changed = true;
+            self.c.zero_fills += 1.0;
+            self.make_ready(u, true);
+            return;
+        }
+        self.c.page_reads += 1.0;
+        let resident = self.mem.resident[u as usize];
+        let usr = &mut self.users[u as usize];
+        usr.stay.page_reads += 1;
+        usr.stay.resident_at_reads += u64::from(resident);
+        if self.warm {
+            usr.t_reads += 1;
+        }
+        self.sup_debt_ns += self.cost.sio + self.cost.page;
+        self.page_waiters.push((f, u));
+        self.set_state(u, UState::PageWait);
+        let io = PageIo { op: IoOp::Read, slot: pte.slot, frame: f, queued: self.now };
+        let step = self.io.submit(pte.dev as usize, io, self.now);
+        if let Some(s) = step {
+            self.schedule_device(pte.dev as usize, s);
+        }
+    }
+
+    /// SELECT until the free list plus pending page-outs reach MPL + extra.
+    fn replenish(&mut self) -> Result<(), SysError> {
+        let target = (self.n_q1 + self.n_q2 + self.free_extra).max(self.free_min) as usize;
+        while self.mem.free_len() + (self.pending_outs as usize) < target {
+            let Some((f, _src)) = self.mem.select_victim() else { break };
+            self.c.victims += 1.0;
+            let fr = self.mem.frames[f as usize];
+            if fr.owner != self.shared_owner && self.users[fr.owner as usize].queue.is_some() {
+                self.c.steals += 1.0;
+            }
+            let pte = *self.mem.pte_mut(fr.owner, fr.page);
+            if fr.changed || pte.slot == NONE {
+                if pte.slot != NONE {
+                    self.io.release_slot(SlotAddr { dev: pte.dev, slot: pte.slot });
+                }
+                let addr = self.io.allocate_slot().ok_or_else(|| SysError::Invalid {
+                    origin: "engine".into(),
+                    path: "device".into(),
+                    what: "every paging area is full: expected more paging devices or cylinders"
+                        .into(),
+                })?;
+                let p = self.mem.pte_mut(fr.owner, fr.page);
+                p.slot = addr.slot;
+                p.dev = addr.dev;
+                let frm = &mut self.mem.frames[f as usize];
+                frm.state = FrameState::PageOut;
+                frm.changed = false;
+                frm.referenced = false;
+                self.pending_outs += 1;
+                self.c.page_writes += 1.0;
+                self.sup_debt_ns += self.cost.sio + self.cost.page;
+                let io = PageIo { op: IoOp::Write, slot: addr.slot, frame: f, queued: self.now };
+                if let Some(s) = self.io.submit(addr.dev as usize, io, self.now) {
+                    self.schedule_device(addr.dev as usize, s);
+                }
+            } else {
+                self.mem.unmap(f);
+                self.mem.put_free(f);
+            }
+        }
+        Ok(())
+    }
+
+    fn schedule_device(&mut self, d: usize, step: DeviceStep) {
+        match step {
+            DeviceStep::Reconnect(t) => self.q.schedule(t, Event::Reconnect(d as u16)),
+            DeviceStep::Complete(t) => self.q.schedule(t, Event::IoComplete(d as u16)),
+        };
+    }
+
+    fn handle_io_complete(&mut self, d: usize) -> Result<(), SysError> {
+        let mut done = std::mem::take(&mut self.done_io);
+        done.clear();
+        if let Some(s) = self.io.complete(d, self.now, &mut done) {
+            self.schedule_device(d, s);
+        }
+        self.sup_debt_ns += self.cost.interrupt;
+        for io in &done {
+            let f = io.frame;
+            match io.op {
+                IoOp::Read => {
+                    let fr = &mut self.mem.frames[f as usize];
+                    debug_assert_eq!(fr.state, FrameState::PageIn);
+                    fr.state = FrameState::Resident;
+                    fr.referenced = true;
+                    fr.changed = false;
+                    let mut i = 0;
+                    while i < self.page_waiters.len() {
+                        if self.page_waiters[i].0 == f {
+                            let (_, u) = self.page_waiters.swap_remove(i);
+                            self.make_ready(u, false);
+                        } else {
+                            i += 1;
+                        }
+                    }
+                }
+                IoOp::Write => {
+                    self.pending_outs -= 1;
+                    if self.mem.frames[f as usize].state == FrameState::PageOut {
+                        self.mem.unmap(f);
+                        self.mem.put_free(f);
+                    }
+                }
+            }
+        }
+        self.done_io = done;
+        self.pump_memory()
+    }
+
+    /// Conservation: frames, pages and users are all accounted for.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.mem.check()?;
+        let n = self.users.len();
+        let mut in_q = 0;
+        let mut by_state = [0usize; 8];
+        for (i, u) in self.users.iter().enumerate() {
+            by_state[u.state as usize] += 1;
+            if u.queue.is_some() {
+                in_q += 1;
+            }
+            let in_queue_state = matches!(u.state, UState::Ready | UState::Running | UState::PageWait | UState::FrameWait | UState::VioWait);
+            if in_queue_state && u.queue.is_none() {
+                return Err(format!("user {i} is {:?} but not in queue", u.state));
+            }
+        }
+        if by_state.iter().sum::<usize>() != n || in_q != (self.n_q1 + self.n_q2) as usize {
+            return Err(format!("{in_q} users in queue, counters say {}", self.n_q1 + self.n_q2));
+        }
+        let listed = self.e1.len() + self.e2.len();
+        if listed != by_state[UState::Eligible as usize] {
+            return Err(format!("{listed} on the eligible list, {} eligible", by_state[UState::Eligible as usize]));
+        }
+        let ready = self.ready_q1.len() + self.ready_q2.len();
+        if ready != by_state[UState::Ready as usize] {
+            return Err(format!("{ready} on ready lists, {} ready", by_state[UState::Ready as usize]));
+        }
+        let running = self.cpus.iter().filter(|c| c.busy && c.user != NONE).count();
+        if running != by_state[UState::Running as usize] {
+            return Err(format!("{running} bursts, {} running", by_state[UState::Running as usize]));
+        }
+        // Slots: every page with a slot holds a used slot, and no slot twice.
+        let mut per_dev = vec![0u32; self.io.len()];
+        for t in &self.mem.tables {
+            for p in t {
+                if p.slot != NONE {
+                    if !self.io.slots(p.dev as usize).is_used(p.slot) {
+                        return Err(format!("a page names free slot {} on device {}", p.slot, p.dev));
+                    }
+                    per_dev[p.dev as usize] += 1;
+                }
+            }
+        }
+        for (d, &k) in per_dev.iter().enumerate() {
+            if k != self.io.slots(d).used() {
+                return Err(format!("device {d}: {k} pages hold slots, {} slots used", self.io.slots(d).used()));
+            }
+        }
+        let sum: f64 = self.users.iter().filter(|u| u.queue.is_some()).map(|u| u.admitted_p).sum();
+        if (sum - self.sumwss).abs() > 1e-6 * (1.0 + sum) {
+            return Err(format!("SUMWSS {} but admitted projections sum to {sum}", self.sumwss));
+        }
+        Ok(())
+    }
+
+    fn report(&mut self, last: Counters) -> Report {
+        let d = last.since(&self.warm_sample);
+        let cpus = self.spec.cpu.count;
+        let metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
+        let mut columns: Vec<String> = Counters::COLUMNS.iter().map(|c| c.0.to_string()).collect();
+        let mut units: Vec<String> = Counters::COLUMNS.iter().map(|c| c.1.to_string()).collect();
+        for (n, un) in [("t_end_s", "s"), ("psi_s_star", "interruptions"), ("mpl", "users"), ("cpu_busy_pct", "%")] {
+            columns.push(n.into());
+            units.push(un.into());
+        }
+        let mut rows = Vec::new();
+        let mut prev = Counters::default();
+        for s in &self.samples {
+            let di = s.since(&prev);
+            let mut row = di.values();
+            let t = di.time_s.max(f64::MIN_POSITIVE);
+            row.push(s.time_s);
+            row.push(monitor::psi_s_star(&di).unwrap_or(f64::NAN));
+            row.push(di.mpl_user_s / t);
+            row.push(100.0 * (di.cpu_problem_s + di.cpu_supervisor_s) / (t * f64::from(cpus)));
+            rows.push(row);
+            prev = *s;
+        }
+        let users = self
+            .users
+            .iter()
+            .enumerate()
+            .map(|(i, u)| UserRow {
+                user: i as u32,
+                class: self.classes[u.class as usize].spec.name.clone(),
+                transactions: u.t_txn,
+                response_mean_s: if u.t_txn > 0 { u.t_resp / u.t_txn as f64 } else { 0.0 },
+                cpu_s: u.t_cpu_ns as f64 / 1e9,
+                faults: u.t_faults,
+                page_reads: u.t_reads,
+                vios: u.t_vios,
+                drops: u.t_drops,
+                projected_ws: u.proj.p,
+            })
+            .collect();
+        let mut all = Vec::new();
+        let mut trivial = Vec::new();
+        let mut nontrivial = Vec::new();
+        let t = d.time_s.max(f64::MIN_POSITIVE);
+        let classes = self
+            .classes
+            .iter_mut()
+            .map(|c| {
+                all.extend_from_slice(&c.resp);
+                trivial.extend_from_slice(&c.resp_trivial);
+                nontrivial.extend_from_slice(&c.resp_nontrivial);
+                let n = c.resp.len() as u64;
+                let mean = if n > 0 { c.resp.iter().sum::<f64>() / n as f64 } else { 0.0 };
+                ClassRow {
+                    class: c.spec.name.clone(),
+                    users: c.users,
+                    transactions: n,
+                    trivial: c.trivial,
+                    throughput: n as f64 / t,
+                    response_mean_s: mean,
+                    think_mean_s: if c.thinks > 0 { c.think_sum / c.thinks as f64 } else { 0.0 },
+                    response: Percentiles::of(&mut c.resp),
+                }
+            })
+            .collect();
+        let mut response = BTreeMap::new();
+        response.insert("all".to_string(), Percentiles::of(&mut all));
+        response.insert("trivial".to_string(), Percentiles::of(&mut trivial));
+        response.insert("nontrivial".to_string(), Percentiles::of(&mut nontrivial));
+        let mut engine = BTreeMap::new();
+        engine.insert("events".to_string(), self.n_events);
+        engine.insert("reference_runs".to_string(), self.n_runs);
+        Report {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.seed,
+            spec: self.spec.clone(),
+            metrics,
+            intervals: IntervalTable { columns, units, rows },
+            users,
+            classes,
+            response,
+            engine,
+        }
+    }
+}
