@@ -136,14 +136,14 @@ fn step_dict<'py>(py: Python<'py>, s: &Step) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("page", s.page)?;
     d.set_item("written", s.written)?;
     d.set_item("fault", !s.hit)?;
-    d.set_item("victim", s.victims.first().map(|v| v.0))?;
-    d.set_item("victims", s.victims.iter().map(|v| v.0).collect::<Vec<_>>())?;
+    d.set_item("victim", s.victims.first().map(|v| v.page))?;
+    d.set_item("victims", s.victims.iter().map(|v| v.page).collect::<Vec<_>>())?;
     d.set_item(
         "pushed",
         s.victims
             .iter()
-            .filter(|v| v.1)
-            .map(|v| v.0)
+            .filter(|v| v.pushed)
+            .map(|v| v.page)
             .collect::<Vec<_>>(),
     )?;
     d.set_item("frames", s.frames.clone())?;
