@@ -17,7 +17,7 @@ def test_step_prints_every_reference_and_the_total(cli):
     lines = proc.stdout.strip().splitlines()
     assert len(lines) == 1 + 12 + 1
     assert lines[-1].startswith("9 faults in 12 references with 3 frames")
-    assert "fault" in lines[1] and "hit" in lines[5]
+    assert "fault" in lines[1] and "hit" in lines[8]  # 1 2 3 4 1 2 5 then 1 hits
 
 
 def test_list_policies_names_each_with_a_summary(cli):

@@ -56,9 +56,12 @@ def test_every_listed_policy_runs():
     names = [p["name"] for p in pagelab.policies()]
     for required in ("fifo", "lru", "clock", "min", "ar", "random", "ws", "arc"):
         assert required in names
+    fixed_space = [p["name"] for p in pagelab.policies() if not p["variable_space"]]
     for name in names:
         (row,) = pagelab.curve(BELADY, [name], [3])
-        assert row["faults"] >= faults("min", BELADY, 3)
+        assert row["references"] == len(BELADY)
+        if name in fixed_space:  # a working set may hold more than 3 pages
+            assert row["faults"] >= faults("min", BELADY, 3)
 
 
 def test_stepper_shows_the_frame_table():

@@ -49,14 +49,16 @@ def convert(
     output: str | os.PathLike[str],
     *,
     from_: str | None = None,
-    units: str = "addresses",
+    units: str | None = None,
     page_size: int = 4096,
     only: str | None = None,
     ranges: Sequence[tuple[int, int]] = (),
 ) -> dict[str, Any]:
     """Converts a trace in any known format to a pagelab trace, streaming in constant memory.
 
-    `only` is "instructions" or "data"; `ranges` keep only addresses in [lo, hi).
+    `units` is "pages" or "addresses" (the format's own when None: addresses for lackey and
+    pinatrace, pages otherwise); `only` is "instructions" or "data"; `ranges` keep only
+    addresses in [lo, hi).
     """
     if from_ is not None and from_ not in INPUT_FORMATS:
         raise PagelabError(f"--from {from_!r}: expected one of {', '.join(INPUT_FORMATS)}")

@@ -137,7 +137,10 @@ fn step_dict<'py>(py: Python<'py>, s: &Step) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("written", s.written)?;
     d.set_item("fault", !s.hit)?;
     d.set_item("victim", s.victims.first().map(|v| v.page))?;
-    d.set_item("victims", s.victims.iter().map(|v| v.page).collect::<Vec<_>>())?;
+    d.set_item(
+        "victims",
+        s.victims.iter().map(|v| v.page).collect::<Vec<_>>(),
+    )?;
     d.set_item(
         "pushed",
         s.victims
@@ -173,13 +176,6 @@ fn describe_state(st: &policy::PolicyState) -> String {
         parts.push(format!("{name} {v:.3}"));
     }
     parts.join(", ")
-}
-
-/// A reference string held in memory, for sources that need the whole string.
-pub(crate) fn collect(source: &mut dyn pagelab_trace::ReferenceSource) -> PyResult<Vec<Run>> {
-    let mut runs = Vec::new();
-    while source.next_batch(&mut runs).map_err(err)? {}
-    Ok(runs)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -6,6 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 mod lab;
+mod trace;
 
 /// A model error as a Python `ValueError` carrying its one-line message.
 pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
@@ -21,5 +22,6 @@ pub(crate) fn to_py<T: serde::Serialize>(py: Python<'_>, value: &T) -> PyResult<
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     lab::register(m)?;
+    trace::register(m)?;
     Ok(())
 }
