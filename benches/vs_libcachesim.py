@@ -2,8 +2,8 @@
 
     .venv/bin/python benches/vs_libcachesim.py [--trace FILE] [--out results/bench]
 
-Without --trace it captures one with `pagelab trace capture` from a real program (xz
-compressing a deterministic file, about 10^8 references) and caches it under build/bench/.
+Without --trace it captures one with `pagelab trace capture` from a real program (coreutils
+sort on 32,000 deterministic words, about 1.3 x 10^8 references) and caches it under build/bench/.
 Both tools are timed end to end from their own trace files: pagelab from its .pltrace (reading,
 decoding and simulating all counted), libCacheSim from the oracleGeneral export of the same
 string (obj_id = page, obj_size = 1, cache size = frames). Miss counts are compared exactly.
@@ -35,20 +35,20 @@ POLICIES = {"lru": lcs.LRU, "fifo": lcs.FIFO, "clock": lcs.Clock, "min": lcs.Bel
 
 
 def ensure_trace(min_refs: int) -> Path:
-    trace = BUILD / "xz.pltrace"
+    trace = BUILD / "sort.pltrace"
     if trace.exists() and traces.info(trace)["references"] >= min_refs:
         return trace
     BUILD.mkdir(parents=True, exist_ok=True)
-    data = BUILD / "xz-input.txt"
-    rng = random.Random(7)
-    words = ["page", "frame", "swap", "drum", "channel", "cursor", "queue", "drop", "steal"]
-    with open(data, "w") as f:
-        for i in range(60_000):
-            f.write(f"{i} {' '.join(rng.choice(words) for _ in range(8))} {rng.random():.6f}\n")
-    xz = shutil.which("xz")
-    if xz is None:
-        sys.exit("bench: xz is not on PATH")
-    traces.capture(trace, xz, ["-6", "-c", "-k", "-T1", str(data)], page_size=4096)
+    words = BUILD / "sort-input.txt"
+    rng = random.Random(1968)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    lines = ("".join(rng.choice(letters) for _ in range(rng.randint(4, 12))) for _ in range(32_000))
+    words.write_text("\n".join(lines) + "\n")
+    sort = shutil.which("sort")
+    if sort is None:
+        sys.exit("bench: sort is not on PATH")
+    print("capturing `sort` under lackey (a few minutes)...", flush=True)
+    traces.capture(trace, sort, ["-o", str(BUILD / "sorted.txt"), str(words)], page_size=4096)
     return trace
 
 

@@ -18,7 +18,7 @@ from . import _atomic, lab, plots, reproduce, traces
 from .errors import PagelabError
 
 POLICIES = ["fifo", "lru", "clock", "min", "ar", "arc", "random"]
-WORDS = 20_000
+WORDS = 4_000
 
 
 def _input_file(path: Path) -> None:
