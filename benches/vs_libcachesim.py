@@ -6,7 +6,8 @@ Without --trace it captures one with `pagelab trace capture` from a real program
 sort on 32,000 deterministic words, about 1.3 x 10^8 references) and caches it under build/bench/.
 Both tools are timed end to end from their own trace files: pagelab from its .pltrace (reading,
 decoding and simulating all counted), libCacheSim from the oracleGeneral export of the same
-string (obj_id = page, obj_size = 1, cache size = frames). Miss counts are compared exactly.
+string (obj_id = page, obj_size = page size,
+cache size = frames x page size). Miss counts are compared exactly.
 Writes OUT/vs_libcachesim.csv and OUT/vs_libcachesim.md with the machine's description.
 """
 
@@ -68,6 +69,7 @@ def main() -> None:
     trace = args.trace or ensure_trace(args.min_refs)
     info = traces.info(trace)
     refs, pages = info["references"], info["distinct_pages"]
+    page_size = info["page_size"]
     oracle = trace.with_suffix(".oracleGeneral.bin")
     if not oracle.exists() or oracle.stat().st_mtime < trace.stat().st_mtime:
         traces.export_oracle_general(trace, oracle)
@@ -79,8 +81,9 @@ def main() -> None:
         for frames in sizes:
             (ours,), t_ours = timed(pagelab.curve, trace, [name], [frames])
             reader = lcs.TraceReader(str(oracle), lcs.TraceType.ORACLE_GENERAL_TRACE)
-            cache = cls(cache_size=frames, consider_obj_metadata=False)
-            # oracleGeneral records carry obj_size; the export writes 1, so size = frames.
+            # oracleGeneral records carry obj_size = page size, so the cache holds `frames`
+            # pages when its size in bytes is frames x page size.
+            cache = cls(cache_size=frames * page_size, consider_obj_metadata=False)
             (miss_ratio, _), t_lcs = timed(cache.process_trace, reader)
             lcs_misses = round(miss_ratio * refs)
             rows.append(
