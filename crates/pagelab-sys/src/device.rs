@@ -23,7 +23,8 @@
 //! last only while its records are contiguous on the track (block paging); across a rotational
 //! gap the device disconnects and must reconnect when the next record comes round (rotational
 //! position sensing). A reconnect that finds the channel busy waits a whole rotation (the RPS
-//! miss). Pages of one SIO are transferred in rotational order.
+//! miss). A drum serves the pages of an SIO in rotational order (CP's ordered drum I/O); a disk
+//! in slot order, as its channel program lists them.
 //!
 //! Slots (tetzlaff, "Background"): a page-out goes to the next device in turn; on it, to a free
 //! slot on the last cylinder used, else to the free slot nearest the centre of the volume
@@ -372,6 +373,22 @@ impl PagingIo {
         }
     }
 
+    /// Queues several requests on `dev` at once (a block of pages for one channel program);
+    /// if the device is idle, an SIO starts with all those on the head's cylinder.
+    pub fn submit_batch(&mut self, dev: usize, ios: &[PageIo], now: Tick) -> Option<DeviceStep> {
+        self.devices[dev].queue.extend(ios.iter().copied());
+        if self.devices[dev].busy || self.devices[dev].queue.is_empty() {
+            None
+        } else {
+            Some(self.start_sio(dev, now))
+        }
+    }
+
+    /// Geometry of `dev`.
+    pub fn geometry(&self, dev: usize) -> &Geometry {
+        &self.devices[dev].geom
+    }
+
     /// Starts the next SIO on an idle device with queued work: the head request and, when
     /// combining, every queued request for the same cylinder (tetzlaff: chained into one SIO).
     fn start_sio(&mut self, dev: usize, now: Tick) -> DeviceStep {
@@ -398,14 +415,20 @@ impl PagingIo {
         let seek = d.geom.seek_ns(d.arm, cyl);
         d.arm = cyl;
         let ready = now.as_ns() + overhead + seek;
-        // Transfer order: rotational order from the angle at `ready`.
+        // Transfer order: a fixed-head device serves its queue in rotational order from the
+        // angle at `ready` (CP's ordered drum I/O); a moving-arm disk follows the channel
+        // program, in slot order.
         let rot = d.geom.rotation_ns;
         let phase = ready % rot;
         let geom = d.geom;
-        d.sio.sort_by_key(|io| {
-            let off = geom.slot_offset_ns(io.slot % spc);
-            ((off + rot - phase) % rot, io.slot)
-        });
+        if geom.cylinders == 1 {
+            d.sio.sort_by_key(|io| {
+                let off = geom.slot_offset_ns(io.slot % spc);
+                ((off + rot - phase) % rot, io.slot)
+            });
+        } else {
+            d.sio.sort_by_key(|io| io.slot);
+        }
         let first_wait = (geom.slot_offset_ns(d.sio[0].slot % spc) + rot - phase) % rot;
         d.next = 0;
         d.busy = true;

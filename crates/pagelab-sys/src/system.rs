@@ -186,6 +186,7 @@ pub struct System<'o> {
     done_io: Vec<PageIo>,
     n_events: u64,
     n_runs: u64,
+    check_every: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -406,6 +407,7 @@ impl<'o> System<'o> {
             done_io: Vec::new(),
             n_events: 0,
             n_runs: 0,
+            check_every: 4096,
         };
         // Every user starts with a think period (staggered by the think law itself).
         for u in 0..n_users {
@@ -421,6 +423,12 @@ impl<'o> System<'o> {
         Ok(sys)
     }
 
+    /// In debug builds, run the invariant pass every `n` events (default 4096; 1 checks after
+    /// every event). Release builds never check.
+    pub fn set_check_every(&mut self, n: u64) {
+        self.check_every = n.max(1);
+    }
+
     /// Runs to the end and returns the report; `progress` gets the fraction done.
     pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
         loop {
@@ -432,6 +440,10 @@ impl<'o> System<'o> {
                 self.advance(bt);
                 self.n_events += 1;
                 self.handle_burst_ended(bc)?;
+                #[cfg(debug_assertions)]
+                if self.n_events % self.check_every == 0 {
+                    self.debug_check()?;
+                }
                 if self.next_time() != self.now {
                     self.dispatch()?;
                 }
@@ -462,11 +474,7 @@ impl<'o> System<'o> {
                     }
                     progress(self.now.as_secs_f64() / self.end.as_secs_f64());
                     #[cfg(debug_assertions)]
-                    self.check_invariants().map_err(|e| SysError::Invalid {
-                        origin: "engine".into(),
-                        path: format!("t={}", self.now.as_secs_f64()),
-                        what: e,
-                    })?;
+                    self.debug_check()?;
                 }
                 Event::WarmupEnded => {
                     self.warm = true;
@@ -483,12 +491,8 @@ impl<'o> System<'o> {
                 }
             }
             #[cfg(debug_assertions)]
-            if self.n_events % 4096 == 0 {
-                self.check_invariants().map_err(|e| SysError::Invalid {
-                    origin: "engine".into(),
-                    path: format!("t={}", self.now.as_secs_f64()),
-                    what: e,
-                })?;
+            if self.n_events % self.check_every == 0 {
+                self.debug_check()?;
             }
             if self.next_time() != self.now {
                 self.dispatch()?;
@@ -1148,6 +1152,15 @@ impl<'o> System<'o> {
         }
         self.done_io = done;
         self.pump_memory()
+    }
+
+    #[cfg(debug_assertions)]
+    fn debug_check(&self) -> Result<(), SysError> {
+        self.check_invariants().map_err(|e| SysError::Invalid {
+            origin: "engine".into(),
+            path: format!("t={}", self.now.as_secs_f64()),
+            what: format!("invariant broken: {e}"),
+        })
     }
 
     /// Conservation: frames, pages and users are all accounted for.
