@@ -16,8 +16,13 @@ fn machine() -> String {
                 .map(|m| m.trim().to_string())
         })
         .unwrap_or_else(|| "unknown processor".into());
-    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    format!("{model}, {cpus} hardware threads, {}", std::env::consts::ARCH)
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    format!(
+        "{model}, {cpus} hardware threads, {}",
+        std::env::consts::ARCH
+    )
 }
 
 fn main() {
@@ -35,14 +40,29 @@ fn main() {
     let events = report.engine["events"] as f64;
     let runs = report.engine["reference_runs"] as f64;
     println!("machine: {}", machine());
-    println!("table2 scale: {} users, {} frames, {} CPUs, {} paging devices, {sim} s simulated",
-        spec.workload.users, spec.memory.frames, spec.cpu.count, spec.actuators().len());
+    println!(
+        "table2 scale: {} users, {} frames, {} CPUs, {} paging devices, {sim} s simulated",
+        spec.workload.users,
+        spec.memory.frames,
+        spec.cpu.count,
+        spec.actuators().len()
+    );
     println!("wall time            {wall:10.2} s");
     println!("simulated s / wall s {:10.1}", sim / wall);
     println!("events / s           {:10.3e}", events / wall);
     println!("reference runs / s   {:10.3e}", runs / wall);
     println!("events {events:.0}, reference runs {runs:.0}");
-    for k in ["cpu_busy_pct", "q1_seconds", "q1_drop_rate", "vio_rate", "paging_sio_rate", "demand_paging_rate", "page_io_time_ms", "users_in_q1", "users_in_q2"] {
+    for k in [
+        "cpu_busy_pct",
+        "q1_seconds",
+        "q1_drop_rate",
+        "vio_rate",
+        "paging_sio_rate",
+        "demand_paging_rate",
+        "page_io_time_ms",
+        "users_in_q1",
+        "users_in_q2",
+    ] {
         println!("  {k:<20} {:10.3}", report.metrics[k].value);
     }
 }

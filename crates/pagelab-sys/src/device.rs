@@ -57,22 +57,23 @@ impl Geometry {
     /// The catalogue entry for `model` (values and sources: `../shared/reference/devices.csv`).
     pub fn of(model: DeviceModel, page_bytes: u32) -> Geometry {
         // (rotation ms, pages/track, slots/cyl, cylinders, seek min ms, seek avg ms, bytes/s)
-        let (rot, ppt, spc, cyl, smin, savg, rate): (f64, f64, u32, u32, f64, f64, f64) = match model {
-            // 2301: 9 pages per track pair over 200 tracks (CP-67 format); 1.2 MB/s.
-            DeviceModel::Ibm2301 => (17.5, 4.5, 900, 1, 0.0, 0.0, 1_200_000.0),
-            // 2305-1: 3 pages/track (inferred from track capacity), 384 tracks, 3 MB/s.
-            DeviceModel::Ibm2305_1 => (10.0, 3.0, 1152, 1, 0.0, 0.0, 3_000_000.0),
-            // 2305-2: 3 pages/track (inferred), 768 tracks, 1.5 MB/s.
-            DeviceModel::Ibm2305_2 => (10.0, 3.0, 2304, 1, 0.0, 0.0, 1_500_000.0),
-            // 2314: 32 slots per 20-track cylinder (VM/370 format), 200 cylinders; rotation inferred.
-            DeviceModel::Ibm2314 => (25.0, 1.6, 32, 200, 25.0, 60.0, 310_000.0),
-            // 3330: 3/track, 57/cylinder (VM/370 format), 404 cylinders; timing commonly cited.
-            DeviceModel::Ibm3330 => (16.7, 3.0, 57, 404, 10.0, 30.0, 806_000.0),
-            // 3350: 4/track, 120/cylinder, 555 cylinders.
-            DeviceModel::Ibm3350 => (16.8, 4.0, 120, 555, 10.0, 25.0, 1_198_000.0),
-            // 3380: 10/track, 150/cylinder (inferred), 885 cylinders per actuator, 3 MB/s.
-            DeviceModel::Ibm3380 => (16.7, 10.0, 150, 885, 3.0, 16.0, 3_000_000.0),
-        };
+        let (rot, ppt, spc, cyl, smin, savg, rate): (f64, f64, u32, u32, f64, f64, f64) =
+            match model {
+                // 2301: 9 pages per track pair over 200 tracks (CP-67 format); 1.2 MB/s.
+                DeviceModel::Ibm2301 => (17.5, 4.5, 900, 1, 0.0, 0.0, 1_200_000.0),
+                // 2305-1: 3 pages/track (inferred from track capacity), 384 tracks, 3 MB/s.
+                DeviceModel::Ibm2305_1 => (10.0, 3.0, 1152, 1, 0.0, 0.0, 3_000_000.0),
+                // 2305-2: 3 pages/track (inferred), 768 tracks, 1.5 MB/s.
+                DeviceModel::Ibm2305_2 => (10.0, 3.0, 2304, 1, 0.0, 0.0, 1_500_000.0),
+                // 2314: 32 slots per 20-track cylinder (VM/370 format), 200 cylinders; rotation inferred.
+                DeviceModel::Ibm2314 => (25.0, 1.6, 32, 200, 25.0, 60.0, 310_000.0),
+                // 3330: 3/track, 57/cylinder (VM/370 format), 404 cylinders; timing commonly cited.
+                DeviceModel::Ibm3330 => (16.7, 3.0, 57, 404, 10.0, 30.0, 806_000.0),
+                // 3350: 4/track, 120/cylinder, 555 cylinders.
+                DeviceModel::Ibm3350 => (16.8, 4.0, 120, 555, 10.0, 25.0, 1_198_000.0),
+                // 3380: 10/track, 150/cylinder (inferred), 885 cylinders per actuator, 3 MB/s.
+                DeviceModel::Ibm3380 => (16.7, 10.0, 150, 885, 3.0, 16.0, 3_000_000.0),
+            };
         let ms = |x: f64| (x * 1e6).round() as u64;
         Geometry {
             rotation_ns: ms(rot),
@@ -352,7 +353,10 @@ impl PagingIo {
             let d = (self.rr_next + k) % n;
             if let Some(slot) = self.devices[d].slots.allocate_zigzag() {
                 self.rr_next = (d + 1) % n;
-                return Some(SlotAddr { dev: d as u16, slot });
+                return Some(SlotAddr {
+                    dev: d as u16,
+                    slot,
+                });
             }
         }
         None
@@ -475,7 +479,12 @@ impl PagingIo {
 
     /// The SIO on `dev` is done: its pages are appended to `done`; the next SIO starts if work
     /// is queued, and its first step is returned.
-    pub fn complete(&mut self, dev: usize, now: Tick, done: &mut Vec<PageIo>) -> Option<DeviceStep> {
+    pub fn complete(
+        &mut self,
+        dev: usize,
+        now: Tick,
+        done: &mut Vec<PageIo>,
+    ) -> Option<DeviceStep> {
         let d = &mut self.devices[dev];
         let c = &mut self.counters[dev];
         c.busy_ns += (now - d.started).as_ns();
@@ -515,7 +524,7 @@ mod tests {
                 sum += g.seek_ns(a, b) as f64;
             }
         }
-        let n = ((c + 6) / 7) as f64;
+        let n = f64::from(c.div_ceil(7));
         let mean = sum / (n * n);
         // Includes the zero-distance pairs, which weigh 1/n.
         assert!((mean / 16e6 - 1.0).abs() < 0.02, "mean seek {mean}");
@@ -550,11 +559,23 @@ mod tests {
         let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
         let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
         // Slot 1 starts a third of a rotation after the index point; at t = 0 the wait is 3.33 ms.
-        let step =
-            io.submit(0, PageIo { op: IoOp::Read, slot: 1, frame: 0, queued: Tick(0) }, Tick(0));
-        let Some(DeviceStep::Reconnect(t)) = step else { panic!("{step:?}") };
+        let step = io.submit(
+            0,
+            PageIo {
+                op: IoOp::Read,
+                slot: 1,
+                frame: 0,
+                queued: Tick(0),
+            },
+            Tick(0),
+        );
+        let Some(DeviceStep::Reconnect(t)) = step else {
+            panic!("{step:?}")
+        };
         assert_eq!(t, Tick(g.slot_offset_ns(1)));
-        let DeviceStep::Complete(end) = io.reconnect(0, t) else { panic!() };
+        let DeviceStep::Complete(end) = io.reconnect(0, t) else {
+            panic!()
+        };
         assert_eq!(end.as_ns() - t.as_ns(), g.page_transfer_ns);
         let mut done = Vec::new();
         assert!(io.complete(0, end, &mut done).is_none());
@@ -565,14 +586,35 @@ mod tests {
     fn busy_channel_costs_a_rotation() {
         let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
         let mut io = PagingIo::new(&[(g, 0, None), (g, 0, None)], 1, true, 0);
-        let a = io.submit(0, PageIo { op: IoOp::Read, slot: 0, frame: 0, queued: Tick(0) }, Tick(0));
-        let b = io.submit(1, PageIo { op: IoOp::Read, slot: 0, frame: 1, queued: Tick(0) }, Tick(0));
+        let a = io.submit(
+            0,
+            PageIo {
+                op: IoOp::Read,
+                slot: 0,
+                frame: 0,
+                queued: Tick(0),
+            },
+            Tick(0),
+        );
+        let b = io.submit(
+            1,
+            PageIo {
+                op: IoOp::Read,
+                slot: 0,
+                frame: 1,
+                queued: Tick(0),
+            },
+            Tick(0),
+        );
         let (Some(DeviceStep::Reconnect(ta)), Some(DeviceStep::Reconnect(tb))) = (a, b) else {
             panic!()
         };
         assert_eq!(ta, tb);
         assert!(matches!(io.reconnect(0, ta), DeviceStep::Complete(_)));
-        assert_eq!(io.reconnect(1, tb), DeviceStep::Reconnect(tb + Tick(g.rotation_ns)));
+        assert_eq!(
+            io.reconnect(1, tb),
+            DeviceStep::Reconnect(tb + Tick(g.rotation_ns))
+        );
         assert_eq!(io.counters[1].n_rps_misses, 1);
     }
 
@@ -594,17 +636,26 @@ mod tests {
         let base = (g.cylinders / 2) * 150;
         let mut first = None;
         for k in 0..10 {
-            let q = PageIo { op: IoOp::Write, slot: base + k, frame: k, queued: Tick(0) };
+            let q = PageIo {
+                op: IoOp::Write,
+                slot: base + k,
+                frame: k,
+                queued: Tick(0),
+            };
             let s = io.submit(0, q, Tick(0));
             first = first.or(s);
         }
         // All but the first queued behind the first SIO; they form the second SIO together.
         let end1 = finish(&mut io, 0, first.unwrap());
         let mut done = Vec::new();
-        let DeviceStep::Reconnect(t) = io.complete(0, end1, &mut done).unwrap() else { panic!() };
+        let DeviceStep::Reconnect(t) = io.complete(0, end1, &mut done).unwrap() else {
+            panic!()
+        };
         let step = io.reconnect(0, t);
         // Nine slots 1.67 ms apart, each 1.37 ms long: contiguous, completes in one step.
-        let DeviceStep::Complete(end) = step else { panic!("{step:?}") };
+        let DeviceStep::Complete(end) = step else {
+            panic!("{step:?}")
+        };
         let span = end.as_ns() - t.as_ns();
         assert_eq!(span, 8 * g.rotation_ns / 10 + g.page_transfer_ns);
     }
@@ -613,7 +664,12 @@ mod tests {
     fn same_cylinder_requests_share_one_sio() {
         let g = Geometry::of(DeviceModel::Ibm3380, 4096);
         let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
-        let q = |slot| PageIo { op: IoOp::Read, slot, frame: 0, queued: Tick(0) };
+        let q = |slot| PageIo {
+            op: IoOp::Read,
+            slot,
+            frame: 0,
+            queued: Tick(0),
+        };
         let first = io.submit(0, q(5), Tick(0)).unwrap();
         io.submit(0, q(300 * 150 + 1), Tick(0));
         io.submit(0, q(300 * 150 + 2), Tick(0));

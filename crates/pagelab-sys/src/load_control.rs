@@ -135,7 +135,11 @@ impl LoadController {
     /// Projection of a user never dropped yet.
     pub fn initial_projection(&self) -> Projection {
         let p = self.st().p.initial_ws_pages;
-        Projection { p, last_a: p, last_p: p }
+        Projection {
+            p,
+            last_a: p,
+            last_p: p,
+        }
     }
 
     /// In-queue time slice of `q` [ns of CPU].
@@ -183,8 +187,9 @@ impl LoadController {
         let p = &self.st().p;
         let apages = f64::from(view.apages);
         let mut sum = view.sumwss;
-        let mut in_queue = view.in_queue;
+        let first = out.len();
         for c in view.eligible {
+            let in_queue = view.in_queue as usize + (out.len() - first);
             let limit = match c.queue {
                 Queue::Q1 => apages * p.q1_overcommit,
                 Queue::Q2 => apages,
@@ -197,9 +202,11 @@ impl LoadController {
             if !fits {
                 break;
             }
-            out.push(LoadAction::Admit { user: c.user, queue: c.queue });
+            out.push(LoadAction::Admit {
+                user: c.user,
+                queue: c.queue,
+            });
             sum += c.projected;
-            in_queue += 1;
         }
     }
 }
@@ -223,30 +230,84 @@ mod tests {
     fn q1_candidates_get_the_25_percent_overcommitment() {
         let lc = vm();
         let el = [
-            Candidate { user: 1, queue: Queue::Q1, projected: 20.0 },
-            Candidate { user: 2, queue: Queue::Q1, projected: 20.0 },
+            Candidate {
+                user: 1,
+                queue: Queue::Q1,
+                projected: 20.0,
+            },
+            Candidate {
+                user: 2,
+                queue: Queue::Q1,
+                projected: 20.0,
+            },
         ];
         let mut out = Vec::new();
         // 100 frames, 90 committed: 110 ≤ 125 admits the first, 130 > 125 stops at the second.
-        lc.admit(&LoadView { apages: 100, sumwss: 90.0, in_queue: 3, eligible: &el }, &mut out);
-        assert_eq!(out, vec![LoadAction::Admit { user: 1, queue: Queue::Q1 }]);
+        lc.admit(
+            &LoadView {
+                apages: 100,
+                sumwss: 90.0,
+                in_queue: 3,
+                eligible: &el,
+            },
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            vec![LoadAction::Admit {
+                user: 1,
+                queue: Queue::Q1
+            }]
+        );
     }
 
     #[test]
     fn q2_candidate_needs_plain_fit_or_three_quarters_free() {
         let lc = vm();
-        let el = [Candidate { user: 7, queue: Queue::Q2, projected: 40.0 }];
+        let el = [Candidate {
+            user: 7,
+            queue: Queue::Q2,
+            projected: 40.0,
+        }];
         let mut out = Vec::new();
         // 100 - 75 = 25 free < 0.75 × 40 = 30: stays eligible.
-        lc.admit(&LoadView { apages: 100, sumwss: 75.0, in_queue: 2, eligible: &el }, &mut out);
+        lc.admit(
+            &LoadView {
+                apages: 100,
+                sumwss: 75.0,
+                in_queue: 2,
+                eligible: &el,
+            },
+            &mut out,
+        );
         assert!(out.is_empty());
         // 100 - 68 = 32 ≥ 30: admitted although 108 > 100.
-        lc.admit(&LoadView { apages: 100, sumwss: 68.0, in_queue: 2, eligible: &el }, &mut out);
+        lc.admit(
+            &LoadView {
+                apages: 100,
+                sumwss: 68.0,
+                in_queue: 2,
+                eligible: &el,
+            },
+            &mut out,
+        );
         assert_eq!(out.len(), 1);
         // Empty multiprogramming set: admitted whatever its size.
         out.clear();
-        let big = [Candidate { user: 7, queue: Queue::Q2, projected: 400.0 }];
-        lc.admit(&LoadView { apages: 100, sumwss: 0.0, in_queue: 0, eligible: &big }, &mut out);
+        let big = [Candidate {
+            user: 7,
+            queue: Queue::Q2,
+            projected: 400.0,
+        }];
+        lc.admit(
+            &LoadView {
+                apages: 100,
+                sumwss: 0.0,
+                in_queue: 0,
+                eligible: &big,
+            },
+            &mut out,
+        );
         assert_eq!(out.len(), 1);
     }
 
@@ -254,15 +315,34 @@ mod tests {
     fn damped_projection_halves_a_reversal() {
         let lc = vm();
         // (LP − LA)(P − A) = (30 − 20)(30 − 40) < 0: damped, P = (40 + 30)/2.
-        let mut pr = Projection { p: 30.0, last_a: 20.0, last_p: 30.0 };
+        let mut pr = Projection {
+            p: 30.0,
+            last_a: 20.0,
+            last_p: 30.0,
+        };
         lc.on_queue_drop(
             &mut pr,
-            &StayStats { page_reads: 4, resident_at_reads: 160, resident_now: 12 },
+            &StayStats {
+                page_reads: 4,
+                resident_at_reads: 160,
+                resident_now: 12,
+            },
         );
         assert_eq!(pr.p, 35.0);
         // (30 − 20)(30 − 12) > 0: follow A, here the resident pages (no reads in the stay).
-        let mut pr = Projection { p: 30.0, last_a: 20.0, last_p: 30.0 };
-        lc.on_queue_drop(&mut pr, &StayStats { page_reads: 0, resident_at_reads: 0, resident_now: 12 });
+        let mut pr = Projection {
+            p: 30.0,
+            last_a: 20.0,
+            last_p: 30.0,
+        };
+        lc.on_queue_drop(
+            &mut pr,
+            &StayStats {
+                page_reads: 0,
+                resident_at_reads: 0,
+                resident_now: 12,
+            },
+        );
         assert_eq!(pr.p, 12.0);
     }
 }

@@ -102,8 +102,16 @@ proptest! {
 #[test]
 fn eliminating_false_drops_makes_drops_match_transactions() {
     let with = run(&small(6, 200, 200.0, &[]), 2).unwrap();
-    let without =
-        run(&small(6, 200, 200.0, &[("load_control.eliminate_false_drops", "true")]), 2).unwrap();
+    let without = run(
+        &small(
+            6,
+            200,
+            200.0,
+            &[("load_control.eliminate_false_drops", "true")],
+        ),
+        2,
+    )
+    .unwrap();
     assert!(m(&with, "false_drop_rate") > 0.0);
     assert_eq!(m(&without, "false_drop_rate"), 0.0);
     assert!(m(&with, "q1_drop_rate") > m(&without, "q1_drop_rate"));
@@ -111,9 +119,18 @@ fn eliminating_false_drops_makes_drops_match_transactions() {
 
 #[test]
 fn more_processors_finish_more_work_under_load() {
-    let one = run(&small(16, 400, 200.0, &[("workload.class.0.think.mean_s", "0.5")]), 4).unwrap();
+    let one = run(
+        &small(16, 400, 200.0, &[("workload.class.0.think.mean_s", "0.5")]),
+        4,
+    )
+    .unwrap();
     let two = run(
-        &small(16, 400, 200.0, &[("workload.class.0.think.mean_s", "0.5"), ("cpu.count", "2")]),
+        &small(
+            16,
+            400,
+            200.0,
+            &[("workload.class.0.think.mean_s", "0.5"), ("cpu.count", "2")],
+        ),
         4,
     )
     .unwrap();
@@ -147,18 +164,26 @@ fn a_trace_program_plugs_in_through_reference_source() {
         3,
         100,
         60.0,
-        &[
-            ("workload.class.0.program", &format!("{{ kind = \"trace\", path = {:?} }}", path.display().to_string())),
-        ],
+        &[(
+            "workload.class.0.program",
+            &format!(
+                "{{ kind = \"trace\", path = {:?} }}",
+                path.display().to_string()
+            ),
+        )],
     );
-    let opener = |_: &std::path::Path| -> Result<Box<dyn ReferenceSource>, pagelab_trace::TraceError> {
-        let pages: Vec<u32> = (0..2000).map(|i| (i * 7 % 23) as u32).collect();
-        Ok(Box::new(VecSource::from_pages(&pages)))
-    };
+    let opener =
+        |_: &std::path::Path| -> Result<Box<dyn ReferenceSource>, pagelab_trace::TraceError> {
+            let pages: Vec<u32> = (0..2000).map(|i| (i * 7 % 23) as u32).collect();
+            Ok(Box::new(VecSource::from_pages(&pages)))
+        };
     let r = run_with_sources(&spec, 1, &opener, &mut |_| {}).unwrap();
     assert!(m(&r, "throughput") > 0.0);
     // Without a reader, a trace program is a one-line error naming the key.
     let e = run(&spec, 1).unwrap_err().to_string();
-    assert!(e.contains("workload.class.0.program") && !e.contains('\n'), "{e}");
+    assert!(
+        e.contains("workload.class.0.program") && !e.contains('\n'),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -61,8 +61,10 @@ program = {{ kind = "cms", set_pages = 20, address_pages = 30, overlap = 0.8, lo
 
 /// `small_toml` parsed, with overrides.
 pub fn small(users: u32, frames: u32, duration_s: f64, overrides: &[(&str, &str)]) -> SystemSpec {
-    let o: Vec<(String, String)> =
-        overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let o: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     load_spec(&small_toml(users, frames, duration_s), "small.toml", &o).expect("small spec")
 }
 

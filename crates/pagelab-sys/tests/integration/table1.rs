@@ -37,7 +37,10 @@ fn model(actuators: usize, sio_rate: f64, pages: u32, seconds: f64) -> (f64, f64
     let mut rng = RngStreams::new(1987).stream("table1", 0);
     let mut q = EventQueue::new();
     for d in 0..actuators {
-        q.schedule(Tick::from_secs_f64(exponential(&mut rng, 1.0 / sio_rate)), Ev::Arrive(d));
+        q.schedule(
+            Tick::from_secs_f64(exponential(&mut rng, 1.0 / sio_rate)),
+            Ev::Arrive(d),
+        );
     }
     let end = Tick::from_secs_f64(seconds);
     let mut done = Vec::new();
@@ -55,7 +58,12 @@ fn model(actuators: usize, sio_rate: f64, pages: u32, seconds: f64) -> (f64, f64
                 let track = rng.gen_range(0..15u32);
                 let first = cyl * g.slots_per_cyl + track * 10 + rng.gen_range(0..=(10 - pages));
                 batch.clear();
-                batch.extend((0..pages).map(|k| PageIo { op: IoOp::Read, slot: first + k, frame: k, queued: t }));
+                batch.extend((0..pages).map(|k| PageIo {
+                    op: IoOp::Read,
+                    slot: first + k,
+                    frame: k,
+                    queued: t,
+                }));
                 io.submit_batch(d, &batch, t).map(|s| (d, s))
             }
             Ev::Reconnect(d) => Some((d, io.reconnect(d, t))),
@@ -85,7 +93,10 @@ fn tetzlaff_table1_demand_paging_one_page_per_sio() {
     let (sio_ms, pages) = model(4, 15.0, 1, 3000.0);
     eprintln!("demand paging: {pages:.2} pages/SIO, SIO {sio_ms:.1} ms, {sio_ms:.1} ms/page (paper: 1, 29, 29)");
     assert!((pages - 1.0).abs() < 0.01);
-    assert!((sio_ms / 29.0 - 1.0).abs() < 0.05, "SIO {sio_ms} ms against 29 ms");
+    assert!(
+        (sio_ms / 29.0 - 1.0).abs() < 0.05,
+        "SIO {sio_ms} ms against 29 ms"
+    );
 }
 
 #[test]
@@ -94,6 +105,12 @@ fn tetzlaff_table1_block_paging_ten_pages_per_sio() {
     let per_page = sio_ms / pages;
     eprintln!("block paging: {pages:.2} pages/SIO, SIO {sio_ms:.1} ms, {per_page:.2} ms/page (paper: 10, 48, 4.8)");
     assert!((pages - 10.0).abs() < 0.01, "{pages}");
-    assert!((sio_ms / 48.0 - 1.0).abs() < 0.10, "SIO {sio_ms} ms against 48 ms");
-    assert!((per_page / 4.8 - 1.0).abs() < 0.10, "{per_page} ms/page against 4.8");
+    assert!(
+        (sio_ms / 48.0 - 1.0).abs() < 0.10,
+        "SIO {sio_ms} ms against 48 ms"
+    );
+    assert!(
+        (per_page / 4.8 - 1.0).abs() < 0.10,
+        "{per_page} ms/page against 4.8"
+    );
 }
