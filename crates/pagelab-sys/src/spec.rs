@@ -120,6 +120,9 @@ pub struct MemorySpec {
     /// Page size [bytes].
     #[serde(default = "default_page_bytes")]
     pub page_bytes: u32,
+    /// How a program's pages come to be resident.
+    #[serde(default)]
+    pub residency: ResidencyKind,
     /// Free-list target is MPL plus this [frames] (tetzlaff: MPL + 1).
     #[serde(default = "one")]
     pub free_target_extra: u32,
@@ -132,6 +135,16 @@ pub struct MemorySpec {
     /// Put a dropped user's pages on the flush list at queue-drop.
     #[serde(default)]
     pub flush_at_drop: bool,
+}
+
+/// Residency models: the seam where whole-process swapping (UNIX V6) will plug in beside
+/// demand paging. Only demand paging is built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResidencyKind {
+    /// Pages brought in one at a time on reference (CP-67, VM/370).
+    #[default]
+    DemandPaging,
 }
 
 fn default_page_bytes() -> u32 {

@@ -347,6 +347,10 @@ impl<'o> System<'o> {
             spec.paging.combine_same_cylinder,
             (spec.paging.sio_overhead_ms * 1e6).round() as u64,
         );
+        // The residency seam: every model built so far pages on demand.
+        match spec.memory.residency {
+            crate::spec::ResidencyKind::DemandPaging => {}
+        }
         let s = &spec.cpu.supervisor;
         let n_cpus = spec.cpu.count;
         let mut sys = System {
