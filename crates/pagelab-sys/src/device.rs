@@ -210,6 +210,66 @@ impl SlotMap {
     }
 }
 
+/// Where on a device a page-out goes: the slot-allocation seam. Each allocator ranks the free
+/// slots of the map it is given and returns one; the map keeps the books (and the cylinder last
+/// used, which allocators may read as their cursor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotAllocator {
+    /// The last cylinder used if it has room, else the free slot nearest the volume centre
+    /// (TETZ "Background").
+    Zigzag,
+}
+
+impl SlotAllocator {
+    /// Builds the allocator of `kind`.
+    pub fn build(kind: crate::spec::SlotAllocationKind) -> SlotAllocator {
+        match kind {
+            crate::spec::SlotAllocationKind::Zigzag => SlotAllocator::Zigzag,
+        }
+    }
+
+    /// A free slot of `map`, marked used; `None` when the paging area is full.
+    pub fn allocate(&mut self, map: &mut SlotMap) -> Option<u32> {
+        match self {
+            SlotAllocator::Zigzag => map.allocate_zigzag(),
+        }
+    }
+}
+
+/// Which device a page-out goes to: the device-selection seam. The system asks for the
+/// `k`-th choice (k = 0, 1, ... while devices are full) and reports the device used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceSelection {
+    /// Each page-out to the next device in turn (TETZ "Background").
+    RoundRobin {
+        /// Device to try first next time.
+        next: usize,
+    },
+}
+
+impl DeviceSelection {
+    /// Builds the selector of `kind`.
+    pub fn build(kind: crate::spec::DeviceSelectionKind) -> DeviceSelection {
+        match kind {
+            crate::spec::DeviceSelectionKind::RoundRobin => DeviceSelection::RoundRobin { next: 0 },
+        }
+    }
+
+    /// The `k`-th device to try among `n`.
+    pub fn pick(&self, n: usize, k: usize) -> usize {
+        match self {
+            DeviceSelection::RoundRobin { next } => (next + k) % n,
+        }
+    }
+
+    /// A page-out went to device `d` of `n`.
+    pub fn used(&mut self, n: usize, d: usize) {
+        match self {
+            DeviceSelection::RoundRobin { next } => *next = (d + 1) % n,
+        }
+    }
+}
+
 /// Direction of a page transfer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IoOp {
@@ -283,7 +343,8 @@ pub struct PagingIo {
     channel_busy_until: Vec<Tick>,
     combine: bool,
     overhead_ns: u64,
-    rr_next: usize,
+    selection: DeviceSelection,
+    allocation: SlotAllocator,
     /// Counters, per device.
     pub counters: Vec<DeviceCounters>,
 }
@@ -320,9 +381,17 @@ impl PagingIo {
             channel_busy_until: vec![Tick::ZERO; channels],
             combine,
             overhead_ns,
-            rr_next: 0,
+            selection: DeviceSelection::RoundRobin { next: 0 },
+            allocation: SlotAllocator::Zigzag,
             counters: vec![DeviceCounters::default(); n],
         }
+    }
+
+    /// Replaces the default policies (round robin, zigzag).
+    pub fn with_policies(mut self, selection: DeviceSelection, allocation: SlotAllocator) -> Self {
+        self.selection = selection;
+        self.allocation = allocation;
+        self
     }
 
     /// Devices [count].
@@ -350,9 +419,9 @@ impl PagingIo {
     pub fn allocate_slot(&mut self) -> Option<SlotAddr> {
         let n = self.devices.len();
         for k in 0..n {
-            let d = (self.rr_next + k) % n;
-            if let Some(slot) = self.devices[d].slots.allocate_zigzag() {
-                self.rr_next = (d + 1) % n;
+            let d = self.selection.pick(n, k);
+            if let Some(slot) = self.allocation.allocate(&mut self.devices[d].slots) {
+                self.selection.used(n, d);
                 return Some(SlotAddr {
                     dev: d as u16,
                     slot,

@@ -101,6 +101,27 @@ pub struct Projection {
     pub last_p: f64,
 }
 
+/// The load-control seam: who enters the multiprogramming set, with which slice, and how a
+/// user's storage demand is projected. Policies return decisions; the system moves users.
+///
+/// Lifecycle, in the order the system calls the hooks: [`LoadControl::initial_projection`]
+/// once per user at build; at every queue-drop [`LoadControl::on_queue_drop`] with the stay's
+/// measurements; after every queue-drop and every arrival on the eligible list
+/// [`LoadControl::admit`] with the eligible users in priority order; [`LoadControl::slice_ns`]
+/// whenever the system checks a user's in-queue CPU time.
+pub trait LoadControl {
+    /// Projection of a user never dropped yet.
+    fn initial_projection(&self) -> Projection;
+    /// In-queue time slice of `q` [ns of CPU].
+    fn slice_ns(&self, q: Queue) -> u64;
+    /// Whether intra-transaction terminal writes keep the user in queue.
+    fn eliminates_false_drops(&self) -> bool;
+    /// Updates the projection at a queue-drop from the stay's measurements.
+    fn on_queue_drop(&mut self, proj: &mut Projection, stay: &StayStats);
+    /// Appends the users to admit, in order, to `out`.
+    fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>);
+}
+
 /// The load controllers of the base systems: a closed enum, dispatched by `match`.
 #[derive(Clone, Debug)]
 pub enum LoadController {
@@ -115,26 +136,60 @@ pub enum LoadController {
 pub struct StorageTest {
     /// Parameters.
     pub p: StorageTestSpec,
+    /// Admit a Q2 candidate that does not fit if 0.75 P frames are uncommitted (VM-SPG p.108).
+    pub q2_partial_fit: bool,
 }
 
 impl LoadController {
     /// Builds the controller of `spec`.
     pub fn build(spec: &LoadControlSpec) -> LoadController {
         match spec {
-            LoadControlSpec::Cp67(p) => LoadController::Cp67(StorageTest { p: p.clone() }),
-            LoadControlSpec::Vm370(p) => LoadController::Vm370(StorageTest { p: p.clone() }),
+            LoadControlSpec::Cp67(p) => LoadController::Cp67(StorageTest {
+                p: p.clone(),
+                q2_partial_fit: false,
+            }),
+            LoadControlSpec::Vm370(p) => LoadController::Vm370(StorageTest {
+                p: p.clone(),
+                q2_partial_fit: true,
+            }),
         }
     }
 
-    fn st(&self) -> &StorageTest {
+    // Both base systems are storage tests; later controllers add arms here (static dispatch).
+    fn inner(&self) -> &StorageTest {
         match self {
             LoadController::Cp67(s) | LoadController::Vm370(s) => s,
         }
     }
 
-    /// Projection of a user never dropped yet.
-    pub fn initial_projection(&self) -> Projection {
-        let p = self.st().p.initial_ws_pages;
+    fn inner_mut(&mut self) -> &mut StorageTest {
+        match self {
+            LoadController::Cp67(s) | LoadController::Vm370(s) => s,
+        }
+    }
+}
+
+impl LoadControl for LoadController {
+    fn initial_projection(&self) -> Projection {
+        self.inner().initial_projection()
+    }
+    fn slice_ns(&self, q: Queue) -> u64 {
+        self.inner().slice_ns(q)
+    }
+    fn eliminates_false_drops(&self) -> bool {
+        self.inner().eliminates_false_drops()
+    }
+    fn on_queue_drop(&mut self, proj: &mut Projection, stay: &StayStats) {
+        self.inner_mut().on_queue_drop(proj, stay)
+    }
+    fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
+        self.inner_mut().admit(view, out)
+    }
+}
+
+impl LoadControl for StorageTest {
+    fn initial_projection(&self) -> Projection {
+        let p = self.p.initial_ws_pages;
         Projection {
             p,
             last_a: p,
@@ -142,23 +197,19 @@ impl LoadController {
         }
     }
 
-    /// In-queue time slice of `q` [ns of CPU].
-    pub fn slice_ns(&self, q: Queue) -> u64 {
-        let p = &self.st().p;
+    fn slice_ns(&self, q: Queue) -> u64 {
         let s = match q {
-            Queue::Q1 => p.q1_slice_s,
-            Queue::Q2 => p.q2_slice_s,
+            Queue::Q1 => self.p.q1_slice_s,
+            Queue::Q2 => self.p.q2_slice_s,
         };
         (s * 1e9).round() as u64
     }
 
-    /// Whether intra-transaction terminal writes keep the user in queue.
-    pub fn eliminates_false_drops(&self) -> bool {
-        self.st().p.eliminate_false_drops
+    fn eliminates_false_drops(&self) -> bool {
+        self.p.eliminate_false_drops
     }
 
-    /// Updates the projection at a queue-drop from the stay's measurements.
-    pub fn on_queue_drop(&self, proj: &mut Projection, stay: &StayStats) {
+    fn on_queue_drop(&mut self, proj: &mut Projection, stay: &StayStats) {
         // A: mean resident set at page reads (VMPGRINQ / VMPGREAD), or resident pages at the
         // drop when there were no reads (fidelity §2.2 choice; bard §9's S/Q).
         let a = if stay.page_reads > 0 {
@@ -166,8 +217,7 @@ impl LoadController {
         } else {
             f64::from(stay.resident_now)
         };
-        let kind = self.st().p.projection;
-        let new_p = match kind {
+        let new_p = match self.p.projection {
             ProjectionKind::Last => a,
             ProjectionKind::Damped => {
                 if (proj.last_p - proj.last_a) * (proj.p - a) < 0.0 {
@@ -182,21 +232,19 @@ impl LoadController {
         proj.p = new_p;
     }
 
-    /// Admission: appends the users to add, in order, to `out`.
-    pub fn admit(&self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
-        let p = &self.st().p;
+    fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
         let apages = f64::from(view.apages);
         let mut sum = view.sumwss;
         let first = out.len();
         for c in view.eligible {
             let in_queue = view.in_queue as usize + (out.len() - first);
             let limit = match c.queue {
-                Queue::Q1 => apages * p.q1_overcommit,
+                Queue::Q1 => apages * self.p.q1_overcommit,
                 Queue::Q2 => apages,
             };
             let fits = sum + c.projected <= limit
                 || (c.queue == Queue::Q2
-                    && matches!(self, LoadController::Vm370(_))
+                    && self.q2_partial_fit
                     && 0.75 * c.projected <= apages - sum)
                 || in_queue == 0;
             if !fits {
@@ -228,7 +276,7 @@ mod tests {
 
     #[test]
     fn q1_candidates_get_the_25_percent_overcommitment() {
-        let lc = vm();
+        let mut lc = vm();
         let el = [
             Candidate {
                 user: 1,
@@ -263,7 +311,7 @@ mod tests {
 
     #[test]
     fn q2_candidate_needs_plain_fit_or_three_quarters_free() {
-        let lc = vm();
+        let mut lc = vm();
         let el = [Candidate {
             user: 7,
             queue: Queue::Q2,
@@ -313,7 +361,7 @@ mod tests {
 
     #[test]
     fn damped_projection_halves_a_reversal() {
-        let lc = vm();
+        let mut lc = vm();
         // (LP − LA)(P − A) = (30 − 20)(30 − 40) < 0: damped, P = (40 + 30)/2.
         let mut pr = Projection {
             p: 30.0,

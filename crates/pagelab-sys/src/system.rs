@@ -21,10 +21,12 @@
 //! the next dispatch on any processor pays before running the user; an idle processor pays it
 //! at once.
 
-use crate::device::{DeviceStep, Geometry, IoOp, PageIo, PagingIo, SlotAddr};
+use crate::device::{
+    DeviceSelection, DeviceStep, Geometry, IoOp, PageIo, PagingIo, SlotAddr, SlotAllocator,
+};
 use crate::error::SysError;
 use crate::load_control::{
-    Candidate, LoadAction, LoadController, LoadView, Projection, Queue, StayStats,
+    Candidate, LoadAction, LoadControl, LoadController, LoadView, Projection, Queue, StayStats,
 };
 use crate::memory::{FrameState, Memory, NONE};
 use crate::monitor::{self, ClassRow, Counters, IntervalTable, Percentiles, Report, UserRow};
@@ -346,6 +348,10 @@ impl<'o> System<'o> {
             spec.channels.len().max(1),
             spec.paging.combine_same_cylinder,
             (spec.paging.sio_overhead_ms * 1e6).round() as u64,
+        )
+        .with_policies(
+            DeviceSelection::build(spec.paging.device_selection),
+            SlotAllocator::build(spec.paging.slot_allocation),
         );
         // The residency seam: every model built so far pages on demand.
         match spec.memory.residency {
