@@ -755,4 +755,31 @@ mod tests {
         // Four requests, three SIOs (the third, cylinder 7, has just started).
         assert_eq!(io.counters[0].n_sios, 3);
     }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn slot_map_never_hands_out_a_slot_twice(ops in proptest::collection::vec(any::<(bool, u16)>(), 1..600)) {
+            let g = Geometry::of(DeviceModel::Ibm3350, 4096);
+            let mut m = SlotMap::new(&g, 100, 104);
+            let mut held: Vec<u32> = Vec::new();
+            for (alloc, pick) in ops {
+                if alloc || held.is_empty() {
+                    if let Some(s) = m.allocate_zigzag() {
+                        prop_assert!(!held.contains(&s));
+                        prop_assert!((100..=104).contains(&(s / 120)));
+                        held.push(s);
+                    } else {
+                        prop_assert_eq!(m.free(), 0);
+                    }
+                } else {
+                    let s = held.swap_remove(pick as usize % held.len());
+                    m.release(s);
+                }
+                prop_assert_eq!(m.used() as usize, held.len());
+                prop_assert_eq!(m.free() + m.used(), 5 * 120);
+            }
+        }
+    }
 }

@@ -339,4 +339,36 @@ mod tests {
         assert_eq!(m.select_victim(), Some((1, VictimSource::Flush)));
         assert_eq!(m.select_victim().unwrap().1, VictimSource::Scan);
     }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn scan_takes_only_resident_frames_and_books_balance(
+            refs in proptest::collection::vec(any::<bool>(), 4..64),
+            steps in 1usize..200,
+        ) {
+            let n = refs.len() as u32;
+            let mut m = Memory::new(n, 2);
+            for (p, &r) in refs.iter().enumerate() {
+                let f = m.take_free().unwrap();
+                m.map((p % 2) as u32, p as u32, f, FrameState::Resident);
+                m.frames[f as usize].referenced = r;
+            }
+            for k in 0..steps {
+                let before = m.n_cycles;
+                let Some((v, _)) = m.select_victim() else { break };
+                // Never more than two passes to find a victim among resident frames.
+                prop_assert!(m.n_cycles - before <= 2);
+                prop_assert_eq!(m.frames[v as usize].state, FrameState::Resident);
+                m.unmap(v);
+                m.put_free(v);
+                // Refill the freed frame with a new page, referenced on odd steps.
+                let f = m.take_free().unwrap();
+                m.map((k % 2) as u32, n + k as u32, f, FrameState::Resident);
+                m.frames[f as usize].referenced = k % 2 == 1;
+                prop_assert!(m.check().is_ok(), "{:?}", m.check());
+            }
+        }
+    }
 }
