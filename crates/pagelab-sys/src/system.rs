@@ -4,18 +4,21 @@
 //!  ThinkEnded ─► eligible ─admit─► ready (Q1 FIFO before Q2 FIFO) ─dispatch─► burst on a CPU
 //!  burst: the user's reference runs, in a tight loop, until a fault, the end of a CPU segment
 //!         (then a VIO, a terminal write or the transaction's end), the in-queue slice, the
-//!         dispatch slice, or the next pending event ─► BurstEnded
+//!         dispatch slice, or the next queued event ─► burst end
 //!  fault ─► free frame? page-in SIO : wait for a frame;  free list < MPL + 1 ─► SELECT
 //!  SELECT ─► flush list, else core-table scan; changed victim ─► page-out to a new slot
 //!  Device: Reconnect (channel free? transfer : RPS miss) ─► Complete ─► wake users, free frames
 //! ```
 //!
 //! Time is integer nanoseconds; problem-state time per reference is kept in picoseconds so
-//! that a run of references costs `count × reference_ps` exactly. A burst's references are
-//! applied when it is dispatched and it never extends past the next pending event, so the
-//! skew between a reference bit being set and the simulated instant of the reference is at most
-//! one burst, during which no other event is due (a fault ending another processor's shorter
-//! burst can fall inside it; see docs/system.md).
+//! that a run of references costs `count × reference_ps` exactly (a remainder below one
+//! reference carries to the user's next burst). A burst's references are applied when it is
+//! dispatched and it never extends past the next queued event; bursts themselves are not queued
+//! events (each processor holds the end of its own), so two processors never cut each other's
+//! bursts to nothing. The skew between a reference bit being set and the simulated instant of
+//! the reference is therefore at most one burst, during which no queued event is due; only a
+//! fault ending another processor's shorter burst can fall inside it (see docs/system.md). At
+//! equal times a burst end is handled before queued events, lower processor first.
 //!
 //! Supervisor time (per fault, SIO, interrupt, dispatch, page moved) accumulates as a debt that
 //! the next dispatch on any processor pays before running the user; an idle processor pays it
