@@ -137,7 +137,7 @@ const TRUE_RANGE_BIAS: f64 = 0.3;
 const TRUE_BEARING_BIAS: f64 = 0.5 * PI / 180.0;
 
 impl CorrelationParams {
-    fn validate(&self, version: CorrelationVersion) -> Result<(), TraceError> {
+    pub(crate) fn validate(&self, version: CorrelationVersion) -> Result<(), TraceError> {
         if self.ships < 2 {
             return Err(TraceError::invalid(format!(
                 "correlation.ships: expected at least 2 ships, got {}",

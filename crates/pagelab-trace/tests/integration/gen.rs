@@ -126,7 +126,41 @@ fn bad_parameters_are_errors_naming_the_key() {
     let mut p = small();
     p.address_space_words = 1000;
     let e = generate(M44Program::T4_1XQ, &p, 1).unwrap_err().to_string();
-    assert!(e.starts_with("address_space_words"), "{e}");
+    assert!(
+        e.starts_with("sort.items") && e.contains("address_space_words"),
+        "{e}"
+    );
+    // Data that fits but code and buffers that do not: the allocator names the segment.
+    p.address_space_words = 2100;
+    let e = generate(M44Program::T4_1XQ, &p, 1).unwrap_err().to_string();
+    assert!(
+        e.starts_with("address_space_words") && e.contains("FILE"),
+        "{e}"
+    );
+    for (key, edit) in [
+        (
+            "matrix.n",
+            (|p: &mut M44Params| p.matrix.n = u64::MAX) as fn(&mut M44Params),
+        ),
+        ("sort.items", |p: &mut M44Params| p.sort.items = 1 << 40),
+        ("correlation.reports", |p: &mut M44Params| {
+            p.correlation.reports = 1 << 40
+        }),
+        ("correlation.duration_hours", |p: &mut M44Params| {
+            p.correlation.duration_hours = f64::NAN
+        }),
+    ] {
+        let mut p = small();
+        p.correlation.fixed_dim = u64::MAX;
+        edit(&mut p);
+        let prog = match key.split('.').next() {
+            Some("matrix") => M44Program::T1_1XStar,
+            Some("sort") => M44Program::T4_1XQ,
+            _ => M44Program::T2_1XStar,
+        };
+        let e = generate(prog, &p, 1).unwrap_err().to_string();
+        assert!(e.starts_with(key), "{key}: {e}");
+    }
     let bad: Result<M44Params, _> = serde_json::from_str(r#"{"sort": {"itmes": 5}}"#);
     assert!(bad.unwrap_err().to_string().contains("itmes"));
 }
