@@ -214,6 +214,20 @@ proptest! {
     }
 }
 
+/// B&G 1968, Problem T4, at the paper's size: the casual sort "deprived of only a small amount
+/// of its required store ... behaves very badly", while T4.1XQR* keeps a working set of about 13
+/// pages ("N pages plus instruction and control pages").
+#[test]
+fn sort_versions_show_the_papers_working_sets() {
+    let p = M44Params::default();
+    let casual = generate(M44Program::T4_1XQ, &p, 2).unwrap();
+    let best = generate(M44Program::T4_1XQRStar, &p, 2).unwrap();
+    let lose = casual.n_pages() - 12; // deprived of about a tenth of its pages
+    assert!(fifo_pulls(&casual, lose) > 20 * u64::from(casual.n_pages()));
+    assert!(fifo_pulls(&best, 16) < 3 * u64::from(best.n_pages()));
+    assert!(fifo_pulls(&best, 10) > 100 * u64::from(best.n_pages()));
+}
+
 /// The paper-size figures: `cargo test -p pagelab-trace --release --test integration --
 /// --ignored --nocapture full_size`.
 #[test]
