@@ -2,7 +2,9 @@
 //! `cargo run --release -p pagelab-sys --example run_preset -- presets/vm370.toml run.duration_s=600`
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args.first().expect("usage: run_preset SPEC.toml [key.path=value ...]");
+    let path = args
+        .first()
+        .expect("usage: run_preset SPEC.toml [key.path=value ...]");
     let text = std::fs::read_to_string(path).expect("readable spec");
     let overrides: Vec<(String, String)> = args[1..]
         .iter()
@@ -22,7 +24,11 @@ fn main() {
     match pagelab_sys::run(&spec, 1) {
         Ok(r) => {
             print!("{}", r.summary_table());
-            println!("engine {:?}  wall {:.2} s", r.engine, t0.elapsed().as_secs_f64());
+            println!(
+                "engine {:?}  wall {:.2} s",
+                r.engine,
+                t0.elapsed().as_secs_f64()
+            );
         }
         Err(e) => {
             eprintln!("{e}");

@@ -23,7 +23,8 @@
 //! last only while its records are contiguous on the track (block paging); across a rotational
 //! gap the device disconnects and must reconnect when the next record comes round (rotational
 //! position sensing). A reconnect that finds the channel busy waits a whole rotation (the RPS
-//! miss). Pages of one SIO are transferred in rotational order.
+//! miss). A drum serves the pages of an SIO in rotational order (CP's ordered drum I/O); a disk
+//! in slot order, as its channel program lists them.
 //!
 //! Slots (tetzlaff, "Background"): a page-out goes to the next device in turn; on it, to a free
 //! slot on the last cylinder used, else to the free slot nearest the centre of the volume
@@ -56,22 +57,23 @@ impl Geometry {
     /// The catalogue entry for `model` (values and sources: `../shared/reference/devices.csv`).
     pub fn of(model: DeviceModel, page_bytes: u32) -> Geometry {
         // (rotation ms, pages/track, slots/cyl, cylinders, seek min ms, seek avg ms, bytes/s)
-        let (rot, ppt, spc, cyl, smin, savg, rate): (f64, f64, u32, u32, f64, f64, f64) = match model {
-            // 2301: 9 pages per track pair over 200 tracks (CP-67 format); 1.2 MB/s.
-            DeviceModel::Ibm2301 => (17.5, 4.5, 900, 1, 0.0, 0.0, 1_200_000.0),
-            // 2305-1: 3 pages/track (inferred from track capacity), 384 tracks, 3 MB/s.
-            DeviceModel::Ibm2305_1 => (10.0, 3.0, 1152, 1, 0.0, 0.0, 3_000_000.0),
-            // 2305-2: 3 pages/track (inferred), 768 tracks, 1.5 MB/s.
-            DeviceModel::Ibm2305_2 => (10.0, 3.0, 2304, 1, 0.0, 0.0, 1_500_000.0),
-            // 2314: 32 slots per 20-track cylinder (VM/370 format), 200 cylinders; rotation inferred.
-            DeviceModel::Ibm2314 => (25.0, 1.6, 32, 200, 25.0, 60.0, 310_000.0),
-            // 3330: 3/track, 57/cylinder (VM/370 format), 404 cylinders; timing commonly cited.
-            DeviceModel::Ibm3330 => (16.7, 3.0, 57, 404, 10.0, 30.0, 806_000.0),
-            // 3350: 4/track, 120/cylinder, 555 cylinders.
-            DeviceModel::Ibm3350 => (16.8, 4.0, 120, 555, 10.0, 25.0, 1_198_000.0),
-            // 3380: 10/track, 150/cylinder (inferred), 885 cylinders per actuator, 3 MB/s.
-            DeviceModel::Ibm3380 => (16.7, 10.0, 150, 885, 3.0, 16.0, 3_000_000.0),
-        };
+        let (rot, ppt, spc, cyl, smin, savg, rate): (f64, f64, u32, u32, f64, f64, f64) =
+            match model {
+                // 2301: 9 pages per track pair over 200 tracks (CP-67 format); 1.2 MB/s.
+                DeviceModel::Ibm2301 => (17.5, 4.5, 900, 1, 0.0, 0.0, 1_200_000.0),
+                // 2305-1: 3 pages/track (inferred from track capacity), 384 tracks, 3 MB/s.
+                DeviceModel::Ibm2305_1 => (10.0, 3.0, 1152, 1, 0.0, 0.0, 3_000_000.0),
+                // 2305-2: 3 pages/track (inferred), 768 tracks, 1.5 MB/s.
+                DeviceModel::Ibm2305_2 => (10.0, 3.0, 2304, 1, 0.0, 0.0, 1_500_000.0),
+                // 2314: 32 slots per 20-track cylinder (VM/370 format), 200 cylinders; rotation inferred.
+                DeviceModel::Ibm2314 => (25.0, 1.6, 32, 200, 25.0, 60.0, 310_000.0),
+                // 3330: 3/track, 57/cylinder (VM/370 format), 404 cylinders; timing commonly cited.
+                DeviceModel::Ibm3330 => (16.7, 3.0, 57, 404, 10.0, 30.0, 806_000.0),
+                // 3350: 4/track, 120/cylinder, 555 cylinders.
+                DeviceModel::Ibm3350 => (16.8, 4.0, 120, 555, 10.0, 25.0, 1_198_000.0),
+                // 3380: 10/track, 150/cylinder (inferred), 885 cylinders per actuator, 3 MB/s.
+                DeviceModel::Ibm3380 => (16.7, 10.0, 150, 885, 3.0, 16.0, 3_000_000.0),
+            };
         let ms = |x: f64| (x * 1e6).round() as u64;
         Geometry {
             rotation_ns: ms(rot),
@@ -208,6 +210,66 @@ impl SlotMap {
     }
 }
 
+/// Where on a device a page-out goes: the slot-allocation seam. Each allocator ranks the free
+/// slots of the map it is given and returns one; the map keeps the books (and the cylinder last
+/// used, which allocators may read as their cursor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotAllocator {
+    /// The last cylinder used if it has room, else the free slot nearest the volume centre
+    /// (TETZ "Background").
+    Zigzag,
+}
+
+impl SlotAllocator {
+    /// Builds the allocator of `kind`.
+    pub fn build(kind: crate::spec::SlotAllocationKind) -> SlotAllocator {
+        match kind {
+            crate::spec::SlotAllocationKind::Zigzag => SlotAllocator::Zigzag,
+        }
+    }
+
+    /// A free slot of `map`, marked used; `None` when the paging area is full.
+    pub fn allocate(&mut self, map: &mut SlotMap) -> Option<u32> {
+        match self {
+            SlotAllocator::Zigzag => map.allocate_zigzag(),
+        }
+    }
+}
+
+/// Which device a page-out goes to: the device-selection seam. The system asks for the
+/// `k`-th choice (k = 0, 1, ... while devices are full) and reports the device used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceSelection {
+    /// Each page-out to the next device in turn (TETZ "Background").
+    RoundRobin {
+        /// Device to try first next time.
+        next: usize,
+    },
+}
+
+impl DeviceSelection {
+    /// Builds the selector of `kind`.
+    pub fn build(kind: crate::spec::DeviceSelectionKind) -> DeviceSelection {
+        match kind {
+            crate::spec::DeviceSelectionKind::RoundRobin => DeviceSelection::RoundRobin { next: 0 },
+        }
+    }
+
+    /// The `k`-th device to try among `n`.
+    pub fn pick(&self, n: usize, k: usize) -> usize {
+        match self {
+            DeviceSelection::RoundRobin { next } => (next + k) % n,
+        }
+    }
+
+    /// A page-out went to device `d` of `n`.
+    pub fn used(&mut self, n: usize, d: usize) {
+        match self {
+            DeviceSelection::RoundRobin { next } => *next = (d + 1) % n,
+        }
+    }
+}
+
 /// Direction of a page transfer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IoOp {
@@ -281,7 +343,8 @@ pub struct PagingIo {
     channel_busy_until: Vec<Tick>,
     combine: bool,
     overhead_ns: u64,
-    rr_next: usize,
+    selection: DeviceSelection,
+    allocation: SlotAllocator,
     /// Counters, per device.
     pub counters: Vec<DeviceCounters>,
 }
@@ -318,9 +381,17 @@ impl PagingIo {
             channel_busy_until: vec![Tick::ZERO; channels],
             combine,
             overhead_ns,
-            rr_next: 0,
+            selection: DeviceSelection::RoundRobin { next: 0 },
+            allocation: SlotAllocator::Zigzag,
             counters: vec![DeviceCounters::default(); n],
         }
+    }
+
+    /// Replaces the default policies (round robin, zigzag).
+    pub fn with_policies(mut self, selection: DeviceSelection, allocation: SlotAllocator) -> Self {
+        self.selection = selection;
+        self.allocation = allocation;
+        self
     }
 
     /// Devices [count].
@@ -348,10 +419,13 @@ impl PagingIo {
     pub fn allocate_slot(&mut self) -> Option<SlotAddr> {
         let n = self.devices.len();
         for k in 0..n {
-            let d = (self.rr_next + k) % n;
-            if let Some(slot) = self.devices[d].slots.allocate_zigzag() {
-                self.rr_next = (d + 1) % n;
-                return Some(SlotAddr { dev: d as u16, slot });
+            let d = self.selection.pick(n, k);
+            if let Some(slot) = self.allocation.allocate(&mut self.devices[d].slots) {
+                self.selection.used(n, d);
+                return Some(SlotAddr {
+                    dev: d as u16,
+                    slot,
+                });
             }
         }
         None
@@ -370,6 +444,22 @@ impl PagingIo {
         } else {
             Some(self.start_sio(dev, now))
         }
+    }
+
+    /// Queues several requests on `dev` at once (a block of pages for one channel program);
+    /// if the device is idle, an SIO starts with all those on the head's cylinder.
+    pub fn submit_batch(&mut self, dev: usize, ios: &[PageIo], now: Tick) -> Option<DeviceStep> {
+        self.devices[dev].queue.extend(ios.iter().copied());
+        if self.devices[dev].busy || self.devices[dev].queue.is_empty() {
+            None
+        } else {
+            Some(self.start_sio(dev, now))
+        }
+    }
+
+    /// Geometry of `dev`.
+    pub fn geometry(&self, dev: usize) -> &Geometry {
+        &self.devices[dev].geom
     }
 
     /// Starts the next SIO on an idle device with queued work: the head request and, when
@@ -398,14 +488,20 @@ impl PagingIo {
         let seek = d.geom.seek_ns(d.arm, cyl);
         d.arm = cyl;
         let ready = now.as_ns() + overhead + seek;
-        // Transfer order: rotational order from the angle at `ready`.
+        // Transfer order: a fixed-head device serves its queue in rotational order from the
+        // angle at `ready` (CP's ordered drum I/O); a moving-arm disk follows the channel
+        // program, in slot order.
         let rot = d.geom.rotation_ns;
         let phase = ready % rot;
         let geom = d.geom;
-        d.sio.sort_by_key(|io| {
-            let off = geom.slot_offset_ns(io.slot % spc);
-            ((off + rot - phase) % rot, io.slot)
-        });
+        if geom.cylinders == 1 {
+            d.sio.sort_by_key(|io| {
+                let off = geom.slot_offset_ns(io.slot % spc);
+                ((off + rot - phase) % rot, io.slot)
+            });
+        } else {
+            d.sio.sort_by_key(|io| io.slot);
+        }
         let first_wait = (geom.slot_offset_ns(d.sio[0].slot % spc) + rot - phase) % rot;
         d.next = 0;
         d.busy = true;
@@ -452,7 +548,12 @@ impl PagingIo {
 
     /// The SIO on `dev` is done: its pages are appended to `done`; the next SIO starts if work
     /// is queued, and its first step is returned.
-    pub fn complete(&mut self, dev: usize, now: Tick, done: &mut Vec<PageIo>) -> Option<DeviceStep> {
+    pub fn complete(
+        &mut self,
+        dev: usize,
+        now: Tick,
+        done: &mut Vec<PageIo>,
+    ) -> Option<DeviceStep> {
         let d = &mut self.devices[dev];
         let c = &mut self.counters[dev];
         c.busy_ns += (now - d.started).as_ns();
@@ -492,7 +593,7 @@ mod tests {
                 sum += g.seek_ns(a, b) as f64;
             }
         }
-        let n = ((c + 6) / 7) as f64;
+        let n = f64::from(c.div_ceil(7));
         let mean = sum / (n * n);
         // Includes the zero-distance pairs, which weigh 1/n.
         assert!((mean / 16e6 - 1.0).abs() < 0.02, "mean seek {mean}");
@@ -527,11 +628,23 @@ mod tests {
         let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
         let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
         // Slot 1 starts a third of a rotation after the index point; at t = 0 the wait is 3.33 ms.
-        let step =
-            io.submit(0, PageIo { op: IoOp::Read, slot: 1, frame: 0, queued: Tick(0) }, Tick(0));
-        let Some(DeviceStep::Reconnect(t)) = step else { panic!("{step:?}") };
+        let step = io.submit(
+            0,
+            PageIo {
+                op: IoOp::Read,
+                slot: 1,
+                frame: 0,
+                queued: Tick(0),
+            },
+            Tick(0),
+        );
+        let Some(DeviceStep::Reconnect(t)) = step else {
+            panic!("{step:?}")
+        };
         assert_eq!(t, Tick(g.slot_offset_ns(1)));
-        let DeviceStep::Complete(end) = io.reconnect(0, t) else { panic!() };
+        let DeviceStep::Complete(end) = io.reconnect(0, t) else {
+            panic!()
+        };
         assert_eq!(end.as_ns() - t.as_ns(), g.page_transfer_ns);
         let mut done = Vec::new();
         assert!(io.complete(0, end, &mut done).is_none());
@@ -542,14 +655,35 @@ mod tests {
     fn busy_channel_costs_a_rotation() {
         let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
         let mut io = PagingIo::new(&[(g, 0, None), (g, 0, None)], 1, true, 0);
-        let a = io.submit(0, PageIo { op: IoOp::Read, slot: 0, frame: 0, queued: Tick(0) }, Tick(0));
-        let b = io.submit(1, PageIo { op: IoOp::Read, slot: 0, frame: 1, queued: Tick(0) }, Tick(0));
+        let a = io.submit(
+            0,
+            PageIo {
+                op: IoOp::Read,
+                slot: 0,
+                frame: 0,
+                queued: Tick(0),
+            },
+            Tick(0),
+        );
+        let b = io.submit(
+            1,
+            PageIo {
+                op: IoOp::Read,
+                slot: 0,
+                frame: 1,
+                queued: Tick(0),
+            },
+            Tick(0),
+        );
         let (Some(DeviceStep::Reconnect(ta)), Some(DeviceStep::Reconnect(tb))) = (a, b) else {
             panic!()
         };
         assert_eq!(ta, tb);
         assert!(matches!(io.reconnect(0, ta), DeviceStep::Complete(_)));
-        assert_eq!(io.reconnect(1, tb), DeviceStep::Reconnect(tb + Tick(g.rotation_ns)));
+        assert_eq!(
+            io.reconnect(1, tb),
+            DeviceStep::Reconnect(tb + Tick(g.rotation_ns))
+        );
         assert_eq!(io.counters[1].n_rps_misses, 1);
     }
 
@@ -571,17 +705,26 @@ mod tests {
         let base = (g.cylinders / 2) * 150;
         let mut first = None;
         for k in 0..10 {
-            let q = PageIo { op: IoOp::Write, slot: base + k, frame: k, queued: Tick(0) };
+            let q = PageIo {
+                op: IoOp::Write,
+                slot: base + k,
+                frame: k,
+                queued: Tick(0),
+            };
             let s = io.submit(0, q, Tick(0));
             first = first.or(s);
         }
         // All but the first queued behind the first SIO; they form the second SIO together.
         let end1 = finish(&mut io, 0, first.unwrap());
         let mut done = Vec::new();
-        let DeviceStep::Reconnect(t) = io.complete(0, end1, &mut done).unwrap() else { panic!() };
+        let DeviceStep::Reconnect(t) = io.complete(0, end1, &mut done).unwrap() else {
+            panic!()
+        };
         let step = io.reconnect(0, t);
         // Nine slots 1.67 ms apart, each 1.37 ms long: contiguous, completes in one step.
-        let DeviceStep::Complete(end) = step else { panic!("{step:?}") };
+        let DeviceStep::Complete(end) = step else {
+            panic!("{step:?}")
+        };
         let span = end.as_ns() - t.as_ns();
         assert_eq!(span, 8 * g.rotation_ns / 10 + g.page_transfer_ns);
     }
@@ -590,7 +733,12 @@ mod tests {
     fn same_cylinder_requests_share_one_sio() {
         let g = Geometry::of(DeviceModel::Ibm3380, 4096);
         let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
-        let q = |slot| PageIo { op: IoOp::Read, slot, frame: 0, queued: Tick(0) };
+        let q = |slot| PageIo {
+            op: IoOp::Read,
+            slot,
+            frame: 0,
+            queued: Tick(0),
+        };
         let first = io.submit(0, q(5), Tick(0)).unwrap();
         io.submit(0, q(300 * 150 + 1), Tick(0));
         io.submit(0, q(300 * 150 + 2), Tick(0));
@@ -606,5 +754,32 @@ mod tests {
         assert_eq!(done.len(), 2);
         // Four requests, three SIOs (the third, cylinder 7, has just started).
         assert_eq!(io.counters[0].n_sios, 3);
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn slot_map_never_hands_out_a_slot_twice(ops in proptest::collection::vec(any::<(bool, u16)>(), 1..600)) {
+            let g = Geometry::of(DeviceModel::Ibm3350, 4096);
+            let mut m = SlotMap::new(&g, 100, 104);
+            let mut held: Vec<u32> = Vec::new();
+            for (alloc, pick) in ops {
+                if alloc || held.is_empty() {
+                    if let Some(s) = m.allocate_zigzag() {
+                        prop_assert!(!held.contains(&s));
+                        prop_assert!((100..=104).contains(&(s / 120)));
+                        held.push(s);
+                    } else {
+                        prop_assert_eq!(m.free(), 0);
+                    }
+                } else {
+                    let s = held.swap_remove(pick as usize % held.len());
+                    m.release(s);
+                }
+                prop_assert_eq!(m.used() as usize, held.len());
+                prop_assert_eq!(m.free() + m.used(), 5 * 120);
+            }
+        }
     }
 }

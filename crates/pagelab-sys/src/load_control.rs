@@ -101,6 +101,27 @@ pub struct Projection {
     pub last_p: f64,
 }
 
+/// The load-control seam: who enters the multiprogramming set, with which slice, and how a
+/// user's storage demand is projected. Policies return decisions; the system moves users.
+///
+/// Lifecycle, in the order the system calls the hooks: [`LoadControl::initial_projection`]
+/// once per user at build; at every queue-drop [`LoadControl::on_queue_drop`] with the stay's
+/// measurements; after every queue-drop and every arrival on the eligible list
+/// [`LoadControl::admit`] with the eligible users in priority order; [`LoadControl::slice_ns`]
+/// whenever the system checks a user's in-queue CPU time.
+pub trait LoadControl {
+    /// Projection of a user never dropped yet.
+    fn initial_projection(&self) -> Projection;
+    /// In-queue time slice of `q` [ns of CPU].
+    fn slice_ns(&self, q: Queue) -> u64;
+    /// Whether intra-transaction terminal writes keep the user in queue.
+    fn eliminates_false_drops(&self) -> bool;
+    /// Updates the projection at a queue-drop from the stay's measurements.
+    fn on_queue_drop(&mut self, proj: &mut Projection, stay: &StayStats);
+    /// Appends the users to admit, in order, to `out`.
+    fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>);
+}
+
 /// The load controllers of the base systems: a closed enum, dispatched by `match`.
 #[derive(Clone, Debug)]
 pub enum LoadController {
@@ -115,46 +136,80 @@ pub enum LoadController {
 pub struct StorageTest {
     /// Parameters.
     pub p: StorageTestSpec,
+    /// Admit a Q2 candidate that does not fit if 0.75 P frames are uncommitted (VM-SPG p.108).
+    pub q2_partial_fit: bool,
 }
 
 impl LoadController {
     /// Builds the controller of `spec`.
     pub fn build(spec: &LoadControlSpec) -> LoadController {
         match spec {
-            LoadControlSpec::Cp67(p) => LoadController::Cp67(StorageTest { p: p.clone() }),
-            LoadControlSpec::Vm370(p) => LoadController::Vm370(StorageTest { p: p.clone() }),
+            LoadControlSpec::Cp67(p) => LoadController::Cp67(StorageTest {
+                p: p.clone(),
+                q2_partial_fit: false,
+            }),
+            LoadControlSpec::Vm370(p) => LoadController::Vm370(StorageTest {
+                p: p.clone(),
+                q2_partial_fit: true,
+            }),
         }
     }
 
-    fn st(&self) -> &StorageTest {
+    // Both base systems are storage tests; later controllers add arms here (static dispatch).
+    fn inner(&self) -> &StorageTest {
         match self {
             LoadController::Cp67(s) | LoadController::Vm370(s) => s,
         }
     }
 
-    /// Projection of a user never dropped yet.
-    pub fn initial_projection(&self) -> Projection {
-        let p = self.st().p.initial_ws_pages;
-        Projection { p, last_a: p, last_p: p }
+    fn inner_mut(&mut self) -> &mut StorageTest {
+        match self {
+            LoadController::Cp67(s) | LoadController::Vm370(s) => s,
+        }
+    }
+}
+
+impl LoadControl for LoadController {
+    fn initial_projection(&self) -> Projection {
+        self.inner().initial_projection()
+    }
+    fn slice_ns(&self, q: Queue) -> u64 {
+        self.inner().slice_ns(q)
+    }
+    fn eliminates_false_drops(&self) -> bool {
+        self.inner().eliminates_false_drops()
+    }
+    fn on_queue_drop(&mut self, proj: &mut Projection, stay: &StayStats) {
+        self.inner_mut().on_queue_drop(proj, stay)
+    }
+    fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
+        self.inner_mut().admit(view, out)
+    }
+}
+
+impl LoadControl for StorageTest {
+    fn initial_projection(&self) -> Projection {
+        let p = self.p.initial_ws_pages;
+        Projection {
+            p,
+            last_a: p,
+            last_p: p,
+        }
     }
 
-    /// In-queue time slice of `q` [ns of CPU].
-    pub fn slice_ns(&self, q: Queue) -> u64 {
-        let p = &self.st().p;
+    fn slice_ns(&self, q: Queue) -> u64 {
         let s = match q {
-            Queue::Q1 => p.q1_slice_s,
-            Queue::Q2 => p.q2_slice_s,
+            Queue::Q1 => self.p.q1_slice_s,
+            Queue::Q2 => self.p.q2_slice_s,
         };
         (s * 1e9).round() as u64
     }
 
-    /// Whether intra-transaction terminal writes keep the user in queue.
-    pub fn eliminates_false_drops(&self) -> bool {
-        self.st().p.eliminate_false_drops
+    fn eliminates_false_drops(&self) -> bool {
+        self.p.eliminate_false_drops
     }
 
-    /// Updates the projection at a queue-drop from the stay's measurements.
-    pub fn on_queue_drop(&self, proj: &mut Projection, stay: &StayStats) {
+    fn on_queue_drop(&mut self, proj: &mut Projection, stay: &StayStats) {
         // A: mean resident set at page reads (VMPGRINQ / VMPGREAD), or resident pages at the
         // drop when there were no reads (fidelity §2.2 choice; bard §9's S/Q).
         let a = if stay.page_reads > 0 {
@@ -162,8 +217,7 @@ impl LoadController {
         } else {
             f64::from(stay.resident_now)
         };
-        let kind = self.st().p.projection;
-        let new_p = match kind {
+        let new_p = match self.p.projection {
             ProjectionKind::Last => a,
             ProjectionKind::Damped => {
                 if (proj.last_p - proj.last_a) * (proj.p - a) < 0.0 {
@@ -178,28 +232,29 @@ impl LoadController {
         proj.p = new_p;
     }
 
-    /// Admission: appends the users to add, in order, to `out`.
-    pub fn admit(&self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
-        let p = &self.st().p;
+    fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
         let apages = f64::from(view.apages);
         let mut sum = view.sumwss;
-        let mut in_queue = view.in_queue;
+        let first = out.len();
         for c in view.eligible {
+            let in_queue = view.in_queue as usize + (out.len() - first);
             let limit = match c.queue {
-                Queue::Q1 => apages * p.q1_overcommit,
+                Queue::Q1 => apages * self.p.q1_overcommit,
                 Queue::Q2 => apages,
             };
             let fits = sum + c.projected <= limit
                 || (c.queue == Queue::Q2
-                    && matches!(self, LoadController::Vm370(_))
+                    && self.q2_partial_fit
                     && 0.75 * c.projected <= apages - sum)
                 || in_queue == 0;
             if !fits {
                 break;
             }
-            out.push(LoadAction::Admit { user: c.user, queue: c.queue });
+            out.push(LoadAction::Admit {
+                user: c.user,
+                queue: c.queue,
+            });
             sum += c.projected;
-            in_queue += 1;
         }
     }
 }
@@ -221,48 +276,121 @@ mod tests {
 
     #[test]
     fn q1_candidates_get_the_25_percent_overcommitment() {
-        let lc = vm();
+        let mut lc = vm();
         let el = [
-            Candidate { user: 1, queue: Queue::Q1, projected: 20.0 },
-            Candidate { user: 2, queue: Queue::Q1, projected: 20.0 },
+            Candidate {
+                user: 1,
+                queue: Queue::Q1,
+                projected: 20.0,
+            },
+            Candidate {
+                user: 2,
+                queue: Queue::Q1,
+                projected: 20.0,
+            },
         ];
         let mut out = Vec::new();
         // 100 frames, 90 committed: 110 ≤ 125 admits the first, 130 > 125 stops at the second.
-        lc.admit(&LoadView { apages: 100, sumwss: 90.0, in_queue: 3, eligible: &el }, &mut out);
-        assert_eq!(out, vec![LoadAction::Admit { user: 1, queue: Queue::Q1 }]);
+        lc.admit(
+            &LoadView {
+                apages: 100,
+                sumwss: 90.0,
+                in_queue: 3,
+                eligible: &el,
+            },
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            vec![LoadAction::Admit {
+                user: 1,
+                queue: Queue::Q1
+            }]
+        );
     }
 
     #[test]
     fn q2_candidate_needs_plain_fit_or_three_quarters_free() {
-        let lc = vm();
-        let el = [Candidate { user: 7, queue: Queue::Q2, projected: 40.0 }];
+        let mut lc = vm();
+        let el = [Candidate {
+            user: 7,
+            queue: Queue::Q2,
+            projected: 40.0,
+        }];
         let mut out = Vec::new();
         // 100 - 75 = 25 free < 0.75 × 40 = 30: stays eligible.
-        lc.admit(&LoadView { apages: 100, sumwss: 75.0, in_queue: 2, eligible: &el }, &mut out);
+        lc.admit(
+            &LoadView {
+                apages: 100,
+                sumwss: 75.0,
+                in_queue: 2,
+                eligible: &el,
+            },
+            &mut out,
+        );
         assert!(out.is_empty());
         // 100 - 68 = 32 ≥ 30: admitted although 108 > 100.
-        lc.admit(&LoadView { apages: 100, sumwss: 68.0, in_queue: 2, eligible: &el }, &mut out);
+        lc.admit(
+            &LoadView {
+                apages: 100,
+                sumwss: 68.0,
+                in_queue: 2,
+                eligible: &el,
+            },
+            &mut out,
+        );
         assert_eq!(out.len(), 1);
         // Empty multiprogramming set: admitted whatever its size.
         out.clear();
-        let big = [Candidate { user: 7, queue: Queue::Q2, projected: 400.0 }];
-        lc.admit(&LoadView { apages: 100, sumwss: 0.0, in_queue: 0, eligible: &big }, &mut out);
+        let big = [Candidate {
+            user: 7,
+            queue: Queue::Q2,
+            projected: 400.0,
+        }];
+        lc.admit(
+            &LoadView {
+                apages: 100,
+                sumwss: 0.0,
+                in_queue: 0,
+                eligible: &big,
+            },
+            &mut out,
+        );
         assert_eq!(out.len(), 1);
     }
 
     #[test]
     fn damped_projection_halves_a_reversal() {
-        let lc = vm();
+        let mut lc = vm();
         // (LP − LA)(P − A) = (30 − 20)(30 − 40) < 0: damped, P = (40 + 30)/2.
-        let mut pr = Projection { p: 30.0, last_a: 20.0, last_p: 30.0 };
+        let mut pr = Projection {
+            p: 30.0,
+            last_a: 20.0,
+            last_p: 30.0,
+        };
         lc.on_queue_drop(
             &mut pr,
-            &StayStats { page_reads: 4, resident_at_reads: 160, resident_now: 12 },
+            &StayStats {
+                page_reads: 4,
+                resident_at_reads: 160,
+                resident_now: 12,
+            },
         );
         assert_eq!(pr.p, 35.0);
         // (30 − 20)(30 − 12) > 0: follow A, here the resident pages (no reads in the stay).
-        let mut pr = Projection { p: 30.0, last_a: 20.0, last_p: 30.0 };
-        lc.on_queue_drop(&mut pr, &StayStats { page_reads: 0, resident_at_reads: 0, resident_now: 12 });
+        let mut pr = Projection {
+            p: 30.0,
+            last_a: 20.0,
+            last_p: 30.0,
+        };
+        lc.on_queue_drop(
+            &mut pr,
+            &StayStats {
+                page_reads: 0,
+                resident_at_reads: 0,
+                resident_now: 12,
+            },
+        );
         assert_eq!(pr.p, 12.0);
     }
 }

@@ -59,7 +59,11 @@ pub struct Pte {
 }
 
 impl Pte {
-    const EMPTY: Pte = Pte { frame: NONE, slot: NONE, dev: 0 };
+    const EMPTY: Pte = Pte {
+        frame: NONE,
+        slot: NONE,
+        dev: 0,
+    };
 }
 
 /// Frames, page tables and the lists that feed the free list.
@@ -160,8 +164,14 @@ impl Memory {
     /// Maps `(owner, page)` into free frame `f` in state `state`.
     pub fn map(&mut self, owner: u32, page: u32, f: u32, state: FrameState) {
         self.pte_mut(owner, page).frame = f;
-        self.frames[f as usize] =
-            Frame { owner, page, referenced: false, changed: false, flushed: false, state };
+        self.frames[f as usize] = Frame {
+            owner,
+            page,
+            referenced: false,
+            changed: false,
+            flushed: false,
+            state,
+        };
         self.resident[owner as usize] += 1;
     }
 
@@ -231,26 +241,38 @@ impl Memory {
                         .and_then(|t| t.get(fr.page as usize))
                         .ok_or_else(|| format!("frame {i} names a page with no table entry"))?;
                     if pte.frame != i as u32 {
-                        return Err(format!("frame {i} owned by ({}, {}) is not mapped back", fr.owner, fr.page));
+                        return Err(format!(
+                            "frame {i} owned by ({}, {}) is not mapped back",
+                            fr.owner, fr.page
+                        ));
                     }
                     counts[fr.owner as usize] += 1;
                 }
             }
         }
         if n_free != self.free.len() {
-            return Err(format!("{n_free} free frames but {} on the free list", self.free.len()));
+            return Err(format!(
+                "{n_free} free frames but {} on the free list",
+                self.free.len()
+            ));
         }
         for (o, t) in self.tables.iter().enumerate() {
             for (p, pte) in t.iter().enumerate() {
                 if pte.frame != NONE {
                     let fr = &self.frames[pte.frame as usize];
                     if fr.owner != o as u32 || fr.page != p as u32 {
-                        return Err(format!("page ({o}, {p}) maps frame {} owned by another page", pte.frame));
+                        return Err(format!(
+                            "page ({o}, {p}) maps frame {} owned by another page",
+                            pte.frame
+                        ));
                     }
                 }
             }
             if counts[o] != self.resident[o] {
-                return Err(format!("owner {o}: {} resident counted, {} found", self.resident[o], counts[o]));
+                return Err(format!(
+                    "owner {o}: {} resident counted, {} found",
+                    self.resident[o], counts[o]
+                ));
             }
         }
         Ok(())
@@ -316,5 +338,37 @@ mod tests {
         assert_eq!(m.select_victim(), Some((3, VictimSource::Flush)));
         assert_eq!(m.select_victim(), Some((1, VictimSource::Flush)));
         assert_eq!(m.select_victim().unwrap().1, VictimSource::Scan);
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn scan_takes_only_resident_frames_and_books_balance(
+            refs in proptest::collection::vec(any::<bool>(), 4..64),
+            steps in 1usize..200,
+        ) {
+            let n = refs.len() as u32;
+            let mut m = Memory::new(n, 2);
+            for (p, &r) in refs.iter().enumerate() {
+                let f = m.take_free().unwrap();
+                m.map((p % 2) as u32, p as u32, f, FrameState::Resident);
+                m.frames[f as usize].referenced = r;
+            }
+            for k in 0..steps {
+                let before = m.n_cycles;
+                let Some((v, _)) = m.select_victim() else { break };
+                // Never more than two passes to find a victim among resident frames.
+                prop_assert!(m.n_cycles - before <= 2);
+                prop_assert_eq!(m.frames[v as usize].state, FrameState::Resident);
+                m.unmap(v);
+                m.put_free(v);
+                // Refill the freed frame with a new page, referenced on odd steps.
+                let f = m.take_free().unwrap();
+                m.map((k % 2) as u32, n + k as u32, f, FrameState::Resident);
+                m.frames[f as usize].referenced = k % 2 == 1;
+                prop_assert!(m.check().is_ok(), "{:?}", m.check());
+            }
+        }
     }
 }

@@ -169,7 +169,14 @@ impl Percentiles {
         xs.sort_by(f64::total_cmp);
         let n = xs.len();
         let at = |q: f64| xs[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
-        Percentiles { n: n as u64, p50: at(0.5), p90: at(0.9), p95: at(0.95), p99: at(0.99), max: xs[n - 1] }
+        Percentiles {
+            n: n as u64,
+            p50: at(0.5),
+            p90: at(0.9),
+            p95: at(0.95),
+            p99: at(0.99),
+            max: xs[n - 1],
+        }
     }
 }
 
@@ -217,40 +224,169 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
     let mut put = |name: &str, value: f64, unit: &str, description: &str| {
         m.insert(
             name.to_string(),
-            Metric { value, unit: unit.into(), description: description.into() },
+            Metric {
+                value,
+                unit: unit.into(),
+                description: description.into(),
+            },
         );
     };
-    put("vio_rate", d.vios / t, "1/s", "Virtual I/Os per second (VMMAP VIO rate).");
-    put("paging_sio_rate", d.paging_sios / t, "1/s", "Paging SIOs per second.");
-    put("page_wait_pct", 100.0 * d.page_wait_cpu_s / cap, "%", "Processor time idle in page wait.");
-    put("page_io_time_ms", 1e3 * div(d.page_io_sum_s, d.page_reads + d.page_writes), "ms", "Mean page request time, queue to completion.");
-    put("q1_seconds", div(d.trivial_response_sum_s, d.trivial_transactions), "s", "Mean trivial (Q1-only) response time (VMMAP Q1SECS).");
-    put("q2_seconds", div(d.response_sum_s - d.trivial_response_sum_s, nontrivial), "s", "Mean response time of transactions that reached Q2.");
-    put("q1_drop_rate", d.q1_drops / t, "1/s", "Queue-drops from Q1 per second.");
-    put("q2_drop_rate", d.q2_drops / t, "1/s", "Queue-drops from Q2 per second.");
-    put("page_reads_per_q1", div(d.q1_stay_page_reads, d.q1_drops), "pages", "Page reads per Q1 stay.");
+    put(
+        "vio_rate",
+        d.vios / t,
+        "1/s",
+        "Virtual I/Os per second (VMMAP VIO rate).",
+    );
+    put(
+        "paging_sio_rate",
+        d.paging_sios / t,
+        "1/s",
+        "Paging SIOs per second.",
+    );
+    put(
+        "page_wait_pct",
+        100.0 * d.page_wait_cpu_s / cap,
+        "%",
+        "Processor time idle in page wait.",
+    );
+    put(
+        "page_io_time_ms",
+        1e3 * div(d.page_io_sum_s, d.page_reads + d.page_writes),
+        "ms",
+        "Mean page request time, queue to completion.",
+    );
+    put(
+        "q1_seconds",
+        div(d.trivial_response_sum_s, d.trivial_transactions),
+        "s",
+        "Mean trivial (Q1-only) response time (VMMAP Q1SECS).",
+    );
+    put(
+        "q2_seconds",
+        div(d.response_sum_s - d.trivial_response_sum_s, nontrivial),
+        "s",
+        "Mean response time of transactions that reached Q2.",
+    );
+    put(
+        "q1_drop_rate",
+        d.q1_drops / t,
+        "1/s",
+        "Queue-drops from Q1 per second.",
+    );
+    put(
+        "q2_drop_rate",
+        d.q2_drops / t,
+        "1/s",
+        "Queue-drops from Q2 per second.",
+    );
+    put(
+        "page_reads_per_q1",
+        div(d.q1_stay_page_reads, d.q1_drops),
+        "pages",
+        "Page reads per Q1 stay.",
+    );
     put("users_in_q1", d.q1_user_s / t, "users", "Mean users in Q1.");
     put("users_in_q2", d.q2_user_s / t, "users", "Mean users in Q2.");
-    put("eligible", d.eligible_user_s / t, "users", "Mean users on the eligible list.");
-    put("mpl", d.mpl_user_s / t, "users", "Mean multiprogramming level.");
-    put("demand_paging_rate", d.page_reads / t, "pages/s", "Pages read on demand per second.");
-    put("swap_paging_rate", 0.0, "pages/s", "Pages moved by swapping per second (none in the base systems).");
-    put("page_write_rate", d.page_writes / t, "pages/s", "Pages written per second.");
-    put("steal_rate", d.steals / t, "1/s", "Frames taken from in-queue users per second.");
-    put("steal_ratio", div(d.steals, d.page_reads), "fraction", "Steals per page read (bard §6).");
-    put("problem_state_pct", 100.0 * d.cpu_problem_s / cap, "%", "Processor time in problem state.");
-    put("supervisor_pct", 100.0 * d.cpu_supervisor_s / cap, "%", "Processor time in supervisor state.");
-    put("cpu_busy_pct", 100.0 * (d.cpu_problem_s + d.cpu_supervisor_s) / cap, "%", "Processor busy, per processor.");
-    put("psi_s_star", psi_s_star(d).unwrap_or(f64::NAN), "interruptions", "Bard's system PSI estimate, eq. 5.");
-    put("scan_cycle_s", div(t, d.scan_cycles), "s", "Mean core-table scan cycle.");
-    put("fault_rate", d.faults / t, "1/s", "Page exceptions per second.");
-    put("rps_miss_rate", d.rps_misses / t, "1/s", "RPS misses per second.");
-    put("false_drop_rate", d.false_drops / t, "1/s", "Queue-drops at terminal writes per second.");
+    put(
+        "eligible",
+        d.eligible_user_s / t,
+        "users",
+        "Mean users on the eligible list.",
+    );
+    put(
+        "mpl",
+        d.mpl_user_s / t,
+        "users",
+        "Mean multiprogramming level.",
+    );
+    put(
+        "demand_paging_rate",
+        d.page_reads / t,
+        "pages/s",
+        "Pages read on demand per second.",
+    );
+    put(
+        "swap_paging_rate",
+        0.0,
+        "pages/s",
+        "Pages moved by swapping per second (none in the base systems).",
+    );
+    put(
+        "page_write_rate",
+        d.page_writes / t,
+        "pages/s",
+        "Pages written per second.",
+    );
+    put(
+        "steal_rate",
+        d.steals / t,
+        "1/s",
+        "Frames taken from in-queue users per second.",
+    );
+    put(
+        "steal_ratio",
+        div(d.steals, d.page_reads),
+        "fraction",
+        "Steals per page read (bard §6).",
+    );
+    put(
+        "problem_state_pct",
+        100.0 * d.cpu_problem_s / cap,
+        "%",
+        "Processor time in problem state.",
+    );
+    put(
+        "supervisor_pct",
+        100.0 * d.cpu_supervisor_s / cap,
+        "%",
+        "Processor time in supervisor state.",
+    );
+    put(
+        "cpu_busy_pct",
+        100.0 * (d.cpu_problem_s + d.cpu_supervisor_s) / cap,
+        "%",
+        "Processor busy, per processor.",
+    );
+    put(
+        "psi_s_star",
+        psi_s_star(d).unwrap_or(f64::NAN),
+        "interruptions",
+        "Bard's system PSI estimate, eq. 5.",
+    );
+    put(
+        "scan_cycle_s",
+        div(t, d.scan_cycles),
+        "s",
+        "Mean core-table scan cycle.",
+    );
+    put(
+        "fault_rate",
+        d.faults / t,
+        "1/s",
+        "Page exceptions per second.",
+    );
+    put(
+        "rps_miss_rate",
+        d.rps_misses / t,
+        "1/s",
+        "RPS misses per second.",
+    );
+    put(
+        "false_drop_rate",
+        d.false_drops / t,
+        "1/s",
+        "Queue-drops at terminal writes per second.",
+    );
     put("throughput", x, "1/s", "Transactions completed per second.");
     put("response_mean_s", r, "s", "Mean response time.");
     put("think_mean_s", z, "s", "Mean completed think time.");
     put("users", f64::from(users), "users", "Logged-on users.");
-    put("little_users", x * (r + z), "users", "X (R + Z): equals the users by Little's law.");
+    put(
+        "little_users",
+        x * (r + z),
+        "users",
+        "X (R + Z): equals the users by Little's law.",
+    );
     m
 }
 

@@ -120,6 +120,9 @@ pub struct MemorySpec {
     /// Page size [bytes].
     #[serde(default = "default_page_bytes")]
     pub page_bytes: u32,
+    /// How a program's pages come to be resident.
+    #[serde(default)]
+    pub residency: ResidencyKind,
     /// Free-list target is MPL plus this [frames] (tetzlaff: MPL + 1).
     #[serde(default = "one")]
     pub free_target_extra: u32,
@@ -132,6 +135,16 @@ pub struct MemorySpec {
     /// Put a dropped user's pages on the flush list at queue-drop.
     #[serde(default)]
     pub flush_at_drop: bool,
+}
+
+/// Residency models: the seam where whole-process swapping (UNIX V6) will plug in beside
+/// demand paging. Only demand paging is built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResidencyKind {
+    /// Pages brought in one at a time on reference (CP-67, VM/370).
+    #[default]
+    DemandPaging,
 }
 
 fn default_page_bytes() -> u32 {
@@ -264,7 +277,11 @@ fn default_vio_ms() -> f64 {
 
 impl Default for VioSpec {
     fn default() -> Self {
-        VioSpec { devices: 1, service_ms: default_vio_ms(), exponential: true }
+        VioSpec {
+            devices: 1,
+            service_ms: default_vio_ms(),
+            exponential: true,
+        }
     }
 }
 
@@ -336,7 +353,9 @@ fn default_interval() -> f64 {
 
 impl Default for MonitorSpec {
     fn default() -> Self {
-        MonitorSpec { interval_s: default_interval() }
+        MonitorSpec {
+            interval_s: default_interval(),
+        }
     }
 }
 
@@ -490,14 +509,20 @@ pub fn load_spec(
     origin: &str,
     overrides: &[(String, String)],
 ) -> Result<SystemSpec, SysError> {
-    let mut value: toml::Value = toml::from_str(toml_text)
-        .map_err(|e| SysError::Syntax { origin: origin.into(), what: one_line(&e.to_string()) })?;
+    let mut value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
+        origin: origin.into(),
+        what: one_line(&e.to_string()),
+    })?;
     for (key, val) in overrides {
         apply_override(&mut value, key, val)?;
     }
     let spec: SystemSpec = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        SysError::Spec { origin: origin.into(), path, what: one_line(&e.into_inner().to_string()) }
+        SysError::Spec {
+            origin: origin.into(),
+            path,
+            what: one_line(&e.into_inner().to_string()),
+        }
     })?;
     spec.validate(origin)?;
     Ok(spec)
@@ -506,14 +531,19 @@ pub fn load_spec(
 /// Sets `key` (dotted; numeric parts index arrays) in `root` to the TOML value `val`.
 pub fn apply_override(root: &mut toml::Value, key: &str, val: &str) -> Result<(), SysError> {
     let arg = format!("{key}={val}");
-    let err = |what: String| SysError::Override { arg: arg.clone(), what };
+    let err = |what: String| SysError::Override {
+        arg: arg.clone(),
+        what,
+    };
     let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {val}")) {
         Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(val.into())),
         Err(_) => toml::Value::String(val.into()),
     };
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
-        return Err(err("expected a dotted key path such as workload.users".into()));
+        return Err(err(
+            "expected a dotted key path such as workload.users".into()
+        ));
     }
     let mut cur = root;
     for (i, part) in parts.iter().enumerate() {
@@ -524,11 +554,15 @@ pub fn apply_override(root: &mut toml::Value, key: &str, val: &str) -> Result<()
                     t.insert((*part).to_string(), parsed);
                     return Ok(());
                 }
-                t.entry((*part).to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                t.entry((*part).to_string())
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()))
             }
             toml::Value::Array(a) => {
                 let idx: usize = part.parse().map_err(|_| {
-                    err(format!("`{part}` indexes an array: expected a number below {}", a.len()))
+                    err(format!(
+                        "`{part}` indexes an array: expected a number below {}",
+                        a.len()
+                    ))
                 })?;
                 let len = a.len();
                 let slot = a
@@ -555,20 +589,30 @@ impl SystemSpec {
     /// Cross-field checks serde cannot make. `origin` names the spec in errors.
     pub fn validate(&self, origin: &str) -> Result<(), SysError> {
         let bad = |path: &str, what: &str| {
-            Err(SysError::Invalid { origin: origin.into(), path: path.into(), what: what.into() })
+            Err(SysError::Invalid {
+                origin: origin.into(),
+                path: path.into(),
+                what: what.into(),
+            })
         };
         let finite_nonneg = |x: f64| x.is_finite() && x >= 0.0;
         if !(self.run.duration_s.is_finite() && self.run.duration_s > 0.0) {
             return bad("run.duration_s", "expected a positive number of seconds");
         }
         if !finite_nonneg(self.run.warmup_s) || self.run.warmup_s >= self.run.duration_s {
-            return bad("run.warmup_s", "expected seconds ≥ 0 and below run.duration_s");
+            return bad(
+                "run.warmup_s",
+                "expected seconds ≥ 0 and below run.duration_s",
+            );
         }
         if self.cpu.count == 0 {
             return bad("cpu.count", "expected at least one processor");
         }
         if !(self.cpu.reference_ns.is_finite() && self.cpu.reference_ns > 0.0) {
-            return bad("cpu.reference_ns", "expected a positive time per reference [ns]");
+            return bad(
+                "cpu.reference_ns",
+                "expected a positive time per reference [ns]",
+            );
         }
         if !(self.cpu.dispatch_slice_ms.is_finite() && self.cpu.dispatch_slice_ms > 0.0) {
             return bad("cpu.dispatch_slice_ms", "expected a positive slice [ms]");
@@ -599,14 +643,20 @@ impl SystemSpec {
         }
         for (i, ch) in self.channels.iter().enumerate() {
             if self.channels[..i].iter().any(|c| c.name == ch.name) {
-                return bad(&format!("channel.{i}.name"), "expected a name not used by another channel");
+                return bad(
+                    &format!("channel.{i}.name"),
+                    "expected a name not used by another channel",
+                );
             }
         }
         for (i, d) in self.devices.iter().enumerate() {
             if !self.channels.iter().any(|c| c.name == d.channel) {
                 return bad(
                     &format!("device.{i}.channel"),
-                    &format!("no [[channel]] named `{}`: expected one of the channel names", d.channel),
+                    &format!(
+                        "no [[channel]] named `{}`: expected one of the channel names",
+                        d.channel
+                    ),
                 );
             }
             if d.count == 0 {
@@ -630,10 +680,16 @@ impl SystemSpec {
         }
         let lc = self.load_control.params();
         if !(lc.q1_slice_s.is_finite() && lc.q1_slice_s > 0.0) {
-            return bad("load_control.q1_slice_s", "expected a positive CPU time [s]");
+            return bad(
+                "load_control.q1_slice_s",
+                "expected a positive CPU time [s]",
+            );
         }
         if !(lc.q2_slice_s.is_finite() && lc.q2_slice_s > 0.0) {
-            return bad("load_control.q2_slice_s", "expected a positive CPU time [s]");
+            return bad(
+                "load_control.q2_slice_s",
+                "expected a positive CPU time [s]",
+            );
         }
         if !(lc.q1_overcommit.is_finite() && lc.q1_overcommit >= 1.0) {
             return bad("load_control.q1_overcommit", "expected a factor ≥ 1");
@@ -652,7 +708,10 @@ impl SystemSpec {
         }
         let total: f64 = self.workload.classes.iter().map(|c| c.fraction).sum();
         if !(total.is_finite() && total > 0.0) {
-            return bad("workload.class", "expected fractions summing to a positive number");
+            return bad(
+                "workload.class",
+                "expected fractions summing to a positive number",
+            );
         }
         for (i, c) in self.workload.classes.iter().enumerate() {
             let p = format!("workload.class.{i}");
@@ -661,7 +720,10 @@ impl SystemSpec {
             }
             match &c.think {
                 ThinkSpec::Exponential { mean_s } if !finite_nonneg(*mean_s) => {
-                    return bad(&format!("{p}.think.mean_s"), "expected a think time ≥ 0 [s]")
+                    return bad(
+                        &format!("{p}.think.mean_s"),
+                        "expected a think time ≥ 0 [s]",
+                    )
                 }
                 ThinkSpec::Fixed { s } if !finite_nonneg(*s) => {
                     return bad(&format!("{p}.think.s"), "expected a think time ≥ 0 [s]")
@@ -682,7 +744,10 @@ impl SystemSpec {
             for (j, cmd) in c.commands.iter().enumerate() {
                 let q = format!("{p}.commands.{j}");
                 if !(cmd.cpu_ms.is_finite() && cmd.cpu_ms > 0.0) {
-                    return bad(&format!("{q}.cpu_ms"), "expected a positive CPU demand [ms]");
+                    return bad(
+                        &format!("{q}.cpu_ms"),
+                        "expected a positive CPU demand [ms]",
+                    );
                 }
                 if !finite_nonneg(cmd.weight) {
                     return bad(&format!("{q}.weight"), "expected a weight ≥ 0");
@@ -692,7 +757,10 @@ impl SystemSpec {
                 }
             }
             if !c.commands.iter().any(|c| c.weight > 0.0) {
-                return bad(&format!("{p}.commands"), "expected a command with positive weight");
+                return bad(
+                    &format!("{p}.commands"),
+                    "expected a command with positive weight",
+                );
             }
             match &c.program {
                 ProgramSpec::Cms(l) | ProgramSpec::Drifting(l) => {
@@ -713,7 +781,10 @@ impl SystemSpec {
                         return bad(&format!("{q}.runs_per_phase"), "expected at least one run");
                     }
                     if !(l.refs_per_run.is_finite() && l.refs_per_run >= 1.0) {
-                        return bad(&format!("{q}.refs_per_run"), "expected a mean ≥ 1 [references]");
+                        return bad(
+                            &format!("{q}.refs_per_run"),
+                            "expected a mean ≥ 1 [references]",
+                        );
                     }
                     for (k, v) in [
                         ("overlap", l.overlap),
@@ -736,7 +807,10 @@ impl SystemSpec {
                     if !std::path::Path::new(&t.path).is_file() {
                         return bad(
                             &format!("{p}.program.path"),
-                            &format!("trace file `{}` does not exist: expected a readable file", t.path),
+                            &format!(
+                                "trace file `{}` does not exist: expected a readable file",
+                                t.path
+                            ),
                         );
                     }
                 }

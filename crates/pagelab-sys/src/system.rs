@@ -4,26 +4,33 @@
 //!  ThinkEnded ─► eligible ─admit─► ready (Q1 FIFO before Q2 FIFO) ─dispatch─► burst on a CPU
 //!  burst: the user's reference runs, in a tight loop, until a fault, the end of a CPU segment
 //!         (then a VIO, a terminal write or the transaction's end), the in-queue slice, the
-//!         dispatch slice, or the next pending event ─► BurstEnded
+//!         dispatch slice, or the next queued event ─► burst end
 //!  fault ─► free frame? page-in SIO : wait for a frame;  free list < MPL + 1 ─► SELECT
 //!  SELECT ─► flush list, else core-table scan; changed victim ─► page-out to a new slot
 //!  Device: Reconnect (channel free? transfer : RPS miss) ─► Complete ─► wake users, free frames
 //! ```
 //!
 //! Time is integer nanoseconds; problem-state time per reference is kept in picoseconds so
-//! that a run of references costs `count × reference_ps` exactly. A burst's references are
-//! applied when it is dispatched and it never extends past the next pending event, so the
-//! skew between a reference bit being set and the simulated instant of the reference is at most
-//! one burst, during which no other event is due (a fault ending another processor's shorter
-//! burst can fall inside it; see docs/system.md).
+//! that a run of references costs `count × reference_ps` exactly (a remainder below one
+//! reference carries to the user's next burst). A burst's references are applied when it is
+//! dispatched and it never extends past the next queued event; bursts themselves are not queued
+//! events (each processor holds the end of its own), so two processors never cut each other's
+//! bursts to nothing. The skew between a reference bit being set and the simulated instant of
+//! the reference is therefore at most one burst, during which no queued event is due; only a
+//! fault ending another processor's shorter burst can fall inside it (see docs/system.md). At
+//! equal times a burst end is handled before queued events, lower processor first.
 //!
 //! Supervisor time (per fault, SIO, interrupt, dispatch, page moved) accumulates as a debt that
 //! the next dispatch on any processor pays before running the user; an idle processor pays it
 //! at once.
 
-use crate::device::{DeviceStep, Geometry, IoOp, PageIo, PagingIo, SlotAddr};
+use crate::device::{
+    DeviceSelection, DeviceStep, Geometry, IoOp, PageIo, PagingIo, SlotAddr, SlotAllocator,
+};
 use crate::error::SysError;
-use crate::load_control::{Candidate, LoadAction, LoadController, LoadView, Projection, Queue, StayStats};
+use crate::load_control::{
+    Candidate, LoadAction, LoadControl, LoadController, LoadView, Projection, Queue, StayStats,
+};
 use crate::memory::{FrameState, Memory, NONE};
 use crate::monitor::{self, ClassRow, Counters, IntervalTable, Percentiles, Report, UserRow};
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
@@ -186,6 +193,8 @@ pub struct System<'o> {
     done_io: Vec<PageIo>,
     n_events: u64,
     n_runs: u64,
+    check_every: u64,
+    check_countdown: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -329,7 +338,11 @@ impl<'o> System<'o> {
             .actuators()
             .iter()
             .map(|(_, d)| {
-                let ch = spec.channels.iter().position(|c| c.name == d.channel).unwrap_or(0);
+                let ch = spec
+                    .channels
+                    .iter()
+                    .position(|c| c.name == d.channel)
+                    .unwrap_or(0);
                 (Geometry::of(d.model, page_bytes), ch, d.paging_cylinders)
             })
             .collect();
@@ -338,7 +351,15 @@ impl<'o> System<'o> {
             spec.channels.len().max(1),
             spec.paging.combine_same_cylinder,
             (spec.paging.sio_overhead_ms * 1e6).round() as u64,
+        )
+        .with_policies(
+            DeviceSelection::build(spec.paging.device_selection),
+            SlotAllocator::build(spec.paging.slot_allocation),
         );
+        // The residency seam: every model built so far pages on demand.
+        match spec.memory.residency {
+            crate::spec::ResidencyKind::DemandPaging => {}
+        }
         let s = &spec.cpu.supervisor;
         let n_cpus = spec.cpu.count;
         let mut sys = System {
@@ -406,6 +427,8 @@ impl<'o> System<'o> {
             done_io: Vec::new(),
             n_events: 0,
             n_runs: 0,
+            check_every: 4096,
+            check_countdown: 4096,
         };
         // Every user starts with a think period (staggered by the think law itself).
         for u in 0..n_users {
@@ -415,10 +438,18 @@ impl<'o> System<'o> {
         }
         sys.q.schedule(sys.interval.min(sys.end), Event::Sample);
         if !sys.warm {
-            sys.q.schedule(Tick::from_secs_f64(spec.run.warmup_s), Event::WarmupEnded);
+            sys.q
+                .schedule(Tick::from_secs_f64(spec.run.warmup_s), Event::WarmupEnded);
         }
         sys.q.schedule(sys.end, Event::End);
         Ok(sys)
+    }
+
+    /// In debug builds, run the invariant pass every `n` events (default 4096; 1 checks after
+    /// every event). Release builds never check.
+    pub fn set_check_every(&mut self, n: u64) {
+        self.check_every = n.max(1);
+        self.check_countdown = self.check_every;
     }
 
     /// Runs to the end and returns the report; `progress` gets the fraction done.
@@ -432,6 +463,10 @@ impl<'o> System<'o> {
                 self.advance(bt);
                 self.n_events += 1;
                 self.handle_burst_ended(bc)?;
+                #[cfg(debug_assertions)]
+                if self.due_check() {
+                    self.debug_check()?;
+                }
                 if self.next_time() != self.now {
                     self.dispatch()?;
                 }
@@ -462,11 +497,7 @@ impl<'o> System<'o> {
                     }
                     progress(self.now.as_secs_f64() / self.end.as_secs_f64());
                     #[cfg(debug_assertions)]
-                    self.check_invariants().map_err(|e| SysError::Invalid {
-                        origin: "engine".into(),
-                        path: format!("t={}", self.now.as_secs_f64()),
-                        what: e,
-                    })?;
+                    self.debug_check()?;
                 }
                 Event::WarmupEnded => {
                     self.warm = true;
@@ -483,12 +514,8 @@ impl<'o> System<'o> {
                 }
             }
             #[cfg(debug_assertions)]
-            if self.n_events % 4096 == 0 {
-                self.check_invariants().map_err(|e| SysError::Invalid {
-                    origin: "engine".into(),
-                    path: format!("t={}", self.now.as_secs_f64()),
-                    what: e,
-                })?;
+            if self.due_check() {
+                self.debug_check()?;
             }
             if self.next_time() != self.now {
                 self.dispatch()?;
@@ -514,7 +541,9 @@ impl<'o> System<'o> {
     }
 
     fn next_time(&self) -> Tick {
-        self.next_burst_end().1.min(self.q.peek_time().unwrap_or(Tick::NEVER))
+        self.next_burst_end()
+            .1
+            .min(self.q.peek_time().unwrap_or(Tick::NEVER))
     }
 
     fn advance(&mut self, t: Tick) {
@@ -589,19 +618,29 @@ impl<'o> System<'o> {
             ScriptOrder::Random => {
                 let total = *cl.cum_weight.last().unwrap_or(&1.0);
                 let x = usr.rng.gen::<f64>() * total;
-                cl.cum_weight.iter().position(|&w| x < w).unwrap_or(cl.cum_weight.len() - 1)
+                cl.cum_weight
+                    .iter()
+                    .position(|&w| x < w)
+                    .unwrap_or(cl.cum_weight.len() - 1)
             }
         };
         let cmd = &cl.spec.commands[cmd_i];
-        let demand_ms =
-            if cmd.exponential { exponential(&mut usr.rng, cmd.cpu_ms) } else { cmd.cpu_ms };
+        let demand_ms = if cmd.exponential {
+            exponential(&mut usr.rng, cmd.cpu_ms)
+        } else {
+            cmd.cpu_ms
+        };
         let demand_ns = ((demand_ms * 1e6).round() as u64).max(1);
         let (v, w) = (cmd.vio as usize, cmd.console_writes as usize);
         usr.boundaries.clear();
         // Spread terminal writes evenly among the VIOs (Bresenham).
         for k in 0..(v + w) {
             let console = (k + 1) * w / (v + w) > k * w / (v + w);
-            usr.boundaries.push(if console { Boundary::Console } else { Boundary::Vio });
+            usr.boundaries.push(if console {
+                Boundary::Console
+            } else {
+                Boundary::Vio
+            });
         }
         usr.next_boundary = 0;
         usr.seg_ns = (demand_ns / (v + w + 1) as u64).max(1);
@@ -621,7 +660,11 @@ impl<'o> System<'o> {
         let proj = |u: &u32| self.users[*u as usize].proj.p;
         for &u in self.e1.iter().chain(self.e2.iter()) {
             let queue = self.users[u as usize].wants;
-            self.candidates.push(Candidate { user: u, queue, projected: proj(&u) });
+            self.candidates.push(Candidate {
+                user: u,
+                queue,
+                projected: proj(&u),
+            });
             // The controller stops at the first misfit; a bounded look-ahead is enough.
             if self.candidates.len() >= 64 {
                 break;
@@ -712,18 +755,25 @@ impl<'o> System<'o> {
                 continue;
             }
             loop {
-                let Some(u) = self.ready_q1.pop_front().or_else(|| self.ready_q2.pop_front()) else {
+                let Some(u) = self
+                    .ready_q1
+                    .pop_front()
+                    .or_else(|| self.ready_q2.pop_front())
+                else {
                     if self.sup_debt_ns > 0 {
                         let d = std::mem::take(&mut self.sup_debt_ns);
                         self.c.cpu_supervisor_s += d as f64 / 1e9;
                         self.cpus[ci].busy = true;
                         self.n_idle_cpus -= 1;
-                        self.q.schedule(self.now + Tick(d), Event::CpuFreed(ci as u32));
+                        self.q
+                            .schedule(self.now + Tick(d), Event::CpuFreed(ci as u32));
                     }
                     break;
                 };
                 // In-queue slice already spent (a fault landed on its last nanosecond).
-                let slice = self.lc.slice_ns(self.users[u as usize].queue.unwrap_or(Queue::Q2));
+                let slice = self
+                    .lc
+                    .slice_ns(self.users[u as usize].queue.unwrap_or(Queue::Q2));
                 if self.users[u as usize].stay_cpu_ns >= slice {
                     self.slice_expired(u);
                     continue;
@@ -737,8 +787,11 @@ impl<'o> System<'o> {
 
     fn run_burst(&mut self, ci: usize, u: u32, slice: u64) -> Result<(), SysError> {
         // A burst cut short by an event continues without a new dispatch.
-        let dispatch_cost =
-            if std::mem::take(&mut self.users[u as usize].cont) { 0 } else { self.cost.dispatch };
+        let dispatch_cost = if std::mem::take(&mut self.users[u as usize].cont) {
+            0
+        } else {
+            self.cost.dispatch
+        };
         let sup = dispatch_cost + std::mem::take(&mut self.sup_debt_ns);
         self.c.cpu_supervisor_s += sup as f64 / 1e9;
         let start = self.now.as_ns() + sup;
@@ -768,12 +821,20 @@ impl<'o> System<'o> {
                     // The program has ended: it idles at its last page for the rest of the
                     // demand (an exhausted trace without `repeat`).
                     let last = usr.runs.last().map(|r| r.page).unwrap_or(0);
-                    usr.runs.push(Run { page: last, count: u32::MAX, kind: pagelab_trace::AccessKind::Load });
+                    usr.runs.push(Run {
+                        page: last,
+                        count: u32::MAX,
+                        kind: pagelab_trace::AccessKind::Load,
+                    });
                 }
                 usr.left = usr.runs[0].count;
             }
             let r = usr.runs[usr.pos];
-            let (owner, page) = if r.page < shared { (so, r.page) } else { (u, r.page) };
+            let (owner, page) = if r.page < shared {
+                (so, r.page)
+            } else {
+                (u, r.page)
+            };
             let f = match self.mem.tables[owner as usize].get(page as usize) {
                 Some(p) => p.frame,
                 None => NONE,
@@ -815,8 +876,13 @@ impl<'o> System<'o> {
         self.n_runs += runs_done;
         self.c.cpu_problem_s += elapsed as f64 / 1e9;
         usr.state = UState::Running;
-        self.cpus[ci] =
-            Cpu { user: u, busy: true, outcome, elapsed_ns: elapsed, burst_end: Tick(start + elapsed) };
+        self.cpus[ci] = Cpu {
+            user: u,
+            busy: true,
+            outcome,
+            elapsed_ns: elapsed,
+            burst_end: Tick(start + elapsed),
+        };
         self.n_idle_cpus -= 1;
         Ok(())
     }
@@ -925,7 +991,11 @@ impl<'o> System<'o> {
         }
         self.queue_drop(u, false);
         let k = self.users[u as usize].n_txn;
-        let z = think_time(&self.classes[ci].spec.think, &mut self.users[u as usize].rng, k);
+        let z = think_time(
+            &self.classes[ci].spec.think,
+            &mut self.users[u as usize].rng,
+            k,
+        );
         if self.warm {
             let cl = &mut self.classes[ci];
             cl.think_sum += z;
@@ -934,7 +1004,8 @@ impl<'o> System<'o> {
             self.c.thinks += 1.0;
         }
         self.set_state(u, UState::Thinking);
-        self.q.schedule(self.now + Tick::from_secs_f64(z), Event::ThinkEnded(u));
+        self.q
+            .schedule(self.now + Tick::from_secs_f64(z), Event::ThinkEnded(u));
         self.admit();
     }
 
@@ -1054,7 +1125,12 @@ impl<'o> System<'o> {
         self.sup_debt_ns += self.cost.sio + self.cost.page;
         self.page_waiters.push((f, u));
         self.set_state(u, UState::PageWait);
-        let io = PageIo { op: IoOp::Read, slot: pte.slot, frame: f, queued: self.now };
+        let io = PageIo {
+            op: IoOp::Read,
+            slot: pte.slot,
+            frame: f,
+            queued: self.now,
+        };
         let step = self.io.submit(pte.dev as usize, io, self.now);
         if let Some(s) = step {
             self.schedule_device(pte.dev as usize, s);
@@ -1065,7 +1141,9 @@ impl<'o> System<'o> {
     fn replenish(&mut self) -> Result<(), SysError> {
         let target = (self.n_q1 + self.n_q2 + self.free_extra).max(self.free_min) as usize;
         while self.mem.free_len() + (self.pending_outs as usize) < target {
-            let Some((f, _src)) = self.mem.select_victim() else { break };
+            let Some((f, _src)) = self.mem.select_victim() else {
+                break;
+            };
             self.c.victims += 1.0;
             let fr = self.mem.frames[f as usize];
             if fr.owner != self.shared_owner && self.users[fr.owner as usize].queue.is_some() {
@@ -1074,7 +1152,10 @@ impl<'o> System<'o> {
             let pte = *self.mem.pte_mut(fr.owner, fr.page);
             if fr.changed || pte.slot == NONE {
                 if pte.slot != NONE {
-                    self.io.release_slot(SlotAddr { dev: pte.dev, slot: pte.slot });
+                    self.io.release_slot(SlotAddr {
+                        dev: pte.dev,
+                        slot: pte.slot,
+                    });
                 }
                 let addr = self.io.allocate_slot().ok_or_else(|| SysError::Invalid {
                     origin: "engine".into(),
@@ -1092,7 +1173,12 @@ impl<'o> System<'o> {
                 self.pending_outs += 1;
                 self.c.page_writes += 1.0;
                 self.sup_debt_ns += self.cost.sio + self.cost.page;
-                let io = PageIo { op: IoOp::Write, slot: addr.slot, frame: f, queued: self.now };
+                let io = PageIo {
+                    op: IoOp::Write,
+                    slot: addr.slot,
+                    frame: f,
+                    queued: self.now,
+                };
                 if let Some(s) = self.io.submit(addr.dev as usize, io, self.now) {
                     self.schedule_device(addr.dev as usize, s);
                 }
@@ -1150,6 +1236,27 @@ impl<'o> System<'o> {
         self.pump_memory()
     }
 
+    /// Counts down to the next invariant pass.
+    #[cfg(debug_assertions)]
+    fn due_check(&mut self) -> bool {
+        self.check_countdown = self.check_countdown.saturating_sub(1);
+        if self.check_countdown == 0 {
+            self.check_countdown = self.check_every;
+            true
+        } else {
+            false
+        }
+    }
+
+    #[cfg(debug_assertions)]
+    fn debug_check(&self) -> Result<(), SysError> {
+        self.check_invariants().map_err(|e| SysError::Invalid {
+            origin: "engine".into(),
+            path: format!("t={}", self.now.as_secs_f64()),
+            what: format!("invariant broken: {e}"),
+        })
+    }
+
     /// Conservation: frames, pages and users are all accounted for.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.mem.check()?;
@@ -1161,25 +1268,48 @@ impl<'o> System<'o> {
             if u.queue.is_some() {
                 in_q += 1;
             }
-            let in_queue_state = matches!(u.state, UState::Ready | UState::Running | UState::PageWait | UState::FrameWait | UState::VioWait);
+            let in_queue_state = matches!(
+                u.state,
+                UState::Ready
+                    | UState::Running
+                    | UState::PageWait
+                    | UState::FrameWait
+                    | UState::VioWait
+            );
             if in_queue_state && u.queue.is_none() {
                 return Err(format!("user {i} is {:?} but not in queue", u.state));
             }
         }
         if by_state.iter().sum::<usize>() != n || in_q != (self.n_q1 + self.n_q2) as usize {
-            return Err(format!("{in_q} users in queue, counters say {}", self.n_q1 + self.n_q2));
+            return Err(format!(
+                "{in_q} users in queue, counters say {}",
+                self.n_q1 + self.n_q2
+            ));
         }
         let listed = self.e1.len() + self.e2.len();
         if listed != by_state[UState::Eligible as usize] {
-            return Err(format!("{listed} on the eligible list, {} eligible", by_state[UState::Eligible as usize]));
+            return Err(format!(
+                "{listed} on the eligible list, {} eligible",
+                by_state[UState::Eligible as usize]
+            ));
         }
         let ready = self.ready_q1.len() + self.ready_q2.len();
         if ready != by_state[UState::Ready as usize] {
-            return Err(format!("{ready} on ready lists, {} ready", by_state[UState::Ready as usize]));
+            return Err(format!(
+                "{ready} on ready lists, {} ready",
+                by_state[UState::Ready as usize]
+            ));
         }
-        let running = self.cpus.iter().filter(|c| c.busy && c.user != NONE).count();
+        let running = self
+            .cpus
+            .iter()
+            .filter(|c| c.busy && c.user != NONE)
+            .count();
         if running != by_state[UState::Running as usize] {
-            return Err(format!("{running} bursts, {} running", by_state[UState::Running as usize]));
+            return Err(format!(
+                "{running} bursts, {} running",
+                by_state[UState::Running as usize]
+            ));
         }
         // Slots: every page with a slot holds a used slot, and no slot twice.
         let mut per_dev = vec![0u32; self.io.len()];
@@ -1187,7 +1317,10 @@ impl<'o> System<'o> {
             for p in t {
                 if p.slot != NONE {
                     if !self.io.slots(p.dev as usize).is_used(p.slot) {
-                        return Err(format!("a page names free slot {} on device {}", p.slot, p.dev));
+                        return Err(format!(
+                            "a page names free slot {} on device {}",
+                            p.slot, p.dev
+                        ));
                     }
                     per_dev[p.dev as usize] += 1;
                 }
@@ -1195,12 +1328,23 @@ impl<'o> System<'o> {
         }
         for (d, &k) in per_dev.iter().enumerate() {
             if k != self.io.slots(d).used() {
-                return Err(format!("device {d}: {k} pages hold slots, {} slots used", self.io.slots(d).used()));
+                return Err(format!(
+                    "device {d}: {k} pages hold slots, {} slots used",
+                    self.io.slots(d).used()
+                ));
             }
         }
-        let sum: f64 = self.users.iter().filter(|u| u.queue.is_some()).map(|u| u.admitted_p).sum();
+        let sum: f64 = self
+            .users
+            .iter()
+            .filter(|u| u.queue.is_some())
+            .map(|u| u.admitted_p)
+            .sum();
         if (sum - self.sumwss).abs() > 1e-6 * (1.0 + sum) {
-            return Err(format!("SUMWSS {} but admitted projections sum to {sum}", self.sumwss));
+            return Err(format!(
+                "SUMWSS {} but admitted projections sum to {sum}",
+                self.sumwss
+            ));
         }
         Ok(())
     }
@@ -1211,7 +1355,12 @@ impl<'o> System<'o> {
         let metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
         let mut columns: Vec<String> = Counters::COLUMNS.iter().map(|c| c.0.to_string()).collect();
         let mut units: Vec<String> = Counters::COLUMNS.iter().map(|c| c.1.to_string()).collect();
-        for (n, un) in [("t_end_s", "s"), ("psi_s_star", "interruptions"), ("mpl", "users"), ("cpu_busy_pct", "%")] {
+        for (n, un) in [
+            ("t_end_s", "s"),
+            ("psi_s_star", "interruptions"),
+            ("mpl", "users"),
+            ("cpu_busy_pct", "%"),
+        ] {
             columns.push(n.into());
             units.push(un.into());
         }
@@ -1236,7 +1385,11 @@ impl<'o> System<'o> {
                 user: i as u32,
                 class: self.classes[u.class as usize].spec.name.clone(),
                 transactions: u.t_txn,
-                response_mean_s: if u.t_txn > 0 { u.t_resp / u.t_txn as f64 } else { 0.0 },
+                response_mean_s: if u.t_txn > 0 {
+                    u.t_resp / u.t_txn as f64
+                } else {
+                    0.0
+                },
                 cpu_s: u.t_cpu_ns as f64 / 1e9,
                 faults: u.t_faults,
                 page_reads: u.t_reads,
@@ -1257,7 +1410,11 @@ impl<'o> System<'o> {
                 trivial.extend_from_slice(&c.resp_trivial);
                 nontrivial.extend_from_slice(&c.resp_nontrivial);
                 let n = c.resp.len() as u64;
-                let mean = if n > 0 { c.resp.iter().sum::<f64>() / n as f64 } else { 0.0 };
+                let mean = if n > 0 {
+                    c.resp.iter().sum::<f64>() / n as f64
+                } else {
+                    0.0
+                };
                 ClassRow {
                     class: c.spec.name.clone(),
                     users: c.users,
@@ -1265,7 +1422,11 @@ impl<'o> System<'o> {
                     trivial: c.trivial,
                     throughput: n as f64 / t,
                     response_mean_s: mean,
-                    think_mean_s: if c.thinks > 0 { c.think_sum / c.thinks as f64 } else { 0.0 },
+                    think_mean_s: if c.thinks > 0 {
+                        c.think_sum / c.thinks as f64
+                    } else {
+                        0.0
+                    },
                     response: Percentiles::of(&mut c.resp),
                 }
             })
@@ -1282,7 +1443,11 @@ impl<'o> System<'o> {
             seed: self.seed,
             spec: self.spec.clone(),
             metrics,
-            intervals: IntervalTable { columns, units, rows },
+            intervals: IntervalTable {
+                columns,
+                units,
+                rows,
+            },
             users,
             classes,
             response,

@@ -181,7 +181,11 @@ impl Program {
     ) -> Result<bool, TraceError> {
         match self {
             Program::Locality(m) => m.next_batch(out),
-            Program::Source { source, shift, path } => {
+            Program::Source {
+                source,
+                shift,
+                path,
+            } => {
                 let start = out.len();
                 let mut more = source.next_batch(out)?;
                 if !more {

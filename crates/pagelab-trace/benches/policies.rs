@@ -92,7 +92,17 @@ fn main() {
     let frames = 4_096;
     println!("single size: {frames} frames, from memory, best of 3");
     for name in [
-        "fifo", "lru", "clock", "ar", "random", "ws", "arc", "lirs", "sieve", "min",
+        "fifo",
+        "lru",
+        "clock",
+        "ar",
+        "random",
+        "ws",
+        "arc",
+        "lirs",
+        "sieve",
+        "clock-pro",
+        "min",
     ] {
         if !want(name) {
             continue;

@@ -25,16 +25,21 @@
 //! (Brawn and Gustavson 1968, "Test environment"), whose page-trace measurements need the same
 //! reference string replayed against many memory sizes and policies.
 //!
+//! [`TraceReader`] decodes on the caller's thread; [`PrefetchReader`] decodes the next chunks
+//! on a second thread so that a consumer on the first does not wait for decompression.
+//!
 //! Compression ratio is stated against 8 bytes per reference: one 64-bit address per reference,
 //! the size of the raw u64 address arrays this crate also reads.
 
 mod layout;
+mod prefetch;
 mod reader;
 mod writer;
 
 pub(crate) mod atomic;
 
 pub use layout::{FORMAT_VERSION, MAGIC};
+pub use prefetch::PrefetchReader;
 pub use reader::TraceReader;
 pub use writer::{TraceWriter, WriterOptions};
 

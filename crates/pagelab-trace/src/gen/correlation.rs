@@ -137,7 +137,7 @@ const TRUE_RANGE_BIAS: f64 = 0.3;
 const TRUE_BEARING_BIAS: f64 = 0.5 * PI / 180.0;
 
 impl CorrelationParams {
-    fn validate(&self, version: CorrelationVersion) -> Result<(), TraceError> {
+    pub(crate) fn validate(&self, version: CorrelationVersion) -> Result<(), TraceError> {
         if self.ships < 2 {
             return Err(TraceError::invalid(format!(
                 "correlation.ships: expected at least 2 ships, got {}",
@@ -362,27 +362,14 @@ pub(crate) fn run_program(
     c.validate(version)?;
     let np = c.n_params();
     mem.begin_segment("main program");
-    let mut code = Code {
-        read_head: mem.stmt(5)?,
-        read_item: mem.stmt(4)?,
-        iter_head: mem.stmt(10)?,
-        zero: mem.stmt(4)?,
-        call: mem.stmt(8)?,
-        time: Stmt { addr: 0, words: 0 },
-        pred_fix: Stmt { addr: 0, words: 0 },
-        pred_sight: Stmt { addr: 0, words: 0 },
-        sqrt: Stmt { addr: 0, words: 0 },
-        atan2: Stmt { addr: 0, words: 0 },
-        residual: Stmt { addr: 0, words: 0 },
-        partial: Stmt { addr: 0, words: 0 },
-        acc_rhs: Stmt { addr: 0, words: 0 },
-        acc_pair: Stmt { addr: 0, words: 0 },
-        solve: Stmt { addr: 0, words: 0 },
-        update: Stmt { addr: 0, words: 0 },
-        track_test: Stmt { addr: 0, words: 0 },
-        track_point: Stmt { addr: 0, words: 0 },
-        write_item: mem.stmt(4)?,
-    };
+    let main = [
+        mem.stmt(5)?,
+        mem.stmt(4)?,
+        mem.stmt(10)?,
+        mem.stmt(4)?,
+        mem.stmt(8)?,
+        mem.stmt(4)?,
+    ];
     let v = Vars {
         ships: mem.scalar("NSHIP")?,
         reports: mem.scalar("NREP")?,
@@ -398,27 +385,53 @@ pub(crate) fn run_program(
         m: mem.array1("M", np)?,
         norm: mem.mat("ANORM", np, np)?,
     };
-    mem.begin_segment("subroutine TIMCON");
-    code.time = mem.stmt(16)?;
-    mem.begin_segment("subroutine PREDCT");
-    code.pred_fix = mem.stmt(12)?;
-    code.pred_sight = mem.stmt(26)?;
-    code.residual = mem.stmt(10)?;
-    mem.begin_segment("subroutine PARTL");
-    code.partial = mem.stmt(7)?;
-    mem.begin_segment("subroutine ACCUM");
-    code.acc_rhs = mem.stmt(9)?;
-    code.acc_pair = mem.stmt(10)?;
-    mem.begin_segment("subroutine SOLVE");
-    code.solve = mem.stmt(8)?;
-    mem.begin_segment("subroutine UPDATE");
-    code.update = mem.stmt(11)?;
-    mem.begin_segment("subroutine TRACK");
-    code.track_test = mem.stmt(7)?;
-    code.track_point = mem.stmt(18)?;
+    // Fields are evaluated in order, so each subroutine's statements follow its segment mark.
+    let mut code = Code {
+        read_head: main[0],
+        read_item: main[1],
+        iter_head: main[2],
+        zero: main[3],
+        call: main[4],
+        write_item: main[5],
+        time: {
+            mem.begin_segment("subroutine TIMCON");
+            mem.stmt(16)?
+        },
+        pred_fix: {
+            mem.begin_segment("subroutine PREDCT");
+            mem.stmt(12)?
+        },
+        pred_sight: mem.stmt(26)?,
+        residual: mem.stmt(10)?,
+        partial: {
+            mem.begin_segment("subroutine PARTL");
+            mem.stmt(7)?
+        },
+        acc_rhs: {
+            mem.begin_segment("subroutine ACCUM");
+            mem.stmt(9)?
+        },
+        acc_pair: mem.stmt(10)?,
+        solve: {
+            mem.begin_segment("subroutine SOLVE");
+            mem.stmt(8)?
+        },
+        update: {
+            mem.begin_segment("subroutine UPDATE");
+            mem.stmt(11)?
+        },
+        track_test: {
+            mem.begin_segment("subroutine TRACK");
+            mem.stmt(7)?
+        },
+        track_point: mem.stmt(18)?,
+        sqrt: Stmt { addr: 0, words: 0 },
+        atan2: Stmt { addr: 0, words: 0 },
+    };
     let minv = Minv::place(mem)?;
     mem.begin_segment("mathematical library (SQRT, ATAN2)");
-    // Executed instructions of one call, not the routines' full length.
+    // Executed instructions of one call, not the routines' full length; the library follows
+    // MINV, so these two are placed after it.
     code.sqrt = mem.stmt(24)?;
     code.atan2 = mem.stmt(40)?;
     let mut tape = super::matrix::place_io(mem, buffer_words, ex.tape.clone())?;

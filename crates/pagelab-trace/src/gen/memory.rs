@@ -482,3 +482,44 @@ mod tests {
         assert_eq!(t.output(), &[14, 13, 12, 11, 10]);
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever the access pattern: runs are maximal, pages dense in order of first use,
+        /// counts add up to the references made, and every word reads back what was stored.
+        #[test]
+        fn runs_are_maximal_dense_and_complete(
+            page in 1u32..40,
+            ops in proptest::collection::vec((0u8..3, 0u64..200, 1u32..30), 1..300),
+        ) {
+            let mut m = TracedMemory::new(page, 1 << 12).unwrap();
+            let code = m.stmt(37).unwrap();
+            let data = m.array1("data", 200).unwrap();
+            let mut shadow = vec![0u64; 200];
+            let mut made = 0u64;
+            for (op, i, v) in ops {
+                match op {
+                    0 => { m.exec(Stmt { addr: code.addr, words: v.min(37) }); made += u64::from(v.min(37)); }
+                    1 => { prop_assert_eq!(m.load(data.at(i)), shadow[i as usize]); made += 1; }
+                    _ => { m.store(data.at(i), u64::from(v)); shadow[i as usize] = u64::from(v); made += 1; }
+                }
+            }
+            let (runs, map, n, _) = m.finish();
+            prop_assert_eq!(n, made);
+            prop_assert_eq!(runs.iter().map(|r| u64::from(r.count)).sum::<u64>(), made);
+            let mut next = 0;
+            for r in &runs {
+                prop_assert!(r.page <= next);
+                if r.page == next { next += 1; }
+            }
+            prop_assert_eq!(next as usize, map.len());
+            for w in runs.windows(2) {
+                prop_assert!(w[0].page != w[1].page || w[0].kind != w[1].kind);
+            }
+        }
+    }
+}

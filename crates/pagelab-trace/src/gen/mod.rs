@@ -351,6 +351,14 @@ pub fn generate(
         ));
     }
     let mut mem = TracedMemory::new(params.page_words, params.address_space_words)?;
+    // The data must fit the store before any input is generated for it.
+    let fits = |key: &str, words: Option<u64>| match words {
+        Some(w) if w <= params.address_space_words => Ok(()),
+        _ => Err(TraceError::invalid(format!(
+            "{key}: the data does not fit in address_space_words = {}",
+            params.address_space_words
+        ))),
+    };
     let streams = RngStreams::new(seed);
     let bw = params.buffer_words;
     use M44Program as P;
@@ -361,13 +369,18 @@ pub fn generate(
                 P::T1_1XStarStar => MatrixVersion::VariableDims,
                 _ => MatrixVersion::ColumnIo,
             };
-            if params.matrix.n == 0 {
+            let m = &params.matrix;
+            if m.n == 0 {
                 return Err(TraceError::invalid(
                     "matrix.n: expected an order of at least 1",
                 ));
             }
-            let a = matrix::input_matrix(params.matrix.n, &mut streams.stream("m44-t1-input", 0));
-            matrix::run_program(&mut mem, version, &params.matrix, bw, &a)?.1
+            fits("matrix.n", m.n.checked_mul(m.n))?;
+            if program == P::T1_1X {
+                fits("matrix.fixed_dim", m.fixed_dim.checked_mul(m.fixed_dim))?;
+            }
+            let a = matrix::input_matrix(m.n, &mut streams.stream("m44-t1-input", 0));
+            matrix::run_program(&mut mem, version, m, bw, &a)?.1
         }
         P::T2_1X | P::T2_1XStar => {
             let version = if program == P::T2_1X {
@@ -376,10 +389,20 @@ pub fn generate(
                 CorrelationVersion::RecordArray
             };
             let c = &params.correlation;
-            if c.ships < 2 || c.reports == 0 {
-                return Err(TraceError::invalid(
-                    "correlation.ships / reports: expected at least 2 ships and 1 report",
-                ));
+            c.validate(version)?;
+            fits(
+                "correlation.ships",
+                c.ships.checked_mul(4).and_then(|q| q.checked_mul(q)),
+            )?;
+            fits(
+                "correlation.reports",
+                c.reports.checked_mul(correlation::RECORD_WORDS),
+            )?;
+            if version == CorrelationVersion::FieldArrays {
+                fits(
+                    "correlation.fixed_dim",
+                    c.fixed_dim.checked_mul(correlation::RECORD_WORDS),
+                )?;
             }
             let ex = correlation::generate_exercise(c, &mut streams.stream("m44-t2-input", 0));
             correlation::run_program(&mut mem, version, c, bw, &ex)?.1
@@ -392,11 +415,8 @@ pub fn generate(
                 _ => SortVersion::RecordSortSublists,
             };
             let s = &params.sort;
-            if s.record_words < 2 || s.items == 0 {
-                return Err(TraceError::invalid(
-                    "sort.items / record_words: expected at least 1 item of 2 words",
-                ));
-            }
+            s.validate()?;
+            fits("sort.items", s.items.checked_mul(s.record_words))?;
             let file = sort::input_file(s, &mut streams.stream("m44-t4-input", 0));
             sort::run_program(&mut mem, version, s, bw, &file)?.1
         }

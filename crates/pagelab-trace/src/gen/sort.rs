@@ -97,7 +97,7 @@ impl Default for SortParams {
 }
 
 impl SortParams {
-    fn validate(&self) -> Result<(), TraceError> {
+    pub(crate) fn validate(&self) -> Result<(), TraceError> {
         if self.items == 0 {
             return Err(TraceError::invalid("sort.items: expected at least 1 item"));
         }

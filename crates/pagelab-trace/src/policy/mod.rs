@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 pub mod ar;
 pub mod arc;
 pub mod clock;
+pub mod clock_pro;
 pub mod fifo;
 pub mod lirs;
 mod list;
@@ -341,6 +342,9 @@ replacement_policies! {
         Clock = clock::Clock, clock::ClockSpec, "clock", ["core-table-scan"], false,
             "One-bit core-table scan: the hand clears reference bits, takes the first frame with bit 0",
             "Corbato 1968; Bard 1975 section 2 (CP-67)";
+        ClockPro = clock_pro::ClockPro, clock_pro::ClockProSpec, "clock-pro", [], false,
+            "CLOCK-Pro: hot and cold pages on one clock, with a reuse-distance test period",
+            "Jiang, Chen & Zhang 2005 (USENIX ATC)";
         Ar = ar::Ar, ar::ArSpec, "ar", [], false,
             "M44 AR: reclaim a page not recently referenced; usage bits cleared periodically",
             "Brawn & Gustavson 1968; fidelity-notes section 6.2";

@@ -214,6 +214,47 @@ fn sieve_hand_worked() {
 }
 
 #[test]
+fn clock_pro_hand_worked() {
+    // 3 frames, cold target 1 (hot target 2). 1 2 3 enter cold in test; 1 hits (bit set).
+    // 4: hand_cold promotes 1 to hot (m_c 2), reclaims 2 (kept as non-resident test).
+    // 2: a test page faults: m_c stays 2 (at most frames - 1); hand_cold reclaims 3 (test);
+    //    2 becomes hot at the head; 2 hot > 1 allowed, so hand_hot demotes 1 (bit clear).
+    // 5: hand_cold reclaims 4 (test). 1 hits. 6: hand_cold passes hot 2, finds 1 referenced
+    //    but not in test: starts a test period, moves it to the head; reclaims 5 (test).
+    let c = spec(r#"{"kind":"clock-pro"}"#);
+    let r = pages(&[1, 2, 3, 1, 4, 2, 5, 1, 6]);
+    assert_eq!(faults(&c, &r, 3), 7);
+    assert_eq!(victims(&c, &r, 3), vec![2, 3, 4, 5]);
+    let last = Stepper::new(&c, 3, &r).unwrap().last().unwrap();
+    let l = |n: &str| {
+        last.state
+            .lists
+            .iter()
+            .find(|(k, _)| k == n)
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_eq!(
+        l("clock (oldest first, from hand_hot)"),
+        vec![3, 4, 2, 5, 1, 6]
+    );
+    assert_eq!(
+        (l("hot"), l("cold"), l("cold in test")),
+        (vec![2], vec![1, 6], vec![1, 6])
+    );
+    assert_eq!(l("non-resident test"), vec![3, 4, 5]);
+    assert_eq!(last.state.values, vec![("m_c".to_string(), 2.0)]);
+    assert!(simulate(
+        &spec(r#"{"kind":"clock-pro","initial_cold_fraction":1.5}"#),
+        &r,
+        3,
+        0
+    )
+    .is_err());
+}
+
+#[test]
 fn random_is_seeded_and_deterministic() {
     let r: Vec<Run> = (0..2000u32)
         .map(|i| Run::new((i * 7919) % 97, 1, AccessKind::Load))
@@ -252,7 +293,7 @@ fn specs_are_strict_and_named() {
         assert!(PolicySpec::by_name(i.name).is_ok());
         assert!(!i.summary.is_empty() && !i.citation.is_empty());
     }
-    assert_eq!(INFO.len(), 10);
+    assert_eq!(INFO.len(), 11);
 }
 
 #[test]
@@ -330,7 +371,7 @@ fn arb_runs(max_page: u32, max_len: usize) -> impl Strategy<Value = Vec<Run>> {
     })
 }
 
-const ALL: [&str; 10] = [
+const ALL: [&str; 11] = [
     r#"{"kind":"fifo"}"#,
     r#"{"kind":"lru"}"#,
     r#"{"kind":"clock"}"#,
@@ -340,6 +381,7 @@ const ALL: [&str; 10] = [
     r#"{"kind":"arc"}"#,
     r#"{"kind":"lirs","hir_fraction":0.25}"#,
     r#"{"kind":"sieve"}"#,
+    r#"{"kind":"clock-pro","initial_cold_fraction":0.2}"#,
     r#"{"kind":"min"}"#,
 ];
 
@@ -356,7 +398,7 @@ proptest! {
     #[test]
     fn min_never_faults_more_than_any_policy(r in arb_runs(12, 120), k in 2u32..12) {
         let m = faults(&spec(r#"{"kind":"min"}"#), &r, k);
-        for s in &ALL[..9] {
+        for s in &ALL[..10] {
             if s.contains("ws") { continue; }
             prop_assert!(m <= faults(&spec(s), &r, k), "{s}");
         }
@@ -406,7 +448,7 @@ proptest! {
 
     #[test]
     fn stream_equals_slice(r in arb_runs(40, 300), k in 2u32..20) {
-        for s in &ALL[..9] {
+        for s in &ALL[..10] {
             let sp = spec(s);
             let a = simulate(&sp, &r, k, 17).unwrap();
             let mut src = VecSource::new(r.clone());

@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use pagelab_trace::format::{TraceReader, TraceWriter, WriterOptions, FORMAT_VERSION, MAGIC};
+use pagelab_trace::format::{
+    PrefetchReader, TraceReader, TraceWriter, WriterOptions, FORMAT_VERSION, MAGIC,
+};
 use pagelab_trace::{AccessKind, ReferenceSource, Run, TraceError};
 use proptest::prelude::*;
 use serde_json::json;
@@ -122,6 +124,49 @@ fn streaming_gives_one_chunk_per_batch_and_checks_the_end() {
     let mut again = Vec::new();
     while r.next_batch(&mut again).unwrap() {}
     assert_eq!(again, out);
+}
+
+#[test]
+fn prefetching_yields_the_same_runs_and_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.plt");
+    let refs: Vec<_> = (0..1000u64)
+        .map(|i| ((i * 13) % 29, kind_of((i % 7) as u8)))
+        .collect();
+    write_refs(
+        &path,
+        &refs,
+        WriterOptions {
+            chunk_runs: 17,
+            ..Default::default()
+        },
+    );
+    let mut plain = TraceReader::open(&path).unwrap();
+    let expect = plain.read_all().unwrap();
+    let mut p = PrefetchReader::new(TraceReader::open(&path).unwrap());
+    assert_eq!(p.page_bound(), Some(29));
+    let mut got = Vec::new();
+    let mut batch = Vec::new();
+    while p.next_batch(&mut batch).unwrap() {
+        got.append(&mut batch);
+    }
+    assert!(!p.next_batch(&mut batch).unwrap());
+    assert_eq!(got, expect);
+    // Dropped half-way: the worker is reaped without hanging.
+    let mut p = PrefetchReader::new(TraceReader::open(&path).unwrap());
+    assert!(p.next_batch(&mut batch).unwrap());
+    drop(p);
+    // A corrupt chunk surfaces as the same error.
+    let mut b = std::fs::read(&path).unwrap();
+    let last_chunk = get_u64(&b, 88) as usize - 200;
+    b[last_chunk] ^= 0xff;
+    std::fs::write(&path, &b).unwrap();
+    let mut p = PrefetchReader::new(TraceReader::open(&path).unwrap());
+    let mut r = Ok(true);
+    while let Ok(true) = r {
+        r = p.next_batch(&mut batch);
+    }
+    assert!(matches!(r, Err(TraceError::Corrupt { .. })), "{r:?}");
 }
 
 #[test]
@@ -425,7 +470,7 @@ fn decode_throughput() {
     let mut r = TraceReader::open(&path).unwrap();
     let mut best = f64::MAX;
     let mut refs = 0u64;
-    for _ in 0..3 {
+    for _ in 0..7 {
         r.rewind();
         let t = std::time::Instant::now();
         let mut batch = Vec::with_capacity(1 << 16);
@@ -437,6 +482,25 @@ fn decode_throughput() {
         best = best.min(t.elapsed().as_secs_f64());
     }
     assert_eq!(refs, info.references);
+    let mut best_prefetch = f64::MAX;
+    for _ in 0..7 {
+        let t = std::time::Instant::now();
+        let mut p = PrefetchReader::new(TraceReader::open(&path).unwrap());
+        let mut batch = Vec::with_capacity(1 << 16);
+        refs = 0;
+        while p.next_batch(&mut batch).unwrap() {
+            refs += batch.iter().map(|r| r.count as u64).sum::<u64>();
+            batch.clear();
+        }
+        best_prefetch = best_prefetch.min(t.elapsed().as_secs_f64());
+    }
+    assert_eq!(refs, info.references);
+    println!(
+        "prefetching decode best of 7 {:.3} s: {:.1} M runs/s, {:.1} M references/s",
+        best_prefetch,
+        info.runs as f64 / best_prefetch / 1e6,
+        info.references as f64 / best_prefetch / 1e6
+    );
     println!(
         "runs {} references {} distinct pages {} file {} bytes ({:.2} bytes/run, ratio {:.1} vs 8 B/ref)",
         info.runs,
@@ -447,7 +511,7 @@ fn decode_throughput() {
         info.compression_ratio
     );
     println!(
-        "write {:.2} s ({:.1} M runs/s); decode best of 3 {:.3} s: {:.1} M runs/s, {:.1} M references/s",
+        "write {:.2} s ({:.1} M runs/s); decode best of 7 {:.3} s: {:.1} M runs/s, {:.1} M references/s",
         write_s,
         info.runs as f64 / write_s / 1e6,
         best,

@@ -126,7 +126,41 @@ fn bad_parameters_are_errors_naming_the_key() {
     let mut p = small();
     p.address_space_words = 1000;
     let e = generate(M44Program::T4_1XQ, &p, 1).unwrap_err().to_string();
-    assert!(e.starts_with("address_space_words"), "{e}");
+    assert!(
+        e.starts_with("sort.items") && e.contains("address_space_words"),
+        "{e}"
+    );
+    // Data that fits but code and buffers that do not: the allocator names the segment.
+    p.address_space_words = 2100;
+    let e = generate(M44Program::T4_1XQ, &p, 1).unwrap_err().to_string();
+    assert!(
+        e.starts_with("address_space_words") && e.contains("FILE"),
+        "{e}"
+    );
+    for (key, edit) in [
+        (
+            "matrix.n",
+            (|p: &mut M44Params| p.matrix.n = u64::MAX) as fn(&mut M44Params),
+        ),
+        ("sort.items", |p: &mut M44Params| p.sort.items = 1 << 40),
+        ("correlation.reports", |p: &mut M44Params| {
+            p.correlation.reports = 1 << 40
+        }),
+        ("correlation.duration_hours", |p: &mut M44Params| {
+            p.correlation.duration_hours = f64::NAN
+        }),
+    ] {
+        let mut p = small();
+        p.correlation.fixed_dim = u64::MAX;
+        edit(&mut p);
+        let prog = match key.split('.').next() {
+            Some("matrix") => M44Program::T1_1XStar,
+            Some("sort") => M44Program::T4_1XQ,
+            _ => M44Program::T2_1XStar,
+        };
+        let e = generate(prog, &p, 1).unwrap_err().to_string();
+        assert!(e.starts_with(key), "{key}: {e}");
+    }
     let bad: Result<M44Params, _> = serde_json::from_str(r#"{"sort": {"itmes": 5}}"#);
     assert!(bad.unwrap_err().to_string().contains("itmes"));
 }
@@ -178,6 +212,20 @@ proptest! {
             assert_well_formed(&g);
         }
     }
+}
+
+/// B&G 1968, Problem T4, at the paper's size: the casual sort "deprived of only a small amount
+/// of its required store ... behaves very badly", while T4.1XQR* keeps a working set of about 13
+/// pages ("N pages plus instruction and control pages").
+#[test]
+fn sort_versions_show_the_papers_working_sets() {
+    let p = M44Params::default();
+    let casual = generate(M44Program::T4_1XQ, &p, 2).unwrap();
+    let best = generate(M44Program::T4_1XQRStar, &p, 2).unwrap();
+    let lose = casual.n_pages() - 12; // deprived of about a tenth of its pages
+    assert!(fifo_pulls(&casual, lose) > 20 * u64::from(casual.n_pages()));
+    assert!(fifo_pulls(&best, 16) < 3 * u64::from(best.n_pages()));
+    assert!(fifo_pulls(&best, 10) > 100 * u64::from(best.n_pages()));
 }
 
 /// The paper-size figures: `cargo test -p pagelab-trace --release --test integration --

@@ -33,7 +33,7 @@ pub fn locality_string(n: usize, seed: u64) -> Vec<Run> {
         .collect()
 }
 
-const SPECS: [&str; 10] = [
+const SPECS: [&str; 11] = [
     r#"{"kind":"fifo"}"#,
     r#"{"kind":"lru"}"#,
     r#"{"kind":"clock"}"#,
@@ -43,6 +43,7 @@ const SPECS: [&str; 10] = [
     r#"{"kind":"arc"}"#,
     r#"{"kind":"lirs"}"#,
     r#"{"kind":"sieve"}"#,
+    r#"{"kind":"clock-pro"}"#,
     r#"{"kind":"min"}"#,
 ];
 

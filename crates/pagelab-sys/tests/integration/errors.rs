@@ -1,0 +1,129 @@
+//! Each bad input is a one-line error naming the key path (or file) and what was expected.
+
+use crate::small_toml;
+use pagelab_sys::load_spec;
+
+fn err(text: &str, overrides: &[(&str, &str)]) -> String {
+    let o: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let e = load_spec(text, "bad.toml", &o)
+        .expect_err("should fail")
+        .to_string();
+    assert!(!e.contains('\n'), "multi-line error: {e}");
+    assert!(
+        e.starts_with("bad.toml") || e.starts_with("override"),
+        "{e}"
+    );
+    e
+}
+
+#[test]
+fn unknown_key_names_its_path() {
+    let text = small_toml(2, 50, 100.0).replace("[memory]", "[memory]\nframez = 3");
+    let e = err(&text, &[]);
+    assert!(
+        e.contains("memory") && e.contains("framez") && e.contains("expected"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_key_by_override_names_its_path() {
+    let e = err(&small_toml(2, 50, 100.0), &[("cpu.speed", "3")]);
+    assert!(e.contains("cpu") && e.contains("speed"), "{e}");
+}
+
+#[test]
+fn wrong_type_names_its_path_and_the_form() {
+    let e = err(&small_toml(2, 50, 100.0), &[("workload.users", "\"many\"")]);
+    assert!(
+        e.contains("workload.users") && e.contains("expected u32"),
+        "{e}"
+    );
+}
+
+#[test]
+fn negative_think_time() {
+    let e = err(
+        &small_toml(2, 50, 100.0),
+        &[("workload.class.0.think.mean_s", "-1")],
+    );
+    assert!(
+        e.contains("workload.class.0.think.mean_s") && e.contains("≥ 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn zero_frames() {
+    let e = err(&small_toml(2, 0, 100.0), &[]);
+    assert!(
+        e.contains("memory.frames") && e.contains("at least one"),
+        "{e}"
+    );
+}
+
+#[test]
+fn device_without_a_channel() {
+    let e = err(
+        &small_toml(2, 50, 100.0),
+        &[("device.0.channel", "nowhere")],
+    );
+    assert!(
+        e.contains("device.0.channel") && e.contains("nowhere"),
+        "{e}"
+    );
+}
+
+#[test]
+fn trace_that_does_not_exist() {
+    let e = err(
+        &small_toml(2, 50, 100.0),
+        &[(
+            "workload.class.0.program",
+            "{ kind = \"trace\", path = \"/no/such/file.trace\" }",
+        )],
+    );
+    assert!(
+        e.contains("workload.class.0.program.path") && e.contains("/no/such/file.trace"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_load_controller_kind() {
+    let e = err(
+        &small_toml(2, 50, 100.0),
+        &[("load_control.kind", "\"magic\"")],
+    );
+    assert!(e.contains("load_control") && e.contains("magic"), "{e}");
+}
+
+#[test]
+fn unknown_device_model() {
+    let e = err(&small_toml(2, 50, 100.0), &[("device.0.model", "\"9999\"")]);
+    assert!(e.contains("device") && e.contains("9999"), "{e}");
+}
+
+#[test]
+fn override_into_a_value_is_refused() {
+    let e = err(&small_toml(2, 50, 100.0), &[("workload.users.x", "1")]);
+    assert!(
+        e.contains("workload.users") && e.contains("not a table"),
+        "{e}"
+    );
+}
+
+#[test]
+fn override_index_out_of_range() {
+    let e = err(&small_toml(2, 50, 100.0), &[("device.5.model", "\"3380\"")]);
+    assert!(e.contains("out of range"), "{e}");
+}
+
+#[test]
+fn toml_syntax_error_is_one_line() {
+    let e = err("[run\nduration_s = 1", &[]);
+    assert!(e.contains("bad.toml"), "{e}");
+}
