@@ -82,13 +82,27 @@ def write_report(report: dict[str, Any], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     summary = {
         "metrics": report.get("metrics", {}),
+        "response": report.get("response", {}),
         "spec": report.get("spec"),
         "seed": report.get("seed"),
         "version": __version__,
+        "engine": report.get("engine", {}),
     }
     _atomic.write_json(out / "summary.json", summary)
     _atomic.write_json(out / "spec.json", report.get("spec"))
-    for table in ("intervals", "users", "classes"):
-        rows = report.get(table)
+    tables = {
+        "intervals": interval_rows(report),
+        "users": report.get("users") or [],
+        "classes": report.get("classes") or [],
+    }
+    for name, rows in tables.items():
         if rows:
-            _atomic.write_table(out / f"{table}.parquet", rows, "parquet")
+            _atomic.write_table(out / f"{name}.parquet", rows, "parquet")
+
+
+def interval_rows(report: dict[str, Any]) -> list[dict[str, float]]:
+    """The monitor's interval samples as one dict per interval (column names carry no units;
+    the units are in the report's `intervals.units`)."""
+    table = report.get("intervals") or {}
+    columns = table.get("columns", [])
+    return [dict(zip(columns, row, strict=True)) for row in table.get("rows", [])]

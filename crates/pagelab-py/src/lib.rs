@@ -6,6 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 mod lab;
+mod sys;
 mod trace;
 
 /// A model error as a Python `ValueError` carrying its one-line message.
@@ -23,5 +24,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     lab::register(m)?;
     trace::register(m)?;
+    sys::register(m)?;
     Ok(())
 }
