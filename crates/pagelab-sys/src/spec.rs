@@ -308,9 +308,11 @@ impl LoadControlSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StorageTestSpec {
-    /// Q1 in-queue time slice [s of CPU] (bard §9: 0.25 s on CP-67).
+    /// Q1 in-queue time slice [s of CPU] (default: bard §9, 0.25 s on CP-67).
+    #[serde(default = "default_q1_slice")]
     pub q1_slice_s: f64,
-    /// Q2 in-queue time slice [s of CPU] (bard §9: 2.5 s on CP-67).
+    /// Q2 in-queue time slice [s of CPU] (default: bard §9, 2.5 s on CP-67).
+    #[serde(default = "default_q2_slice")]
     pub q2_slice_s: f64,
     /// Q1 candidates are admitted while SUMWSS + P ≤ APAGES × this (tetzlaff: 1.25 on VM).
     #[serde(default = "one_f")]
@@ -324,6 +326,12 @@ pub struct StorageTestSpec {
     pub eliminate_false_drops: bool,
 }
 
+fn default_q1_slice() -> f64 {
+    0.25
+}
+fn default_q2_slice() -> f64 {
+    2.5
+}
 fn one_f() -> f64 {
     1.0
 }
