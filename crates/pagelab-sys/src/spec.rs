@@ -526,10 +526,17 @@ pub fn load_spec(
     }
     let spec: SystemSpec = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
+        let mut what = one_line(&e.into_inner().to_string());
+        // The TOML deserializer repeats the table at the end (" in `memory`"); the path says it.
+        if let Some(i) = what.rfind(" in `") {
+            if what.ends_with('`') {
+                what.truncate(i);
+            }
+        }
         SysError::Spec {
             origin: origin.into(),
             path,
-            what: one_line(&e.into_inner().to_string()),
+            what,
         }
     })?;
     spec.validate(origin)?;
