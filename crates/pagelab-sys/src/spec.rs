@@ -455,6 +455,9 @@ pub struct CommandSpec {
     /// Duration of one terminal write [ms].
     #[serde(default)]
     pub console_write_ms: f64,
+    /// Share of the user's working set the command references [fraction].
+    #[serde(default = "one_f")]
+    pub set_fraction: f64,
 }
 
 /// Reference behaviour of a user's program.
@@ -766,6 +769,15 @@ impl SystemSpec {
                 }
                 if !finite_nonneg(cmd.weight) {
                     return bad(&format!("{q}.weight"), "expected a weight ≥ 0");
+                }
+                if !(cmd.set_fraction.is_finite()
+                    && cmd.set_fraction > 0.0
+                    && cmd.set_fraction <= 1.0)
+                {
+                    return bad(
+                        &format!("{q}.set_fraction"),
+                        "expected a fraction in (0, 1]",
+                    );
                 }
                 if !finite_nonneg(cmd.console_write_ms) {
                     return bad(&format!("{q}.console_write_ms"), "expected a time ≥ 0 [ms]");
