@@ -308,9 +308,11 @@ impl LoadControlSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StorageTestSpec {
-    /// Q1 in-queue time slice [s of CPU] (bard §9: 0.25 s on CP-67).
+    /// Q1 in-queue time slice [s of CPU] (default: bard §9, 0.25 s on CP-67).
+    #[serde(default = "default_q1_slice")]
     pub q1_slice_s: f64,
-    /// Q2 in-queue time slice [s of CPU] (bard §9: 2.5 s on CP-67).
+    /// Q2 in-queue time slice [s of CPU] (default: bard §9, 2.5 s on CP-67).
+    #[serde(default = "default_q2_slice")]
     pub q2_slice_s: f64,
     /// Q1 candidates are admitted while SUMWSS + P ≤ APAGES × this (tetzlaff: 1.25 on VM).
     #[serde(default = "one_f")]
@@ -324,6 +326,12 @@ pub struct StorageTestSpec {
     pub eliminate_false_drops: bool,
 }
 
+fn default_q1_slice() -> f64 {
+    0.25
+}
+fn default_q2_slice() -> f64 {
+    2.5
+}
 fn one_f() -> f64 {
     1.0
 }
@@ -447,6 +455,9 @@ pub struct CommandSpec {
     /// Duration of one terminal write [ms].
     #[serde(default)]
     pub console_write_ms: f64,
+    /// Share of the user's working set the command references [fraction].
+    #[serde(default = "one_f")]
+    pub set_fraction: f64,
 }
 
 /// Reference behaviour of a user's program.
@@ -518,10 +529,17 @@ pub fn load_spec(
     }
     let spec: SystemSpec = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
+        let mut what = one_line(&e.into_inner().to_string());
+        // The TOML deserializer repeats the table at the end (" in `memory`"); the path says it.
+        if let Some(i) = what.rfind(" in `") {
+            if what.ends_with('`') {
+                what.truncate(i);
+            }
+        }
         SysError::Spec {
             origin: origin.into(),
             path,
-            what: one_line(&e.into_inner().to_string()),
+            what,
         }
     })?;
     spec.validate(origin)?;
@@ -751,6 +769,15 @@ impl SystemSpec {
                 }
                 if !finite_nonneg(cmd.weight) {
                     return bad(&format!("{q}.weight"), "expected a weight ≥ 0");
+                }
+                if !(cmd.set_fraction.is_finite()
+                    && cmd.set_fraction > 0.0
+                    && cmd.set_fraction <= 1.0)
+                {
+                    return bad(
+                        &format!("{q}.set_fraction"),
+                        "expected a fraction in (0, 1]",
+                    );
                 }
                 if !finite_nonneg(cmd.console_write_ms) {
                     return bad(&format!("{q}.console_write_ms"), "expected a time ≥ 0 [ms]");

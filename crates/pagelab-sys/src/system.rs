@@ -648,7 +648,7 @@ impl<'o> System<'o> {
         usr.console_ms = cmd.console_write_ms;
         usr.went_q2 = false;
         usr.txn_start = now;
-        usr.program.on_transaction_start();
+        usr.program.on_transaction_start(cmd.set_fraction);
         usr.wants = Queue::Q1;
         self.set_state(u, UState::Eligible);
         self.e1.push_back(u);

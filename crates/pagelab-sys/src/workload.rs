@@ -10,6 +10,10 @@
 //! one page, a write with probability `write_fraction`, and to the shared segment (pages
 //! `0..shared_pages`, owned by no user) with probability `shared_fraction`.
 //!
+//! A command may use only part of the set (`set_fraction`): its localities are then drawn
+//! from the first pages of the set, the ones a user keeps longest, so a trivial command touches
+//! a subset of what a nontrivial one does.
+//!
 //! **The long-running user** is the same model with a larger set and `drift > 0`: at each phase
 //! change that fraction of the set is replaced, so the working set wanders through the address
 //! space.
@@ -39,6 +43,7 @@ pub struct LocalityModel {
     set: Vec<u32>,
     in_set: Vec<bool>,
     locality: Vec<u32>,
+    active: usize,
     runs_left: u32,
     rng: Rng,
     geo_q: f64,
@@ -63,6 +68,7 @@ impl LocalityModel {
             set,
             in_set,
             locality: Vec::new(),
+            active: p.set_pages as usize,
             runs_left: 0,
             rng,
             geo_q,
@@ -102,7 +108,7 @@ impl LocalityModel {
             self.replace(self.p.drift);
         }
         self.locality.clear();
-        let n = self.set.len();
+        let n = self.active.clamp(1, self.set.len());
         let k = (self.p.locality_pages as usize).min(n);
         // A window of the set (the set's order is its order of acquisition): contiguous
         // localities overlap from phase to phase.
@@ -113,9 +119,12 @@ impl LocalityModel {
         self.runs_left = self.p.runs_per_phase;
     }
 
-    /// A transaction begins: `1 − overlap` of the set is replaced.
-    pub fn on_transaction_start(&mut self) {
+    /// A transaction begins: `1 − overlap` of the set is replaced, and the transaction's
+    /// localities are drawn from the first `fraction` of the set (a command's share of the
+    /// user's working set).
+    pub fn on_transaction_start(&mut self, fraction: f64) {
         self.replace(1.0 - self.p.overlap);
+        self.active = ((fraction * self.set.len() as f64).ceil() as usize).clamp(1, self.set.len());
         self.new_phase();
     }
 
@@ -202,10 +211,10 @@ impl Program {
         }
     }
 
-    /// A transaction begins.
-    pub fn on_transaction_start(&mut self) {
+    /// A transaction begins; `fraction` of the working set is in play (locality models).
+    pub fn on_transaction_start(&mut self, fraction: f64) {
         if let Program::Locality(m) = self {
-            m.on_transaction_start();
+            m.on_transaction_start(fraction);
         }
     }
 }
@@ -242,7 +251,7 @@ mod tests {
     fn overlap_between_consecutive_transactions_is_as_set() {
         let mut m = LocalityModel::new(&spec(0.75), 0, RngStreams::new(3).stream("p", 0));
         let before: std::collections::BTreeSet<u32> = m.set().iter().copied().collect();
-        m.on_transaction_start();
+        m.on_transaction_start(1.0);
         let after: std::collections::BTreeSet<u32> = m.set().iter().copied().collect();
         let kept = before.intersection(&after).count();
         // Ten replacements drawn with repetition: between 30 and 40 pages kept.
@@ -263,5 +272,19 @@ mod tests {
         assert!((mean / 100.0 - 1.0).abs() < 0.03, "mean run {mean}");
         let w = out.iter().filter(|r| r.is_write()).count() as f64 / out.len() as f64;
         assert!((w - 0.2).abs() < 0.01);
+    }
+
+    #[test]
+    fn a_command_with_a_set_fraction_touches_only_that_share() {
+        let mut m = LocalityModel::new(&spec(1.0), 0, RngStreams::new(5).stream("p", 0));
+        m.on_transaction_start(0.25);
+        let share: std::collections::BTreeSet<u32> = m.set()[..10].iter().copied().collect();
+        let mut out = Vec::new();
+        for _ in 0..50 {
+            m.next_batch(&mut out).unwrap();
+        }
+        let touched: std::collections::BTreeSet<u32> = out.iter().map(|r| r.page).collect();
+        assert!(touched.is_subset(&share));
+        assert_eq!(touched.len(), 10);
     }
 }

@@ -187,3 +187,24 @@ fn a_trace_program_plugs_in_through_reference_source() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn progress_is_reported_in_order_up_to_one() {
+    let spec = small(3, 100, 60.0, &[]);
+    let mut seen = Vec::new();
+    pagelab_sys::run_with_progress(&spec, 1, &mut |f| seen.push(f)).unwrap();
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert_eq!(seen.last(), Some(&1.0));
+    assert!(seen.len() >= 6);
+}
+
+#[test]
+fn slices_default_to_bards_values() {
+    let spec = small(2, 50, 60.0, &[]);
+    let text = crate::small_toml(2, 50, 60.0)
+        .replace("q1_slice_s = 0.25\n", "")
+        .replace("q2_slice_s = 2.5\n", "");
+    assert!(!text.contains("slice_s"));
+    let d = load_spec(&text, "t.toml", &[]).unwrap();
+    assert_eq!(d.load_control, spec.load_control);
+}
