@@ -6,6 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 mod lab;
+mod programs;
 mod sys;
 mod trace;
 
@@ -23,6 +24,7 @@ pub(crate) fn to_py<T: serde::Serialize>(py: Python<'_>, value: &T) -> PyResult<
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     lab::register(m)?;
+    programs::register(m)?;
     trace::register(m)?;
     sys::register(m)?;
     Ok(())

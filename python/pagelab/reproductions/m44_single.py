@@ -28,15 +28,15 @@ PROBLEMS = {
 
 #: Small instances for the test suite; the paper's sizes are the programs' defaults.
 SMOKE_PARAMS: dict[str, dict[str, Any]] = {
-    "t1-1x": {"n": 40},
-    "t1-1x-star-star": {"n": 40},
-    "t1-1x-star": {"n": 40},
+    "t1-1x": {"matrix": {"n": 40}},
+    "t1-1x-star-star": {"matrix": {"n": 40}},
+    "t1-1x-star": {"matrix": {"n": 40}},
     "t2-1x": {},
     "t2-1x-star": {},
-    "t4-1xq": {"items": 2000},
-    "t4-1xq-star": {"items": 2000},
-    "t4-1xqr": {"items": 2000},
-    "t4-1xqr-star": {"items": 2000},
+    "t4-1xq": {"sort": {"items": 2000}},
+    "t4-1xq-star": {"sort": {"items": 2000}},
+    "t4-1xqr": {"sort": {"items": 2000}},
+    "t4-1xqr-star": {"sort": {"items": 2000}},
 }
 
 
@@ -78,7 +78,7 @@ def run(ctx: Context) -> None:
                             f"{problem} ({policy})",
                             f"{name} at {frames} pages",
                             "transmissions",
-                            r["faults"] + r.get("pushes", 0),
+                            r["faults"] + (r.get("pushes") or 0),
                             unit="pages",
                         )
     _claims(ctx, results)
@@ -91,7 +91,7 @@ _PAPER_PAGES = {"t4-1xqr-star": 129}
 
 
 def _transmissions(r: dict[str, int]) -> int:
-    return r["faults"] + r.get("pushes", 0)
+    return r["faults"] + (r.get("pushes") or 0)
 
 
 def _claims(ctx: Context, results: dict[str, dict[str, Any]]) -> None:
