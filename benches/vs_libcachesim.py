@@ -74,6 +74,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench")
     args = ap.parse_args()
 
+    BUILD.mkdir(parents=True, exist_ok=True)
     trace = args.trace or ensure_trace(args.min_refs)
     info = traces.info(trace)
     refs, pages = info["references"], info["distinct_pages"]
@@ -118,7 +119,12 @@ def main() -> None:
         req_rate=False, access_pattern=False, size=False, reuse=True, popularity=False
     )
     analyzer = lcs.TraceAnalyzer(reader, str(BUILD / "lcs-analysis"), analysis_option=opt)
-    _, t_an = timed(analyzer.run)
+    cwd = os.getcwd()
+    os.chdir(BUILD)  # the analyzer also writes a `stat` file into the working directory
+    try:
+        _, t_an = timed(analyzer.run)
+    finally:
+        os.chdir(cwd)
     rows.append(
         {
             "policy": "lru one-pass (all sizes)",
