@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 use std::ops::{Add, AddAssign, Sub};
 
 /// Simulated wall time [ns]. No floating-point clock anywhere in pagelab.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct Tick(pub u64);
 
 impl Tick {
@@ -65,13 +67,20 @@ impl AddAssign for Tick {
 impl Sub for Tick {
     type Output = Tick;
     fn sub(self, rhs: Tick) -> Tick {
-        debug_assert!(self.0 >= rhs.0, "time runs backwards: {} - {}", self.0, rhs.0);
+        debug_assert!(
+            self.0 >= rhs.0,
+            "time runs backwards: {} - {}",
+            self.0,
+            rhs.0
+        );
         Tick(self.0 - rhs.0)
     }
 }
 
 /// Virtual time of one process or trace [references].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct VTime(pub u64);
 
 #[cfg(test)]
