@@ -225,7 +225,14 @@ def curve(
                     "give a list or range of sizes"
                 )
     else:
-        rows = lab.curve(trace_path, policies, _parse_sizes(sizes), warmup=warmup)
+        from . import progress
+
+        size_list = _parse_sizes(sizes)
+        rows = []
+        with progress.bar("simulating", total=len(policies)) as update:
+            for i, p in enumerate(policies):
+                rows += lab.curve(trace_path, [p], size_list, warmup=warmup)
+                update(i + 1, len(policies))
     _emit_rows(rows, fmt, output)
     if plot:
         from . import plots
