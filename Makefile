@@ -48,6 +48,7 @@ test: rust-lint rust-test py-lint py-test
 bench: build
 	$(VENV)/bin/python benches/vs_libcachesim.py
 	cargo bench -p pagelab-trace
+	cargo bench -p pagelab-sys
 
 clean:
 	rm -rf target $(VENV) results

@@ -44,7 +44,10 @@ pub enum TraceError {
 impl TraceError {
     /// An I/O error on `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        TraceError::Io { path: path.into(), source }
+        TraceError::Io {
+            path: path.into(),
+            source,
+        }
     }
 
     /// An invalid argument, described in one line.

@@ -16,8 +16,12 @@ pub enum AccessKind {
 
 impl AccessKind {
     /// All kinds, in code order.
-    pub const ALL: [AccessKind; 4] =
-        [AccessKind::Instr, AccessKind::Load, AccessKind::Store, AccessKind::Modify];
+    pub const ALL: [AccessKind; 4] = [
+        AccessKind::Instr,
+        AccessKind::Load,
+        AccessKind::Store,
+        AccessKind::Modify,
+    ];
 
     /// True if the reference changes the page (sets the change bit).
     #[inline]
@@ -104,7 +108,11 @@ impl VecSource {
     /// A source over `runs`.
     pub fn new(runs: Vec<Run>) -> Self {
         let bound = runs.iter().map(|r| r.page + 1).max().unwrap_or(0);
-        VecSource { runs, pos: 0, bound }
+        VecSource {
+            runs,
+            pos: 0,
+            bound,
+        }
     }
 
     /// A source of single references to `pages`, all loads (the hand-worked strings of the
