@@ -234,10 +234,11 @@ fn sort_versions_show_the_papers_working_sets() {
 #[ignore]
 fn full_size_figures() {
     let p = M44Params::default();
-    let t0 = std::time::Instant::now();
+    let mut generating = 0.0;
     for prog in M44Program::ALL {
         let t = std::time::Instant::now();
         let g = generate(prog, &p, 1).unwrap();
+        generating += t.elapsed().as_secs_f64();
         println!(
             "{:9} refs {:>11} runs {:>10} pages {:>4} extent {:>6} words  paper {:>4}  {:.2}s  check {} {:.3e} <= {:.0e} {}",
             prog.label(),
@@ -277,8 +278,13 @@ fn full_size_figures() {
             .map(|&f| format!("{f}:{}", fifo_pulls(&g, f)))
             .collect();
         println!("          FIFO pulls by frames {}", pulls.join(" "));
+        let pulls: Vec<String> = sizes
+            .iter()
+            .map(|&f| format!("{f}:{}", min_pulls(&g, f)))
+            .collect();
+        println!("          MIN  pulls by frames {}", pulls.join(" "));
     }
-    println!("all nine: {:.2}s", t0.elapsed().as_secs_f64());
+    println!("all nine generated in {generating:.2}s");
 }
 
 /// Page pulls under FIFO with `frames` frames (a run faults at most once: its first reference).
@@ -297,6 +303,44 @@ fn fifo_pulls(g: &Generated, frames: u32) -> u64 {
             resident[p] = true;
             queue.push_back(p);
         }
+    }
+    pulls
+}
+
+/// Page pulls under Belady's MIN with `frames` frames: on a fault with every frame full, the
+/// resident page whose next reference is farthest away (or never comes) leaves.
+fn min_pulls(g: &Generated, frames: u32) -> u64 {
+    let n = g.runs.len();
+    let mut next = vec![usize::MAX; n];
+    let mut last = vec![usize::MAX; g.page_map.len()];
+    for i in (0..n).rev() {
+        let p = g.runs[i].page as usize;
+        next[i] = last[p];
+        last[p] = i;
+    }
+    let mut resident = vec![false; g.page_map.len()];
+    let mut next_use = vec![0usize; g.page_map.len()];
+    let mut heap = std::collections::BinaryHeap::new();
+    let (mut used, mut pulls) = (0u32, 0u64);
+    for (i, r) in g.runs.iter().enumerate() {
+        let p = r.page as usize;
+        if !resident[p] {
+            pulls += 1;
+            if used == frames {
+                loop {
+                    let (nu, v): (usize, usize) = heap.pop().unwrap();
+                    if resident[v] && next_use[v] == nu {
+                        resident[v] = false;
+                        break;
+                    }
+                }
+            } else {
+                used += 1;
+            }
+            resident[p] = true;
+        }
+        next_use[p] = next[i];
+        heap.push((next[i], p));
     }
     pulls
 }
