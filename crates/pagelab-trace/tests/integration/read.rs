@@ -454,3 +454,38 @@ fn progress_reports_bytes_and_total() {
     assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));
     assert_eq!(*calls.last().unwrap(), (total, Some(total)));
 }
+
+/// Conversion throughput on a given input; run in release:
+/// `PAGELAB_CONVERT_INPUT=FILE cargo test --release -p pagelab-trace --test integration --
+/// --ignored --nocapture convert_throughput`.
+#[test]
+#[ignore = "a measurement, not a test: run in release"]
+fn convert_throughput() {
+    let Ok(input) = std::env::var("PAGELAB_CONVERT_INPUT") else {
+        println!("set PAGELAB_CONVERT_INPUT to a file to convert");
+        return;
+    };
+    let input = std::path::PathBuf::from(input);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.plt");
+    let bytes = std::fs::metadata(&input).unwrap().len();
+    let t = std::time::Instant::now();
+    let info = convert(
+        &input,
+        None,
+        None,
+        &Default::default(),
+        &out,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "{} {:.1} MB in {s:.2} s: {:.1} MB/s, {:.1} M references/s, format {}",
+        input.display(),
+        bytes as f64 / 1e6,
+        bytes as f64 / s / 1e6,
+        info.references as f64 / s / 1e6,
+        info.description["input_format"]
+    );
+}
