@@ -325,6 +325,22 @@ fn compressed_inputs_are_recognised_by_magic() {
 }
 
 #[test]
+fn truncated_compressed_input_is_corrupt_and_leaves_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..200_000u64)
+        .map(|i| format!("{}\n", i * 7919 % 100_003))
+        .collect();
+    let full = zstd::encode_all(text.as_bytes(), 1).unwrap();
+    let cut = dir.path().join("cut.zst");
+    std::fs::write(&cut, &full[..full.len() / 2]).unwrap();
+    let out = dir.path().join("o.plt");
+    let e = convert(&cut, None, None, &Default::default(), &out, &mut |_, _| {}).unwrap_err();
+    assert!(matches!(e, TraceError::Corrupt { .. }), "{e}");
+    assert!(e.to_string().contains("zstd stream"), "{e}");
+    assert!(!out.exists());
+}
+
+#[test]
 fn guesser_tells_the_formats_apart() {
     assert_eq!(guess_format(LACKEY.as_bytes()), InputFormat::Lackey);
     assert_eq!(
@@ -405,6 +421,21 @@ fn coarser_page_size_maps_through_the_page_map_and_finer_is_refused() {
     .unwrap_err();
     assert!(e.to_string().contains("power of two"), "{e}");
     assert!(!dir.path().join("f.plt").exists());
+}
+
+#[test]
+fn compressed_pagelab_trace_is_refused_not_misread() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.plt");
+    write_pages(&trace, 4096, &[(1, Load)]);
+    let zst = dir.path().join("t.plt.zst");
+    std::fs::write(
+        &zst,
+        zstd::encode_all(&std::fs::read(&trace).unwrap()[..], 3).unwrap(),
+    )
+    .unwrap();
+    let e = run(&zst, None, None, &Default::default()).unwrap_err();
+    assert!(e.to_string().contains("decompress it first"), "{e}");
 }
 
 #[test]
