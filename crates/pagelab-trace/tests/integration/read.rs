@@ -520,3 +520,50 @@ fn convert_throughput() {
         info.description["input_format"]
     );
 }
+
+#[test]
+fn oracle_general_next_access_matches_brute_force_on_random_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("r.plt");
+    let og = dir.path().join("r.bin");
+    let mut x = 12345u64;
+    for case in 0..8u32 {
+        let mut pages = Vec::new();
+        for _ in 0..(200 + 150 * case) {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let p = (x >> 33) % (3 + case as u64 * 4);
+            let reps = 1 + (x >> 60) % 3; // repeats build multi-reference runs
+            for _ in 0..reps {
+                pages.push(p);
+            }
+        }
+        let mut w = TraceWriter::create_with(
+            &trace,
+            4096,
+            json!(null),
+            pagelab_trace::format::WriterOptions {
+                chunk_runs: 1 + case * 5,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for &p in &pages {
+            w.push(p, Load).unwrap();
+        }
+        w.finish().unwrap();
+        write_oracle_general(&trace, &og, &mut |_, _| {}).unwrap();
+        let bytes = std::fs::read(&og).unwrap();
+        assert_eq!(bytes.len(), pages.len() * ORACLE_RECORD);
+        for (i, r) in bytes.chunks_exact(ORACLE_RECORD).enumerate() {
+            let id = u64::from_le_bytes(r[4..12].try_into().unwrap());
+            let next = i64::from_le_bytes(r[16..24].try_into().unwrap());
+            let expect = pages[i + 1..]
+                .iter()
+                .position(|&q| q == pages[i])
+                .map_or(-1, |d| (i + 1 + d) as i64 + 1);
+            assert_eq!((id, next), (pages[i], expect), "case {case} record {i}");
+        }
+    }
+}
