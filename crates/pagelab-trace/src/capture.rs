@@ -18,6 +18,10 @@
 //! concurrently by other code in the same process may still inherit it for its lifetime; the
 //! capture then sees end-of-file only when that process exits too.
 //!
+//! Valgrind follows one process: a program reached through a wrapper script that `exec`s the
+//! real one (a version manager's shim, for instance) yields the wrapper's references only. The
+//! description records the resolved `program_path` so that this shows; give the real binary.
+//!
 //! A missing valgrind, a missing program, or a non-zero exit of valgrind (it exits with the
 //! program's status) is a one-line error, and no output file appears.
 
@@ -132,6 +136,7 @@ pub fn capture_with(
         "tool": format!("valgrind {}", LACKEY_OPTIONS.join(" ")),
         "valgrind_version": version,
         "program": program.display().to_string(),
+        "program_path": resolved.display().to_string(),
         "args": args,
         "page_size": page_size,
         "filters": {"kinds": "all", "address_ranges": []},

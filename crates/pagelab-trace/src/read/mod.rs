@@ -575,14 +575,40 @@ pub fn convert(
         progress,
     );
     let mut emit = |v: u64, s: u32, k: AccessKind| pager.access(v, s, k);
+    let compression = src.compression;
+    let count = src.count.clone();
     let reader: &mut dyn BufRead = &mut src.reader;
-    match format {
-        InputFormat::Lackey => text::read_lackey(reader, input, &mut emit)?,
-        InputFormat::Pinatrace => text::read_pinatrace(reader, input, &mut emit)?,
-        InputFormat::Text => text::read_text(reader, input, &mut emit)?,
-        InputFormat::U64 => binary::read_u64(reader, input, &mut emit)?,
-        InputFormat::OracleGeneral => binary::read_oracle_general(reader, input, &mut emit)?,
-        InputFormat::Pagelab => unreachable!("handled above"),
+    let read = match format {
+        InputFormat::Lackey => text::read_lackey(reader, input, &mut emit),
+        InputFormat::Pinatrace => text::read_pinatrace(reader, input, &mut emit),
+        InputFormat::Text => text::read_text(reader, input, &mut emit),
+        InputFormat::U64 => binary::read_u64(reader, input, &mut emit),
+        InputFormat::OracleGeneral => binary::read_oracle_general(reader, input, &mut emit),
+        InputFormat::Pagelab => Err(TraceError::invalid(format!(
+            "{}: a {}-compressed pagelab trace; decompress it first (its chunks are \
+             compressed already)",
+            input.display(),
+            compression.name()
+        ))),
+    };
+    match read {
+        // A decoder's complaint is a corrupt (or truncated) compressed stream, not an I/O fault.
+        Err(TraceError::Io { source, .. })
+            if compression != Compression::None
+                && matches!(
+                    source.kind(),
+                    std::io::ErrorKind::InvalidData
+                        | std::io::ErrorKind::UnexpectedEof
+                        | std::io::ErrorKind::Other
+                ) =>
+        {
+            return Err(TraceError::Corrupt {
+                path: input.to_path_buf(),
+                offset: count.get(),
+                what: format!("{} stream does not decode: {source}", compression.name()),
+            });
+        }
+        r => r?,
     }
     pager.report(true);
     pager.writer.finish()

@@ -109,3 +109,60 @@ fn page_size_must_be_a_power_of_two() {
     let e = capture(Path::new("true"), &[], 3000, &out, &mut no_progress()).unwrap_err();
     assert!(e.to_string().contains("power of two"), "{e}");
 }
+
+/// Captures a real program and measures the capture and the decoding of its trace; run in
+/// release: `PAGELAB_CAPTURE="python3 -c pass" cargo test --release -p pagelab-trace --test
+/// integration -- --ignored --nocapture capture_and_decode_real_program`.
+#[test]
+#[ignore = "a measurement, not a test: run in release"]
+fn capture_and_decode_real_program() {
+    use pagelab_trace::format::PrefetchReader;
+    use pagelab_trace::ReferenceSource;
+    let cmd = std::env::var("PAGELAB_CAPTURE").unwrap_or_else(|_| "sort /etc/services".into());
+    let mut words = cmd.split_whitespace().map(String::from);
+    let program = words.next().unwrap();
+    let args: Vec<String> = words.collect();
+    let out = std::env::var("PAGELAB_CAPTURE_OUT")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::env::temp_dir().join(format!("pagelab-capture-{}.plt", std::process::id()))
+        });
+    let t = std::time::Instant::now();
+    let info = capture(Path::new(&program), &args, 4096, &out, &mut no_progress()).unwrap();
+    let capture_s = t.elapsed().as_secs_f64();
+    println!("{}", serde_json::to_string(&info).unwrap());
+    println!(
+        "capture {capture_s:.1} s ({:.1} M references/s); {:.2} references/run, {:.2} bytes/run",
+        info.references as f64 / capture_s / 1e6,
+        info.references as f64 / info.runs as f64,
+        info.file_bytes as f64 / info.runs as f64
+    );
+    for prefetch in [false, true] {
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let t = std::time::Instant::now();
+            let reader = TraceReader::open(&out).unwrap();
+            let mut src: Box<dyn ReferenceSource> = if prefetch {
+                Box::new(PrefetchReader::new(reader))
+            } else {
+                Box::new(reader)
+            };
+            let mut batch = Vec::with_capacity(1 << 16);
+            let mut refs = 0u64;
+            while src.next_batch(&mut batch).unwrap() {
+                refs += batch.iter().map(|r| r.count as u64).sum::<u64>();
+                batch.clear();
+            }
+            assert_eq!(refs, info.references);
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        println!(
+            "decode (prefetch {prefetch}) best of 5 {best:.3} s: {:.1} M runs/s, {:.1} M references/s",
+            info.runs as f64 / best / 1e6,
+            info.references as f64 / best / 1e6
+        );
+    }
+    if std::env::var("PAGELAB_CAPTURE_OUT").is_err() {
+        std::fs::remove_file(&out).unwrap();
+    }
+}

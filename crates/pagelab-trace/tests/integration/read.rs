@@ -325,6 +325,22 @@ fn compressed_inputs_are_recognised_by_magic() {
 }
 
 #[test]
+fn truncated_compressed_input_is_corrupt_and_leaves_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..200_000u64)
+        .map(|i| format!("{}\n", i * 7919 % 100_003))
+        .collect();
+    let full = zstd::encode_all(text.as_bytes(), 1).unwrap();
+    let cut = dir.path().join("cut.zst");
+    std::fs::write(&cut, &full[..full.len() / 2]).unwrap();
+    let out = dir.path().join("o.plt");
+    let e = convert(&cut, None, None, &Default::default(), &out, &mut |_, _| {}).unwrap_err();
+    assert!(matches!(e, TraceError::Corrupt { .. }), "{e}");
+    assert!(e.to_string().contains("zstd stream"), "{e}");
+    assert!(!out.exists());
+}
+
+#[test]
 fn guesser_tells_the_formats_apart() {
     assert_eq!(guess_format(LACKEY.as_bytes()), InputFormat::Lackey);
     assert_eq!(
@@ -408,6 +424,21 @@ fn coarser_page_size_maps_through_the_page_map_and_finer_is_refused() {
 }
 
 #[test]
+fn compressed_pagelab_trace_is_refused_not_misread() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.plt");
+    write_pages(&trace, 4096, &[(1, Load)]);
+    let zst = dir.path().join("t.plt.zst");
+    std::fs::write(
+        &zst,
+        zstd::encode_all(&std::fs::read(&trace).unwrap()[..], 3).unwrap(),
+    )
+    .unwrap();
+    let e = run(&zst, None, None, &Default::default()).unwrap_err();
+    assert!(e.to_string().contains("decompress it first"), "{e}");
+}
+
+#[test]
 fn units_that_do_not_fit_the_format_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("l.txt");
@@ -453,4 +484,86 @@ fn progress_reports_bytes_and_total() {
     assert!(calls.len() >= 2, "{calls:?}");
     assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));
     assert_eq!(*calls.last().unwrap(), (total, Some(total)));
+}
+
+/// Conversion throughput on a given input; run in release:
+/// `PAGELAB_CONVERT_INPUT=FILE cargo test --release -p pagelab-trace --test integration --
+/// --ignored --nocapture convert_throughput`.
+#[test]
+#[ignore = "a measurement, not a test: run in release"]
+fn convert_throughput() {
+    let Ok(input) = std::env::var("PAGELAB_CONVERT_INPUT") else {
+        println!("set PAGELAB_CONVERT_INPUT to a file to convert");
+        return;
+    };
+    let input = std::path::PathBuf::from(input);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.plt");
+    let bytes = std::fs::metadata(&input).unwrap().len();
+    let t = std::time::Instant::now();
+    let info = convert(
+        &input,
+        None,
+        None,
+        &Default::default(),
+        &out,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "{} {:.1} MB in {s:.2} s: {:.1} MB/s, {:.1} M references/s, format {}",
+        input.display(),
+        bytes as f64 / 1e6,
+        bytes as f64 / s / 1e6,
+        info.references as f64 / s / 1e6,
+        info.description["input_format"]
+    );
+}
+
+#[test]
+fn oracle_general_next_access_matches_brute_force_on_random_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("r.plt");
+    let og = dir.path().join("r.bin");
+    let mut x = 12345u64;
+    for case in 0..8u32 {
+        let mut pages = Vec::new();
+        for _ in 0..(200 + 150 * case) {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let p = (x >> 33) % (3 + case as u64 * 4);
+            let reps = 1 + (x >> 60) % 3; // repeats build multi-reference runs
+            for _ in 0..reps {
+                pages.push(p);
+            }
+        }
+        let mut w = TraceWriter::create_with(
+            &trace,
+            4096,
+            json!(null),
+            pagelab_trace::format::WriterOptions {
+                chunk_runs: 1 + case * 5,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for &p in &pages {
+            w.push(p, Load).unwrap();
+        }
+        w.finish().unwrap();
+        write_oracle_general(&trace, &og, &mut |_, _| {}).unwrap();
+        let bytes = std::fs::read(&og).unwrap();
+        assert_eq!(bytes.len(), pages.len() * ORACLE_RECORD);
+        for (i, r) in bytes.chunks_exact(ORACLE_RECORD).enumerate() {
+            let id = u64::from_le_bytes(r[4..12].try_into().unwrap());
+            let next = i64::from_le_bytes(r[16..24].try_into().unwrap());
+            let expect = pages[i + 1..]
+                .iter()
+                .position(|&q| q == pages[i])
+                .map_or(-1, |d| (i + 1 + d) as i64 + 1);
+            assert_eq!((id, next), (pages[i], expect), "case {case} record {i}");
+        }
+    }
 }
