@@ -19,9 +19,9 @@
 //! and the victim is the page of largest key: an indexed binary max-heap gives it in
 //! O(log frames) per fault, and a hit re-keys the page in O(log frames).
 //!
-//! **Next-use.** [`NextUse::compute`] walks the string backwards once, keeping the start time of
-//! each page's latest run: `next(i)` is the time [references] of the first reference of the
-//! next run of the same page. [`Min`] can only be built from a `NextUse`, which borrows the
+//! **Next-use.** [`NextUse::compute`] walks the string backwards once, keeping the index of
+//! each page's latest run: `next(i)` is the index of the next run of the same page, which orders
+//! the future exactly as its time would. [`Min`] can only be built from a `NextUse`, which borrows the
 //! runs it annotates, so MIN cannot be run on a string without its future, nor on another
 //! string than the one annotated.
 //!
@@ -40,30 +40,44 @@ impl SpecParams for MinSpec {
     const PARAMS: &'static [ParamInfo] = &[];
 }
 
-/// Time of a next reference that never comes.
+/// Key of a next reference that never comes.
 pub const NEVER: u64 = u64::MAX;
 
-/// A string of runs annotated with the time of each run's next reference to the same page.
+/// A string of runs annotated with, for each run, the index of the next run of the same page.
+///
+/// Run indices order the future exactly as reference times do, and at 4 bytes a run they
+/// halve the memory of times: on a long trace the annotation's size, not its arithmetic, is
+/// what costs (first touch of fresh memory). Strings of 2^32 - 1 runs or more do not fit.
 #[derive(Clone, Debug)]
 pub struct NextUse<'a> {
     runs: &'a [Run],
-    next: Vec<u64>,
+    /// Next-run indices in reverse order of runs (the backward pass pushes them).
+    next_rev: Vec<u32>,
     bound: u32,
 }
 
+const NEVER32: u32 = u32::MAX;
+
 impl<'a> NextUse<'a> {
-    /// Annotates `runs` in one backward pass (O(runs + pages) time, 8 bytes a run).
+    /// Annotates `runs` in one backward pass (O(runs + pages) time, 4 bytes a run).
     pub fn compute(runs: &'a [Run]) -> Self {
+        debug_assert!(
+            runs.len() < NEVER32 as usize,
+            "too many runs for 32-bit next-use"
+        );
         let bound = runs.iter().map(|r| r.page + 1).max().unwrap_or(0);
-        let mut last = vec![NEVER; bound as usize];
-        let mut t: u64 = runs.iter().map(|r| u64::from(r.count)).sum();
-        let mut next = vec![NEVER; runs.len()];
+        let mut last = vec![NEVER32; bound as usize];
+        let mut next_rev = Vec::with_capacity(runs.len());
         for (i, r) in runs.iter().enumerate().rev() {
-            t -= u64::from(r.count);
-            next[i] = last[r.page as usize];
-            last[r.page as usize] = t;
+            let slot = &mut last[r.page as usize];
+            next_rev.push(*slot);
+            *slot = i as u32;
         }
-        NextUse { runs, next, bound }
+        NextUse {
+            runs,
+            next_rev,
+            bound,
+        }
     }
 
     /// The annotated runs.
@@ -71,11 +85,14 @@ impl<'a> NextUse<'a> {
         self.runs
     }
 
-    /// Time of the next reference to the page of run `i` after that run [references], or
+    /// Index of the next run of the page of run `i` (an order of the future, not a time), or
     /// [`NEVER`].
     #[inline]
     pub fn next(&self, i: usize) -> u64 {
-        self.next[i]
+        match self.next_rev[self.runs.len() - 1 - i] {
+            NEVER32 => NEVER,
+            j => u64::from(j),
+        }
     }
 
     /// One more than the largest page number.
