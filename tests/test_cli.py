@@ -185,3 +185,23 @@ def test_reproduce_writes_its_record(cli, tmp_path):
     assert fifo["fifo 3 frames"]["pagelab"] == 9 and fifo["fifo 4 frames"]["pagelab"] == 10
     for f in record["figures"]:
         assert (tmp_path / f).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_generate_runs_an_m44_program_and_records_it(cli, tmp_path):
+    out = tmp_path / "t4.pltrace"
+    proc = cli(
+        "trace",
+        "generate",
+        "t4-1xqr-star",
+        "-o",
+        str(out),
+        "--params",
+        '{"sort": {"items": 500}}',
+        check=True,
+    )
+    assert "result check passed" in proc.stdout
+    info = json.loads(cli("trace", "info", str(out), "--json", check=True).stdout)
+    assert info["description"]["program"] == "t4-1xqr-star" and info["page_size"] == 1024
+    assert_one_line_error(cli("trace", "generate", "t9", "-o", str(out)), "t9")
+    bad = cli("trace", "generate", "t1-1x", "-o", str(tmp_path / "x"), "--params", '{"x": 1}')
+    assert_one_line_error(bad, "`x`")

@@ -139,6 +139,34 @@ def trace_info(path: str, as_json: bool) -> None:
 
 
 @trace.command()
+@click.argument("program")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Trace file.")
+@click.option("--seed", default=1, show_default=True, help="Seed of the program's input data.")
+@click.option(
+    "--params",
+    default="{}",
+    show_default=True,
+    help='Kernel parameters as JSON, e.g. \'{"sort": {"items": 2000}}\'.',
+)
+def generate(program: str, output: str, seed: int, params: str) -> None:
+    """Run one of the M44/44X study's programs and record its references (`list programs`)."""
+    from . import programs
+
+    try:
+        parsed = json.loads(params)
+    except json.JSONDecodeError as e:
+        raise PagelabError(f"--params: not JSON ({e.msg} at column {e.colno})") from None
+    info = programs.generate(program, output, seed=seed, params=parsed)
+    check = info["check"]
+    verdict = "passed" if check["passed"] else "FAILED"
+    click.echo(
+        f"{program}: {info['references']:,} references to {info['distinct_pages']} pages of "
+        f"{info['page_words']} words; result check {verdict} "
+        f"({check['what']} = {check['value']:.3g})"
+    )
+
+
+@trace.command()
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.argument("output", type=click.Path(dir_okay=False))
 @click.option(
@@ -337,6 +365,15 @@ def list_presets() -> None:
 
     for p in system.presets():
         click.echo(f"{p['name']}: {p['title']}  [{p['file']}]")
+
+
+@list_.command("programs")
+def list_programs() -> None:
+    """The M44/44X study's programs, runnable as instrumented kernels."""
+    from . import programs
+
+    for p in programs.available():
+        click.echo(f"{p['name']} ({p['label']}): {p['description']}")
 
 
 @list_.command("reproductions")
