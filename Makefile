@@ -12,6 +12,8 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 .PHONY: demo test build venv rust-test rust-lint py-lint py-test bench clean
 
 $(VENV)/.installed: pyproject.toml
+	@command -v valgrind >/dev/null || { echo "installing valgrind (trace capture needs it)"; \
+	    apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" \
