@@ -163,9 +163,17 @@ fn simulate_trace<'py>(
     warmup: u64,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let spec = parse_spec(spec)?;
+    if matches!(spec, PolicySpec::Min(_)) {
+        // A backward pass for next-use, then a forward pass per size: 4 bytes a run held.
+        let out = py
+            .allow_threads(|| {
+                policy::simulate_min_trace_sizes(&spec, Path::new(path), &sizes, warmup)
+            })
+            .map_err(err)?;
+        return rows(py, &out);
+    }
     let mut reader = TraceReader::open(Path::new(path)).map_err(err)?;
-    let needs_future = matches!(spec, PolicySpec::Min(_));
-    if sizes.len() == 1 && !needs_future {
+    if sizes.len() == 1 {
         let o = py
             .allow_threads(|| policy::simulate_stream(&spec, &mut reader, sizes[0], warmup))
             .map_err(err)?;

@@ -28,7 +28,8 @@
 //! Parameters: none.
 
 use super::{Memory, ParamInfo, PolicyState, SpecParams, NIL};
-use crate::Run;
+use crate::format::TraceReader;
+use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
 
 /// MIN has no parameters.
@@ -101,6 +102,93 @@ impl<'a> NextUse<'a> {
     }
 }
 
+/// Next-use of a pagelab trace file, computed by reading its chunks backwards: the runs are
+/// not kept (the forward pass decodes them again), so MIN over a trace file holds 4 bytes a run
+/// instead of 16. Like [`NextUse`], it is the only other way to build a [`Min`].
+#[derive(Clone, Debug)]
+pub struct TraceNextUse {
+    next_rev: Vec<u32>,
+    bound: u32,
+}
+
+impl TraceNextUse {
+    /// Annotates every run of the trace `reader` reads, in one backward pass over its chunks.
+    pub fn compute(reader: &mut TraceReader) -> Result<Self, TraceError> {
+        let n = reader.runs();
+        if n >= u64::from(NEVER32) {
+            return Err(TraceError::invalid(format!(
+                "{}: {n} runs; MIN handles at most {} runs",
+                reader.path().display(),
+                NEVER32 - 1
+            )));
+        }
+        let bound = u32::try_from(reader.distinct_pages()).unwrap_or(u32::MAX);
+        let mut last = vec![NEVER32; bound as usize];
+        let mut next_rev = Vec::with_capacity(n as usize);
+        let mut buf = Vec::new();
+        let mut i = n as u32;
+        for c in (0..reader.chunk_count()).rev() {
+            buf.clear();
+            reader.read_chunk(c, &mut buf)?;
+            for r in buf.iter().rev() {
+                i = i.checked_sub(1).ok_or_else(|| too_many_runs(reader))?;
+                let slot = last
+                    .get_mut(r.page as usize)
+                    .ok_or_else(|| page_out_of_range(reader, r.page, bound))?;
+                next_rev.push(*slot);
+                *slot = i;
+            }
+        }
+        if i != 0 {
+            return Err(too_many_runs(reader));
+        }
+        Ok(TraceNextUse { next_rev, bound })
+    }
+
+    /// Index of the next run of the page of run `i`, or [`NEVER`].
+    #[inline]
+    pub fn next(&self, i: usize) -> u64 {
+        match self.next_rev[self.next_rev.len() - 1 - i] {
+            NEVER32 => NEVER,
+            j => u64::from(j),
+        }
+    }
+
+    /// Runs annotated.
+    pub fn len(&self) -> usize {
+        self.next_rev.len()
+    }
+
+    /// True for an empty trace.
+    pub fn is_empty(&self) -> bool {
+        self.next_rev.is_empty()
+    }
+
+    /// One more than the largest page number.
+    pub fn page_bound(&self) -> u32 {
+        self.bound
+    }
+}
+
+fn too_many_runs(reader: &TraceReader) -> TraceError {
+    TraceError::Corrupt {
+        path: reader.path().to_path_buf(),
+        offset: 0,
+        what: format!(
+            "the chunks hold more or fewer runs than the header's {}",
+            reader.runs()
+        ),
+    }
+}
+
+fn page_out_of_range(reader: &TraceReader, page: u32, bound: u32) -> TraceError {
+    TraceError::Corrupt {
+        path: reader.path().to_path_buf(),
+        offset: 0,
+        what: format!("page {page} in a chunk; the header counts {bound} distinct pages"),
+    }
+}
+
 /// MIN state: an indexed max-heap of (key, page) over the resident pages.
 #[derive(Clone, Debug)]
 pub struct Min {
@@ -112,6 +200,15 @@ pub struct Min {
 impl Min {
     /// MIN over `frames` frames [frames] for the string annotated by `nu`.
     pub fn new(frames: u32, nu: &NextUse<'_>) -> Self {
+        Min {
+            heap: Vec::with_capacity(frames.min(nu.page_bound()) as usize),
+            pos: vec![NIL; nu.page_bound() as usize],
+            cap: frames,
+        }
+    }
+
+    /// MIN over `frames` frames [frames] for the trace annotated by `nu`.
+    pub fn for_trace(frames: u32, nu: &TraceNextUse) -> Self {
         Min {
             heap: Vec::with_capacity(frames.min(nu.page_bound()) as usize),
             pos: vec![NIL; nu.page_bound() as usize],
@@ -135,9 +232,10 @@ impl Min {
         let k = Self::key(page, next, mem);
         let i = self.pos[page as usize];
         if i != NIL {
+            // The page's old key was this run's index, the smallest of all; its new key is
+            // larger, so it can only move up the max-heap.
             self.heap[i as usize].0 = k;
-            let i = self.sift_up(i as usize);
-            self.sift_down(i);
+            self.sift_up(i as usize);
             return true;
         }
         if (self.heap.len() as u32) < self.cap {

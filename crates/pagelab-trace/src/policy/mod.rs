@@ -606,33 +606,86 @@ pub fn simulate_min(
 ) -> Result<Outcome, TraceError> {
     check_frames(frames)?;
     let mut m = min::Min::new(frames, nu);
-    let runs = nu.runs();
     let mut d = Driver::new(nu.page_bound(), warmup);
-    for (i, &r) in runs.iter().enumerate() {
-        let next = nu.next(i);
-        if d.at_warmup_end.is_none() && d.now + u64::from(r.count) > d.warmup {
-            let left = (d.warmup - d.now) as u32;
-            for (part, phase) in [(left, 0usize), (r.count - left, 1)] {
-                if r.kind.is_write() {
-                    d.mem.mark_dirty(r.page);
-                }
-                let hit = m.reference(r.page, next, &mut d.mem);
-                d.faults[phase] += u64::from(!hit);
-                d.now += u64::from(part);
-                d.maybe_end_warmup();
-            }
-            continue;
-        }
-        let phase = usize::from(d.at_warmup_end.is_some());
-        if r.kind.is_write() {
-            d.mem.mark_dirty(r.page);
-        }
-        let hit = m.reference(r.page, next, &mut d.mem);
-        d.faults[phase] += u64::from(!hit);
-        d.now += u64::from(r.count);
-        d.maybe_end_warmup();
+    for (i, &r) in nu.runs().iter().enumerate() {
+        min_run(&mut d, &mut m, r, nu.next(i));
     }
     Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
+}
+
+/// Runs MIN over a pagelab trace file at `frames` [frames], decoding its chunks as it goes:
+/// with `nu` from [`min::TraceNextUse::compute`] on the same file, memory is 4 bytes a run.
+pub fn simulate_min_trace(
+    spec: &PolicySpec,
+    reader: &mut crate::format::TraceReader,
+    nu: &min::TraceNextUse,
+    frames: u32,
+    warmup: u64,
+) -> Result<Outcome, TraceError> {
+    check_frames(frames)?;
+    if reader.runs() != nu.len() as u64 {
+        return Err(TraceError::invalid(format!(
+            "{}: next-use annotates {} runs, the trace has {}",
+            reader.path().display(),
+            nu.len(),
+            reader.runs()
+        )));
+    }
+    let mut m = min::Min::for_trace(frames, nu);
+    let mut d = Driver::new(nu.page_bound(), warmup);
+    let mut buf = Vec::new();
+    let mut i = 0usize;
+    for c in 0..reader.chunk_count() {
+        buf.clear();
+        reader.read_chunk(c, &mut buf)?;
+        for &r in &buf {
+            min_run(&mut d, &mut m, r, nu.next(i));
+            i += 1;
+        }
+    }
+    Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
+}
+
+/// MIN at every size of `sizes` [frames] over the trace file at `path`: one backward pass for
+/// next-use, then one forward pass per size, the sizes spread over the cores.
+pub fn simulate_min_trace_sizes(
+    spec: &PolicySpec,
+    path: &std::path::Path,
+    sizes: &[u32],
+    warmup: u64,
+) -> Result<Vec<Outcome>, TraceError> {
+    check_sizes(sizes)?;
+    let nu = min::TraceNextUse::compute(&mut crate::format::TraceReader::open(path)?)?;
+    sizes
+        .par_iter()
+        .map(|&f| {
+            let mut reader = crate::format::TraceReader::open(path)?;
+            simulate_min_trace(spec, &mut reader, &nu, f, warmup)
+        })
+        .collect()
+}
+
+/// One run through MIN, splitting it at the end of the warm-up.
+#[inline(always)]
+fn min_run(d: &mut Driver, m: &mut min::Min, r: Run, next: u64) {
+    if r.kind.is_write() {
+        d.mem.mark_dirty(r.page);
+    }
+    if d.at_warmup_end.is_none() && d.now + u64::from(r.count) > d.warmup {
+        let left = (d.warmup - d.now) as u32;
+        for (part, phase) in [(left, 0usize), (r.count - left, 1)] {
+            let hit = m.reference(r.page, next, &mut d.mem);
+            d.faults[phase] += u64::from(!hit);
+            d.now += u64::from(part);
+            d.maybe_end_warmup();
+        }
+        return;
+    }
+    let phase = usize::from(d.at_warmup_end.is_some());
+    let hit = m.reference(r.page, next, &mut d.mem);
+    d.faults[phase] += u64::from(!hit);
+    d.now += u64::from(r.count);
+    d.maybe_end_warmup();
 }
 
 /// Runs an online policy over any [`ReferenceSource`] in constant memory (apart from per-page

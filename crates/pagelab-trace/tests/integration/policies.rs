@@ -158,3 +158,39 @@ fn registry_lists_every_policy_once() {
     assert_eq!(ar.params[0].name, "reset_interval");
     assert_eq!(ar.params[0].unit, "[references]");
 }
+
+#[test]
+fn min_over_a_trace_file_equals_min_in_memory() {
+    let runs = locality_string(20_000, 9);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.pltrace");
+    let mut w = pagelab_trace::format::TraceWriter::create_with(
+        &path,
+        4096,
+        serde_json::json!({"test": "min"}),
+        pagelab_trace::format::WriterOptions {
+            chunk_runs: 1000,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for r in &runs {
+        w.push_run(u64::from(r.page), r.count, r.kind).unwrap();
+    }
+    w.finish().unwrap();
+    let spec = PolicySpec::by_name("min").unwrap();
+    let sizes = [1, 7, 40, 120, 400];
+    for warmup in [0, 12_345] {
+        let mem = simulate_sizes(&spec, &runs, &sizes, warmup).unwrap();
+        let file =
+            pagelab_trace::policy::simulate_min_trace_sizes(&spec, &path, &sizes, warmup).unwrap();
+        for (a, b) in mem.iter().zip(&file) {
+            assert_eq!(
+                a.measured, b.measured,
+                "frames {} warmup {warmup}",
+                a.frames
+            );
+            assert_eq!(a.warmup, b.warmup, "frames {} warmup {warmup}", a.frames);
+        }
+    }
+}
