@@ -17,7 +17,9 @@
 //! Parameters: `reset_interval` [references], default 10 000: one M44 time slice (0.1 s,
 //! B&G) at the effective 10 us reference time (B&G); 0 means never reset.
 
-use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
+use super::{
+    frame_table_of, has_frame, Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL,
+};
 use crate::TraceError;
 use serde::{Deserialize, Serialize};
 
@@ -135,9 +137,7 @@ impl Replacement for Ar {
     }
 
     fn is_resident(&self, page: u32) -> bool {
-        self.page_frame
-            .get(page as usize)
-            .is_some_and(|&f| f != NIL)
+        has_frame(&self.page_frame, page)
     }
 
     fn resident(&self) -> u32 {
@@ -145,12 +145,7 @@ impl Replacement for Ar {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(
-            self.frame_page
-                .iter()
-                .map(|&p| (p != NIL).then_some(p))
-                .collect(),
-        )
+        Some(frame_table_of(&self.frame_page))
     }
 
     fn state(&self) -> PolicyState {

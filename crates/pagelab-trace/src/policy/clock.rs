@@ -12,7 +12,9 @@
 //! counter, `init-freq` 0 by default, a FIFO queue with reinsertion, which is this ring with the
 //! hand) is `bit_on_load = false`; its `init-freq=1` is the default here.
 
-use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
+use super::{
+    frame_table_of, has_frame, Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL,
+};
 use crate::TraceError;
 use serde::{Deserialize, Serialize};
 
@@ -106,9 +108,7 @@ impl Replacement for Clock {
     }
 
     fn is_resident(&self, page: u32) -> bool {
-        self.page_frame
-            .get(page as usize)
-            .is_some_and(|&f| f != NIL)
+        has_frame(&self.page_frame, page)
     }
 
     fn resident(&self) -> u32 {
@@ -116,12 +116,7 @@ impl Replacement for Clock {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(
-            self.frame_page
-                .iter()
-                .map(|&p| (p != NIL).then_some(p))
-                .collect(),
-        )
+        Some(frame_table_of(&self.frame_page))
     }
 
     fn state(&self) -> PolicyState {

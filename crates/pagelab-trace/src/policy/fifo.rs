@@ -8,7 +8,7 @@
 //!
 //! Parameters: none. Deviations: none.
 
-use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
+use super::{frame_table_of, Memory, ParamInfo, PolicyState, Replacement, SpecParams};
 use crate::TraceError;
 use serde::{Deserialize, Serialize};
 
@@ -85,12 +85,7 @@ impl Replacement for Fifo {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(
-            self.frame_page
-                .iter()
-                .map(|&p| (p != NIL).then_some(p))
-                .collect(),
-        )
+        Some(frame_table_of(&self.frame_page))
     }
 
     fn state(&self) -> PolicyState {

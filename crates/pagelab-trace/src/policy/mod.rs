@@ -140,6 +140,20 @@ pub struct Victim {
     pub pushed: bool,
 }
 
+/// The frame table (frame -> page) of a policy that keeps one with [`NIL`] for a free frame.
+pub(crate) fn frame_table_of(frame_page: &[u32]) -> Vec<Option<u32>> {
+    frame_page
+        .iter()
+        .map(|&p| (p != NIL).then_some(p))
+        .collect()
+}
+
+/// True if `page` has a frame in a page -> frame map with [`NIL`] for none.
+#[inline]
+pub(crate) fn has_frame(page_frame: &[u32], page: u32) -> bool {
+    page_frame.get(page as usize).is_some_and(|&f| f != NIL)
+}
+
 /// What a policy exposes for step mode: its hand, reference bits and ordered lists.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PolicyState {

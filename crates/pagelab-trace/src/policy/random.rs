@@ -7,7 +7,7 @@
 //!
 //! Parameters: `seed` (default 1). Deviations: none.
 
-use super::{Memory, ParamInfo, Replacement, SpecParams, NIL};
+use super::{frame_table_of, has_frame, Memory, ParamInfo, Replacement, SpecParams, NIL};
 use crate::TraceError;
 use pagelab_core::{Rng, RngStreams};
 use rand::Rng as _;
@@ -89,9 +89,7 @@ impl Replacement for Random {
     }
 
     fn is_resident(&self, page: u32) -> bool {
-        self.page_frame
-            .get(page as usize)
-            .is_some_and(|&f| f != NIL)
+        has_frame(&self.page_frame, page)
     }
 
     fn resident(&self) -> u32 {
@@ -99,11 +97,6 @@ impl Replacement for Random {
     }
 
     fn frame_table(&self) -> Option<Vec<Option<u32>>> {
-        Some(
-            self.frame_page
-                .iter()
-                .map(|&p| (p != NIL).then_some(p))
-                .collect(),
-        )
+        Some(frame_table_of(&self.frame_page))
     }
 }
