@@ -528,11 +528,12 @@ fn solve3(mut m: [[f64; 4]; 3]) -> Option<[f64; 3]> {
             return None;
         }
         m.swap(col, piv);
-        for r in 0..3 {
+        let pivot = m[col];
+        for (r, row) in m.iter_mut().enumerate() {
             if r != col {
-                let q = m[r][col] / m[col][col];
-                for c in col..4 {
-                    m[r][c] -= q * m[col][c];
+                let q = row[col] / pivot[col];
+                for (x, p) in row.iter_mut().zip(pivot).skip(col) {
+                    *x -= q * p;
                 }
             }
         }
