@@ -368,3 +368,51 @@ fn prediction_errors_name_the_argument() {
     let e = predict(&[bad], 10).unwrap_err().to_string();
     assert!(e.contains("characteristics[0].points[1].psi"), "{e}");
 }
+
+/// Figures for docs/psi.md: the characteristics of the M44 programs and the one-pass speed.
+/// `cargo test --release -p pagelab-trace --test integration psi_figures -- --ignored --nocapture`
+#[test]
+#[ignore = "measurement; run in release"]
+fn psi_figures_of_the_m44_programs() {
+    use pagelab_trace::gen::{generate, M44Params, M44Program};
+    let psis: Vec<u32> = (0..=30).collect();
+    for prog in M44Program::ALL {
+        let g = generate(prog, &M44Params::default(), 1).unwrap();
+        let runs = g.source().runs().to_vec();
+        for io in [0u64, 20_000] {
+            let m = PsiModel {
+                refs_per_io: io,
+                ..PsiModel::default()
+            };
+            let t0 = std::time::Instant::now();
+            let c = psi_curve(&runs, &psis, m).unwrap();
+            let wall = t0.elapsed().as_secs_f64();
+            let n = c.points[0].references;
+            let at = |p: u32| c.at(p).unwrap();
+            println!(
+                "{:<10} io={:<6} refs={:>10} runs={:>9} pages={:>4} A(1,5,10,20,30)={:.1},{:.1},{:.1},{:.1},{:.1} \
+                 R(1,10,30)={:.0},{:.0},{:.0}/s f(10)={:.3} psi_c={:?} beta={:.3?} below={:.3?} \
+                 {:.3}s {:.1}M runs/s",
+                prog.name(),
+                io,
+                n,
+                runs.len(),
+                c.pages,
+                at(1).a,
+                at(5).a,
+                at(10).a,
+                at(20).a,
+                at(30).a,
+                at(1).r,
+                at(10).r,
+                at(30).r,
+                at(10).f,
+                c.psi_c,
+                c.beta,
+                c.slope_below,
+                wall,
+                runs.len() as f64 / wall / 1e6,
+            );
+        }
+    }
+}
