@@ -416,3 +416,131 @@ fn psi_figures_of_the_m44_programs() {
         }
     }
 }
+
+/// Programs run together under round robin on one global CLOCK (the core-table scan of
+/// Bard 1975 section 2): each program runs until its next interruption (a page exception, after
+/// which the faulting reference completes, or its I/O point), then the next one runs. Strings
+/// restart when they end so that the mix stays the same. Returns page exceptions per CPU second
+/// after `warmup` references.
+fn round_robin_paging_rate(
+    progs: &[Vec<Run>],
+    frames: u32,
+    m: PsiModel,
+    warmup: u64,
+    total: u64,
+) -> f64 {
+    use pagelab_trace::policy::clock::{Clock, ClockSpec};
+    use pagelab_trace::policy::{Memory, Replacement};
+    let bound: Vec<u32> = progs
+        .iter()
+        .map(|r| r.iter().map(|x| x.page + 1).max().unwrap_or(0))
+        .collect();
+    let offset: Vec<u32> = bound
+        .iter()
+        .scan(0, |s, &b| {
+            let o = *s;
+            *s += b;
+            Some(o)
+        })
+        .collect();
+    let pages: u32 = bound.iter().sum();
+    let mut clock = Clock::new(&ClockSpec::default(), frames, pages).unwrap();
+    let mut mem = Memory::new(pages);
+    // Per program: run index, references done in the run, references done, next I/O point.
+    let mut st: Vec<(usize, u32, u64, u64)> =
+        progs.iter().map(|_| (0, 0, 0, m.refs_per_io)).collect();
+    let (mut now, mut faults) = (0u64, 0u64);
+    'outer: loop {
+        for (i, runs) in progs.iter().enumerate() {
+            let (pos, done, refs, next_io) = &mut st[i];
+            loop {
+                if now >= total {
+                    break 'outer;
+                }
+                let r = runs[*pos];
+                let mut seg = u64::from(r.count - *done);
+                if m.refs_per_io > 0 {
+                    seg = seg.min(*next_io - *refs);
+                }
+                let hit = clock.reference(offset[i] + r.page, 1, now, &mut mem);
+                if !hit && now >= warmup {
+                    faults += 1;
+                }
+                *refs += seg;
+                now += seg;
+                *done += seg as u32;
+                if *done == r.count {
+                    *done = 0;
+                    *pos = (*pos + 1) % runs.len();
+                }
+                let io = m.refs_per_io > 0 && *refs == *next_io;
+                if io {
+                    *next_io += m.refs_per_io;
+                }
+                if io || !hit {
+                    break;
+                }
+            }
+        }
+    }
+    faults as f64 / ((total - warmup) as f64 * m.reference_time)
+}
+
+/// Prediction (eqs. 1-2) against the round-robin simulation for a mix of the M44 programs.
+/// `cargo test --release -p pagelab-trace --test integration psi_prediction -- --ignored --nocapture`
+#[test]
+#[ignore = "measurement; run in release"]
+fn psi_prediction_against_round_robin() {
+    use pagelab_trace::gen::{generate, M44Params, M44Program};
+    let m = PsiModel {
+        refs_per_io: 20_000,
+        ..PsiModel::default()
+    };
+    let psis: Vec<u32> = (0..=60).collect();
+    let mixes: [&[M44Program]; 2] = [
+        &[
+            M44Program::T1_1X,
+            M44Program::T2_1X,
+            M44Program::T4_1XQStar,
+            M44Program::T4_1XQR,
+        ],
+        &[
+            M44Program::T1_1XStar,
+            M44Program::T2_1XStar,
+            M44Program::T4_1XQ,
+            M44Program::T4_1XQRStar,
+        ],
+    ];
+    for mix in mixes {
+        let progs: Vec<Vec<Run>> = mix
+            .iter()
+            .map(|&p| {
+                generate(p, &M44Params::default(), 1)
+                    .unwrap()
+                    .source()
+                    .runs()
+                    .to_vec()
+            })
+            .collect();
+        let cs: Vec<PsiCurve> = progs
+            .iter()
+            .map(|r| psi_curve(r, &psis, m).unwrap())
+            .collect();
+        let names: Vec<&str> = mix.iter().map(|p| p.name()).collect();
+        println!("mix {names:?}");
+        for frames in [20, 30, 40, 60, 80, 100, 130] {
+            let pr = predict(&cs, frames).unwrap();
+            let t0 = std::time::Instant::now();
+            let sim = round_robin_paging_rate(&progs, frames, m, 5_000_000, 65_000_000);
+            println!(
+                "  N={frames:>3} psi*={:>6.2} ({:?}) predicted P={:>8.1}/s simulated P={:>8.1}/s ratio={:.3} ({:.1}s)",
+                pr.psi_star,
+                pr.bound,
+                pr.paging_rate,
+                sim,
+                pr.paging_rate / sim,
+                t0.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
