@@ -41,8 +41,10 @@
 //! single read of the string: per page the lanes' last-reference counts lie side by side, per
 //! lane a ring of Ψ + 2 counters holds how many resident pages were last referenced at each
 //! recent count, so an interruption removes exactly the expiring bucket, and the time average of
-//! the resident set is accumulated interval by interval. Cost: O(lanes) per run, O(pages x
-//! lanes) memory. [`realize`] is the direct simulation (resident set kept explicitly, one
+//! the resident set is accumulated interval by interval. A reference visits the lanes by
+//! increasing Ψ and stops at the first with no interruption since the page's last reference
+//! (by nesting, none of the larger Ψ has one either). Cost: O(lanes) per run at worst, O(pages
+//! x lanes) memory. [`realize`] is the direct simulation (resident set kept explicitly, one
 //! reference at a time) that checks it.
 //!
 //! *Ψ_c and β* (section 7: A grows about as Ψ up to a critical Ψ_c "between 7 and 10", then
@@ -254,7 +256,8 @@ impl PsiRealizer {
         self.last.resize(n * self.lanes.len(), 0);
     }
 
-    /// Interruption of lane `j` at time `now`: close the interval, expire the oldest bucket.
+    /// An interruption of `lane` at time `now` [references]: close the interval, expire the
+    /// oldest bucket.
     #[inline]
     fn interrupt(lane: &mut Lane, ring: &mut [u32], mask: u32, now: u64) {
         lane.area += u128::from(lane.res) * u128::from(now - lane.t_last);
@@ -290,6 +293,10 @@ impl PsiRealizer {
                 ring[(*last & mask) as usize] -= 1;
                 ring[(lane.k & mask) as usize] += 1;
                 *last = lane.k;
+            } else {
+                // No interruption since the page's last reference in this lane, hence none in
+                // the lanes of larger Ψ (their interruptions are a subset): nothing to do.
+                break;
             }
         }
     }
