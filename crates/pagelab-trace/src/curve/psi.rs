@@ -1,5 +1,5 @@
 //! Bard's program characterization: the Ψ-realization of a reference string and the prediction
-//! of a round-robin active set (Bard 1975, sections 3, 4 and 7; Bard 1973).
+//! of a round-robin active set (Bard 1975, sections 3, 4 and 7, which summarize Bard 1973).
 //!
 //! The program runs alone under a global reference-bit replacement in which an unreferenced
 //! resident page survives exactly Ψ of the program's *interruptions* before it is replaced
