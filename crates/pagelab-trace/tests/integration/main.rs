@@ -5,4 +5,5 @@ mod curves;
 mod format;
 mod gen;
 mod policies;
+mod psi;
 mod read;
