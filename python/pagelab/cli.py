@@ -285,6 +285,69 @@ def ws_curve(trace_path: str, taus: str, fmt: str, output: str) -> None:
     _emit_rows(result["rows"], fmt, output)
 
 
+@cli.command()
+@click.argument("trace_path", metavar="TRACE", type=click.Path(dir_okay=False))
+@click.option(
+    "--psi",
+    "psis",
+    default="0:30",
+    show_default=True,
+    help="Values of Ψ: a list or a range lo:hi[:step].",
+)
+@click.option(
+    "--reference-time", default=2e-6, show_default=True, help="CPU time of one reference [s]."
+)
+@click.option(
+    "--refs-per-io",
+    default=0,
+    show_default=True,
+    help="References between I/O interruptions (0: none).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "parquet", "json"]),
+    default="csv",
+    show_default=True,
+)
+@click.option("--output", default="-", show_default=True)
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Draw R against A and A against Ψ (Bard's figures 5-7) as PNG.",
+)
+def psi(
+    trace_path: str,
+    psis: str,
+    reference_time: float,
+    refs_per_io: int,
+    fmt: str,
+    output: str,
+    plot: str | None,
+) -> None:
+    """Bard's Ψ-realization of a program: A, R, t and f for each Ψ, and Ψ_c."""
+    values = _parse_psis(psis)
+    c = lab.psi_curve(trace_path, values, reference_time_s=reference_time, refs_per_io=refs_per_io)
+    _emit_rows(c["points"], fmt, output)
+    psi_c, beta = c.get("psi_c"), c.get("beta")
+    if psi_c is not None:
+        click.echo(f"Ψ_c = {psi_c}, β = {beta:.3f}", err=True)
+    if plot:
+        from . import plots
+
+        plots.psi_characteristic(c, plot, title=os.path.basename(trace_path))
+
+
+def _parse_psis(text: str) -> list[int]:
+    """Like sizes, but Ψ may be 0."""
+    if text.startswith("0:"):
+        return [0, *_parse_sizes("1:" + text[2:])] if text != "0:0" else [0]
+    if text == "0":
+        return [0]
+    return _parse_sizes(text)
+
+
 def _emit_rows(rows: list[dict[str, Any]], fmt: str, output: str) -> None:
     from . import _atomic
 

@@ -179,3 +179,26 @@ class Stepper:
         if result is None:
             raise StopIteration
         return result
+
+
+#: CPU time of one reference for the Ψ-realization [s] (presets/cp67.toml, `cpu.reference_ns`).
+PSI_REFERENCE_TIME_S = 2e-6
+
+
+def psi_curve(
+    trace: str | os.PathLike[str],
+    psis: Sequence[int] = tuple(range(0, 31)),
+    *,
+    reference_time_s: float = PSI_REFERENCE_TIME_S,
+    refs_per_io: int = 0,
+) -> dict[str, Any]:
+    """Bard's program characterization: for each Ψ the mean resident set A [pages], page
+    exceptions per CPU second R, mean execution interval t [s] and fraction f of intervals
+    ending in a page exception, with the break Ψ_c and the exponent β past it (Bard 1975 §3, §7).
+    """
+    return _call(_core.psi_curve, os.fspath(trace), list(psis), reference_time_s, refs_per_io)
+
+
+def psi_predict(characteristics: Sequence[dict[str, Any]], frames: int) -> dict[str, Any]:
+    """Ψ* solving Σ A_i(Ψ*) = N and the system paging rate (Bard 1975 §4, eq. 1-3)."""
+    return _call(_core.psi_predict, json.dumps(list(characteristics)), frames)

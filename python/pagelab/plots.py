@@ -71,3 +71,28 @@ def run_time_curves(
     ax.set_title(title)
     _atomic.save_figure(fig, target)
     plt.close(fig)
+
+
+def psi_characteristic(
+    curve: dict[str, Any], target: str | os.PathLike[str], *, title: str = ""
+) -> None:
+    """The paging characteristic R against A, and A against Ψ with Ψ_c marked
+    (Bard 1975, figures 5-7)."""
+    plt = _pyplot()
+    pts = curve["points"]
+    fig, (ax_r, ax_a) = plt.subplots(1, 2, figsize=(11, 4))
+    ax_r.plot([p["a"] for p in pts], [p["r"] for p in pts], marker=".")
+    ax_r.set_xlabel("A(Ψ): mean resident set (pages)")
+    ax_r.set_ylabel("R(Ψ): page exceptions per CPU second")
+    ax_r.set_yscale("log")
+    ax_a.plot([p["psi"] for p in pts], [p["a"] for p in pts], marker=".")
+    if curve.get("psi_c") is not None:
+        ax_a.axvline(curve["psi_c"], color="grey", linestyle="--", label=f"Ψ_c = {curve['psi_c']}")
+        ax_a.legend()
+    ax_a.set_xlabel("Ψ (interruptions survived)")
+    ax_a.set_ylabel("A(Ψ) (pages)")
+    for ax in (ax_r, ax_a):
+        ax.grid(alpha=0.3)
+    fig.suptitle(title)
+    _atomic.save_figure(fig, target)
+    plt.close(fig)

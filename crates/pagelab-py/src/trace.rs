@@ -242,7 +242,39 @@ fn ws_curve(py: Python<'_>, path: &str, taus: Vec<u64>) -> PyResult<PyObject> {
     Ok(d.into_any().unbind())
 }
 
+/// Bard's Ψ-realization of a trace for each Ψ: A, R, t, f, and the break Ψ_c, β.
+#[pyfunction]
+fn psi_curve(
+    py: Python<'_>,
+    path: &str,
+    psis: Vec<u32>,
+    reference_time: f64,
+    refs_per_io: u64,
+) -> PyResult<PyObject> {
+    let model = curve::PsiModel { reference_time, refs_per_io };
+    let mut reader = TraceReader::open(Path::new(path)).map_err(err)?;
+    let c = py
+        .allow_threads(|| {
+            let mut r = curve::psi::PsiRealizer::new(&psis, model)?;
+            r.push_source(&mut reader)?;
+            r.finish()
+        })
+        .map_err(err)?;
+    to_py(py, &c)
+}
+
+/// Predicts Ψ* and the system paging rate of programs run together on `frames` (Bard eq. 1-3)
+/// from their characteristics (as returned by `psi_curve`).
+#[pyfunction]
+fn psi_predict(py: Python<'_>, characteristics: &str, frames: u32) -> PyResult<PyObject> {
+    let curves: Vec<curve::PsiCurve> = serde_json::from_str(characteristics).map_err(err)?;
+    let p = curve::predict(&curves, frames).map_err(err)?;
+    to_py(py, &p)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(psi_curve, m)?)?;
+    m.add_function(wrap_pyfunction!(psi_predict, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace_capture, m)?)?;
