@@ -24,7 +24,7 @@ venv: $(VENV)/.installed
 
 # Builds the Rust core in release mode and installs pagelab into the virtual environment.
 build: venv
-	cd $(CURDIR) && $(VENV)/bin/maturin develop --release -q --skip-install
+	cd $(CURDIR) && $(VENV)/bin/maturin develop --release -q
 
 # Captures a real program's trace, draws its curves under several policies, writes a report.
 demo: build
