@@ -25,6 +25,7 @@ pub mod memory;
 pub mod monitor;
 pub mod spec;
 pub mod system;
+pub mod unix;
 pub mod workload;
 
 pub use error::SysError;
@@ -56,4 +57,39 @@ pub fn run_with_sources(
     progress: &mut dyn FnMut(f64),
 ) -> Result<Report, SysError> {
     System::build(spec, seed, Some(opener))?.run(progress)
+}
+
+/// Loads `toml_text` with overrides and runs it on the engine its `memory.residency` names:
+/// demand paging ([`run_with_sources`]) or whole-process swapping ([`unix::run`]).
+pub fn run_toml(
+    toml_text: &str,
+    origin: &str,
+    overrides: &[(String, String)],
+    seed: u64,
+    opener: &TraceOpener,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Report, SysError> {
+    let mut value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
+        origin: origin.into(),
+        what: error::one_line(&e.to_string()),
+    })?;
+    for (key, val) in overrides {
+        spec::apply_override(&mut value, key, val)?;
+    }
+    let swapping = value
+        .get("memory")
+        .and_then(|m| m.get("residency"))
+        .and_then(|r| r.as_str())
+        == Some("whole-process-swapping");
+    if swapping {
+        let spec = unix::spec::from_value(value, origin)?;
+        unix::run(&spec, seed, progress)
+    } else {
+        let text = toml::to_string(&value).map_err(|e| SysError::Syntax {
+            origin: origin.into(),
+            what: error::one_line(&e.to_string()),
+        })?;
+        let spec = load_spec(&text, origin, &[])?;
+        run_with_sources(&spec, seed, opener, progress)
+    }
 }
