@@ -60,13 +60,13 @@ pub fn run_with_sources(
 }
 
 /// Loads `toml_text` with overrides and runs it on the engine its `memory.residency` names:
-/// demand paging ([`run_with_sources`]) or whole-process swapping ([`unix::run`]).
+/// demand paging ([`System`], trace programs opened with `opener`) or whole-process swapping ([`unix::run`]).
 pub fn run_toml(
     toml_text: &str,
     origin: &str,
     overrides: &[(String, String)],
     seed: u64,
-    opener: &TraceOpener,
+    opener: Option<&TraceOpener>,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Report, SysError> {
     let mut value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
@@ -90,6 +90,6 @@ pub fn run_toml(
             what: error::one_line(&e.to_string()),
         })?;
         let spec = load_spec(&text, origin, &[])?;
-        run_with_sources(&spec, seed, opener, progress)
+        System::build(&spec, seed, opener)?.run(progress)
     }
 }

@@ -103,6 +103,7 @@ struct Proc {
     overhead_ns: u64,
     sleep_pri: i32,
     woke_at: Option<Tick>,
+    from_sleep: bool,
     ready_since: Tick,
     timer_s: u64,
     tty_q: f64,
@@ -227,6 +228,7 @@ pub struct Machine {
     core: ResourceMap,
     swapmap: ResourceMap,
     cur: Option<usize>,
+    kernel: bool,
     cpu_end: Tick,
     compute_start: Tick,
     stretch_start: Tick,
@@ -247,6 +249,7 @@ pub struct Machine {
     samples: Vec<Stats>,
     reactions: Vec<f64>,
     n_events: u64,
+    check_every: u64,
 }
 
 impl Machine {
@@ -294,6 +297,7 @@ impl Machine {
                 overhead_ns: 0,
                 sleep_pri: 0,
                 woke_at: None,
+                from_sleep: false,
                 ready_since: Tick::ZERO,
                 timer_s: u64::MAX,
                 tty_q: 0.0,
@@ -340,6 +344,7 @@ impl Machine {
             core,
             swapmap,
             cur: None,
+            kernel: false,
             cpu_end: Tick::NEVER,
             compute_start: Tick::ZERO,
             stretch_start: Tick::ZERO,
@@ -360,6 +365,7 @@ impl Machine {
             samples: Vec::new(),
             reactions: Vec::new(),
             n_events: 0,
+            check_every: 64,
         };
         m.q.schedule(m.tick_time(1), Ev::Clock(1));
         let interval = Tick::from_secs_f64(spec.monitor.interval_s).max(Tick(1));
@@ -369,6 +375,12 @@ impl Machine {
         }
         m.q.schedule(end, Ev::End);
         Ok(m)
+    }
+
+    /// In debug builds, check conservation every `n` events (default 64; 1 checks after
+    /// every event). Release builds never check.
+    pub fn set_check_every(&mut self, n: u64) {
+        self.check_every = n.max(1);
     }
 
     fn tick_time(&self, k: u64) -> Tick {
@@ -416,7 +428,7 @@ impl Machine {
             }
             self.settle()?;
             #[cfg(debug_assertions)]
-            if self.n_events % 64 == 0 {
+            if self.n_events % self.check_every == 0 {
                 self.check_invariants().map_err(|e| SysError::Invalid {
                     origin: "engine".into(),
                     path: format!("t={}", self.now.as_secs_f64()),
@@ -459,7 +471,7 @@ impl Machine {
                 continue;
             }
             if let Some(c) = self.cur {
-                if self.runrun {
+                if self.runrun && !self.kernel {
                     self.preempt(c);
                     continue;
                 }
@@ -512,18 +524,30 @@ impl Machine {
         self.st.cpu_waits += 1.0;
         self.st.cpu_wait_ms += ms(now - p.ready_since);
         p.overhead_ns += self.switch_ns;
+        let from_sleep = std::mem::take(&mut p.from_sleep);
         self.curpri = p.pri;
-        // Return to user mode: setpri, then switch again if runrun.
-        self.setpri(i);
-        if self.runrun {
-            self.procs[i].ready_since = now;
-            return true;
-        }
         self.cur = Some(i);
         self.stretch_start = now;
         self.st.stretches += 1.0;
-        self.do_user(i);
+        if from_sleep && self.syscall_ns > 0 {
+            // The rest of the system call, in kernel mode: not preemptible.
+            self.kernel = true;
+            self.compute_start = now;
+            self.cpu_end = now + Tick(self.syscall_ns);
+            return true;
+        }
+        self.return_to_user(i);
         true
+    }
+
+    /// Return to user mode: `setpri`, then switch if `runrun`, else the program continues.
+    fn return_to_user(&mut self, i: usize) {
+        self.setpri(i);
+        if self.runrun {
+            self.preempt(i);
+        } else {
+            self.do_user(i);
+        }
     }
 
     fn setpri(&mut self, i: usize) {
@@ -548,7 +572,10 @@ impl Machine {
         }
         let now = self.now;
         let p = &mut self.procs[i];
-        if self.cpu_end != Tick::NEVER {
+        if self.kernel {
+            self.kernel = false;
+            p.cpu_ns += (now - self.compute_start).as_ns();
+        } else if self.cpu_end != Tick::NEVER {
             let mut used = (now - self.compute_start).as_ns();
             let o = used.min(p.overhead_ns);
             p.overhead_ns -= o;
@@ -562,6 +589,13 @@ impl Machine {
 
     fn compute_done(&mut self) {
         let Some(i) = self.cur else { return };
+        if self.kernel {
+            self.kernel = false;
+            self.procs[i].cpu_ns += (self.now - self.compute_start).as_ns();
+            self.cpu_end = Tick::NEVER;
+            self.return_to_user(i);
+            return;
+        }
         let p = &mut self.procs[i];
         p.cpu_ns += (self.now - self.compute_start).as_ns();
         p.left_ns = 0;
@@ -679,6 +713,7 @@ impl Machine {
             return;
         }
         p.stat = Stat::Run;
+        p.from_sleep = true;
         p.woke_at = Some(now);
         p.ready_since = now;
         if p.pri < self.curpri {
@@ -722,7 +757,9 @@ impl Machine {
                 self.runrun = true;
             }
             if let Some(c) = self.cur {
-                self.setpri(c);
+                if !self.kernel {
+                    self.setpri(c);
+                }
             }
         }
         let next = self.tick_time(k + 1);
