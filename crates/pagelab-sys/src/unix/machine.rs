@@ -428,7 +428,7 @@ impl Machine {
             }
             self.settle()?;
             #[cfg(debug_assertions)]
-            if self.n_events % self.check_every == 0 {
+            if self.n_events.is_multiple_of(self.check_every) {
                 self.check_invariants().map_err(|e| SysError::Invalid {
                     origin: "engine".into(),
                     path: format!("t={}", self.now.as_secs_f64()),
@@ -729,7 +729,7 @@ impl Machine {
             let p = &mut self.procs[c];
             p.cpu = (p.cpu + 1).min(255);
         }
-        if k % self.tick_hz == 0 {
+        if k.is_multiple_of(self.tick_hz) {
             let sec = k / self.tick_hz;
             let s = self.spec.scheduler.clone();
             for i in 0..self.procs.len() {
@@ -753,7 +753,7 @@ impl Machine {
             if self.sched == SchedState::Runin {
                 self.sched = SchedState::Ready;
             }
-            if s.forced_switch_s > 0 && sec % u64::from(s.forced_switch_s) == 0 {
+            if s.forced_switch_s > 0 && sec.is_multiple_of(u64::from(s.forced_switch_s)) {
                 self.runrun = true;
             }
             if let Some(c) = self.cur {

@@ -352,8 +352,7 @@ impl UnixSpec {
                 "expected a positive revolution time and sectors per track".into(),
             );
         }
-        if !nonneg(d.seek_min_ms) || !(d.seek_max_ms.is_finite() && d.seek_max_ms >= d.seek_min_ms)
-        {
+        if !(nonneg(d.seek_min_ms) && d.seek_max_ms.is_finite() && d.seek_max_ms >= d.seek_min_ms) {
             return bad(
                 "disk.seek_max_ms",
                 "expected 0 ≤ seek_min_ms ≤ seek_max_ms [ms]".into(),
