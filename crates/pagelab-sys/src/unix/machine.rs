@@ -61,6 +61,7 @@ enum Ev {
     Clock(u64),
     DiskDone,
     TtyWake(u32),
+    Login,
     Sample,
     WarmupEnded,
     End,
@@ -173,6 +174,10 @@ struct Stats {
     in_core_s: f64,
     loops: f64,
     sched_wait_runin: f64,
+    procs_s: f64,
+    logins_admitted: f64,
+    logins_refused: f64,
+    logins_full: f64,
 }
 
 impl Stats {
@@ -198,6 +203,10 @@ impl Stats {
             in_core_s: self.in_core_s - e.in_core_s,
             loops: self.loops - e.loops,
             sched_wait_runin: self.sched_wait_runin - e.sched_wait_runin,
+            procs_s: self.procs_s - e.procs_s,
+            logins_admitted: self.logins_admitted - e.logins_admitted,
+            logins_refused: self.logins_refused - e.logins_refused,
+            logins_full: self.logins_full - e.logins_full,
         }
     }
 }
@@ -248,6 +257,7 @@ pub struct Machine {
     warm_st: Stats,
     samples: Vec<Stats>,
     reactions: Vec<f64>,
+    recent: VecDeque<(Tick, f64)>,
     n_events: u64,
     check_every: u64,
 }
@@ -259,7 +269,7 @@ impl Machine {
         spec.validate("spec")?;
         let streams = RngStreams::new(seed);
         let w = &spec.workload;
-        let mut core = ResourceMap::new(0, spec.memory.core_clicks);
+        let core = ResourceMap::new(0, spec.memory.core_clicks);
         let mut swapmap = ResourceMap::new(spec.swapper.swap_base, spec.swapper.swap_blocks);
         let mut texts = Vec::new();
         if w.text_clicks > 0 {
@@ -273,63 +283,6 @@ impl Machine {
                 in_core: 0,
             });
         }
-        let mut procs = Vec::with_capacity(w.processes as usize);
-        for i in 0..w.processes {
-            let mut rng = streams.stream("v6-proc", u64::from(i));
-            let u: f64 = rng.gen();
-            let size = (f64::from(w.size_clicks) * (1.0 + w.size_spread * (2.0 * u - 1.0)))
-                .round()
-                .max(f64::from(USIZE + 1)) as u32;
-            let text = (w.text_clicks > 0).then_some(0);
-            let mut p = Proc {
-                stat: Stat::Run,
-                loaded: false,
-                locked: false,
-                time: 0,
-                cpu: 0,
-                pri: spec.scheduler.puser,
-                size,
-                core: None,
-                swap: None,
-                text,
-                step: Step::Compute,
-                left_ns: 0,
-                overhead_ns: 0,
-                sleep_pri: 0,
-                woke_at: None,
-                from_sleep: false,
-                ready_since: Tick::ZERO,
-                timer_s: u64::MAX,
-                tty_q: 0.0,
-                tty_t: Tick::ZERO,
-                tty_left: 0,
-                rng,
-                loops: 0,
-                cpu_ns: 0,
-                disk_ios: 0,
-                swap_outs: 0,
-            };
-            let text_need = match text {
-                Some(t) if texts[t].in_core == 0 => texts[t].size,
-                _ => 0,
-            };
-            if let Some(a) = core.alloc(size + text_need) {
-                if let Some(t) = text {
-                    if text_need > 0 {
-                        texts[t].core = Some(a);
-                    }
-                    texts[t].in_core += 1;
-                }
-                p.core = Some(a + text_need);
-                p.loaded = true;
-            } else {
-                let s = swapmap
-                    .alloc(size.div_ceil(8))
-                    .ok_or_else(|| no_swap("the initial processes"))?;
-                p.swap = Some(s);
-            }
-            procs.push(p);
-        }
         let end = Tick::from_secs_f64(spec.run.duration_s);
         let mut m = Machine {
             spec: spec.clone(),
@@ -339,7 +292,7 @@ impl Machine {
             end,
             warm: spec.run.warmup_s <= 0.0,
             q: EventQueue::new(),
-            procs,
+            procs: Vec::with_capacity(w.processes as usize),
             texts,
             core,
             swapmap,
@@ -364,9 +317,16 @@ impl Machine {
             warm_st: Stats::default(),
             samples: Vec::new(),
             reactions: Vec::new(),
+            recent: VecDeque::new(),
             n_events: 0,
             check_every: 64,
         };
+        for _ in 0..w.processes {
+            m.spawn().map_err(|_| no_swap("the initial processes"))?;
+        }
+        if let Some(l) = &spec.login {
+            m.q.schedule(Tick::from_secs_f64(l.arrival_s), Ev::Login);
+        }
         m.q.schedule(m.tick_time(1), Ev::Clock(1));
         let interval = Tick::from_secs_f64(spec.monitor.interval_s).max(Tick(1));
         m.q.schedule(interval.min(end), Ev::Sample);
@@ -375,6 +335,97 @@ impl Machine {
         }
         m.q.schedule(end, Ev::End);
         Ok(m)
+    }
+
+    /// `fork` of a new prototype process at the end of the table: in core first fit if there
+    /// is room (with its text if none of the text's users is in core), else its image goes to
+    /// swap (V6 `newproc`, fidelity-notes §1.3). `Err` when swap space is exhausted.
+    fn spawn(&mut self) -> Result<(), ()> {
+        let w = &self.spec.workload;
+        let i = self.procs.len();
+        let mut rng = RngStreams::new(self.seed).stream("v6-proc", i as u64);
+        let u: f64 = rng.gen();
+        let size = (f64::from(w.size_clicks) * (1.0 + w.size_spread * (2.0 * u - 1.0)))
+            .round()
+            .max(f64::from(USIZE + 1)) as u32;
+        let text = (w.text_clicks > 0).then_some(0);
+        let mut p = Proc {
+            stat: Stat::Run,
+            loaded: false,
+            locked: false,
+            time: 0,
+            cpu: 0,
+            pri: self.spec.scheduler.puser,
+            size,
+            core: None,
+            swap: None,
+            text,
+            step: Step::Compute,
+            left_ns: 0,
+            overhead_ns: 0,
+            sleep_pri: 0,
+            woke_at: None,
+            from_sleep: false,
+            ready_since: self.now,
+            timer_s: u64::MAX,
+            tty_q: 0.0,
+            tty_t: self.now,
+            tty_left: 0,
+            rng,
+            loops: 0,
+            cpu_ns: 0,
+            disk_ios: 0,
+            swap_outs: 0,
+        };
+        let text_need = match text {
+            Some(t) if self.texts[t].in_core == 0 => self.texts[t].size,
+            _ => 0,
+        };
+        if let Some(a) = self.core.alloc(size + text_need) {
+            if let Some(t) = text {
+                if text_need > 0 {
+                    self.texts[t].core = Some(a);
+                }
+                self.texts[t].in_core += 1;
+            }
+            p.core = Some(a + text_need);
+            p.loaded = true;
+        } else {
+            p.swap = Some(self.swapmap.alloc(size.div_ceil(8)).ok_or(())?);
+            if self.sched == SchedState::Runout {
+                self.sched = SchedState::Ready;
+            }
+        }
+        self.procs.push(p);
+        Ok(())
+    }
+
+    /// A login attempt (Chanson §4.3): admitted while fewer than `max_processes` exist and the
+    /// mean reaction time over the last `window_s` is at most `threshold_ms` (no reaction in
+    /// the window counts as responsive).
+    fn login(&mut self) {
+        let Some(l) = self.spec.login.clone() else {
+            return;
+        };
+        let from = self.now.saturating_sub(Tick::from_secs_f64(l.window_s));
+        while self.recent.front().is_some_and(|r| r.0 < from) {
+            self.recent.pop_front();
+        }
+        let n = self.recent.len() as f64;
+        let measured = ratio(self.recent.iter().map(|r| r.1).sum(), n);
+        if self.procs.len() as u32 >= l.max_processes {
+            self.st.logins_full += 1.0;
+        } else if measured > l.threshold_ms {
+            self.st.logins_refused += 1.0;
+        } else if self.spawn().is_ok() {
+            self.st.logins_admitted += 1.0;
+        } else {
+            self.st.logins_full += 1.0;
+        }
+        let next = self.now + Tick::from_secs_f64(l.arrival_s).max(Tick(1));
+        if next < self.end {
+            self.q.schedule(next, Ev::Login);
+        }
     }
 
     /// In debug builds, check conservation every `n` events (default 64; 1 checks after
@@ -406,6 +457,7 @@ impl Machine {
                     Ev::Clock(k) => self.clock(k),
                     Ev::DiskDone => self.disk_done()?,
                     Ev::TtyWake(p) => self.wakeup(p as usize),
+                    Ev::Login => self.login(),
                     Ev::Sample => {
                         self.samples.push(self.st);
                         if self.now + interval < self.end {
@@ -458,6 +510,7 @@ impl Machine {
             }
             let loaded = self.procs.iter().filter(|p| p.loaded).count();
             self.st.in_core_s += loaded as f64 * dt;
+            self.st.procs_s += self.procs.len() as f64 * dt;
             self.last_t = t;
         }
         self.now = self.now.max(t);
@@ -516,6 +569,7 @@ impl Machine {
                 let r = ms(now - w);
                 self.st.reaction_n += 1.0;
                 self.st.reaction_ms += r;
+                self.recent.push_back((now, r));
                 if warm {
                     self.reactions.push(r);
                 }
@@ -942,8 +996,7 @@ impl Machine {
         };
         let latency_ms = self.disk_rng.gen::<f64>() * d.rotation_ms;
         let transfer_ms = f64::from(r.sectors) * d.rotation_ms / f64::from(d.sectors_per_track);
-        let last_block =
-            (r.block + r.sectors.div_ceil(1).saturating_sub(1)).min(d.blocks_per_drive - 1);
+        let last_block = (r.block + r.sectors.saturating_sub(1)).min(d.blocks_per_drive - 1);
         self.arm[r.drive as usize] = last_block / d.blocks_per_cylinder;
         self.st.disk_reqs += 1.0;
         self.st.disk_queue_wait_ms += ms(self.now - r.queued);
@@ -1201,6 +1254,36 @@ impl Machine {
             "Mean processes in core.",
         );
         put(
+            "processes_mean",
+            d.procs_s / t,
+            "processes",
+            "Mean processes in the table (logins add them).",
+        );
+        put(
+            "processes_end",
+            self.procs.len() as f64,
+            "processes",
+            "Processes at the end of the run.",
+        );
+        put(
+            "logins_admitted",
+            d.logins_admitted,
+            "count",
+            "Login attempts admitted (Chanson §4.3).",
+        );
+        put(
+            "logins_refused",
+            d.logins_refused,
+            "count",
+            "Login attempts refused: reaction time over the threshold.",
+        );
+        put(
+            "logins_full",
+            d.logins_full,
+            "count",
+            "Login attempts refused: process table or swap space full.",
+        );
+        put(
             "loop_rate",
             d.loops / t,
             "1/s",
@@ -1240,6 +1323,7 @@ impl Machine {
             "disk_ios",
             "cpu_busy_pct",
             "disk_queue_length",
+            "processes",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -1264,6 +1348,7 @@ impl Machine {
                 di.file_ios,
                 100.0 * di.cpu_busy_s / ti,
                 di.disk_len_s / ti,
+                di.procs_s / ti,
             ]);
             prev = *s;
         }

@@ -37,9 +37,34 @@ pub struct UnixSpec {
     pub terminal: TerminalSpec,
     /// The synthetic prototype processes -- parameter.
     pub workload: PrototypeSpec,
+    /// Login load control (an `/etc/init` that refuses logins while the system is slow;
+    /// Chanson §4.3); absent: no logins after the start -- parameter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login: Option<LoginSpec>,
     /// Monitor interval -- parameter.
     #[serde(default)]
     pub monitor: crate::spec::MonitorSpec,
+}
+
+/// Login load control: a new prototype process tries to log in every `arrival_s`; it is
+/// admitted while the mean reaction time measured over the last `window_s` is at most
+/// `threshold_ms` and fewer than `max_processes` exist.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoginSpec {
+    /// Time between login attempts [s].
+    pub arrival_s: f64,
+    /// Reaction-time threshold above which logins are refused [ms].
+    pub threshold_ms: f64,
+    /// Window over which reaction time is measured [s].
+    pub window_s: f64,
+    /// Process-table limit for logins (NPROC 50 less the swapper) [processes].
+    #[serde(default = "max_procs")]
+    pub max_processes: u32,
+}
+
+fn max_procs() -> u32 {
+    49
 }
 
 /// The processor and clock.
@@ -420,13 +445,17 @@ impl UnixSpec {
                 ),
             );
         }
-        let swap_need: u64 = u64::from(w.processes) * largest.div_ceil(8) + 8;
+        let n_max = self
+            .login
+            .as_ref()
+            .map_or(w.processes, |l| l.max_processes.max(w.processes));
+        let swap_need: u64 =
+            u64::from(n_max) * largest.div_ceil(8) + u64::from(w.text_clicks.div_ceil(8));
         if swap_need > u64::from(s.swap_blocks) {
             return bad(
                 "swapper.swap_blocks",
                 format!(
-                    "expected at least {swap_need} blocks for {} processes of up to {largest} clicks",
-                    w.processes
+                    "expected at least {swap_need} blocks for {n_max} processes of up to {largest} clicks"
                 ),
             );
         }
@@ -453,6 +482,23 @@ impl UnixSpec {
                 "workload.tty_chars_mean",
                 "expected a mean ≥ 1 [characters]".into(),
             );
+        }
+        if let Some(l) = &self.login {
+            if !pos(l.arrival_s) {
+                return bad("login.arrival_s", "expected a positive interval [s]".into());
+            }
+            if !nonneg(l.threshold_ms) {
+                return bad("login.threshold_ms", "expected a threshold ≥ 0 [ms]".into());
+            }
+            if !pos(l.window_s) {
+                return bad("login.window_s", "expected a positive window [s]".into());
+            }
+            if l.max_processes > 49 || l.max_processes < w.processes {
+                return bad(
+                    "login.max_processes",
+                    format!("expected workload.processes = {} to 49", w.processes),
+                );
+            }
         }
         if !pos(self.monitor.interval_s) {
             return bad(

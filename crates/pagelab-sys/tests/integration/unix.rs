@@ -138,3 +138,34 @@ fn spec_errors_are_one_line_and_name_the_key() {
         .to_string();
     assert!(!e.contains('\n'), "{e}");
 }
+
+#[test]
+fn login_control_admits_fewer_and_reacts_faster_under_a_lower_threshold() {
+    let run = |threshold: &str| {
+        let spec = load_spec(
+            &preset(),
+            "unix-v6.toml",
+            &set(&[
+                ("run.duration_s", "600.0"),
+                ("run.warmup_s", "0.0"),
+                ("workload.processes", "2"),
+                ("login.arrival_s", "20.0"),
+                ("login.threshold_ms", threshold),
+                ("login.window_s", "60.0"),
+                ("login.max_processes", "30"),
+            ]),
+        )
+        .unwrap();
+        pagelab_sys::unix::run(&spec, 3, &mut |_| {}).unwrap()
+    };
+    let strict = run("300.0");
+    let loose = run("3000.0");
+    assert!(metric(&strict, "logins_refused") > 0.0);
+    assert!(
+        metric(&strict, "processes_end") < metric(&loose, "processes_end"),
+        "strict {} loose {}",
+        metric(&strict, "processes_end"),
+        metric(&loose, "processes_end")
+    );
+    assert!(metric(&strict, "reaction_time_ms") < metric(&loose, "reaction_time_ms"));
+}
