@@ -169,3 +169,48 @@ fn login_control_admits_fewer_and_reacts_faster_under_a_lower_threshold() {
     );
     assert!(metric(&strict, "reaction_time_ms") < metric(&loose, "reaction_time_ms"));
 }
+
+mod conservation {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+        #[test]
+        fn core_and_swap_balance_for_any_mix(
+            pn in 1u32..12,
+            ps in 40u32..200,
+            spread in 0.0f64..0.9,
+            text in prop_oneof![Just(0u32), 10u32..80],
+            mm_factor in 0.4f64..1.5,
+            pc in 1.0f64..200.0,
+            seed in 0u64..1000,
+        ) {
+            let largest = (f64::from(ps) * (1.0 + spread)).ceil() as u32 + text;
+            let mm = ((f64::from(pn * ps) * mm_factor) as u32).max(largest + 1);
+            let o = set(&[
+                ("run.duration_s", "60.0"),
+                ("run.warmup_s", "0.0"),
+                ("workload.processes", &pn.to_string()),
+                ("workload.size_clicks", &ps.to_string()),
+                ("workload.size_spread", &format!("{spread}")),
+                ("workload.text_clicks", &text.to_string()),
+                ("workload.cpu_ms", &format!("{pc}")),
+                ("memory.core_clicks", &mm.to_string()),
+            ]);
+            let spec = load_spec(&preset(), "unix-v6.toml", &o);
+            // Configurations whose swap area is too small are refused with a named key.
+            let spec = match spec {
+                Ok(s) => s,
+                Err(e) => {
+                    prop_assert!(e.to_string().contains("swapper.swap_blocks"), "{}", e);
+                    return Ok(());
+                }
+            };
+            let mut m = Machine::build(&spec, seed).unwrap();
+            m.set_check_every(1);
+            let r = m.run(&mut |_| {});
+            prop_assert!(r.is_ok(), "{:?}", r.err());
+        }
+    }
+}
