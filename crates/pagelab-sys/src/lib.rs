@@ -17,6 +17,10 @@
 //! [`SystemSpec`]; [`run`] simulates it with a seed and returns a [`Report`]. Each component is
 //! a module; the seams (load control, devices, slot allocation, device selection, programs) are
 //! closed enums built from serde-tagged specs. See `docs/system.md` for the design essay.
+//!
+//! A second engine, [`unix`], simulates UNIX V6 whole-process swapping (Chanson 1982); a spec
+//! whose `memory.residency` is `whole-process-swapping` runs there, and [`run_toml`] picks
+//! the engine from that key.
 
 pub mod device;
 pub mod error;

@@ -115,6 +115,8 @@ struct Proc {
     cpu_ns: u64,
     disk_ios: u64,
     swap_outs: u64,
+    reaction_ms: f64,
+    reactions: u64,
 }
 
 struct Text {
@@ -376,6 +378,8 @@ impl Machine {
             cpu_ns: 0,
             disk_ios: 0,
             swap_outs: 0,
+            reaction_ms: 0.0,
+            reactions: 0,
         };
         let text_need = match text {
             Some(t) if self.texts[t].in_core == 0 => self.texts[t].size,
@@ -474,6 +478,8 @@ impl Machine {
                             p.cpu_ns = 0;
                             p.disk_ios = 0;
                             p.swap_outs = 0;
+                            p.reaction_ms = 0.0;
+                            p.reactions = 0;
                         }
                     }
                 }
@@ -569,8 +575,12 @@ impl Machine {
                 let r = ms(now - w);
                 self.st.reaction_n += 1.0;
                 self.st.reaction_ms += r;
-                self.recent.push_back((now, r));
+                if self.spec.login.is_some() {
+                    self.recent.push_back((now, r));
+                }
                 if warm {
+                    p.reaction_ms += r;
+                    p.reactions += 1;
                     self.reactions.push(r);
                 }
             }
@@ -1360,7 +1370,7 @@ impl Machine {
                 user: i as u32,
                 class: "prototype".into(),
                 transactions: p.loops,
-                response_mean_s: 0.0,
+                response_mean_s: ratio(p.reaction_ms, p.reactions as f64) / 1e3,
                 cpu_s: p.cpu_ns as f64 / 1e9,
                 faults: 0,
                 page_reads: 0,
