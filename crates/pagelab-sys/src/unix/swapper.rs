@@ -413,4 +413,36 @@ mod tests {
             Verdict::Wait { for_proc: 0 }
         );
     }
+
+    #[test]
+    fn retry_after_each_swap_out_until_the_hole_is_big_enough() {
+        // Core 300: [0,100) slot 1 (low sleeper), [100,200) slot 2 (low sleeper),
+        // [200,300) slot 3 (ready, in 5 s). Slot 0 needs 200 clicks.
+        let mut procs = [
+            p(Stat::Run, false, 4, 200),
+            p(Stat::SleepLow, true, 1, 100),
+            p(Stat::SleepLow, true, 1, 100),
+            p(Stat::Run, true, 5, 100),
+        ];
+        let mut m = ResourceMap::new(0, 300);
+        assert_eq!(m.alloc(300), Some(0));
+        let addr = [0, 0, 100, 200];
+        let mut outs = Vec::new();
+        loop {
+            match decide(&procs, &[], &m, SwapperParams::default()) {
+                Verdict::SwapOut { victim, .. } => {
+                    outs.push(victim);
+                    procs[victim].loaded = false;
+                    m.free(procs[victim].size, addr[victim]).unwrap();
+                }
+                Verdict::SwapIn { proc, addr, .. } => {
+                    assert_eq!((proc, addr), (0, 0));
+                    break;
+                }
+                v => panic!("unexpected {v:?}"),
+            }
+        }
+        // Two easy victims in table order; the ready one stays.
+        assert_eq!(outs, vec![1, 2]);
+    }
 }

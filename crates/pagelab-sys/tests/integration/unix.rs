@@ -59,6 +59,7 @@ fn same_seed_same_bits() {
 fn reaction_time_rises_as_pctrmm_falls() {
     // PN = 8, PS = 200: MM 1800, 1200, 800 give PCTRMM 11, −33, −100.
     let mut last = -1.0;
+    let mut last_swaps = -0.5;
     for mm in ["1800", "1200", "800"] {
         let spec = load_spec(
             &preset(),
@@ -78,6 +79,13 @@ fn reaction_time_rises_as_pctrmm_falls() {
             metric(&r, "pctrmm")
         );
         last = rt;
+        // Figure 1: swapping intensifies as −PCTRMM grows (none while everything fits).
+        let swaps = metric(&r, "swap_rate");
+        assert!(
+            swaps > last_swaps,
+            "MM {mm}: swap rate {swaps} not above {last_swaps}"
+        );
+        last_swaps = swaps;
     }
     assert!(
         last > 500.0,
