@@ -1239,6 +1239,12 @@ impl Machine {
             "File-system block I/Os per second.",
         );
         put(
+            "disk_request_rate",
+            d.disk_reqs / t,
+            "1/s",
+            "Requests served by the disk controller, file-system blocks and swap transfers (Chanson's disk waits).",
+        );
+        put(
             "disk_busy_pct",
             100.0 * d.disk_busy_s / t,
             "%",

@@ -22,7 +22,7 @@
 //! ([`crate::run_toml`] dispatches on that key). It returns the same [`crate::Report`].
 //!
 //! Metrics (in the report's `metrics`): `reaction_time_ms` (Chanson §2.B), `swap_rate`,
-//! `swap_interval_s` (Figure 1), `swap_wait_ms`, `disk_queue_length`, `disk_wait_ms`,
+//! `swap_interval_s` (Figure 1), `swap_wait_ms`, `disk_queue_length`, `disk_wait_ms`, `disk_request_rate`,
 //! `disk_io_rate`, `cpu_interval_ms`, `cpu_wait_ms`, `cpu_busy_pct`, `pctrmm` (§3), and the
 //! workload parameters `pn`, `ps`, `pc_ms`, `mm`.
 
