@@ -1,5 +1,6 @@
 //! Runs a preset with overrides and prints the summary:
 //! `cargo run --release -p pagelab-sys --example run_preset -- presets/vm370.toml run.duration_s=600`
+//! (any residency: `presets/unix-v6.toml workload.processes=10` runs the UNIX V6 machine)
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args
@@ -13,15 +14,8 @@ fn main() {
             (k.to_string(), v.to_string())
         })
         .collect();
-    let spec = match pagelab_sys::load_spec(&text, path, &overrides) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(2);
-        }
-    };
     let t0 = std::time::Instant::now();
-    match pagelab_sys::run(&spec, 1) {
+    match pagelab_sys::run_toml(&text, path, &overrides, 1, None, &mut |_| {}) {
         Ok(r) => {
             print!("{}", r.summary_table());
             println!(

@@ -17,6 +17,10 @@
 //! [`SystemSpec`]; [`run`] simulates it with a seed and returns a [`Report`]. Each component is
 //! a module; the seams (load control, devices, slot allocation, device selection, programs) are
 //! closed enums built from serde-tagged specs. See `docs/system.md` for the design essay.
+//!
+//! A second engine, [`unix`], simulates UNIX V6 whole-process swapping (Chanson 1982); a spec
+//! whose `memory.residency` is `whole-process-swapping` runs there, and [`run_toml`] picks
+//! the engine from that key.
 
 pub mod device;
 pub mod error;
@@ -25,6 +29,7 @@ pub mod memory;
 pub mod monitor;
 pub mod spec;
 pub mod system;
+pub mod unix;
 pub mod workload;
 
 pub use error::SysError;
@@ -56,4 +61,39 @@ pub fn run_with_sources(
     progress: &mut dyn FnMut(f64),
 ) -> Result<Report, SysError> {
     System::build(spec, seed, Some(opener))?.run(progress)
+}
+
+/// Loads `toml_text` with overrides and runs it on the engine its `memory.residency` names:
+/// demand paging ([`System`], trace programs opened with `opener`) or whole-process swapping ([`unix::run`]).
+pub fn run_toml(
+    toml_text: &str,
+    origin: &str,
+    overrides: &[(String, String)],
+    seed: u64,
+    opener: Option<&TraceOpener>,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Report, SysError> {
+    let mut value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
+        origin: origin.into(),
+        what: error::one_line(&e.to_string()),
+    })?;
+    for (key, val) in overrides {
+        spec::apply_override(&mut value, key, val)?;
+    }
+    let swapping = value
+        .get("memory")
+        .and_then(|m| m.get("residency"))
+        .and_then(|r| r.as_str())
+        == Some("whole-process-swapping");
+    if swapping {
+        let spec = unix::spec::from_value(value, origin)?;
+        unix::run(&spec, seed, progress)
+    } else {
+        let text = toml::to_string(&value).map_err(|e| SysError::Syntax {
+            origin: origin.into(),
+            what: error::one_line(&e.to_string()),
+        })?;
+        let spec = load_spec(&text, origin, &[])?;
+        System::build(&spec, seed, opener)?.run(progress)
+    }
 }

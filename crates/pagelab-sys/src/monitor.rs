@@ -187,8 +187,8 @@ pub struct Report {
     pub version: String,
     /// The seed.
     pub seed: u64,
-    /// The resolved spec.
-    pub spec: crate::spec::SystemSpec,
+    /// The resolved spec (a [`crate::SystemSpec`] or a [`crate::unix::UnixSpec`]).
+    pub spec: serde_json::Value,
     /// Named metrics after the warm-up.
     pub metrics: BTreeMap<String, Metric>,
     /// Interval time series.

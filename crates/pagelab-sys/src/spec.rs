@@ -137,14 +137,16 @@ pub struct MemorySpec {
     pub flush_at_drop: bool,
 }
 
-/// Residency models: the seam where whole-process swapping (UNIX V6) will plug in beside
-/// demand paging. Only demand paging is built.
+/// Residency models: demand paging (this engine) or whole-process swapping (the UNIX V6
+/// machine of [`crate::unix`], which has its own spec; [`crate::run_toml`] dispatches).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ResidencyKind {
     /// Pages brought in one at a time on reference (CP-67, VM/370).
     #[default]
     DemandPaging,
+    /// A process runs only with its whole image in core (UNIX V6, Chanson 1982).
+    WholeProcessSwapping,
 }
 
 fn default_page_bytes() -> u32 {
@@ -646,6 +648,12 @@ impl SystemSpec {
             if !finite_nonneg(v) {
                 return bad(&format!("cpu.supervisor.{k}"), "expected a cost ≥ 0 [µs]");
             }
+        }
+        if self.memory.residency == ResidencyKind::WholeProcessSwapping {
+            return bad(
+                "memory.residency",
+                "whole-process swapping is a UNIX V6 spec: expected it loaded with unix::load_spec or run_toml",
+            );
         }
         if self.memory.frames == 0 {
             return bad("memory.frames", "expected at least one pageable frame");

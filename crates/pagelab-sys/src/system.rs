@@ -357,8 +357,13 @@ impl<'o> System<'o> {
             SlotAllocator::build(spec.paging.slot_allocation),
         );
         // The residency seam: every model built so far pages on demand.
-        match spec.memory.residency {
-            crate::spec::ResidencyKind::DemandPaging => {}
+        if spec.memory.residency != crate::spec::ResidencyKind::DemandPaging {
+            return Err(SysError::Invalid {
+                origin: "spec".into(),
+                path: "memory.residency".into(),
+                what: "this engine pages on demand: expected a swapping spec run by unix::run"
+                    .into(),
+            });
         }
         let s = &spec.cpu.supervisor;
         let n_cpus = spec.cpu.count;
@@ -1441,7 +1446,7 @@ impl<'o> System<'o> {
         Report {
             version: env!("CARGO_PKG_VERSION").to_string(),
             seed: self.seed,
-            spec: self.spec.clone(),
+            spec: serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
             metrics,
             intervals: IntervalTable {
                 columns,

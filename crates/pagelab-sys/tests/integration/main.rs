@@ -3,6 +3,7 @@
 mod errors;
 mod laws;
 mod table1;
+mod unix;
 
 use pagelab_sys::{load_spec, SystemSpec};
 

@@ -1,0 +1,518 @@
+//! The UNIX V6 machine spec: TOML in, typed structs out, through the same override and error
+//! machinery as [`crate::spec`] (`origin: key.path: what was expected`, one line).
+//!
+//! The sections follow the component tree: `[machine]` (core, clock, costs), `[memory]`
+//! (residency, the swappable core MM), `[swapper]`, `[scheduler]`, `[disk]` (the RK11 and its
+//! RK05 drives), `[terminal]`, `[workload]` (Chanson's prototype process: PN, PS, PC) and
+//! `[monitor]`. Numbers and their sources are in `presets/unix-v6.toml` and
+//! `docs/presets/unix-v6.md`.
+
+use crate::error::{one_line, SysError};
+use crate::spec::{apply_override, PresetInfo, ResidencyKind, RunSpec};
+use serde::{Deserialize, Serialize};
+
+/// A UNIX V6 machine and its workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnixSpec {
+    /// What the preset is and where its numbers come from -- metadata.
+    #[serde(default)]
+    pub preset: PresetInfo,
+    /// Length of the run -- parameter.
+    pub run: RunSpec,
+    /// The processor and clock -- parameter.
+    pub machine: MachineSpec,
+    /// Main storage -- parameter.
+    pub memory: UnixMemorySpec,
+    /// The swapper's thresholds and swap area -- parameter.
+    #[serde(default)]
+    pub swapper: SwapperSpec,
+    /// CPU scheduling constants -- parameter.
+    #[serde(default)]
+    pub scheduler: SchedulerSpec,
+    /// The disk controller and drives -- parameter.
+    pub disk: DiskSpec,
+    /// Terminals -- parameter.
+    #[serde(default)]
+    pub terminal: TerminalSpec,
+    /// The synthetic prototype processes -- parameter.
+    pub workload: PrototypeSpec,
+    /// Login load control (an `/etc/init` that refuses logins while the system is slow;
+    /// Chanson §4.3); absent: no logins after the start -- parameter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login: Option<LoginSpec>,
+    /// Monitor interval -- parameter.
+    #[serde(default)]
+    pub monitor: crate::spec::MonitorSpec,
+}
+
+/// Login load control: a new prototype process tries to log in every `arrival_s`; it is
+/// admitted while the mean reaction time measured over the last `window_s` is at most
+/// `threshold_ms` and fewer than `max_processes` exist.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoginSpec {
+    /// Time between login attempts [s].
+    pub arrival_s: f64,
+    /// Reaction-time threshold above which logins are refused [ms].
+    pub threshold_ms: f64,
+    /// Window over which reaction time is measured [s].
+    pub window_s: f64,
+    /// Process-table limit for logins (NPROC 50 less the swapper) [processes].
+    #[serde(default = "max_procs")]
+    pub max_processes: u32,
+}
+
+fn max_procs() -> u32 {
+    49
+}
+
+/// The processor and clock.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSpec {
+    /// Clock interrupts per second (V6 `HZ`) [1/s].
+    pub clock_hz: u32,
+    /// CPU time of one context switch (`swtch`) [µs].
+    #[serde(default)]
+    pub switch_us: f64,
+    /// CPU time of one system call or interrupt handled for a process [µs].
+    #[serde(default)]
+    pub syscall_us: f64,
+}
+
+/// Main storage of a swapping machine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnixMemorySpec {
+    /// Must be `whole-process-swapping`.
+    pub residency: ResidencyKind,
+    /// Swappable main storage, Chanson's MM (the `coremap`) [clicks of 64 bytes].
+    pub core_clicks: u32,
+    /// Bytes per click [bytes].
+    #[serde(default = "click_bytes")]
+    pub click_bytes: u32,
+}
+
+fn click_bytes() -> u32 {
+    64
+}
+
+/// The swapper's rules and swap area.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwapperSpec {
+    /// A deserving swap-out needs the candidate out at least this (`n >= 3`) [s].
+    #[serde(default = "three")]
+    pub out_min_s: u8,
+    /// A deserving victim must have been in core at least this (`p_time >= 2`) [s].
+    #[serde(default = "two")]
+    pub in_min_s: u8,
+    /// First block of the swap area on its drive (`swplo`) [512-B blocks].
+    #[serde(default = "swplo")]
+    pub swap_base: u32,
+    /// Size of the swap area (`nswap`) [512-B blocks].
+    #[serde(default = "nswap")]
+    pub swap_blocks: u32,
+    /// Drive holding the swap area [index].
+    #[serde(default)]
+    pub swap_drive: u32,
+}
+
+fn three() -> u8 {
+    3
+}
+fn two() -> u8 {
+    2
+}
+fn swplo() -> u32 {
+    4000
+}
+fn nswap() -> u32 {
+    872
+}
+
+impl Default for SwapperSpec {
+    /// V6 `sched` thresholds and the V6 default swap area (fidelity-notes §1.1-1.2).
+    fn default() -> Self {
+        SwapperSpec {
+            out_min_s: 3,
+            in_min_s: 2,
+            swap_base: 4000,
+            swap_blocks: 872,
+            swap_drive: 0,
+        }
+    }
+}
+
+/// V6 CPU scheduling constants (fidelity-notes §1.1, §1.5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerSpec {
+    /// Base user priority (`PUSER`).
+    #[serde(default = "puser")]
+    pub puser: i32,
+    /// Per-second decay of `p_cpu` (`SCHMAG`) [ticks].
+    #[serde(default = "schmag")]
+    pub schmag: u32,
+    /// A forced reschedule every this many seconds (`runrun++` every 4th second) [s].
+    #[serde(default = "four")]
+    pub forced_switch_s: u32,
+    /// Reaction time is measured for wake-ups from sleeps at this priority or above
+    /// (numerically; `TTIPRI` = 10: terminal input or lower, Chanson §2.B).
+    #[serde(default = "ttipri")]
+    pub reaction_min_pri: i32,
+}
+
+fn puser() -> i32 {
+    100
+}
+fn schmag() -> u32 {
+    10
+}
+fn four() -> u32 {
+    4
+}
+fn ttipri() -> i32 {
+    10
+}
+
+impl Default for SchedulerSpec {
+    /// The V6 constants.
+    fn default() -> Self {
+        SchedulerSpec {
+            puser: 100,
+            schmag: 10,
+            forced_switch_s: 4,
+            reaction_min_pri: 10,
+        }
+    }
+}
+
+/// The RK11 controller with its RK05 drives: one FIFO queue, no overlapped seeks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiskSpec {
+    /// Drives on the controller [count].
+    pub drives: u32,
+    /// Blocks per drive (`NRKBLK`) [512-B blocks].
+    pub blocks_per_drive: u32,
+    /// Blocks per cylinder (sectors per track × surfaces) [blocks].
+    pub blocks_per_cylinder: u32,
+    /// Sectors per track [sectors].
+    pub sectors_per_track: u32,
+    /// One revolution [ms].
+    pub rotation_ms: f64,
+    /// Track-to-track seek [ms].
+    pub seek_min_ms: f64,
+    /// Full-stroke seek [ms].
+    pub seek_max_ms: f64,
+}
+
+/// Terminal output (V6 `tty.h`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerminalSpec {
+    /// Line speed [characters/s].
+    #[serde(default = "cps")]
+    pub chars_per_s: f64,
+    /// A writer sleeps when its output queue exceeds this (`TTHIWAT`) [characters].
+    #[serde(default = "hiwat")]
+    pub high_water: u32,
+    /// ... and is woken when it drains to this (`TTLOWAT`) [characters].
+    #[serde(default = "lowat")]
+    pub low_water: u32,
+}
+
+fn cps() -> f64 {
+    30.0
+}
+fn hiwat() -> u32 {
+    50
+}
+fn lowat() -> u32 {
+    30
+}
+
+impl Default for TerminalSpec {
+    /// 30 characters/s (fidelity-notes §1.7, [I]); V6 water marks.
+    fn default() -> Self {
+        TerminalSpec {
+            chars_per_s: 30.0,
+            high_water: 50,
+            low_water: 30,
+        }
+    }
+}
+
+/// Chanson's synthetic prototype process (§2.D): an endless loop of a compute stretch, a disk
+/// I/O, a `sleep(n)` call and terminal output, each from its own distribution.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrototypeSpec {
+    /// Processes, Chanson's PN [count].
+    pub processes: u32,
+    /// Mean process size including the 1 KB u-area, Chanson's PS [clicks of 64 bytes].
+    pub size_clicks: u32,
+    /// Sizes are uniform on `size_clicks × [1 − spread, 1 + spread]` [fraction].
+    #[serde(default)]
+    pub size_spread: f64,
+    /// Mean CPU time between successive disk I/Os, Chanson's PC; exponential [ms].
+    pub cpu_ms: f64,
+    /// Probability that a loop makes a `sleep` call [fraction].
+    pub sleep_probability: f64,
+    /// `sleep(n)` seconds, uniform on `[sleep_min_s, sleep_max_s]` [s].
+    pub sleep_min_s: u32,
+    /// Upper end of the sleep argument [s].
+    pub sleep_max_s: u32,
+    /// Probability that a loop writes to the terminal [fraction].
+    pub tty_probability: f64,
+    /// Characters per terminal write; geometric with this mean [characters].
+    pub tty_chars_mean: f64,
+    /// Blocks written rather than read [fraction].
+    #[serde(default)]
+    pub write_fraction: f64,
+    /// Shared text segment of every process (0: none, as Chanson's workload, §5) [clicks].
+    #[serde(default)]
+    pub text_clicks: u32,
+}
+
+/// Parses `toml_text` (with dotted `key.path=value` overrides) into a validated [`UnixSpec`].
+pub fn load_spec(
+    toml_text: &str,
+    origin: &str,
+    overrides: &[(String, String)],
+) -> Result<UnixSpec, SysError> {
+    let mut value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
+        origin: origin.into(),
+        what: one_line(&e.to_string()),
+    })?;
+    for (key, val) in overrides {
+        apply_override(&mut value, key, val)?;
+    }
+    from_value(value, origin)
+}
+
+/// A validated [`UnixSpec`] from an already merged TOML value.
+pub fn from_value(value: toml::Value, origin: &str) -> Result<UnixSpec, SysError> {
+    let spec: UnixSpec = serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let mut what = one_line(&e.into_inner().to_string());
+        if let Some(i) = what.rfind(" in `") {
+            if what.ends_with('`') {
+                what.truncate(i);
+            }
+        }
+        SysError::Spec {
+            origin: origin.into(),
+            path,
+            what,
+        }
+    })?;
+    spec.validate(origin)?;
+    Ok(spec)
+}
+
+impl UnixSpec {
+    /// Cross-field checks serde cannot make. `origin` names the spec in errors.
+    pub fn validate(&self, origin: &str) -> Result<(), SysError> {
+        let bad = |path: &str, what: String| {
+            Err(SysError::Invalid {
+                origin: origin.into(),
+                path: path.into(),
+                what,
+            })
+        };
+        let pos = |x: f64| x.is_finite() && x > 0.0;
+        let nonneg = |x: f64| x.is_finite() && x >= 0.0;
+        let frac = |x: f64| (0.0..=1.0).contains(&x);
+        if !pos(self.run.duration_s) {
+            return bad(
+                "run.duration_s",
+                "expected a positive number of seconds".into(),
+            );
+        }
+        if !nonneg(self.run.warmup_s) || self.run.warmup_s >= self.run.duration_s {
+            return bad(
+                "run.warmup_s",
+                "expected seconds ≥ 0 and below run.duration_s".into(),
+            );
+        }
+        if self.machine.clock_hz == 0 {
+            return bad(
+                "machine.clock_hz",
+                "expected a positive clock rate [1/s]".into(),
+            );
+        }
+        for (k, v) in [
+            ("machine.switch_us", self.machine.switch_us),
+            ("machine.syscall_us", self.machine.syscall_us),
+        ] {
+            if !nonneg(v) {
+                return bad(k, "expected a cost ≥ 0 [µs]".into());
+            }
+        }
+        if self.memory.residency != ResidencyKind::WholeProcessSwapping {
+            return bad(
+                "memory.residency",
+                "expected \"whole-process-swapping\" for a UNIX V6 machine".into(),
+            );
+        }
+        if self.memory.core_clicks == 0 || self.memory.click_bytes == 0 {
+            return bad(
+                "memory.core_clicks",
+                "expected positive swappable core [clicks] and click size [bytes]".into(),
+            );
+        }
+        let d = &self.disk;
+        if d.drives == 0 || d.blocks_per_drive == 0 || d.blocks_per_cylinder == 0 {
+            return bad(
+                "disk",
+                "expected drives, blocks_per_drive and blocks_per_cylinder > 0".into(),
+            );
+        }
+        if d.sectors_per_track == 0 || !pos(d.rotation_ms) {
+            return bad(
+                "disk.rotation_ms",
+                "expected a positive revolution time and sectors per track".into(),
+            );
+        }
+        if !(nonneg(d.seek_min_ms) && d.seek_max_ms.is_finite() && d.seek_max_ms >= d.seek_min_ms) {
+            return bad(
+                "disk.seek_max_ms",
+                "expected 0 ≤ seek_min_ms ≤ seek_max_ms [ms]".into(),
+            );
+        }
+        let s = &self.swapper;
+        if s.swap_drive >= d.drives {
+            return bad(
+                "swapper.swap_drive",
+                format!("expected a drive index below disk.drives = {}", d.drives),
+            );
+        }
+        if s.swap_blocks == 0
+            || s.swap_base.checked_add(s.swap_blocks).is_none()
+            || s.swap_base + s.swap_blocks > d.blocks_per_drive
+        {
+            return bad(
+                "swapper.swap_blocks",
+                format!(
+                    "expected a swap area of > 0 blocks ending within the drive's {} blocks",
+                    d.blocks_per_drive
+                ),
+            );
+        }
+        if s.swap_base == 0 && s.swap_blocks >= d.blocks_per_drive && d.drives == 1 {
+            return bad(
+                "swapper.swap_base",
+                "expected room for a file system beside the swap area".into(),
+            );
+        }
+        let t = &self.terminal;
+        if !pos(t.chars_per_s) || t.low_water >= t.high_water {
+            return bad(
+                "terminal",
+                "expected chars_per_s > 0 and low_water < high_water".into(),
+            );
+        }
+        let w = &self.workload;
+        if w.processes == 0 || w.processes > 49 {
+            return bad(
+                "workload.processes",
+                "expected 1 to 49 processes (NPROC 50 less the swapper)".into(),
+            );
+        }
+        if w.size_clicks == 0 {
+            return bad(
+                "workload.size_clicks",
+                "expected a positive size [clicks]".into(),
+            );
+        }
+        if !(w.size_spread.is_finite() && (0.0..1.0).contains(&w.size_spread)) {
+            return bad(
+                "workload.size_spread",
+                "expected a fraction in [0, 1)".into(),
+            );
+        }
+        let largest = (f64::from(w.size_clicks) * (1.0 + w.size_spread)).ceil() as u64
+            + u64::from(w.text_clicks);
+        if largest > u64::from(self.memory.core_clicks) {
+            return bad(
+                "workload.size_clicks",
+                format!(
+                    "a process of up to {largest} clicks (with text) cannot fit in memory.core_clicks = {}",
+                    self.memory.core_clicks
+                ),
+            );
+        }
+        let n_max = self
+            .login
+            .as_ref()
+            .map_or(w.processes, |l| l.max_processes.max(w.processes));
+        let swap_need: u64 =
+            u64::from(n_max) * largest.div_ceil(8) + u64::from(w.text_clicks.div_ceil(8));
+        if swap_need > u64::from(s.swap_blocks) {
+            return bad(
+                "swapper.swap_blocks",
+                format!(
+                    "expected at least {swap_need} blocks for {n_max} processes of up to {largest} clicks"
+                ),
+            );
+        }
+        if !pos(w.cpu_ms) {
+            return bad("workload.cpu_ms", "expected a positive mean [ms]".into());
+        }
+        for (k, v) in [
+            ("workload.sleep_probability", w.sleep_probability),
+            ("workload.tty_probability", w.tty_probability),
+            ("workload.write_fraction", w.write_fraction),
+        ] {
+            if !frac(v) {
+                return bad(k, "expected a probability in [0, 1]".into());
+            }
+        }
+        if w.sleep_min_s == 0 || w.sleep_max_s < w.sleep_min_s {
+            return bad(
+                "workload.sleep_max_s",
+                "expected 1 ≤ sleep_min_s ≤ sleep_max_s [s]".into(),
+            );
+        }
+        if !(w.tty_chars_mean.is_finite() && w.tty_chars_mean >= 1.0) {
+            return bad(
+                "workload.tty_chars_mean",
+                "expected a mean ≥ 1 [characters]".into(),
+            );
+        }
+        if let Some(l) = &self.login {
+            if !pos(l.arrival_s) {
+                return bad("login.arrival_s", "expected a positive interval [s]".into());
+            }
+            if !nonneg(l.threshold_ms) {
+                return bad("login.threshold_ms", "expected a threshold ≥ 0 [ms]".into());
+            }
+            if !pos(l.window_s) {
+                return bad("login.window_s", "expected a positive window [s]".into());
+            }
+            if l.max_processes > 49 || l.max_processes < w.processes {
+                return bad(
+                    "login.max_processes",
+                    format!("expected workload.processes = {} to 49", w.processes),
+                );
+            }
+        }
+        if !pos(self.monitor.interval_s) {
+            return bad(
+                "monitor.interval_s",
+                "expected a positive interval [s]".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Chanson's PCTRMM = 100 × (MM − PN × PS) / MM [%].
+    pub fn pctrmm(&self) -> f64 {
+        let mm = f64::from(self.memory.core_clicks);
+        100.0 * (mm - f64::from(self.workload.processes) * f64::from(self.workload.size_clicks))
+            / mm
+    }
+}
