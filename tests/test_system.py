@@ -65,3 +65,17 @@ def test_missing_spec_file_is_named(cli):
 def test_list_presets_shows_the_base_systems(cli):
     out = cli("list", "presets", check=True).stdout
     assert "cp67" in out and "vm370" in out
+
+
+@pytest.mark.presets
+def test_unix_v6_reaction_time_falls_as_memory_grows(cli, tmp_path):
+    """Chanson 1982: reaction time falls as PCTRMM rises (more memory for the same load)."""
+    times = {}
+    for mm in (700, 1024, 1400):
+        out = tmp_path / f"mm{mm}"
+        cli("run", "unix-v6", "--set", f"memory.core_clicks={mm}", "--out", str(out), check=True)
+        m = json.loads((out / "summary.json").read_text())["metrics"]
+        assert m["mm"]["value"] == mm
+        times[m["pctrmm"]["value"]] = m["reaction_time_ms"]["value"]
+    ordered = [times[k] for k in sorted(times)]
+    assert ordered == sorted(ordered, reverse=True), times

@@ -25,7 +25,6 @@ fn run_system(
     seed: u64,
     progress: Option<PyObject>,
 ) -> PyResult<String> {
-    let spec = pagelab_sys::load_spec(toml, origin, &overrides).map_err(err)?;
     let mut last = -1.0f64;
     let mut cb = |fraction: f64| {
         if let Some(cb) = &progress {
@@ -38,7 +37,11 @@ fn run_system(
         }
     };
     let report = py
-        .allow_threads(|| pagelab_sys::run_with_sources(&spec, seed, &open_trace, &mut cb))
+        .allow_threads(|| {
+            // The engine (demand paging or whole-process swapping) is chosen by the spec's
+            // `memory.residency`.
+            pagelab_sys::run_toml(toml, origin, &overrides, seed, Some(&open_trace), &mut cb)
+        })
         .map_err(err)?;
     serde_json::to_string(&report).map_err(err)
 }

@@ -251,7 +251,10 @@ fn psi_curve(
     reference_time: f64,
     refs_per_io: u64,
 ) -> PyResult<PyObject> {
-    let model = curve::PsiModel { reference_time, refs_per_io };
+    let model = curve::PsiModel {
+        reference_time,
+        refs_per_io,
+    };
     let mut reader = TraceReader::open(Path::new(path)).map_err(err)?;
     let c = py
         .allow_threads(|| {
