@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import pagelab.reproduce as rep
 
 
@@ -29,3 +31,23 @@ def test_same_seed_same_record(tmp_path):
     a = rep.reproduce("m44-single", scale="smoke", seed=4)
     b = rep.reproduce("m44-single", scale="smoke", seed=4)
     assert a["rows"] == b["rows"] and a["claims"] == b["claims"]
+
+
+def test_unix_reproductions_smoke(tmp_path):
+    reg = rep.reproduce("unix-regression", scale="smoke", out=tmp_path)
+    claims = {c["id"]: c for c in reg["claims"]}
+    assert claims["rt-falls-with-pctrmm"]["holds"], claims["rt-falls-with-pctrmm"]["evidence"]
+    swap = rep.reproduce("unix-swap-interval", scale="smoke")
+    assert all(c["holds"] for c in swap["claims"]), swap["claims"]
+    bal = rep.reproduce("unix-balance", scale="smoke")
+    waits = [r for r in bal["rows"] if r["column"] == "CPU queue wait"]
+    assert waits[0]["pagelab"] < waits[-1]["pagelab"]  # CPU waits grow with PC
+
+
+def test_chanson_applications_solve_the_worked_example():
+    from pagelab import chanson
+
+    paper = chanson.Fit(["pctrmm"], {"intercept": 588.0, "pctrmm": -16.9}, 0.96, 0)
+    assert chanson.predict_rt(paper, mm=700, pn=8, ps=200) == pytest.approx(2761, abs=1)
+    assert chanson.predict_rt(paper, mm=956, pn=8, ps=200) == pytest.approx(1700, abs=30)
+    assert chanson.memory_for(paper, 1000, pn=8, ps=200) - 700 == pytest.approx(587, abs=1)
