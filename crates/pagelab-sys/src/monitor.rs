@@ -52,6 +52,7 @@ counters! {
     faults: "count", "Page exceptions (Bard's P): references to a page not valid in storage.";
     page_reads: "count", "Pages read from paging devices (demand paging).";
     page_writes: "count", "Pages written to paging devices.";
+    page_out_groups: "count", "Groups of page-outs queued together (one per device run).";
     zero_fills: "count", "First references served with a cleared frame, no I/O.";
     reclaims: "count", "Faults served by reclaiming a frame whose page-out was under way.";
     paging_sios: "count", "Paging SIOs (channel programs; several pages when chained).";
@@ -316,6 +317,12 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
         d.page_writes / t,
         "pages/s",
         "Pages written per second.",
+    );
+    put(
+        "pages_per_write_group",
+        div(d.page_writes, d.page_out_groups),
+        "pages",
+        "Pages per group of page-outs queued together (round turkey: up to eight).",
     );
     put(
         "steal_rate",

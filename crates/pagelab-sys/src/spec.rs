@@ -173,6 +173,17 @@ pub struct PagingSpec {
     /// Control-unit protocol time per SIO [ms] (tetzlaff Figure 3's part of overhead A).
     #[serde(default)]
     pub sio_overhead_ms: f64,
+    /// Round turkey: most page-outs in a row to one device [pages] (tetzlaff: eight).
+    #[serde(default = "eight")]
+    pub round_turkey_run: u32,
+    /// Write unchanged user pages too at page-out, to a new slot at the cursor, so that they
+    /// travel with the wave (tetzlaff "Writing unchanged pages").
+    #[serde(default)]
+    pub write_unchanged: bool,
+}
+
+fn eight() -> u32 {
+    8
 }
 
 impl Default for PagingSpec {
@@ -182,6 +193,8 @@ impl Default for PagingSpec {
             device_selection: DeviceSelectionKind::RoundRobin,
             combine_same_cylinder: true,
             sio_overhead_ms: 0.0,
+            round_turkey_run: 8,
+            write_unchanged: false,
         }
     }
 }
@@ -193,6 +206,10 @@ pub enum SlotAllocationKind {
     /// Last cylinder used, else the free slot nearest the volume centre (tetzlaff).
     #[default]
     Zigzag,
+    /// A cursor sweeping the paging area, reflected at the ends (tetzlaff, round turkey).
+    MovingCursor,
+    /// The free slot nearest the high end of the area (tetzlaff's negative experiment).
+    RightEdge,
 }
 
 /// Page-out device selection.
@@ -202,6 +219,9 @@ pub enum DeviceSelectionKind {
     /// Each page-out to the next device in turn (tetzlaff).
     #[default]
     RoundRobin,
+    /// The same device up to `paging.round_turkey_run` times unless a cylinder boundary is
+    /// reached; each device's group written with one SIO (tetzlaff, round turkey).
+    RoundTurkey,
 }
 
 /// A channel.
@@ -228,6 +248,10 @@ pub struct DeviceSpec {
     /// First and last cylinder of the paging area (default: the whole volume).
     #[serde(default)]
     pub paging_cylinders: Option<[u32; 2]>,
+    /// The area is a swap area: it takes whole swap sets only, ordinary page-outs go elsewhere
+    /// (tetzlaff "Contiguous page datasets").
+    #[serde(default)]
+    pub swap_area: bool,
 }
 
 /// The device catalogue. Parameters in [`crate::device::Geometry::of`].

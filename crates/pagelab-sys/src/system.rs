@@ -178,6 +178,7 @@ pub struct System<'o> {
     free_min: u32,
     reset_at_drop: bool,
     flush_at_drop: bool,
+    write_unchanged: bool,
     vio_busy: Vec<Tick>,
     vio_ns: f64,
     vio_exp: bool,
@@ -353,9 +354,10 @@ impl<'o> System<'o> {
             (spec.paging.sio_overhead_ms * 1e6).round() as u64,
         )
         .with_policies(
-            DeviceSelection::build(spec.paging.device_selection),
+            DeviceSelection::build(spec.paging.device_selection, spec.paging.round_turkey_run),
             SlotAllocator::build(spec.paging.slot_allocation),
-        );
+        )
+        .with_swap_areas(spec.actuators().iter().map(|(_, d)| d.swap_area).collect());
         // The residency seam: every model built so far pages on demand.
         match spec.memory.residency {
             crate::spec::ResidencyKind::DemandPaging => {}
@@ -412,6 +414,7 @@ impl<'o> System<'o> {
             free_min: spec.memory.free_target_min,
             reset_at_drop: spec.memory.reset_reference_at_drop,
             flush_at_drop: spec.memory.flush_at_drop,
+            write_unchanged: spec.paging.write_unchanged,
             vio_busy: vec![Tick::ZERO; spec.vio.devices as usize],
             vio_ns: spec.vio.service_ms * 1e6,
             vio_exp: spec.vio.exponential,
@@ -1137,10 +1140,23 @@ impl<'o> System<'o> {
         }
     }
 
-    /// SELECT until the free list plus pending page-outs reach MPL + extra.
+    /// SELECT until the free list plus pending page-outs reach MPL + extra. Page-outs given to
+    /// one device in a row (a round-turkey group) are written together as one batch when the
+    /// group closes; while a group is open SELECT goes on, a bounded number of frames past the
+    /// target, to fill it.
     fn replenish(&mut self) -> Result<(), SysError> {
         let target = (self.n_q1 + self.n_q2 + self.free_extra).max(self.free_min) as usize;
-        while self.mem.free_len() + (self.pending_outs as usize) < target {
+        let mut group: Vec<PageIo> = Vec::new();
+        let mut group_dev = 0usize;
+        let mut overshoot = 0u32;
+        loop {
+            let short = self.mem.free_len() + (self.pending_outs as usize) < target;
+            if !short {
+                if group.is_empty() || overshoot >= 2 * self.spec.paging.round_turkey_run {
+                    break;
+                }
+                overshoot += 1;
+            }
             let Some((f, _src)) = self.mem.select_victim() else {
                 break;
             };
@@ -1150,18 +1166,22 @@ impl<'o> System<'o> {
                 self.c.steals += 1.0;
             }
             let pte = *self.mem.pte_mut(fr.owner, fr.page);
-            if fr.changed || pte.slot == NONE {
+            let rewrite = self.write_unchanged && fr.owner != self.shared_owner;
+            if fr.changed || pte.slot == NONE || rewrite {
                 if pte.slot != NONE {
                     self.io.release_slot(SlotAddr {
                         dev: pte.dev,
                         slot: pte.slot,
                     });
                 }
-                let addr = self.io.allocate_slot().ok_or_else(|| SysError::Invalid {
-                    origin: "engine".into(),
-                    path: "device".into(),
-                    what: "every paging area is full: expected more paging devices or cylinders"
-                        .into(),
+                let (addr, closed) = self.io.allocate_page_out().ok_or_else(|| {
+                    SysError::Invalid {
+                        origin: "engine".into(),
+                        path: "device".into(),
+                        what:
+                            "every paging area is full: expected more paging devices or cylinders"
+                                .into(),
+                    }
                 })?;
                 let p = self.mem.pte_mut(fr.owner, fr.page);
                 p.slot = addr.slot;
@@ -1172,22 +1192,39 @@ impl<'o> System<'o> {
                 frm.referenced = false;
                 self.pending_outs += 1;
                 self.c.page_writes += 1.0;
-                self.sup_debt_ns += self.cost.sio + self.cost.page;
-                let io = PageIo {
+                self.sup_debt_ns += self.cost.page;
+                if !group.is_empty() && group_dev != addr.dev as usize {
+                    self.submit_group(group_dev, &mut group);
+                }
+                group_dev = addr.dev as usize;
+                group.push(PageIo {
                     op: IoOp::Write,
                     slot: addr.slot,
                     frame: f,
                     queued: self.now,
-                };
-                if let Some(s) = self.io.submit(addr.dev as usize, io, self.now) {
-                    self.schedule_device(addr.dev as usize, s);
+                });
+                if closed {
+                    self.submit_group(group_dev, &mut group);
                 }
             } else {
                 self.mem.unmap(f);
                 self.mem.put_free(f);
             }
         }
+        if !group.is_empty() {
+            self.submit_group(group_dev, &mut group);
+        }
         Ok(())
+    }
+
+    /// Queues a group of page-outs on `dev` at once (one SIO when they share a cylinder).
+    fn submit_group(&mut self, dev: usize, group: &mut Vec<PageIo>) {
+        self.sup_debt_ns += self.cost.sio;
+        self.c.page_out_groups += 1.0;
+        if let Some(s) = self.io.submit_batch(dev, group, self.now) {
+            self.schedule_device(dev, s);
+        }
+        group.clear();
     }
 
     fn schedule_device(&mut self, d: usize, step: DeviceStep) {
