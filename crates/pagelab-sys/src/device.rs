@@ -315,7 +315,7 @@ impl SlotAllocator {
             },
             // The next slot up is on another cylinder, or this one is full.
             SlotAllocator::Zigzag | SlotAllocator::RightEdge => {
-                (slot + 1) % spc == 0 || map.free_in_cyl(slot / spc) == 0
+                (slot + 1).is_multiple_of(spc) || map.free_in_cyl(slot / spc) == 0
             }
         }
     }
