@@ -47,6 +47,9 @@ pub struct SystemSpec {
     pub monitor: MonitorSpec,
     /// Users and what they run -- parameter.
     pub workload: WorkloadSpec,
+    /// Page swapping (with `memory.residency = "page-swapping"`) -- parameter.
+    #[serde(default)]
+    pub swapping: crate::page_swap::SwappingSpec,
 }
 
 /// Preset metadata.
@@ -135,6 +138,9 @@ pub struct MemorySpec {
     /// Put a dropped user's pages on the flush list at queue-drop.
     #[serde(default)]
     pub flush_at_drop: bool,
+    /// Take frames from the flush list newest first (tetzlaff's LIFO flushing experiment).
+    #[serde(default)]
+    pub lifo_flush: bool,
 }
 
 /// Residency models: the seam where whole-process swapping (UNIX V6) will plug in beside
@@ -145,6 +151,9 @@ pub enum ResidencyKind {
     /// Pages brought in one at a time on reference (CP-67, VM/370).
     #[default]
     DemandPaging,
+    /// Working sets identified at queue-drop, logically and physically swapped in swap sets
+    /// (VM/SP HPO prototypes, tetzlaff); parameters in `[swapping]`.
+    PageSwapping,
 }
 
 fn default_page_bytes() -> u32 {
@@ -713,6 +722,15 @@ impl SystemSpec {
                     );
                 }
             }
+        }
+        if let Err((k, what)) = self.swapping.check() {
+            return bad(&format!("swapping.{k}"), what);
+        }
+        if self.devices.iter().any(|d| d.swap_area) && self.devices.iter().all(|d| d.swap_area) {
+            return bad(
+                "device",
+                "every device is a swap area: expected at least one for ordinary page-outs",
+            );
         }
         if self.vio.devices == 0 {
             return bad("vio.devices", "expected at least one minidisk device");

@@ -33,6 +33,7 @@ use crate::load_control::{
 };
 use crate::memory::{FrameState, Memory, NONE};
 use crate::monitor::{self, ClassRow, Counters, IntervalTable, Percentiles, Report, UserRow};
+use crate::page_swap::{identify_working_set, PageSwap, SwapList, SwapSet};
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
 use crate::workload::{think_time, LocalityModel, Program, TraceOpener};
 use pagelab_core::random::exponential;
@@ -50,6 +51,7 @@ enum Event {
     VioDone(u32),
     ConsoleDone(u32),
     Sample,
+    Collect,
     WarmupEnded,
     End,
 }
@@ -179,6 +181,8 @@ pub struct System<'o> {
     reset_at_drop: bool,
     flush_at_drop: bool,
     write_unchanged: bool,
+    /// Page swapping books (residency `page-swapping`).
+    swap: Option<PageSwap>,
     vio_busy: Vec<Tick>,
     vio_ns: f64,
     vio_exp: bool,
@@ -358,10 +362,15 @@ impl<'o> System<'o> {
             SlotAllocator::build(spec.paging.slot_allocation),
         )
         .with_swap_areas(spec.actuators().iter().map(|(_, d)| d.swap_area).collect());
-        // The residency seam: every model built so far pages on demand.
-        match spec.memory.residency {
-            crate::spec::ResidencyKind::DemandPaging => {}
-        }
+        // The residency seam.
+        let swap = match spec.memory.residency {
+            crate::spec::ResidencyKind::DemandPaging => None,
+            crate::spec::ResidencyKind::PageSwapping => Some(PageSwap::new(
+                spec.swapping.clone(),
+                n_users as usize,
+                spec.memory.frames as usize,
+            )),
+        };
         let s = &spec.cpu.supervisor;
         let n_cpus = spec.cpu.count;
         let mut sys = System {
@@ -415,6 +424,7 @@ impl<'o> System<'o> {
             reset_at_drop: spec.memory.reset_reference_at_drop,
             flush_at_drop: spec.memory.flush_at_drop,
             write_unchanged: spec.paging.write_unchanged,
+            swap: None,
             vio_busy: vec![Tick::ZERO; spec.vio.devices as usize],
             vio_ns: spec.vio.service_ms * 1e6,
             vio_exp: spec.vio.exponential,
@@ -433,6 +443,14 @@ impl<'o> System<'o> {
             check_every: 4096,
             check_countdown: 4096,
         };
+        sys.swap = swap;
+        sys.mem.lifo_flush = spec.memory.lifo_flush;
+        if sys.swap.is_some() && spec.swapping.garbage_collector {
+            sys.q.schedule(
+                Tick::from_secs_f64(spec.swapping.gc_period_s),
+                Event::Collect,
+            );
+        }
         // Every user starts with a think period (staggered by the think law itself).
         for u in 0..n_users {
             let cl = &sys.classes[sys.users[u as usize].class as usize].spec.think;
@@ -501,6 +519,13 @@ impl<'o> System<'o> {
                     progress(self.now.as_secs_f64() / self.end.as_secs_f64());
                     #[cfg(debug_assertions)]
                     self.debug_check()?;
+                }
+                Event::Collect => {
+                    self.collect_garbage();
+                    let next = self.now + Tick::from_secs_f64(self.spec.swapping.gc_period_s);
+                    if next < self.end {
+                        self.q.schedule(next, Event::Collect);
+                    }
                 }
                 Event::WarmupEnded => {
                     self.warm = true;
@@ -661,8 +686,19 @@ impl<'o> System<'o> {
     fn admit(&mut self) {
         self.candidates.clear();
         let proj = |u: &u32| self.users[*u as usize].proj.p;
+        // The prototype's fixed Q2 limit: Q2 candidates beyond it are not offered.
+        let mut q2_room = match (&self.swap, self.spec.swapping.q2_mpl_limit) {
+            (Some(_), Some(lim)) => lim.saturating_sub(self.n_q2),
+            _ => u32::MAX,
+        };
         for &u in self.e1.iter().chain(self.e2.iter()) {
             let queue = self.users[u as usize].wants;
+            if queue == Queue::Q2 {
+                if q2_room == 0 {
+                    continue;
+                }
+                q2_room -= 1;
+            }
             self.candidates.push(Candidate {
                 user: u,
                 queue,
@@ -704,6 +740,9 @@ impl<'o> System<'o> {
                 Queue::Q2 => self.n_q2 += 1,
             }
             self.make_ready(user, false);
+            if self.swap.is_some() {
+                self.swap_queue_add(user, queue);
+            }
         }
         self.actions = actions;
     }
@@ -736,7 +775,9 @@ impl<'o> System<'o> {
         if false_drop {
             self.c.false_drops += 1.0;
         }
-        if self.flush_at_drop || self.reset_at_drop {
+        if self.swap.is_some() {
+            self.swap_queue_drop(u, q);
+        } else if self.flush_at_drop || self.reset_at_drop {
             let len = self.mem.tables[u as usize].len();
             for i in 0..len {
                 let f = self.mem.tables[u as usize][i].frame;
@@ -1117,6 +1158,15 @@ impl<'o> System<'o> {
             self.make_ready(u, true);
             return;
         }
+        if owner == u {
+            if let Some(id) = self.swap.as_ref().and_then(|ps| ps.set_of(u, idx)) {
+                self.c.swap_faults += 1.0;
+                self.page_waiters.push((f, u));
+                self.set_state(u, UState::PageWait);
+                self.swap_in(u, id, Some((idx, f)));
+                return;
+            }
+        }
         self.c.page_reads += 1.0;
         let resident = self.mem.resident[u as usize];
         let usr = &mut self.users[u as usize];
@@ -1157,8 +1207,18 @@ impl<'o> System<'o> {
                 }
                 overshoot += 1;
             }
-            let Some((f, _src)) = self.mem.select_victim() else {
-                break;
+            // Frame supply order: flush list, then physical swap-out, then the scan.
+            let f = match self.mem.pop_flush() {
+                Some(f) => f,
+                None => {
+                    if self.swap.is_some() && self.swap_out()? {
+                        continue;
+                    }
+                    match self.mem.scan_victim() {
+                        Some(f) => f,
+                        None => break,
+                    }
+                }
             };
             self.c.victims += 1.0;
             let fr = self.mem.frames[f as usize];
@@ -1173,16 +1233,24 @@ impl<'o> System<'o> {
                         dev: pte.dev,
                         slot: pte.slot,
                     });
+                    if fr.owner != self.shared_owner {
+                        if let Some(ps) = self.swap.as_mut() {
+                            ps.detach(fr.owner, fr.page);
+                        }
+                    }
                 }
-                let (addr, closed) = self.io.allocate_page_out().ok_or_else(|| {
-                    SysError::Invalid {
+                let (addr, closed) =
+                    self.io
+                        .allocate_page_out()
+                        .ok_or_else(|| {
+                            SysError::Invalid {
                         origin: "engine".into(),
                         path: "device".into(),
                         what:
                             "every paging area is full: expected more paging devices or cylinders"
                                 .into(),
                     }
-                })?;
+                        })?;
                 let p = self.mem.pte_mut(fr.owner, fr.page);
                 p.slot = addr.slot;
                 p.dev = addr.dev;
@@ -1250,6 +1318,15 @@ impl<'o> System<'o> {
                     fr.state = FrameState::Resident;
                     fr.referenced = true;
                     fr.changed = false;
+                    if let Some(ps) = self.swap.as_mut() {
+                        if std::mem::take(&mut ps.in_swap_io[f as usize]) {
+                            self.c.swap_io_sum_s += (self.now - io.queued).as_secs_f64();
+                            // Reset after a swap-in so that prepage errors show (tetzlaff).
+                            if ps.prepaged[f as usize] {
+                                fr.referenced = false;
+                            }
+                        }
+                    }
                     let mut i = 0;
                     while i < self.page_waiters.len() {
                         if self.page_waiters[i].0 == f {
@@ -1262,6 +1339,11 @@ impl<'o> System<'o> {
                 }
                 IoOp::Write => {
                     self.pending_outs -= 1;
+                    if let Some(ps) = self.swap.as_mut() {
+                        if std::mem::take(&mut ps.in_swap_io[f as usize]) {
+                            self.c.swap_io_sum_s += (self.now - io.queued).as_secs_f64();
+                        }
+                    }
                     if self.mem.frames[f as usize].state == FrameState::PageOut {
                         self.mem.unmap(f);
                         self.mem.put_free(f);
@@ -1271,6 +1353,248 @@ impl<'o> System<'o> {
         }
         self.done_io = done;
         self.pump_memory()
+    }
+
+    /// Queue-drop under page swapping: the working set is the private pages referenced in the
+    /// stay (bits reset now), the rest are trimmed to the flush list, unreferenced prepaged
+    /// pages are counted as prepage errors, and the user joins the Q1 or Q2 swap list.
+    fn swap_queue_drop(&mut self, u: u32, q: Queue) {
+        let Some(ps) = self.swap.as_mut() else { return };
+        let mut pages: Vec<u32> = Vec::new();
+        let mut refs: Vec<bool> = Vec::new();
+        for (i, pte) in self.mem.tables[u as usize].iter().enumerate() {
+            let f = pte.frame;
+            if f == NONE {
+                continue;
+            }
+            let fr = self.mem.frames[f as usize];
+            if fr.state != FrameState::Resident || fr.flushed {
+                continue;
+            }
+            if std::mem::take(&mut ps.prepaged[f as usize]) && !fr.referenced {
+                self.c.prepage_errors += 1.0;
+            }
+            pages.push(i as u32);
+            refs.push(fr.referenced);
+        }
+        let ws = identify_working_set(&refs, ps.min_ws_pages());
+        for &k in &ws.keep {
+            let f = self.mem.tables[u as usize][pages[k] as usize].frame;
+            self.mem.frames[f as usize].referenced = false;
+        }
+        for &k in &ws.trim {
+            let f = self.mem.tables[u as usize][pages[k] as usize].frame;
+            self.mem.frames[f as usize].referenced = false;
+            self.mem.push_flush(f);
+            self.c.trimmed += 1.0;
+        }
+        if !ws.keep.is_empty() {
+            let list = match q {
+                Queue::Q1 => SwapList::Q1,
+                Queue::Q2 => SwapList::Q2,
+            };
+            ps.enlist(u, list);
+        }
+    }
+
+    /// Queue-add under page swapping: logical swap-in (off the swap list; trimmed pages still
+    /// in storage reclaimed from the flush list), then prepaging: `prepage_sets` swap sets for
+    /// an interactive (Q1) user, none for a long-running one, every set with `full_prepage`.
+    fn swap_queue_add(&mut self, u: u32, queue: Queue) {
+        let Some(ps) = self.swap.as_mut() else { return };
+        ps.delist(u);
+        for pte in &self.mem.tables[u as usize] {
+            if pte.frame != NONE {
+                self.mem.frames[pte.frame as usize].flushed = false;
+            }
+        }
+        let n = if ps.spec.full_prepage {
+            usize::MAX
+        } else if queue == Queue::Q1 {
+            ps.spec.prepage_sets as usize
+        } else {
+            0
+        };
+        let ids: Vec<u32> = ps.sets_of(u).iter().take(n).copied().collect();
+        for id in ids {
+            if self.mem.free_len() == 0 {
+                break;
+            }
+            self.swap_in(u, id, None);
+        }
+    }
+
+    /// Reads swap set `id` of user `u` with one SIO into free frames (the faulting page, if
+    /// any, into the frame given); the set is dissolved and its slots freed. Pages for which
+    /// no free frame remains stay on their slots as ordinary pages.
+    fn swap_in(&mut self, u: u32, id: u32, faulting: Option<(u32, u32)>) {
+        let Some(ps) = self.swap.as_mut() else { return };
+        let Some(set) = ps.take(id) else { return };
+        let mut batch: Vec<PageIo> = Vec::new();
+        for (i, &p) in set.pages.iter().enumerate() {
+            let slot = set.first_slot + i as u32;
+            let pte = *self.mem.pte_mut(u, p);
+            if pte.slot != slot || pte.dev != set.dev {
+                continue;
+            }
+            let f = match faulting {
+                Some((fp, ff)) if fp == p => ff,
+                _ => {
+                    if pte.frame != NONE {
+                        // Reclaimed while its swap-out was under way: resident already.
+                        continue;
+                    }
+                    let Some(f) = self.mem.take_free() else {
+                        continue;
+                    };
+                    self.mem.map(u, p, f, FrameState::PageIn);
+                    f
+                }
+            };
+            self.io.release_slot(SlotAddr { dev: set.dev, slot });
+            self.mem.pte_mut(u, p).slot = NONE;
+            let is_faulting = matches!(faulting, Some((fp, _)) if fp == p);
+            ps.prepaged[f as usize] = !is_faulting;
+            ps.in_swap_io[f as usize] = true;
+            batch.push(PageIo {
+                op: IoOp::Read,
+                slot,
+                frame: f,
+                queued: self.now,
+            });
+        }
+        if batch.is_empty() {
+            return;
+        }
+        self.c.swap_reads += batch.len() as f64;
+        self.c.swap_sets_in += 1.0;
+        self.sup_debt_ns += self.cost.sio + self.cost.page * batch.len() as u64;
+        if let Some(s) = self.io.submit_batch(set.dev as usize, &batch, self.now) {
+            self.schedule_device(set.dev as usize, s);
+        }
+    }
+
+    /// Physical swap-out: the next user on the swap lists (Q2 before Q1) writes swap sets of
+    /// its working-set pages, in virtual-address order, each to consecutive slots with one
+    /// SIO, at least the minimum working set's worth unless drained. `false` when no user on
+    /// the lists has a page to give.
+    fn swap_out(&mut self) -> Result<bool, SysError> {
+        let mem = &self.mem;
+        let users = &self.users;
+        let Some(ps) = self.swap.as_mut() else {
+            return Ok(false);
+        };
+        let swappable = |u: u32| {
+            users[u as usize].queue.is_none()
+                && mem.tables[u as usize].iter().any(|p| {
+                    p.frame != NONE && {
+                        let fr = &mem.frames[p.frame as usize];
+                        fr.state == FrameState::Resident && !fr.flushed
+                    }
+                })
+        };
+        let Some(u) = ps.next_victim_user(swappable) else {
+            return Ok(false);
+        };
+        let size = ps.spec.swap_set_pages as usize;
+        let sets = ps.spec.min_ws_sets.max(1);
+        let mut wrote = false;
+        for _ in 0..sets {
+            let pages: Vec<u32> = self.mem.tables[u as usize]
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| {
+                    p.frame != NONE && {
+                        let fr = &self.mem.frames[p.frame as usize];
+                        fr.state == FrameState::Resident && !fr.flushed
+                    }
+                })
+                .map(|(i, _)| i as u32)
+                .take(size)
+                .collect();
+            if pages.is_empty() {
+                break;
+            }
+            let Some(addr) = self.io.allocate_swap_set(pages.len() as u32) else {
+                return Err(SysError::Invalid {
+                    origin: "engine".into(),
+                    path: "device".into(),
+                    what: "no room for a swap set: expected more swap or paging cylinders".into(),
+                });
+            };
+            let ps = self.swap.as_mut().expect("checked above");
+            let mut batch = Vec::with_capacity(pages.len());
+            for (i, &p) in pages.iter().enumerate() {
+                let pte = *self.mem.pte_mut(u, p);
+                if pte.slot != NONE {
+                    self.io.release_slot(SlotAddr {
+                        dev: pte.dev,
+                        slot: pte.slot,
+                    });
+                    ps.detach(u, p);
+                }
+                let slot = addr.slot + i as u32;
+                let e = self.mem.pte_mut(u, p);
+                e.slot = slot;
+                e.dev = addr.dev;
+                let f = pte.frame;
+                let fr = &mut self.mem.frames[f as usize];
+                fr.state = FrameState::PageOut;
+                fr.changed = false;
+                fr.referenced = false;
+                ps.prepaged[f as usize] = false;
+                ps.in_swap_io[f as usize] = true;
+                batch.push(PageIo {
+                    op: IoOp::Write,
+                    slot,
+                    frame: f,
+                    queued: self.now,
+                });
+            }
+            ps.record(SwapSet {
+                owner: u,
+                dev: addr.dev,
+                first_slot: addr.slot,
+                pages,
+            });
+            self.pending_outs += batch.len() as u32;
+            self.c.swap_writes += batch.len() as f64;
+            self.c.swap_sets_out += 1.0;
+            self.sup_debt_ns += self.cost.sio + self.cost.page * batch.len() as u64;
+            if let Some(s) = self.io.submit_batch(addr.dev as usize, &batch, self.now) {
+                self.schedule_device(addr.dev as usize, s);
+            }
+            wrote = true;
+        }
+        Ok(wrote)
+    }
+
+    /// The garbage collector (contiguous-block prototype): examines the next `gc_fraction` of
+    /// the frames; pages of no working set (the shared segment; users out of queue and off the
+    /// swap lists) have their reference bits reset, and unreferenced ones go to the flush list.
+    fn collect_garbage(&mut self) {
+        let Some(ps) = self.swap.as_mut() else { return };
+        let n = self.mem.frames.len() as u32;
+        let k = ((f64::from(n) * ps.spec.gc_fraction).ceil() as u32).min(n);
+        for _ in 0..k {
+            let f = ps.gc_cursor;
+            ps.gc_cursor = (ps.gc_cursor + 1) % n;
+            let fr = self.mem.frames[f as usize];
+            if fr.state != FrameState::Resident || fr.flushed {
+                continue;
+            }
+            let disposable = fr.owner == self.shared_owner
+                || (self.users[fr.owner as usize].queue.is_none() && !ps.is_listed(fr.owner));
+            if !disposable {
+                continue;
+            }
+            if fr.referenced {
+                self.mem.frames[f as usize].referenced = false;
+            } else {
+                self.mem.push_flush(f);
+                self.c.gc_flushed += 1.0;
+            }
+        }
     }
 
     /// Counts down to the next invariant pass.
@@ -1369,6 +1693,24 @@ impl<'o> System<'o> {
                     "device {d}: {k} pages hold slots, {} slots used",
                     self.io.slots(d).used()
                 ));
+            }
+        }
+        if let Some(ps) = &self.swap {
+            for u in 0..self.users.len() as u32 {
+                for &id in ps.sets_of(u) {
+                    let set = ps.get(id).ok_or("a user lists a dissolved swap set")?;
+                    for (i, &p) in set.pages.iter().enumerate() {
+                        let pte = self
+                            .mem
+                            .pte(u, p)
+                            .ok_or("a swap set names a page with no entry")?;
+                        if pte.slot != set.first_slot + i as u32 || pte.dev != set.dev {
+                            return Err(format!(
+                                "user {u} page {p} of swap set {id} is not on the set's slot"
+                            ));
+                        }
+                    }
+                }
             }
         }
         let sum: f64 = self
