@@ -655,10 +655,23 @@ impl PagingIo {
         let phase = ready % rot;
         let geom = d.geom;
         if geom.cylinders == 1 {
+            // One record per angular position per revolution: records at the same angle on
+            // other tracks wait for the next revolutions, after every other angle's first.
             d.sio.sort_by_key(|io| {
                 let off = geom.slot_offset_ns(io.slot % spc);
                 ((off + rot - phase) % rot, io.slot)
             });
+            let mut keyed: Vec<(u32, u64, PageIo)> = Vec::with_capacity(d.sio.len());
+            let mut last_off = u64::MAX;
+            let mut round = 0u32;
+            for io in d.sio.drain(..) {
+                let off = (geom.slot_offset_ns(io.slot % spc) + rot - phase) % rot;
+                round = if off == last_off { round + 1 } else { 0 };
+                last_off = off;
+                keyed.push((round, off, io));
+            }
+            keyed.sort_by_key(|&(r, off, io)| (r, off, io.slot));
+            d.sio.extend(keyed.into_iter().map(|k| k.2));
         } else {
             d.sio.sort_by_key(|io| io.slot);
         }
@@ -887,6 +900,27 @@ mod tests {
         };
         let span = end.as_ns() - t.as_ns();
         assert_eq!(span, 8 * g.rotation_ns / 10 + g.page_transfer_ns);
+    }
+
+    #[test]
+    fn drum_serves_one_record_per_angle_per_revolution() {
+        // Slots 0, 3 and 1 of a 2305 (3 records per track): 0 and 3 share an angle. Rotational
+        // order takes 0, then 1 a third of a turn later, then 3 one revolution after 0.
+        let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
+        let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
+        let q = |slot| PageIo {
+            op: IoOp::Read,
+            slot,
+            frame: slot,
+            queued: Tick(0),
+        };
+        let step = io.submit_batch(0, &[q(3), q(0), q(1)], Tick(0)).unwrap();
+        let end = finish(&mut io, 0, step);
+        let mut done = Vec::new();
+        io.complete(0, end, &mut done);
+        let order: Vec<u32> = done.iter().map(|d| d.slot).collect();
+        assert_eq!(order, vec![0, 1, 3]);
+        assert_eq!(end.as_ns(), g.rotation_ns + g.page_transfer_ns);
     }
 
     #[test]
