@@ -1834,3 +1834,6 @@ impl<'o> System<'o> {
         }
     }
 }
+
+#[cfg(test)]
+mod swap_tests;
