@@ -126,7 +126,8 @@ pub struct SwapSet {
     pub dev: u16,
     /// Slot of its first page [slot number].
     pub first_slot: u32,
-    /// Its pages, ascending [page numbers].
+    /// Its pages, ascending, page `i` on slot `first_slot + i` [page numbers]; a page that
+    /// left the set (rewritten elsewhere) leaves a hole, [`NONE`].
     pub pages: Vec<u32>,
 }
 
@@ -295,7 +296,7 @@ impl PageSwap {
     pub fn take(&mut self, id: u32) -> Option<SwapSet> {
         let set = self.sets.get_mut(id as usize)?.take()?;
         let owner = set.owner as usize;
-        for &p in &set.pages {
+        for &p in set.pages.iter().filter(|&&p| p != NONE) {
             if let Some(x) = self.set_of[owner].get_mut(p as usize) {
                 if *x == id {
                     *x = NONE;
@@ -313,10 +314,13 @@ impl PageSwap {
             return;
         };
         self.set_of[user as usize][page as usize] = NONE;
+        // A hole keeps the other pages on their slots (page i on `first_slot + i`).
         let emptied = match self.sets[id as usize].as_mut() {
             Some(s) => {
-                s.pages.retain(|&p| p != page);
-                s.pages.is_empty()
+                for p in s.pages.iter_mut().filter(|p| **p == page) {
+                    *p = NONE;
+                }
+                s.pages.iter().all(|&p| p == NONE)
             }
             None => false,
         };
@@ -379,6 +383,17 @@ mod tests {
             first_slot: 40,
             pages: vec![10, 11, 14],
         });
+        let c = ps.record(SwapSet {
+            owner: 1,
+            dev: 0,
+            first_slot: 50,
+            pages: vec![30, 31],
+        });
+        // A page leaving a set leaves a hole: the others stay on their slots.
+        ps.detach(1, 30);
+        assert_eq!(ps.get(c).unwrap().pages, vec![NONE, 31]);
+        ps.detach(1, 31);
+        assert!(ps.get(c).is_none(), "an empty set is dissolved");
         let b = ps.record(SwapSet {
             owner: 1,
             dev: 0,

@@ -1432,6 +1432,9 @@ impl<'o> System<'o> {
         let Some(set) = ps.take(id) else { return };
         let mut batch: Vec<PageIo> = Vec::new();
         for (i, &p) in set.pages.iter().enumerate() {
+            if p == NONE {
+                continue;
+            }
             let slot = set.first_slot + i as u32;
             let pte = *self.mem.pte_mut(u, p);
             if pte.slot != slot || pte.dev != set.dev {
@@ -1700,13 +1703,17 @@ impl<'o> System<'o> {
                 for &id in ps.sets_of(u) {
                     let set = ps.get(id).ok_or("a user lists a dissolved swap set")?;
                     for (i, &p) in set.pages.iter().enumerate() {
+                        if p == NONE {
+                            continue;
+                        }
                         let pte = self
                             .mem
                             .pte(u, p)
                             .ok_or("a swap set names a page with no entry")?;
                         if pte.slot != set.first_slot + i as u32 || pte.dev != set.dev {
                             return Err(format!(
-                                "user {u} page {p} of swap set {id} is not on the set's slot"
+                                "user {u} page {p} of swap set {id} is on slot {}:{}, the set on {}:{}+{i}",
+                                pte.dev, pte.slot, set.dev, set.first_slot
                             ));
                         }
                     }

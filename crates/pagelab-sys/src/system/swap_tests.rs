@@ -196,3 +196,40 @@ fn queue_drop_keeps_the_referenced_pages_and_trims_the_rest() {
     // The flush list gives the trimmed pages first, in order.
     assert_eq!(sys.mem.pop_flush(), Some(unref[0]));
 }
+
+#[test]
+fn garbage_collector_ages_then_flushes_pages_of_no_working_set() {
+    let mut sys = system();
+    // 64 frames, one eighth = 8 per pass. Frames 0-3: shared pages, two referenced; frames
+    // 4-5: user 0, out of queue and on no swap list; frames 6-7: user 1, on the swap list.
+    let shared = sys.shared_owner;
+    let sh = make_resident(&mut sys, shared, &[0, 1], true);
+    let sh_cold = make_resident(&mut sys, shared, &[2, 3], false);
+    let loose = make_resident(&mut sys, 0, &[10, 11], false);
+    let ws = make_resident(&mut sys, 1, &[10, 11], false);
+    sys.swap.as_mut().unwrap().enlist(1, SwapList::Q1);
+    sys.collect_garbage();
+    let flushed =
+        |sys: &System<'_>, f: &[u32]| f.iter().all(|&f| sys.mem.frames[f as usize].flushed);
+    assert!(flushed(&sys, &sh_cold) && flushed(&sys, &loose));
+    assert!(
+        !flushed(&sys, &ws),
+        "working-set pages are the swap lists' business"
+    );
+    // Referenced pages are aged, not flushed: bits reset now, flushed on the next visit.
+    assert!(sh
+        .iter()
+        .all(|&f| !sys.mem.frames[f as usize].referenced && !sys.mem.frames[f as usize].flushed));
+    assert_eq!(sys.c.gc_flushed, 4.0);
+    for _ in 0..7 {
+        sys.collect_garbage();
+    }
+    assert_eq!(
+        sys.swap.as_ref().unwrap().gc_cursor,
+        0,
+        "eight passes cover the frames"
+    );
+    // The ninth pass comes back to the aged pages, still unreferenced: flushed.
+    sys.collect_garbage();
+    assert!(flushed(&sys, &sh));
+}
