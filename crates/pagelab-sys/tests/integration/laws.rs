@@ -60,9 +60,9 @@ fn response_time_rises_steeply_past_the_thrashing_knee() {
     let after = (r24 - r16) / 8.0; // 24 → 32 users
     assert!(
         after > 10.0 * before.max(0.01),
-        "slope {before} s/user below the knee, {after} above (R = {r4}, {r8}, {r16}, {r24})"
+        "slope {before} s/user below the knee, {after} above (R at 4, 8, 24, 32 users = {r4}, {r8}, {r16}, {r24})"
     );
-    assert!(r24 > 10.0 * r8, "R(8) = {r8}, R(24) = {r24}");
+    assert!(r24 > 10.0 * r8, "R(8) = {r8}, R(32) = {r24}");
 }
 
 #[test]
