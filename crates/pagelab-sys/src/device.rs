@@ -212,6 +212,18 @@ impl SlotMap {
         (self.first * self.spc, self.last * self.spc + self.spc - 1)
     }
 
+    /// Slots in use on each cylinder of the paging area, from the first [slots].
+    pub fn used_by_cylinder(&self) -> Vec<u32> {
+        (self.first..=self.last)
+            .map(|c| self.spc - self.free_in_cyl[c as usize])
+            .collect()
+    }
+
+    /// First cylinder of the paging area.
+    pub fn first_cylinder(&self) -> u32 {
+        self.first
+    }
+
     /// Slots per cylinder [slots].
     pub fn slots_per_cyl(&self) -> u32 {
         self.spc

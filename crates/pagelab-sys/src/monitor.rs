@@ -211,6 +211,30 @@ pub struct Report {
     pub response: BTreeMap<String, Percentiles>,
     /// Engine figures: events handled, reference runs executed.
     pub engine: BTreeMap<String, u64>,
+    /// Paging devices at the end of the run, with slot occupancy by cylinder.
+    pub devices: Vec<DeviceRow>,
+}
+
+/// One paging actuator at the end of a run. `used_by_cylinder` is the allocation density by
+/// cylinder of the tetzlaff paper's Figure 4.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeviceRow {
+    /// Actuator name (from the spec, suffixed when `count > 1`).
+    pub name: String,
+    /// Whether the area is a swap area.
+    pub swap_area: bool,
+    /// First cylinder of the paging area.
+    pub first_cylinder: u32,
+    /// Slots per cylinder [slots].
+    pub slots_per_cylinder: u32,
+    /// Slots in use on each cylinder of the paging area, from the first [slots].
+    pub used_by_cylinder: Vec<u32>,
+    /// SIOs over the whole run [count].
+    pub sios: u64,
+    /// Pages read over the whole run [pages].
+    pub reads: u64,
+    /// Pages written over the whole run [pages].
+    pub writes: u64,
 }
 
 /// Bard's eq. 5 over an interval; `None` without a scan cycle or MPL.

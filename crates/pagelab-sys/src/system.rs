@@ -1821,6 +1821,26 @@ impl<'o> System<'o> {
         response.insert("all".to_string(), Percentiles::of(&mut all));
         response.insert("trivial".to_string(), Percentiles::of(&mut trivial));
         response.insert("nontrivial".to_string(), Percentiles::of(&mut nontrivial));
+        let devices = self
+            .spec
+            .actuators()
+            .iter()
+            .enumerate()
+            .map(|(d, (name, ds))| {
+                let map = self.io.slots(d);
+                let c = self.io.counters[d];
+                monitor::DeviceRow {
+                    name: name.clone(),
+                    swap_area: ds.swap_area,
+                    first_cylinder: map.first_cylinder(),
+                    slots_per_cylinder: map.slots_per_cyl(),
+                    used_by_cylinder: map.used_by_cylinder(),
+                    sios: c.n_sios,
+                    reads: c.n_reads,
+                    writes: c.n_writes,
+                }
+            })
+            .collect();
         let mut engine = BTreeMap::new();
         engine.insert("events".to_string(), self.n_events);
         engine.insert("reference_runs".to_string(), self.n_runs);
@@ -1838,6 +1858,7 @@ impl<'o> System<'o> {
             classes,
             response,
             engine,
+            devices,
         }
     }
 }

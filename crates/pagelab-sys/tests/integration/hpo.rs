@@ -105,3 +105,18 @@ fn hpo_spec_errors_name_the_key() {
     .to_string();
     assert!(e.contains("paging.slot_allocation"), "{e}");
 }
+
+#[test]
+fn moving_cursor_packs_a_band_where_zigzag_fills_the_centre() {
+    // Figure 4 out of a run: slot occupancy by cylinder of the first 3380 swap area.
+    let r = preset("hpo-prototype", &[]);
+    let d = &r.devices[0];
+    assert!(d.swap_area);
+    assert_eq!(d.used_by_cylinder.len(), 100);
+    let used: u32 = d.used_by_cylinder.iter().sum();
+    assert!(used > 0);
+    // Every used slot holds a page: the books of the report match the device's writes.
+    assert!(u64::from(used) <= d.writes);
+    // The paging drums keep their one "cylinder".
+    assert_eq!(r.devices[6].used_by_cylinder.len(), 1);
+}
