@@ -120,3 +120,41 @@ fn moving_cursor_packs_a_band_where_zigzag_fills_the_centre() {
     // The paging drums keep their one "cylinder".
     assert_eq!(r.devices[6].used_by_cylinder.len(), 1);
 }
+
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// Frames, slots, swap sets and users stay accounted for after every event, whatever the
+    /// HPO options, in a small machine short of storage.
+    #[test]
+    fn page_swapping_conserves_frames_slots_and_sets(
+        seed in 0u64..1000,
+        rt in any::<bool>(),
+        unchanged in any::<bool>(),
+        full in any::<bool>(),
+        gc in any::<bool>(),
+        set_pages in 1u32..10,
+    ) {
+        let set = set_pages.to_string();
+        let spec = crate::small(8, 60, 40.0, &[
+            ("memory.residency", "page-swapping"),
+            ("memory.free_target_extra", "4"),
+            ("paging.slot_allocation", "moving-cursor"),
+            ("paging.device_selection", if rt { "round-turkey" } else { "round-robin" }),
+            ("paging.write_unchanged", if unchanged { "true" } else { "false" }),
+            ("swapping.full_prepage", if full { "true" } else { "false" }),
+            ("swapping.garbage_collector", if gc { "true" } else { "false" }),
+            ("swapping.gc_period_s", "1.0"),
+            ("swapping.swap_set_pages", &set),
+            ("swapping.q2_mpl_limit", "2"),
+        ]);
+        let mut sys = pagelab_sys::System::build(&spec, seed, None).unwrap();
+        sys.set_check_every(1);
+        let r = sys.run(&mut |_| {}).unwrap();
+        // Work gets done and the machine swaps.
+        prop_assert!(r.metrics["throughput"].value > 0.0);
+        prop_assert!(r.metrics["swap_paging_rate"].value > 0.0);
+    }
+}
