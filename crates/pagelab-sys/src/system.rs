@@ -1518,12 +1518,22 @@ impl<'o> System<'o> {
             if pages.is_empty() {
                 break;
             }
-            let Some(addr) = self.io.allocate_swap_set(pages.len() as u32) else {
-                return Err(SysError::Invalid {
-                    origin: "engine".into(),
-                    path: "device".into(),
-                    what: "no room for a swap set: expected more swap or paging cylinders".into(),
-                });
+            // A fragmented area may lack a run of the full size: the set shrinks to the
+            // longest run found (the rest of the pages wait for the next swap set).
+            let mut pages = pages;
+            let addr = loop {
+                if let Some(a) = self.io.allocate_swap_set(pages.len() as u32) {
+                    break a;
+                }
+                if pages.len() == 1 {
+                    return Err(SysError::Invalid {
+                        origin: "engine".into(),
+                        path: "device".into(),
+                        what: "no free slot for a swap set: expected more swap or paging cylinders"
+                            .into(),
+                    });
+                }
+                pages.pop();
             };
             let ps = self.swap.as_mut().expect("checked above");
             let mut batch = Vec::with_capacity(pages.len());

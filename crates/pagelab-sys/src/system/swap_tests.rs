@@ -233,3 +233,37 @@ fn garbage_collector_ages_then_flushes_pages_of_no_working_set() {
     sys.collect_garbage();
     assert!(flushed(&sys, &sh));
 }
+
+#[test]
+fn a_fragmented_swap_area_gets_a_shorter_set() {
+    let mut sys = system();
+    // Fill the swap area (10 cylinders of 150 slots) but for runs of at most three slots.
+    let (lo, hi) = sys.io.slots(0).area_slots();
+    let mut held = Vec::new();
+    while let Some(a) = sys.io.allocate_swap_set(1) {
+        if a.dev != 0 {
+            sys.io.release_slot(a);
+            break;
+        }
+        held.push(a);
+    }
+    assert_eq!(held.len() as u32, hi - lo + 1);
+    for a in held.iter().filter(|a| a.slot % 4 != 0) {
+        sys.io.release_slot(*a);
+    }
+    make_resident(&mut sys, 0, &[1, 2, 3, 4, 5], false);
+    sys.swap.as_mut().unwrap().enlist(0, SwapList::Q2);
+    assert!(sys.swap_out().unwrap());
+    let ps = sys.swap.as_ref().unwrap();
+    let sizes: Vec<usize> = ps
+        .sets_of(0)
+        .iter()
+        .map(|&id| ps.get(id).unwrap().pages.len())
+        .collect();
+    assert_eq!(
+        sizes,
+        vec![3, 2],
+        "sets shrink to the runs the area still has"
+    );
+    sys.check_invariants().unwrap();
+}
