@@ -265,5 +265,9 @@ fn a_fragmented_swap_area_gets_a_shorter_set() {
         vec![3, 2],
         "sets shrink to the runs the area still has"
     );
+    // The filler slots belong to no page: give them back before checking the books.
+    for a in held.iter().filter(|a| a.slot % 4 == 0) {
+        sys.io.release_slot(*a);
+    }
     sys.check_invariants().unwrap();
 }
