@@ -619,7 +619,7 @@ impl PagingIo {
     }
 
     /// Queues several requests on `dev` at once (a block of pages for one channel program);
-    /// if the device is idle, an SIO starts with all those on the head's cylinder.
+    /// those on the head's cylinder share one SIO even without same-cylinder combining.
     pub fn submit_batch(&mut self, dev: usize, ios: &[PageIo], now: Tick) -> Option<DeviceStep> {
         self.devices[dev].queue.extend(ios.iter().copied());
         if self.devices[dev].busy || self.devices[dev].queue.is_empty() {
@@ -646,10 +646,15 @@ impl PagingIo {
         let cyl = head.slot / spc;
         d.sio.clear();
         d.sio.push(head);
-        if combine {
+        {
+            // Combining chains every request queued for the cylinder; without it, only the
+            // head's own batch (same direction, queued at the same instant on the same
+            // cylinder: a swap set or a round-turkey group) goes into its channel program.
             let mut i = 0;
             while i < d.queue.len() {
-                if d.queue[i].slot / spc == cyl {
+                let q = d.queue[i];
+                let same_batch = q.op == head.op && q.queued == head.queued;
+                if q.slot / spc == cyl && (combine || same_batch) {
                     let io = d.queue.remove(i).expect("index checked");
                     d.sio.push(io);
                 } else {
@@ -933,6 +938,26 @@ mod tests {
         let order: Vec<u32> = done.iter().map(|d| d.slot).collect();
         assert_eq!(order, vec![0, 1, 3]);
         assert_eq!(end.as_ns(), g.rotation_ns + g.page_transfer_ns);
+    }
+
+    #[test]
+    fn a_batch_is_one_sio_without_combining() {
+        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+        let mut io = PagingIo::new(&[(g, 0, None)], 1, false, 0);
+        let q = |slot, t| PageIo {
+            op: IoOp::Write,
+            slot,
+            frame: 0,
+            queued: Tick(t),
+        };
+        let first = io.submit_batch(0, &[q(10, 5), q(11, 5), q(12, 5)], Tick(5));
+        // A lone request for the same cylinder, queued later, is not chained.
+        io.submit(0, q(13, 6), Tick(6));
+        let end = finish(&mut io, 0, first.unwrap());
+        let mut done = Vec::new();
+        io.complete(0, end, &mut done);
+        assert_eq!(done.len(), 3);
+        assert_eq!(io.pending(0), 1);
     }
 
     #[test]
