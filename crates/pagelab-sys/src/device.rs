@@ -1,7 +1,10 @@
 //! Paging devices, channels and slots.
 //!
 //! ```text
-//!   page-out ──► DeviceSelection (round robin) ──► SlotAllocator (zigzag) ──► device queue
+//!   page-out ──► DeviceSelection (round robin | round turkey) ──► SlotAllocator (zigzag |
+//!                moving cursor | right edge) ──► device queue (a round-turkey group as one batch)
+//!   swap set ──► swap areas in turn (else paging devices) ──► a run of consecutive slots by a
+//!                moving cursor ──► device queue (one batch, one SIO)
 //!   page-in  ─────────────────────────────────────────────────────────────► device queue
 //!   device queue ──► SIO (head request + same-cylinder requests) ──► seek ──► rotate ──► reconnect
 //!                       reconnect: channel free? transfer : RPS miss, one more rotation

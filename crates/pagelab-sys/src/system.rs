@@ -20,6 +20,11 @@
 //! fault ending another processor's shorter burst can fall inside it (see docs/system.md). At
 //! equal times a burst end is handled before queued events, lower processor first.
 //!
+//! With `memory.residency = "page-swapping"` (the VM/SP HPO prototypes, [`crate::page_swap`])
+//! queue-drop identifies the working set and trims the rest, queue-add logically swaps in and
+//! prepages, a fault on a page of a swap set reads the whole set, and SELECT's order becomes
+//! flush list, physical swap-out, core-table scan.
+//!
 //! Supervisor time (per fault, SIO, interrupt, dispatch, page moved) accumulates as a debt that
 //! the next dispatch on any processor pays before running the user; an idle processor pays it
 //! at once.
