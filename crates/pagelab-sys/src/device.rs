@@ -1,7 +1,10 @@
 //! Paging devices, channels and slots.
 //!
 //! ```text
-//!   page-out ──► DeviceSelection (round robin) ──► SlotAllocator (zigzag) ──► device queue
+//!   page-out ──► DeviceSelection (round robin | round turkey) ──► SlotAllocator (zigzag |
+//!                moving cursor | right edge) ──► device queue (a round-turkey group as one batch)
+//!   swap set ──► swap areas in turn (else paging devices) ──► a run of consecutive slots by a
+//!                moving cursor ──► device queue (one batch, one SIO)
 //!   page-in  ─────────────────────────────────────────────────────────────► device queue
 //!   device queue ──► SIO (head request + same-cylinder requests) ──► seek ──► rotate ──► reconnect
 //!                       reconnect: channel free? transfer : RPS miss, one more rotation
@@ -33,6 +36,12 @@
 use crate::spec::DeviceModel;
 use pagelab_core::Tick;
 use std::collections::VecDeque;
+
+pub mod moving_cursor;
+pub mod round_turkey;
+
+pub use moving_cursor::Cursor;
+pub use round_turkey::RoundTurkey;
 
 /// Timing and format of one device model, for a given page size.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -201,6 +210,42 @@ impl SlotMap {
         Some(s)
     }
 
+    /// First and last slot of the paging area [slot numbers].
+    pub fn area_slots(&self) -> (u32, u32) {
+        (self.first * self.spc, self.last * self.spc + self.spc - 1)
+    }
+
+    /// Slots in use on each cylinder of the paging area, from the first [slots].
+    pub fn used_by_cylinder(&self) -> Vec<u32> {
+        (self.first..=self.last)
+            .map(|c| self.spc - self.free_in_cyl[c as usize])
+            .collect()
+    }
+
+    /// First cylinder of the paging area.
+    pub fn first_cylinder(&self) -> u32 {
+        self.first
+    }
+
+    /// Slots per cylinder [slots].
+    pub fn slots_per_cyl(&self) -> u32 {
+        self.spc
+    }
+
+    /// Free slots on cylinder `cyl` (0 outside the paging area) [slots].
+    pub fn free_in_cyl(&self, cyl: u32) -> u32 {
+        self.free_in_cyl.get(cyl as usize).copied().unwrap_or(0)
+    }
+
+    /// Marks the free slot `slot` used (for allocators that choose it themselves).
+    pub fn take(&mut self, slot: u32) {
+        debug_assert!(!self.is_used(slot), "slot {slot} taken twice");
+        self.used[(slot / 64) as usize] |= 1 << (slot % 64);
+        self.free_in_cyl[(slot / self.spc) as usize] -= 1;
+        self.n_used += 1;
+        self.last_cyl = slot / self.spc;
+    }
+
     /// Returns `slot` to the free pool.
     pub fn release(&mut self, slot: u32) {
         debug_assert!(self.is_used(slot), "slot {slot} released twice");
@@ -213,11 +258,19 @@ impl SlotMap {
 /// Where on a device a page-out goes: the slot-allocation seam. Each allocator ranks the free
 /// slots of the map it is given and returns one; the map keeps the books (and the cylinder last
 /// used, which allocators may read as their cursor).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SlotAllocator {
     /// The last cylinder used if it has room, else the free slot nearest the volume centre
     /// (TETZ "Background").
     Zigzag,
+    /// A cursor per device sweeping its paging area, reflected at the ends (TETZ "New
+    /// slot-selection algorithm"); see [`moving_cursor`].
+    MovingCursor {
+        /// Cursor of each device, made at its first allocation.
+        cursors: Vec<Option<Cursor>>,
+    },
+    /// The free slot nearest the high end of the area (TETZ's negative experiment).
+    RightEdge,
 }
 
 impl SlotAllocator {
@@ -225,13 +278,60 @@ impl SlotAllocator {
     pub fn build(kind: crate::spec::SlotAllocationKind) -> SlotAllocator {
         match kind {
             crate::spec::SlotAllocationKind::Zigzag => SlotAllocator::Zigzag,
+            crate::spec::SlotAllocationKind::MovingCursor => SlotAllocator::MovingCursor {
+                cursors: Vec::new(),
+            },
+            crate::spec::SlotAllocationKind::RightEdge => SlotAllocator::RightEdge,
         }
     }
 
-    /// A free slot of `map`, marked used; `None` when the paging area is full.
-    pub fn allocate(&mut self, map: &mut SlotMap) -> Option<u32> {
+    fn cursor<'a>(
+        cursors: &'a mut Vec<Option<Cursor>>,
+        dev: usize,
+        map: &SlotMap,
+    ) -> &'a mut Cursor {
+        if cursors.len() <= dev {
+            cursors.resize(dev + 1, None);
+        }
+        cursors[dev].get_or_insert_with(|| Cursor::new(map))
+    }
+
+    /// A free slot of `map` (device `dev`), marked used; `None` when the paging area is full.
+    pub fn allocate(&mut self, dev: usize, map: &mut SlotMap) -> Option<u32> {
         match self {
             SlotAllocator::Zigzag => map.allocate_zigzag(),
+            SlotAllocator::MovingCursor { cursors } => {
+                Self::cursor(cursors, dev, map).allocate(map)
+            }
+            SlotAllocator::RightEdge => moving_cursor::allocate_right_edge(map),
+        }
+    }
+
+    /// `n` consecutive free slots of one cylinder (a swap set), the lowest returned. Every
+    /// allocator places runs with a moving cursor: TETZ allocates swap areas "by the
+    /// moving-cursor algorithm", a swap set at a time.
+    pub fn allocate_run(&mut self, dev: usize, map: &mut SlotMap, n: u32) -> Option<u32> {
+        let mut scratch = Vec::new();
+        let cursors = match self {
+            SlotAllocator::MovingCursor { cursors } => cursors,
+            _ => &mut scratch,
+        };
+        Self::cursor(cursors, dev, map).allocate_run(map, n)
+    }
+
+    /// Whether the next allocation on `dev` will be on another cylinder than `slot`'s (round
+    /// turkey's boundary test).
+    pub fn leaves_cylinder(&self, dev: usize, map: &SlotMap, slot: u32) -> bool {
+        let spc = map.slots_per_cyl();
+        match self {
+            SlotAllocator::MovingCursor { cursors } => match cursors.get(dev) {
+                Some(Some(c)) => c.leaves_cylinder(map, slot),
+                _ => true,
+            },
+            // The next slot up is on another cylinder, or this one is full.
+            SlotAllocator::Zigzag | SlotAllocator::RightEdge => {
+                (slot + 1).is_multiple_of(spc) || map.free_in_cyl(slot / spc) == 0
+            }
         }
     }
 }
@@ -245,13 +345,19 @@ pub enum DeviceSelection {
         /// Device to try first next time.
         next: usize,
     },
+    /// The same device up to `max_run` times in a row, unless a cylinder boundary is reached
+    /// (TETZ "Device selection"); see [`round_turkey`].
+    RoundTurkey(RoundTurkey),
 }
 
 impl DeviceSelection {
-    /// Builds the selector of `kind`.
-    pub fn build(kind: crate::spec::DeviceSelectionKind) -> DeviceSelection {
+    /// Builds the selector of `kind`; `run` is round turkey's run length [page-outs].
+    pub fn build(kind: crate::spec::DeviceSelectionKind, run: u32) -> DeviceSelection {
         match kind {
             crate::spec::DeviceSelectionKind::RoundRobin => DeviceSelection::RoundRobin { next: 0 },
+            crate::spec::DeviceSelectionKind::RoundTurkey => {
+                DeviceSelection::RoundTurkey(RoundTurkey::new(run))
+            }
         }
     }
 
@@ -259,13 +365,20 @@ impl DeviceSelection {
     pub fn pick(&self, n: usize, k: usize) -> usize {
         match self {
             DeviceSelection::RoundRobin { next } => (next + k) % n,
+            DeviceSelection::RoundTurkey(rt) => rt.pick(n, k),
         }
     }
 
-    /// A page-out went to device `d` of `n`.
-    pub fn used(&mut self, n: usize, d: usize) {
+    /// A page-out went to device `d` of `n`; `boundary` says the device's next slot is on
+    /// another cylinder. Returns whether the group of page-outs to `d` is closed (round robin:
+    /// always, each page its own group).
+    pub fn used(&mut self, n: usize, d: usize, boundary: bool) -> bool {
         match self {
-            DeviceSelection::RoundRobin { next } => *next = (d + 1) % n,
+            DeviceSelection::RoundRobin { next } => {
+                *next = (d + 1) % n;
+                true
+            }
+            DeviceSelection::RoundTurkey(rt) => rt.used(n, d, boundary),
         }
     }
 }
@@ -345,6 +458,10 @@ pub struct PagingIo {
     overhead_ns: u64,
     selection: DeviceSelection,
     allocation: SlotAllocator,
+    /// Moving cursors of swap-set runs (kept apart from single page-outs' allocator).
+    swap_allocation: SlotAllocator,
+    swap_area: Vec<bool>,
+    next_swap: usize,
     /// Counters, per device.
     pub counters: Vec<DeviceCounters>,
 }
@@ -383,6 +500,11 @@ impl PagingIo {
             overhead_ns,
             selection: DeviceSelection::RoundRobin { next: 0 },
             allocation: SlotAllocator::Zigzag,
+            swap_allocation: SlotAllocator::MovingCursor {
+                cursors: Vec::new(),
+            },
+            swap_area: vec![false; n],
+            next_swap: 0,
             counters: vec![DeviceCounters::default(); n],
         }
     }
@@ -414,14 +536,67 @@ impl PagingIo {
         self.devices[dev].queue.len() + self.devices[dev].sio.len()
     }
 
-    /// Round-robin selection and zigzag allocation of a page-out slot. `None` when every
+    /// A page-out slot by the device selection and slot allocation policies. `None` when every
     /// paging area is full.
     pub fn allocate_slot(&mut self) -> Option<SlotAddr> {
+        self.allocate_page_out().map(|(a, _)| a)
+    }
+
+    /// A page-out slot, and whether the group of page-outs to its device is now closed (the
+    /// system writes a group with one SIO; round robin closes every group at once). Devices
+    /// reserved for swap sets are never chosen.
+    pub fn allocate_page_out(&mut self) -> Option<(SlotAddr, bool)> {
         let n = self.devices.len();
         for k in 0..n {
             let d = self.selection.pick(n, k);
-            if let Some(slot) = self.allocation.allocate(&mut self.devices[d].slots) {
-                self.selection.used(n, d);
+            if self.swap_area.get(d).copied().unwrap_or(false) {
+                continue;
+            }
+            if let Some(slot) = self.allocation.allocate(d, &mut self.devices[d].slots) {
+                let boundary = self
+                    .allocation
+                    .leaves_cylinder(d, &self.devices[d].slots, slot);
+                let closed = self.selection.used(n, d, boundary);
+                return Some((
+                    SlotAddr {
+                        dev: d as u16,
+                        slot,
+                    },
+                    closed,
+                ));
+            }
+        }
+        None
+    }
+
+    /// Marks devices whose paging area is a swap area (tetzlaff "Contiguous page datasets"):
+    /// they take only swap sets, and ordinary page-outs avoid them.
+    pub fn with_swap_areas(mut self, swap: Vec<bool>) -> Self {
+        self.swap_area = swap;
+        self
+    }
+
+    /// Whether any device is a swap area.
+    pub fn has_swap_areas(&self) -> bool {
+        self.swap_area.iter().any(|&s| s)
+    }
+
+    /// `n` consecutive slots of one cylinder for a swap set: on the swap areas in turn when
+    /// there are any (else on the paging devices in turn), each by its moving cursor. The
+    /// first slot is returned. `None` when no device has such a run.
+    pub fn allocate_swap_set(&mut self, n: u32) -> Option<SlotAddr> {
+        let nd = self.devices.len();
+        let use_swap = self.has_swap_areas();
+        for k in 0..nd {
+            let d = (self.next_swap + k) % nd;
+            if self.swap_area.get(d).copied().unwrap_or(false) != use_swap {
+                continue;
+            }
+            if let Some(slot) = self
+                .swap_allocation
+                .allocate_run(d, &mut self.devices[d].slots, n)
+            {
+                self.next_swap = (d + 1) % nd;
                 return Some(SlotAddr {
                     dev: d as u16,
                     slot,
@@ -447,7 +622,7 @@ impl PagingIo {
     }
 
     /// Queues several requests on `dev` at once (a block of pages for one channel program);
-    /// if the device is idle, an SIO starts with all those on the head's cylinder.
+    /// those on the head's cylinder share one SIO even without same-cylinder combining.
     pub fn submit_batch(&mut self, dev: usize, ios: &[PageIo], now: Tick) -> Option<DeviceStep> {
         self.devices[dev].queue.extend(ios.iter().copied());
         if self.devices[dev].busy || self.devices[dev].queue.is_empty() {
@@ -474,10 +649,15 @@ impl PagingIo {
         let cyl = head.slot / spc;
         d.sio.clear();
         d.sio.push(head);
-        if combine {
+        {
+            // Combining chains every request queued for the cylinder; without it, only the
+            // head's own batch (same direction, queued at the same instant on the same
+            // cylinder: a swap set or a round-turkey group) goes into its channel program.
             let mut i = 0;
             while i < d.queue.len() {
-                if d.queue[i].slot / spc == cyl {
+                let q = d.queue[i];
+                let same_batch = q.op == head.op && q.queued == head.queued;
+                if q.slot / spc == cyl && (combine || same_batch) {
                     let io = d.queue.remove(i).expect("index checked");
                     d.sio.push(io);
                 } else {
@@ -495,10 +675,23 @@ impl PagingIo {
         let phase = ready % rot;
         let geom = d.geom;
         if geom.cylinders == 1 {
+            // One record per angular position per revolution: records at the same angle on
+            // other tracks wait for the next revolutions, after every other angle's first.
             d.sio.sort_by_key(|io| {
                 let off = geom.slot_offset_ns(io.slot % spc);
                 ((off + rot - phase) % rot, io.slot)
             });
+            let mut keyed: Vec<(u32, u64, PageIo)> = Vec::with_capacity(d.sio.len());
+            let mut last_off = u64::MAX;
+            let mut round = 0u32;
+            for io in d.sio.drain(..) {
+                let off = (geom.slot_offset_ns(io.slot % spc) + rot - phase) % rot;
+                round = if off == last_off { round + 1 } else { 0 };
+                last_off = off;
+                keyed.push((round, off, io));
+            }
+            keyed.sort_by_key(|&(r, off, io)| (r, off, io.slot));
+            d.sio.extend(keyed.into_iter().map(|k| k.2));
         } else {
             d.sio.sort_by_key(|io| io.slot);
         }
@@ -727,6 +920,47 @@ mod tests {
         };
         let span = end.as_ns() - t.as_ns();
         assert_eq!(span, 8 * g.rotation_ns / 10 + g.page_transfer_ns);
+    }
+
+    #[test]
+    fn drum_serves_one_record_per_angle_per_revolution() {
+        // Slots 0, 3 and 1 of a 2305 (3 records per track): 0 and 3 share an angle. Rotational
+        // order takes 0, then 1 a third of a turn later, then 3 one revolution after 0.
+        let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
+        let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
+        let q = |slot| PageIo {
+            op: IoOp::Read,
+            slot,
+            frame: slot,
+            queued: Tick(0),
+        };
+        let step = io.submit_batch(0, &[q(3), q(0), q(1)], Tick(0)).unwrap();
+        let end = finish(&mut io, 0, step);
+        let mut done = Vec::new();
+        io.complete(0, end, &mut done);
+        let order: Vec<u32> = done.iter().map(|d| d.slot).collect();
+        assert_eq!(order, vec![0, 1, 3]);
+        assert_eq!(end.as_ns(), g.rotation_ns + g.page_transfer_ns);
+    }
+
+    #[test]
+    fn a_batch_is_one_sio_without_combining() {
+        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+        let mut io = PagingIo::new(&[(g, 0, None)], 1, false, 0);
+        let q = |slot, t| PageIo {
+            op: IoOp::Write,
+            slot,
+            frame: 0,
+            queued: Tick(t),
+        };
+        let first = io.submit_batch(0, &[q(10, 5), q(11, 5), q(12, 5)], Tick(5));
+        // A lone request for the same cylinder, queued later, is not chained.
+        io.submit(0, q(13, 6), Tick(6));
+        let end = finish(&mut io, 0, first.unwrap());
+        let mut done = Vec::new();
+        io.complete(0, end, &mut done);
+        assert_eq!(done.len(), 3);
+        assert_eq!(io.pending(0), 1);
     }
 
     #[test]

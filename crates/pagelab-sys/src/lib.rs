@@ -27,6 +27,7 @@ pub mod error;
 pub mod load_control;
 pub mod memory;
 pub mod monitor;
+pub mod page_swap;
 pub mod spec;
 pub mod system;
 pub mod unix;

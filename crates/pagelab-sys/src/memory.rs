@@ -82,6 +82,8 @@ pub struct Memory {
     pub n_cycles: u64,
     /// Frames examined by the scan.
     pub n_scanned: u64,
+    /// Take the flush list's newest entry first (LIFO) instead of its oldest.
+    pub lifo_flush: bool,
 }
 
 /// Why a frame was chosen.
@@ -116,6 +118,7 @@ impl Memory {
             cursor: 0,
             n_cycles: 0,
             n_scanned: 0,
+            lifo_flush: false,
         }
     }
 
@@ -194,15 +197,33 @@ impl Memory {
     /// SELECT: the next frame to free, from the flush list (FIFO) or the core table scan.
     /// `None` when no frame is eligible (all in transit or free).
     pub fn select_victim(&mut self) -> Option<(u32, VictimSource)> {
-        while let Some(f) = self.flush.pop_front() {
+        if let Some(f) = self.pop_flush() {
+            return Some((f, VictimSource::Flush));
+        }
+        self.scan_victim().map(|f| (f, VictimSource::Scan))
+    }
+
+    /// The next resident frame of the flush list: its oldest entry, or its newest with
+    /// `lifo_flush` (tetzlaff's LIFO flushing experiment). Stale entries are skipped.
+    pub fn pop_flush(&mut self) -> Option<u32> {
+        loop {
+            let f = if self.lifo_flush {
+                self.flush.pop_back()?
+            } else {
+                self.flush.pop_front()?
+            };
             let fr = &mut self.frames[f as usize];
             if fr.flushed {
                 fr.flushed = false;
                 if fr.state == FrameState::Resident {
-                    return Some((f, VictimSource::Flush));
+                    return Some(f);
                 }
             }
         }
+    }
+
+    /// The core-table scan's next unreferenced resident frame, clearing the bits it passes.
+    pub fn scan_victim(&mut self) -> Option<u32> {
         let n = self.frames.len() as u32;
         // Two passes clear every bit; a third finds nothing only if no frame is resident.
         for _ in 0..(2 * n + 1) {
@@ -221,7 +242,7 @@ impl Memory {
                 fr.referenced = false;
                 continue;
             }
-            return Some((f, VictimSource::Scan));
+            return Some(f);
         }
         None
     }

@@ -52,6 +52,16 @@ counters! {
     faults: "count", "Page exceptions (Bard's P): references to a page not valid in storage.";
     page_reads: "count", "Pages read from paging devices (demand paging).";
     page_writes: "count", "Pages written to paging devices.";
+    page_out_groups: "count", "Groups of page-outs queued together (one per device run).";
+    swap_reads: "count", "Pages read by swap-ins (swap faults and prepaging).";
+    swap_writes: "count", "Pages written by physical swap-outs.";
+    swap_io_sum_s: "s", "Sum over pages swapped of queue-to-completion time.";
+    swap_faults: "count", "Faults on a page of a swap set (the whole set read).";
+    swap_sets_in: "count", "Swap sets read (swap faults and prepaging).";
+    swap_sets_out: "count", "Swap sets written.";
+    prepage_errors: "count", "Pages swapped in and not referenced before the next queue-drop.";
+    trimmed: "count", "Pages trimmed to the flush list at queue-drop.";
+    gc_flushed: "count", "Pages the garbage collector put on the flush list.";
     zero_fills: "count", "First references served with a cleared frame, no I/O.";
     reclaims: "count", "Faults served by reclaiming a frame whose page-out was under way.";
     paging_sios: "count", "Paging SIOs (channel programs; several pages when chained).";
@@ -201,6 +211,30 @@ pub struct Report {
     pub response: BTreeMap<String, Percentiles>,
     /// Engine figures: events handled, reference runs executed.
     pub engine: BTreeMap<String, u64>,
+    /// Paging devices at the end of the run, with slot occupancy by cylinder.
+    pub devices: Vec<DeviceRow>,
+}
+
+/// One paging actuator at the end of a run. `used_by_cylinder` is the allocation density by
+/// cylinder of the tetzlaff paper's Figure 4.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeviceRow {
+    /// Actuator name (from the spec, suffixed when `count > 1`).
+    pub name: String,
+    /// Whether the area is a swap area.
+    pub swap_area: bool,
+    /// First cylinder of the paging area.
+    pub first_cylinder: u32,
+    /// Slots per cylinder [slots].
+    pub slots_per_cylinder: u32,
+    /// Slots in use on each cylinder of the paging area, from the first [slots].
+    pub used_by_cylinder: Vec<u32>,
+    /// SIOs over the whole run [count].
+    pub sios: u64,
+    /// Pages read over the whole run [pages].
+    pub reads: u64,
+    /// Pages written over the whole run [pages].
+    pub writes: u64,
 }
 
 /// Bard's eq. 5 over an interval; `None` without a scan cycle or MPL.
@@ -251,7 +285,10 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
     );
     put(
         "page_io_time_ms",
-        1e3 * div(d.page_io_sum_s, d.page_reads + d.page_writes),
+        1e3 * div(
+            d.page_io_sum_s - d.swap_io_sum_s,
+            d.page_reads + d.page_writes,
+        ),
         "ms",
         "Mean page request time, queue to completion.",
     );
@@ -307,15 +344,57 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
     );
     put(
         "swap_paging_rate",
-        0.0,
+        (d.swap_reads + d.swap_writes) / t,
         "pages/s",
-        "Pages moved by swapping per second (none in the base systems).",
+        "Pages moved by swapping (swap sets in and out) per second.",
+    );
+    put(
+        "total_paging_rate",
+        (d.page_reads + d.page_writes + d.swap_reads + d.swap_writes) / t,
+        "pages/s",
+        "Pages moved per second, demand and swap, in and out.",
+    );
+    put(
+        "swap_io_time_ms",
+        1e3 * div(d.swap_io_sum_s, d.swap_reads + d.swap_writes),
+        "ms",
+        "Mean swap page request time, queue to completion (a swap set's SIO).",
+    );
+    put(
+        "swap_fault_rate",
+        d.swap_faults / t,
+        "1/s",
+        "Swap faults per second.",
+    );
+    put(
+        "prepage_error_ratio",
+        div(d.prepage_errors, d.swap_reads),
+        "fraction",
+        "Pages swapped in but not referenced, per page swapped in.",
+    );
+    put(
+        "trim_rate",
+        d.trimmed / t,
+        "pages/s",
+        "Pages trimmed to the flush list at queue-drop per second.",
+    );
+    put(
+        "gc_flush_rate",
+        d.gc_flushed / t,
+        "pages/s",
+        "Pages flushed by the garbage collector per second.",
     );
     put(
         "page_write_rate",
         d.page_writes / t,
         "pages/s",
         "Pages written per second.",
+    );
+    put(
+        "pages_per_write_group",
+        div(d.page_writes, d.page_out_groups),
+        "pages",
+        "Pages per group of page-outs queued together (round turkey: up to eight).",
     );
     put(
         "steal_rate",

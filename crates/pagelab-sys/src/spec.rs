@@ -47,6 +47,9 @@ pub struct SystemSpec {
     pub monitor: MonitorSpec,
     /// Users and what they run -- parameter.
     pub workload: WorkloadSpec,
+    /// Page swapping (with `memory.residency = "page-swapping"`) -- parameter.
+    #[serde(default)]
+    pub swapping: crate::page_swap::SwappingSpec,
 }
 
 /// Preset metadata.
@@ -135,6 +138,9 @@ pub struct MemorySpec {
     /// Put a dropped user's pages on the flush list at queue-drop.
     #[serde(default)]
     pub flush_at_drop: bool,
+    /// Take frames from the flush list newest first (tetzlaff's LIFO flushing experiment).
+    #[serde(default)]
+    pub lifo_flush: bool,
 }
 
 /// Residency models: demand paging (this engine) or whole-process swapping (the UNIX V6
@@ -147,6 +153,9 @@ pub enum ResidencyKind {
     DemandPaging,
     /// A process runs only with its whole image in core (UNIX V6, Chanson 1982).
     WholeProcessSwapping,
+    /// Working sets identified at queue-drop, logically and physically swapped in swap sets
+    /// (VM/SP HPO prototypes, tetzlaff); parameters in `[swapping]`.
+    PageSwapping,
 }
 
 fn default_page_bytes() -> u32 {
@@ -175,6 +184,17 @@ pub struct PagingSpec {
     /// Control-unit protocol time per SIO [ms] (tetzlaff Figure 3's part of overhead A).
     #[serde(default)]
     pub sio_overhead_ms: f64,
+    /// Round turkey: most page-outs in a row to one device [pages] (tetzlaff: eight).
+    #[serde(default = "eight")]
+    pub round_turkey_run: u32,
+    /// Write unchanged user pages too at page-out, to a new slot at the cursor, so that they
+    /// travel with the wave (tetzlaff "Writing unchanged pages").
+    #[serde(default)]
+    pub write_unchanged: bool,
+}
+
+fn eight() -> u32 {
+    8
 }
 
 impl Default for PagingSpec {
@@ -184,6 +204,8 @@ impl Default for PagingSpec {
             device_selection: DeviceSelectionKind::RoundRobin,
             combine_same_cylinder: true,
             sio_overhead_ms: 0.0,
+            round_turkey_run: 8,
+            write_unchanged: false,
         }
     }
 }
@@ -195,6 +217,10 @@ pub enum SlotAllocationKind {
     /// Last cylinder used, else the free slot nearest the volume centre (tetzlaff).
     #[default]
     Zigzag,
+    /// A cursor sweeping the paging area, reflected at the ends (tetzlaff, round turkey).
+    MovingCursor,
+    /// The free slot nearest the high end of the area (tetzlaff's negative experiment).
+    RightEdge,
 }
 
 /// Page-out device selection.
@@ -204,6 +230,9 @@ pub enum DeviceSelectionKind {
     /// Each page-out to the next device in turn (tetzlaff).
     #[default]
     RoundRobin,
+    /// The same device up to `paging.round_turkey_run` times unless a cylinder boundary is
+    /// reached; each device's group written with one SIO (tetzlaff, round turkey).
+    RoundTurkey,
 }
 
 /// A channel.
@@ -230,6 +259,10 @@ pub struct DeviceSpec {
     /// First and last cylinder of the paging area (default: the whole volume).
     #[serde(default)]
     pub paging_cylinders: Option<[u32; 2]>,
+    /// The area is a swap area: it takes whole swap sets only, ordinary page-outs go elsewhere
+    /// (tetzlaff "Contiguous page datasets").
+    #[serde(default)]
+    pub swap_area: bool,
 }
 
 /// The device catalogue. Parameters in [`crate::device::Geometry::of`].
@@ -697,6 +730,15 @@ impl SystemSpec {
                     );
                 }
             }
+        }
+        if let Err((k, what)) = self.swapping.check() {
+            return bad(&format!("swapping.{k}"), what);
+        }
+        if self.devices.iter().any(|d| d.swap_area) && self.devices.iter().all(|d| d.swap_area) {
+            return bad(
+                "device",
+                "every device is a swap area: expected at least one for ordinary page-outs",
+            );
         }
         if self.vio.devices == 0 {
             return bad("vio.devices", "expected at least one minidisk device");

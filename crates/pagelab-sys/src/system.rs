@@ -20,6 +20,11 @@
 //! fault ending another processor's shorter burst can fall inside it (see docs/system.md). At
 //! equal times a burst end is handled before queued events, lower processor first.
 //!
+//! With `memory.residency = "page-swapping"` (the VM/SP HPO prototypes, [`crate::page_swap`])
+//! queue-drop identifies the working set and trims the rest, queue-add logically swaps in and
+//! prepages, a fault on a page of a swap set reads the whole set, and SELECT's order becomes
+//! flush list, physical swap-out, core-table scan.
+//!
 //! Supervisor time (per fault, SIO, interrupt, dispatch, page moved) accumulates as a debt that
 //! the next dispatch on any processor pays before running the user; an idle processor pays it
 //! at once.
@@ -33,6 +38,7 @@ use crate::load_control::{
 };
 use crate::memory::{FrameState, Memory, NONE};
 use crate::monitor::{self, ClassRow, Counters, IntervalTable, Percentiles, Report, UserRow};
+use crate::page_swap::{identify_working_set, PageSwap, SwapList, SwapSet};
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
 use crate::workload::{think_time, LocalityModel, Program, TraceOpener};
 use pagelab_core::random::exponential;
@@ -50,6 +56,7 @@ enum Event {
     VioDone(u32),
     ConsoleDone(u32),
     Sample,
+    Collect,
     WarmupEnded,
     End,
 }
@@ -178,6 +185,9 @@ pub struct System<'o> {
     free_min: u32,
     reset_at_drop: bool,
     flush_at_drop: bool,
+    write_unchanged: bool,
+    /// Page swapping books (residency `page-swapping`).
+    swap: Option<PageSwap>,
     vio_busy: Vec<Tick>,
     vio_ns: f64,
     vio_exp: bool,
@@ -353,18 +363,29 @@ impl<'o> System<'o> {
             (spec.paging.sio_overhead_ms * 1e6).round() as u64,
         )
         .with_policies(
-            DeviceSelection::build(spec.paging.device_selection),
+            DeviceSelection::build(spec.paging.device_selection, spec.paging.round_turkey_run),
             SlotAllocator::build(spec.paging.slot_allocation),
-        );
-        // The residency seam: every model built so far pages on demand.
-        if spec.memory.residency != crate::spec::ResidencyKind::DemandPaging {
-            return Err(SysError::Invalid {
-                origin: "spec".into(),
-                path: "memory.residency".into(),
-                what: "this engine pages on demand: expected a swapping spec run by unix::run"
-                    .into(),
-            });
-        }
+        )
+        .with_swap_areas(spec.actuators().iter().map(|(_, d)| d.swap_area).collect());
+        // The residency seam: demand paging, or HPO page swapping; whole-process swapping is
+        // the other engine (unix::run).
+        let swap = match spec.memory.residency {
+            crate::spec::ResidencyKind::DemandPaging => None,
+            crate::spec::ResidencyKind::PageSwapping => Some(PageSwap::new(
+                spec.swapping.clone(),
+                n_users as usize,
+                spec.memory.frames as usize,
+            )),
+            crate::spec::ResidencyKind::WholeProcessSwapping => {
+                return Err(SysError::Invalid {
+                    origin: "spec".into(),
+                    path: "memory.residency".into(),
+                    what: "this engine pages: expected a whole-process-swapping spec run by \
+                           unix::run"
+                        .into(),
+                });
+            }
+        };
         let s = &spec.cpu.supervisor;
         let n_cpus = spec.cpu.count;
         let mut sys = System {
@@ -417,6 +438,8 @@ impl<'o> System<'o> {
             free_min: spec.memory.free_target_min,
             reset_at_drop: spec.memory.reset_reference_at_drop,
             flush_at_drop: spec.memory.flush_at_drop,
+            write_unchanged: spec.paging.write_unchanged,
+            swap: None,
             vio_busy: vec![Tick::ZERO; spec.vio.devices as usize],
             vio_ns: spec.vio.service_ms * 1e6,
             vio_exp: spec.vio.exponential,
@@ -435,6 +458,14 @@ impl<'o> System<'o> {
             check_every: 4096,
             check_countdown: 4096,
         };
+        sys.swap = swap;
+        sys.mem.lifo_flush = spec.memory.lifo_flush;
+        if sys.swap.is_some() && spec.swapping.garbage_collector {
+            sys.q.schedule(
+                Tick::from_secs_f64(spec.swapping.gc_period_s),
+                Event::Collect,
+            );
+        }
         // Every user starts with a think period (staggered by the think law itself).
         for u in 0..n_users {
             let cl = &sys.classes[sys.users[u as usize].class as usize].spec.think;
@@ -503,6 +534,13 @@ impl<'o> System<'o> {
                     progress(self.now.as_secs_f64() / self.end.as_secs_f64());
                     #[cfg(debug_assertions)]
                     self.debug_check()?;
+                }
+                Event::Collect => {
+                    self.collect_garbage();
+                    let next = self.now + Tick::from_secs_f64(self.spec.swapping.gc_period_s);
+                    if next < self.end {
+                        self.q.schedule(next, Event::Collect);
+                    }
                 }
                 Event::WarmupEnded => {
                     self.warm = true;
@@ -663,8 +701,19 @@ impl<'o> System<'o> {
     fn admit(&mut self) {
         self.candidates.clear();
         let proj = |u: &u32| self.users[*u as usize].proj.p;
+        // The prototype's fixed Q2 limit: Q2 candidates beyond it are not offered.
+        let mut q2_room = match (&self.swap, self.spec.swapping.q2_mpl_limit) {
+            (Some(_), Some(lim)) => lim.saturating_sub(self.n_q2),
+            _ => u32::MAX,
+        };
         for &u in self.e1.iter().chain(self.e2.iter()) {
             let queue = self.users[u as usize].wants;
+            if queue == Queue::Q2 {
+                if q2_room == 0 {
+                    continue;
+                }
+                q2_room -= 1;
+            }
             self.candidates.push(Candidate {
                 user: u,
                 queue,
@@ -706,6 +755,9 @@ impl<'o> System<'o> {
                 Queue::Q2 => self.n_q2 += 1,
             }
             self.make_ready(user, false);
+            if self.swap.is_some() {
+                self.swap_queue_add(user, queue);
+            }
         }
         self.actions = actions;
     }
@@ -738,7 +790,9 @@ impl<'o> System<'o> {
         if false_drop {
             self.c.false_drops += 1.0;
         }
-        if self.flush_at_drop || self.reset_at_drop {
+        if self.swap.is_some() {
+            self.swap_queue_drop(u, q);
+        } else if self.flush_at_drop || self.reset_at_drop {
             let len = self.mem.tables[u as usize].len();
             for i in 0..len {
                 let f = self.mem.tables[u as usize][i].frame;
@@ -1119,6 +1173,15 @@ impl<'o> System<'o> {
             self.make_ready(u, true);
             return;
         }
+        if owner == u {
+            if let Some(id) = self.swap.as_ref().and_then(|ps| ps.set_of(u, idx)) {
+                self.c.swap_faults += 1.0;
+                self.page_waiters.push((f, u));
+                self.set_state(u, UState::PageWait);
+                self.swap_in(u, id, Some((idx, f)));
+                return;
+            }
+        }
         self.c.page_reads += 1.0;
         let resident = self.mem.resident[u as usize];
         let usr = &mut self.users[u as usize];
@@ -1142,12 +1205,35 @@ impl<'o> System<'o> {
         }
     }
 
-    /// SELECT until the free list plus pending page-outs reach MPL + extra.
+    /// SELECT until the free list plus pending page-outs reach MPL + extra. Page-outs given to
+    /// one device in a row (a round-turkey group) are written together as one batch when the
+    /// group closes; while a group is open SELECT goes on, a bounded number of frames past the
+    /// target, to fill it.
     fn replenish(&mut self) -> Result<(), SysError> {
         let target = (self.n_q1 + self.n_q2 + self.free_extra).max(self.free_min) as usize;
-        while self.mem.free_len() + (self.pending_outs as usize) < target {
-            let Some((f, _src)) = self.mem.select_victim() else {
-                break;
+        let mut group: Vec<PageIo> = Vec::new();
+        let mut group_dev = 0usize;
+        let mut overshoot = 0u32;
+        loop {
+            let short = self.mem.free_len() + (self.pending_outs as usize) < target;
+            if !short {
+                if group.is_empty() || overshoot >= 2 * self.spec.paging.round_turkey_run {
+                    break;
+                }
+                overshoot += 1;
+            }
+            // Frame supply order: flush list, then physical swap-out, then the scan.
+            let f = match self.mem.pop_flush() {
+                Some(f) => f,
+                None => {
+                    if self.swap.is_some() && self.swap_out()? {
+                        continue;
+                    }
+                    match self.mem.scan_victim() {
+                        Some(f) => f,
+                        None => break,
+                    }
+                }
             };
             self.c.victims += 1.0;
             let fr = self.mem.frames[f as usize];
@@ -1155,19 +1241,31 @@ impl<'o> System<'o> {
                 self.c.steals += 1.0;
             }
             let pte = *self.mem.pte_mut(fr.owner, fr.page);
-            if fr.changed || pte.slot == NONE {
+            let rewrite = self.write_unchanged && fr.owner != self.shared_owner;
+            if fr.changed || pte.slot == NONE || rewrite {
                 if pte.slot != NONE {
                     self.io.release_slot(SlotAddr {
                         dev: pte.dev,
                         slot: pte.slot,
                     });
+                    if fr.owner != self.shared_owner {
+                        if let Some(ps) = self.swap.as_mut() {
+                            ps.detach(fr.owner, fr.page);
+                        }
+                    }
                 }
-                let addr = self.io.allocate_slot().ok_or_else(|| SysError::Invalid {
-                    origin: "engine".into(),
-                    path: "device".into(),
-                    what: "every paging area is full: expected more paging devices or cylinders"
-                        .into(),
-                })?;
+                let (addr, closed) =
+                    self.io
+                        .allocate_page_out()
+                        .ok_or_else(|| {
+                            SysError::Invalid {
+                        origin: "engine".into(),
+                        path: "device".into(),
+                        what:
+                            "every paging area is full: expected more paging devices or cylinders"
+                                .into(),
+                    }
+                        })?;
                 let p = self.mem.pte_mut(fr.owner, fr.page);
                 p.slot = addr.slot;
                 p.dev = addr.dev;
@@ -1177,22 +1275,39 @@ impl<'o> System<'o> {
                 frm.referenced = false;
                 self.pending_outs += 1;
                 self.c.page_writes += 1.0;
-                self.sup_debt_ns += self.cost.sio + self.cost.page;
-                let io = PageIo {
+                self.sup_debt_ns += self.cost.page;
+                if !group.is_empty() && group_dev != addr.dev as usize {
+                    self.submit_group(group_dev, &mut group);
+                }
+                group_dev = addr.dev as usize;
+                group.push(PageIo {
                     op: IoOp::Write,
                     slot: addr.slot,
                     frame: f,
                     queued: self.now,
-                };
-                if let Some(s) = self.io.submit(addr.dev as usize, io, self.now) {
-                    self.schedule_device(addr.dev as usize, s);
+                });
+                if closed {
+                    self.submit_group(group_dev, &mut group);
                 }
             } else {
                 self.mem.unmap(f);
                 self.mem.put_free(f);
             }
         }
+        if !group.is_empty() {
+            self.submit_group(group_dev, &mut group);
+        }
         Ok(())
+    }
+
+    /// Queues a group of page-outs on `dev` at once (one SIO when they share a cylinder).
+    fn submit_group(&mut self, dev: usize, group: &mut Vec<PageIo>) {
+        self.sup_debt_ns += self.cost.sio;
+        self.c.page_out_groups += 1.0;
+        if let Some(s) = self.io.submit_batch(dev, group, self.now) {
+            self.schedule_device(dev, s);
+        }
+        group.clear();
     }
 
     fn schedule_device(&mut self, d: usize, step: DeviceStep) {
@@ -1218,6 +1333,15 @@ impl<'o> System<'o> {
                     fr.state = FrameState::Resident;
                     fr.referenced = true;
                     fr.changed = false;
+                    if let Some(ps) = self.swap.as_mut() {
+                        if std::mem::take(&mut ps.in_swap_io[f as usize]) {
+                            self.c.swap_io_sum_s += (self.now - io.queued).as_secs_f64();
+                            // Reset after a swap-in so that prepage errors show (tetzlaff).
+                            if ps.prepaged[f as usize] {
+                                fr.referenced = false;
+                            }
+                        }
+                    }
                     let mut i = 0;
                     while i < self.page_waiters.len() {
                         if self.page_waiters[i].0 == f {
@@ -1230,6 +1354,11 @@ impl<'o> System<'o> {
                 }
                 IoOp::Write => {
                     self.pending_outs -= 1;
+                    if let Some(ps) = self.swap.as_mut() {
+                        if std::mem::take(&mut ps.in_swap_io[f as usize]) {
+                            self.c.swap_io_sum_s += (self.now - io.queued).as_secs_f64();
+                        }
+                    }
                     if self.mem.frames[f as usize].state == FrameState::PageOut {
                         self.mem.unmap(f);
                         self.mem.put_free(f);
@@ -1239,6 +1368,261 @@ impl<'o> System<'o> {
         }
         self.done_io = done;
         self.pump_memory()
+    }
+
+    /// Queue-drop under page swapping: the working set is the private pages referenced in the
+    /// stay (bits reset now), the rest are trimmed to the flush list, unreferenced prepaged
+    /// pages are counted as prepage errors, and the user joins the Q1 or Q2 swap list.
+    fn swap_queue_drop(&mut self, u: u32, q: Queue) {
+        let Some(ps) = self.swap.as_mut() else { return };
+        let mut pages: Vec<u32> = Vec::new();
+        let mut refs: Vec<bool> = Vec::new();
+        for (i, pte) in self.mem.tables[u as usize].iter().enumerate() {
+            let f = pte.frame;
+            if f == NONE {
+                continue;
+            }
+            let fr = self.mem.frames[f as usize];
+            if fr.state != FrameState::Resident || fr.flushed {
+                continue;
+            }
+            if std::mem::take(&mut ps.prepaged[f as usize]) && !fr.referenced {
+                self.c.prepage_errors += 1.0;
+            }
+            pages.push(i as u32);
+            refs.push(fr.referenced);
+        }
+        let ws = identify_working_set(&refs, ps.min_ws_pages());
+        for &k in &ws.keep {
+            let f = self.mem.tables[u as usize][pages[k] as usize].frame;
+            self.mem.frames[f as usize].referenced = false;
+        }
+        for &k in &ws.trim {
+            let f = self.mem.tables[u as usize][pages[k] as usize].frame;
+            self.mem.frames[f as usize].referenced = false;
+            self.mem.push_flush(f);
+            self.c.trimmed += 1.0;
+        }
+        if !ws.keep.is_empty() {
+            let list = match q {
+                Queue::Q1 => SwapList::Q1,
+                Queue::Q2 => SwapList::Q2,
+            };
+            ps.enlist(u, list);
+        }
+    }
+
+    /// Queue-add under page swapping: logical swap-in (off the swap list; trimmed pages still
+    /// in storage reclaimed from the flush list), then prepaging: `prepage_sets` swap sets for
+    /// an interactive (Q1) user, none for a long-running one, every set with `full_prepage`.
+    fn swap_queue_add(&mut self, u: u32, queue: Queue) {
+        let Some(ps) = self.swap.as_mut() else { return };
+        ps.delist(u);
+        for pte in &self.mem.tables[u as usize] {
+            if pte.frame != NONE {
+                self.mem.frames[pte.frame as usize].flushed = false;
+            }
+        }
+        let n = if ps.spec.full_prepage {
+            usize::MAX
+        } else if queue == Queue::Q1 {
+            ps.spec.prepage_sets as usize
+        } else {
+            0
+        };
+        let ids: Vec<u32> = ps.sets_of(u).iter().take(n).copied().collect();
+        for id in ids {
+            if self.mem.free_len() == 0 {
+                break;
+            }
+            self.swap_in(u, id, None);
+        }
+    }
+
+    /// Reads swap set `id` of user `u` with one SIO into free frames (the faulting page, if
+    /// any, into the frame given); the set is dissolved and its slots freed. Pages for which
+    /// no free frame remains stay on their slots as ordinary pages.
+    fn swap_in(&mut self, u: u32, id: u32, faulting: Option<(u32, u32)>) {
+        let Some(ps) = self.swap.as_mut() else { return };
+        let Some(set) = ps.take(id) else { return };
+        let mut batch: Vec<PageIo> = Vec::new();
+        for (i, &p) in set.pages.iter().enumerate() {
+            if p == NONE {
+                continue;
+            }
+            let slot = set.first_slot + i as u32;
+            let pte = *self.mem.pte_mut(u, p);
+            if pte.slot != slot || pte.dev != set.dev {
+                continue;
+            }
+            let f = match faulting {
+                Some((fp, ff)) if fp == p => ff,
+                _ => {
+                    if pte.frame != NONE {
+                        // Reclaimed while its swap-out was under way: resident already.
+                        continue;
+                    }
+                    let Some(f) = self.mem.take_free() else {
+                        continue;
+                    };
+                    self.mem.map(u, p, f, FrameState::PageIn);
+                    f
+                }
+            };
+            self.io.release_slot(SlotAddr { dev: set.dev, slot });
+            self.mem.pte_mut(u, p).slot = NONE;
+            let is_faulting = matches!(faulting, Some((fp, _)) if fp == p);
+            ps.prepaged[f as usize] = !is_faulting;
+            ps.in_swap_io[f as usize] = true;
+            batch.push(PageIo {
+                op: IoOp::Read,
+                slot,
+                frame: f,
+                queued: self.now,
+            });
+        }
+        if batch.is_empty() {
+            return;
+        }
+        self.c.swap_reads += batch.len() as f64;
+        self.c.swap_sets_in += 1.0;
+        self.sup_debt_ns += self.cost.sio + self.cost.page * batch.len() as u64;
+        if let Some(s) = self.io.submit_batch(set.dev as usize, &batch, self.now) {
+            self.schedule_device(set.dev as usize, s);
+        }
+    }
+
+    /// Physical swap-out: the next user on the swap lists (Q2 before Q1) writes swap sets of
+    /// its working-set pages, in virtual-address order, each to consecutive slots with one
+    /// SIO, at least the minimum working set's worth unless drained. `false` when no user on
+    /// the lists has a page to give.
+    fn swap_out(&mut self) -> Result<bool, SysError> {
+        let mem = &self.mem;
+        let users = &self.users;
+        let Some(ps) = self.swap.as_mut() else {
+            return Ok(false);
+        };
+        let swappable = |u: u32| {
+            users[u as usize].queue.is_none()
+                && mem.tables[u as usize].iter().any(|p| {
+                    p.frame != NONE && {
+                        let fr = &mem.frames[p.frame as usize];
+                        fr.state == FrameState::Resident && !fr.flushed
+                    }
+                })
+        };
+        let Some(u) = ps.next_victim_user(swappable) else {
+            return Ok(false);
+        };
+        let size = ps.spec.swap_set_pages as usize;
+        let sets = ps.spec.min_ws_sets.max(1);
+        let mut wrote = false;
+        for _ in 0..sets {
+            let pages: Vec<u32> = self.mem.tables[u as usize]
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| {
+                    p.frame != NONE && {
+                        let fr = &self.mem.frames[p.frame as usize];
+                        fr.state == FrameState::Resident && !fr.flushed
+                    }
+                })
+                .map(|(i, _)| i as u32)
+                .take(size)
+                .collect();
+            if pages.is_empty() {
+                break;
+            }
+            // A fragmented area may lack a run of the full size: the set shrinks to the
+            // longest run found (the rest of the pages wait for the next swap set).
+            let mut pages = pages;
+            let addr = loop {
+                if let Some(a) = self.io.allocate_swap_set(pages.len() as u32) {
+                    break a;
+                }
+                if pages.len() == 1 {
+                    return Err(SysError::Invalid {
+                        origin: "engine".into(),
+                        path: "device".into(),
+                        what: "no free slot for a swap set: expected more swap or paging cylinders"
+                            .into(),
+                    });
+                }
+                pages.pop();
+            };
+            let ps = self.swap.as_mut().expect("checked above");
+            let mut batch = Vec::with_capacity(pages.len());
+            for (i, &p) in pages.iter().enumerate() {
+                let pte = *self.mem.pte_mut(u, p);
+                if pte.slot != NONE {
+                    self.io.release_slot(SlotAddr {
+                        dev: pte.dev,
+                        slot: pte.slot,
+                    });
+                    ps.detach(u, p);
+                }
+                let slot = addr.slot + i as u32;
+                let e = self.mem.pte_mut(u, p);
+                e.slot = slot;
+                e.dev = addr.dev;
+                let f = pte.frame;
+                let fr = &mut self.mem.frames[f as usize];
+                fr.state = FrameState::PageOut;
+                fr.changed = false;
+                fr.referenced = false;
+                ps.prepaged[f as usize] = false;
+                ps.in_swap_io[f as usize] = true;
+                batch.push(PageIo {
+                    op: IoOp::Write,
+                    slot,
+                    frame: f,
+                    queued: self.now,
+                });
+            }
+            ps.record(SwapSet {
+                owner: u,
+                dev: addr.dev,
+                first_slot: addr.slot,
+                pages,
+            });
+            self.pending_outs += batch.len() as u32;
+            self.c.swap_writes += batch.len() as f64;
+            self.c.swap_sets_out += 1.0;
+            self.sup_debt_ns += self.cost.sio + self.cost.page * batch.len() as u64;
+            if let Some(s) = self.io.submit_batch(addr.dev as usize, &batch, self.now) {
+                self.schedule_device(addr.dev as usize, s);
+            }
+            wrote = true;
+        }
+        Ok(wrote)
+    }
+
+    /// The garbage collector (contiguous-block prototype): examines the next `gc_fraction` of
+    /// the frames; pages of no working set (the shared segment; users out of queue and off the
+    /// swap lists) have their reference bits reset, and unreferenced ones go to the flush list.
+    fn collect_garbage(&mut self) {
+        let Some(ps) = self.swap.as_mut() else { return };
+        let n = self.mem.frames.len() as u32;
+        let k = ((f64::from(n) * ps.spec.gc_fraction).ceil() as u32).min(n);
+        for _ in 0..k {
+            let f = ps.gc_cursor;
+            ps.gc_cursor = (ps.gc_cursor + 1) % n;
+            let fr = self.mem.frames[f as usize];
+            if fr.state != FrameState::Resident || fr.flushed {
+                continue;
+            }
+            let disposable = fr.owner == self.shared_owner
+                || (self.users[fr.owner as usize].queue.is_none() && !ps.is_listed(fr.owner));
+            if !disposable {
+                continue;
+            }
+            if fr.referenced {
+                self.mem.frames[f as usize].referenced = false;
+            } else {
+                self.mem.push_flush(f);
+                self.c.gc_flushed += 1.0;
+            }
+        }
     }
 
     /// Counts down to the next invariant pass.
@@ -1337,6 +1721,28 @@ impl<'o> System<'o> {
                     "device {d}: {k} pages hold slots, {} slots used",
                     self.io.slots(d).used()
                 ));
+            }
+        }
+        if let Some(ps) = &self.swap {
+            for u in 0..self.users.len() as u32 {
+                for &id in ps.sets_of(u) {
+                    let set = ps.get(id).ok_or("a user lists a dissolved swap set")?;
+                    for (i, &p) in set.pages.iter().enumerate() {
+                        if p == NONE {
+                            continue;
+                        }
+                        let pte = self
+                            .mem
+                            .pte(u, p)
+                            .ok_or("a swap set names a page with no entry")?;
+                        if pte.slot != set.first_slot + i as u32 || pte.dev != set.dev {
+                            return Err(format!(
+                                "user {u} page {p} of swap set {id} is on slot {}:{}, the set on {}:{}+{i}",
+                                pte.dev, pte.slot, set.dev, set.first_slot
+                            ));
+                        }
+                    }
+                }
             }
         }
         let sum: f64 = self
@@ -1440,6 +1846,26 @@ impl<'o> System<'o> {
         response.insert("all".to_string(), Percentiles::of(&mut all));
         response.insert("trivial".to_string(), Percentiles::of(&mut trivial));
         response.insert("nontrivial".to_string(), Percentiles::of(&mut nontrivial));
+        let devices = self
+            .spec
+            .actuators()
+            .iter()
+            .enumerate()
+            .map(|(d, (name, ds))| {
+                let map = self.io.slots(d);
+                let c = self.io.counters[d];
+                monitor::DeviceRow {
+                    name: name.clone(),
+                    swap_area: ds.swap_area,
+                    first_cylinder: map.first_cylinder(),
+                    slots_per_cylinder: map.slots_per_cyl(),
+                    used_by_cylinder: map.used_by_cylinder(),
+                    sios: c.n_sios,
+                    reads: c.n_reads,
+                    writes: c.n_writes,
+                }
+            })
+            .collect();
         let mut engine = BTreeMap::new();
         engine.insert("events".to_string(), self.n_events);
         engine.insert("reference_runs".to_string(), self.n_runs);
@@ -1457,6 +1883,10 @@ impl<'o> System<'o> {
             classes,
             response,
             engine,
+            devices,
         }
     }
 }
+
+#[cfg(test)]
+mod swap_tests;

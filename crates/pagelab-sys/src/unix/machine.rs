@@ -1404,6 +1404,8 @@ impl Machine {
             classes: Vec::new(),
             response,
             engine,
+            // Swap space is the swap map, not paging devices with slots.
+            devices: Vec::new(),
         }
     }
 }
