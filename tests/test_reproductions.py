@@ -51,3 +51,12 @@ def test_chanson_applications_solve_the_worked_example():
     assert chanson.predict_rt(paper, mm=700, pn=8, ps=200) == pytest.approx(2761, abs=1)
     assert chanson.predict_rt(paper, mm=956, pn=8, ps=200) == pytest.approx(1700, abs=30)
     assert chanson.memory_for(paper, 1000, pn=8, ps=200) - 700 == pytest.approx(587, abs=1)
+
+
+def test_hpo_table2_smoke():
+    record = rep.reproduce("hpo-table2", scale="smoke")
+    rows = {(r["row"], r["column"]) for r in record["rows"]}
+    assert ("Q1 seconds", "Base") in rows and ("Swap paging rate", "Prototype") in rows
+    claims = {c["id"]: c for c in record["claims"]}
+    for cid in ("page-reads-down", "demand-paging-down", "sio-down", "total-paging-up"):
+        assert claims[cid]["holds"], claims[cid]["evidence"]
