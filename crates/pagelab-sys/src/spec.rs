@@ -546,6 +546,23 @@ pub struct TraceProgramSpec {
     pub repeat: bool,
 }
 
+/// Parses `toml_text` as TOML and applies `overrides` (dotted key path, TOML value): the untyped
+/// tree every engine's spec is read from.
+pub(crate) fn toml_with_overrides(
+    toml_text: &str,
+    origin: &str,
+    overrides: &[(String, String)],
+) -> Result<toml::Value, SysError> {
+    let mut value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
+        origin: origin.into(),
+        what: one_line(&e.to_string()),
+    })?;
+    for (key, val) in overrides {
+        apply_override(&mut value, key, val)?;
+    }
+    Ok(value)
+}
+
 /// Parses `toml_text`, applies `overrides` (dotted key path, TOML value) and validates.
 ///
 /// `origin` names the text in errors (a file name). An override value that is not valid TOML is
@@ -555,13 +572,7 @@ pub fn load_spec(
     origin: &str,
     overrides: &[(String, String)],
 ) -> Result<SystemSpec, SysError> {
-    let mut value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
-        origin: origin.into(),
-        what: one_line(&e.to_string()),
-    })?;
-    for (key, val) in overrides {
-        apply_override(&mut value, key, val)?;
-    }
+    let value = toml_with_overrides(toml_text, origin, overrides)?;
     let spec: SystemSpec = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let mut what = one_line(&e.into_inner().to_string());

@@ -8,7 +8,7 @@
 //! `docs/presets/unix-v6.md`.
 
 use crate::error::{one_line, SysError};
-use crate::spec::{apply_override, PresetInfo, ResidencyKind, RunSpec};
+use crate::spec::{PresetInfo, ResidencyKind, RunSpec};
 use serde::{Deserialize, Serialize};
 
 /// A UNIX V6 machine and its workload.
@@ -283,14 +283,10 @@ pub fn load_spec(
     origin: &str,
     overrides: &[(String, String)],
 ) -> Result<UnixSpec, SysError> {
-    let mut value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
-        origin: origin.into(),
-        what: one_line(&e.to_string()),
-    })?;
-    for (key, val) in overrides {
-        apply_override(&mut value, key, val)?;
-    }
-    from_value(value, origin)
+    from_value(
+        crate::spec::toml_with_overrides(toml_text, origin, overrides)?,
+        origin,
+    )
 }
 
 /// A validated [`UnixSpec`] from an already merged TOML value.
