@@ -43,6 +43,18 @@ def _split_policies(text: str) -> list[str]:
     return [p for p in (s.strip() for s in text.split(",")) if p]
 
 
+def table_output(fn: Any) -> Any:
+    """The `--format` and `--output` options of every command that writes a table."""
+    fn = click.option("--output", default="-", show_default=True, help="File, or - for stdout.")(fn)
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["csv", "parquet", "json"]),
+        default="csv",
+        show_default=True,
+    )(fn)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="pagelab", message="pagelab %(version)s")
 def cli() -> None:
@@ -217,14 +229,7 @@ def _print_info(path: str, info: dict[str, Any]) -> None:
     show_default=True,
     help="References excluded from the counts (reported apart).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "parquet", "json"]),
-    default="csv",
-    show_default=True,
-)
-@click.option("--output", default="-", show_default=True, help="File, or - for stdout.")
+@table_output
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Also draw a PNG.")
 def curve(
     trace_path: str,
@@ -271,14 +276,7 @@ def curve(
 @cli.command("ws-curve")
 @click.argument("trace_path", metavar="TRACE", type=click.Path(dir_okay=False))
 @click.option("--taus", required=True, help="Windows τ [references]: list or range lo:hi[:step].")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "parquet", "json"]),
-    default="csv",
-    show_default=True,
-)
-@click.option("--output", default="-", show_default=True)
+@table_output
 def ws_curve(trace_path: str, taus: str, fmt: str, output: str) -> None:
     """Working-set curve: mean working-set size and fault rate against τ, in one pass."""
     result = lab.ws_curve(trace_path, _parse_sizes(taus))
@@ -303,14 +301,7 @@ def ws_curve(trace_path: str, taus: str, fmt: str, output: str) -> None:
     show_default=True,
     help="References between I/O interruptions (0: none).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "parquet", "json"]),
-    default="csv",
-    show_default=True,
-)
-@click.option("--output", default="-", show_default=True)
+@table_output
 @click.option(
     "--plot",
     type=click.Path(dir_okay=False),
