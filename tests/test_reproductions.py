@@ -60,3 +60,8 @@ def test_hpo_table2_smoke():
     claims = {c["id"]: c for c in record["claims"]}
     for cid in ("page-reads-down", "demand-paging-down", "sio-down", "total-paging-up"):
         assert claims[cid]["holds"], claims[cid]["evidence"]
+
+
+def test_unix_login_control_smoke():
+    record = rep.reproduce("unix-login-control", scale="smoke")
+    assert all(c["holds"] for c in record["claims"]), record["claims"]
