@@ -205,3 +205,22 @@ def test_generate_runs_an_m44_program_and_records_it(cli, tmp_path):
     assert_one_line_error(cli("trace", "generate", "t9", "-o", str(out)), "t9")
     bad = cli("trace", "generate", "t1-1x", "-o", str(tmp_path / "x"), "--params", '{"x": 1}')
     assert_one_line_error(bad, "`x`")
+
+
+def test_chanson_commands_reproduce_the_worked_example(cli):
+    out = cli("chanson", "predict", "--mm", "700", "--pn", "8", "--ps", "200", check=True).stdout
+    assert "2761 ms" in out  # Chanson 1982 section 4: about 2.8 s
+    out = cli(
+        "chanson",
+        "memory",
+        "--target-ms",
+        "1000",
+        "--pn",
+        "8",
+        "--ps",
+        "200",
+        "--check",
+        check=True,
+    ).stdout
+    assert "1287 blocks" in out or "1286 blocks" in out  # 700 + 587 in the paper
+    assert "simulated at" in out

@@ -107,3 +107,20 @@ def memory_for(model: Fit, target_ms: float, *, pn: float, ps: float, pc: float 
     if p >= 100:
         raise PagelabError(f"target {target_ms} ms: beyond what any memory size gives")
     return pn * ps / (1 - p / 100)
+
+
+def paper_model() -> Fit:
+    """Equation (1) of the paper (PC = 12 ms)."""
+    return Fit(["pctrmm"], dict(PAPER_EQ1), 0.96, 0)
+
+
+def fitted_model(*, pc: float = 12.0, seed: int = 1, full: bool = False) -> Fit:
+    """RT = b0 + b1 PCTRMM fitted to pagelab's own runs at PC over a grid of PN, PS and MM."""
+    pns, pss = ([4, 6, 8, 10], [120, 200]) if full else ([6, 8], [200])
+    mms = [700, 1024, 1400] if not full else [700, 900, 1024, 1200, 1400]
+    rows = []
+    for i, (pn, ps, mm) in enumerate((a, b, c) for a in pns for b in pss for c in mms):
+        m = simulate(pn, ps, pc, mm, seed=seed + i, duration_s=None if full else 300.0)
+        if m["pctrmm"] < 0:  # the regression describes swapping: all-fit runs react at once
+            rows.append({"pctrmm": m["pctrmm"], "rt": m["reaction_time_ms"]})
+    return fit(rows, ["pctrmm"])
