@@ -573,7 +573,17 @@ pub fn load_spec(
     overrides: &[(String, String)],
 ) -> Result<SystemSpec, SysError> {
     let value = toml_with_overrides(toml_text, origin, overrides)?;
-    let spec: SystemSpec = serde_path_to_error::deserialize(value).map_err(|e| {
+    let spec: SystemSpec = typed(value, origin)?;
+    spec.validate(origin)?;
+    Ok(spec)
+}
+
+/// The typed spec of a TOML tree; a mismatch is a one-line error naming the key path.
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(
+    value: toml::Value,
+    origin: &str,
+) -> Result<T, SysError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let mut what = one_line(&e.into_inner().to_string());
         // The TOML deserializer repeats the table at the end (" in `memory`"); the path says it.
@@ -587,9 +597,7 @@ pub fn load_spec(
             path,
             what,
         }
-    })?;
-    spec.validate(origin)?;
-    Ok(spec)
+    })
 }
 
 /// Sets `key` (dotted; numeric parts index arrays) in `root` to the TOML value `val`.

@@ -7,7 +7,7 @@
 //! `[monitor]`. Numbers and their sources are in `presets/unix-v6.toml` and
 //! `docs/presets/unix-v6.md`.
 
-use crate::error::{one_line, SysError};
+use crate::error::SysError;
 use crate::spec::{PresetInfo, ResidencyKind, RunSpec};
 use serde::{Deserialize, Serialize};
 
@@ -291,20 +291,7 @@ pub fn load_spec(
 
 /// A validated [`UnixSpec`] from an already merged TOML value.
 pub fn from_value(value: toml::Value, origin: &str) -> Result<UnixSpec, SysError> {
-    let spec: UnixSpec = serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let mut what = one_line(&e.into_inner().to_string());
-        if let Some(i) = what.rfind(" in `") {
-            if what.ends_with('`') {
-                what.truncate(i);
-            }
-        }
-        SysError::Spec {
-            origin: origin.into(),
-            path,
-            what,
-        }
-    })?;
+    let spec: UnixSpec = crate::spec::typed(value, origin)?;
     spec.validate(origin)?;
     Ok(spec)
 }
