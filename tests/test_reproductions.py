@@ -65,3 +65,8 @@ def test_hpo_table2_smoke():
 def test_unix_login_control_smoke():
     record = rep.reproduce("unix-login-control", scale="smoke")
     assert all(c["holds"] for c in record["claims"]), record["claims"]
+
+
+def test_hpo_round_turkey_smoke():
+    record = rep.reproduce("hpo-round-turkey", scale="smoke")
+    assert all(c["holds"] for c in record["claims"]), record["claims"]
