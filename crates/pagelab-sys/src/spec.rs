@@ -583,7 +583,21 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(
     value: toml::Value,
     origin: &str,
 ) -> Result<T, SysError> {
+    let retry = value.clone();
     serde_path_to_error::deserialize(value).map_err(|e| {
+        // A number or boolean given for a named choice: the message then says only "unit
+        // variant"; read it again as a string, so that the error lists the choices.
+        if e.inner().to_string().contains("unit variant") {
+            let mut v = retry;
+            if let Some(slot) = value_at(&mut v, e.path()) {
+                if !slot.is_str() {
+                    *slot = toml::Value::String(slot.to_string());
+                    if let Err(again) = typed::<T>(v, origin) {
+                        return again;
+                    }
+                }
+            }
+        }
         let path = e.path().to_string();
         let mut what = one_line(&e.into_inner().to_string());
         // The TOML deserializer repeats the table at the end (" in `memory`"); the path says it.
@@ -597,6 +611,19 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(
             path,
             what,
         }
+    })
+}
+
+/// The value `path` names in `root`.
+fn value_at<'a>(
+    root: &'a mut toml::Value,
+    path: &serde_path_to_error::Path,
+) -> Option<&'a mut toml::Value> {
+    use serde_path_to_error::Segment;
+    path.iter().try_fold(root, |cur, seg| match (seg, cur) {
+        (Segment::Map { key }, toml::Value::Table(t)) => t.get_mut(key.as_str()),
+        (Segment::Seq { index }, toml::Value::Array(a)) => a.get_mut(*index),
+        _ => None,
     })
 }
 
