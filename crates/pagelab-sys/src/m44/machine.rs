@@ -182,7 +182,7 @@ impl Machine {
             };
             self.slice(j);
             slices += 1;
-            if slices % 4096 == 0 {
+            if slices.is_multiple_of(4096) {
                 progress(self.refs_done as f64 / self.total_refs.max(1) as f64);
             }
         }

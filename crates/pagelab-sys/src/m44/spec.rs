@@ -217,7 +217,7 @@ impl M44Spec {
         if m.model != MODEL {
             return bad("machine.model", format!("expected \"{MODEL}\""));
         }
-        if !pos(m.memory_us) || !(m.mapping_us.is_finite() && m.mapping_us >= 0.0) {
+        if !(pos(m.memory_us) && m.mapping_us.is_finite() && m.mapping_us >= 0.0) {
             return bad(
                 "machine.memory_us",
                 "expected a positive memory cycle and a mapping cycle ≥ 0 [µs]".into(),
@@ -233,7 +233,7 @@ impl M44Spec {
         if mem.page_words == 0 {
             return bad("memory.page_words", "expected at least 1 word".into());
         }
-        if mem.store_words % u64::from(mem.page_words) != 0 {
+        if !mem.store_words.is_multiple_of(u64::from(mem.page_words)) {
             return bad(
                 "memory.store_words",
                 format!(
