@@ -20,11 +20,13 @@
 //!
 //! A second engine, [`unix`], simulates UNIX V6 whole-process swapping (Chanson 1982); a spec
 //! whose `memory.residency` is `whole-process-swapping` runs there, and [`run_toml`] picks
-//! the engine from that key.
+//! the engine from that key. A third, [`m44`], runs the M44/44X batch jobs of Brawn &
+//! Gustavson 1968 (`machine.model = "m44-44x"`).
 
 pub mod device;
 pub mod error;
 pub mod load_control;
+pub mod m44;
 pub mod memory;
 pub mod monitor;
 pub mod page_swap;
@@ -86,6 +88,15 @@ pub fn run_toml(
         .and_then(|m| m.get("residency"))
         .and_then(|r| r.as_str())
         == Some("whole-process-swapping");
+    let m44 = value
+        .get("machine")
+        .and_then(|m| m.get("model"))
+        .and_then(|r| r.as_str())
+        == Some(m44::spec::MODEL);
+    if m44 {
+        let spec = m44::spec::from_value(value, origin)?;
+        return m44::run(&spec, seed, progress);
+    }
     if swapping {
         let spec = unix::spec::from_value(value, origin)?;
         unix::run(&spec, seed, progress)
