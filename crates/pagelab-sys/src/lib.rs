@@ -76,10 +76,12 @@ pub fn run_toml(
     opener: Option<&TraceOpener>,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Report, SysError> {
-    let mut value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
+    let value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
         origin: origin.into(),
         what: error::one_line(&e.to_string()),
     })?;
+    // Overrides apply to the resolved preset (resolving again in load_spec changes nothing).
+    let mut value = spec::resolve_extends(value, origin, 0)?;
     for (key, val) in overrides {
         spec::apply_override(&mut value, key, val)?;
     }

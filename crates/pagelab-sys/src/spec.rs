@@ -65,6 +65,10 @@ pub struct PresetInfo {
     /// Where the numbers come from.
     #[serde(default)]
     pub sources: Vec<String>,
+    /// The preset this one extends (a file `NAME.toml` beside it), merged in before this
+    /// file's keys; recorded after resolution for the report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extends: Option<String>,
 }
 
 /// Length of a run.
@@ -557,10 +561,81 @@ pub(crate) fn toml_with_overrides(
         origin: origin.into(),
         what: one_line(&e.to_string()),
     })?;
+    value = resolve_extends(value, origin, 0)?;
     for (key, val) in overrides {
         apply_override(&mut value, key, val)?;
     }
     Ok(value)
+}
+
+/// Presets deep enough to be a cycle.
+const MAX_EXTENDS: usize = 8;
+
+/// Resolves `preset.extends = "NAME"`: the file `NAME.toml` beside `origin` is read (itself
+/// resolved first) and `value` merged over it. Tables merge key by key; any other value,
+/// arrays of tables (`[[device]]`, `[[channel]]`, `[[workload.class]]`) included, replaces the
+/// parent's whole.
+pub(crate) fn resolve_extends(
+    value: toml::Value,
+    origin: &str,
+    depth: usize,
+) -> Result<toml::Value, SysError> {
+    let parent = match value.get("preset").and_then(|p| p.get("extends")) {
+        None => return Ok(value),
+        Some(toml::Value::String(name)) => name.clone(),
+        Some(_) => {
+            return Err(SysError::Spec {
+                origin: origin.into(),
+                path: "preset.extends".into(),
+                what: "expected the name of a preset file beside this one".into(),
+            })
+        }
+    };
+    let bad = |what: String| SysError::Spec {
+        origin: origin.into(),
+        path: "preset.extends".into(),
+        what,
+    };
+    if depth >= MAX_EXTENDS {
+        return Err(bad(format!(
+            "more than {MAX_EXTENDS} presets deep: expected no cycle of extends"
+        )));
+    }
+    let dir = std::path::Path::new(origin)
+        .parent()
+        .unwrap_or(std::path::Path::new("."));
+    let path = dir.join(format!("{parent}.toml"));
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        bad(format!(
+            "cannot read `{}` ({e}): expected a preset file beside this one",
+            path.display()
+        ))
+    })?;
+    let p_origin = path.display().to_string();
+    let base: toml::Value = toml::from_str(&text).map_err(|e| SysError::Syntax {
+        origin: p_origin.clone(),
+        what: one_line(&e.to_string()),
+    })?;
+    let mut merged = resolve_extends(base, &p_origin, depth + 1)?;
+    merge_over(&mut merged, value);
+    Ok(merged)
+}
+
+/// Merges `top` over `base`: tables key by key, everything else replaced.
+fn merge_over(base: &mut toml::Value, top: toml::Value) {
+    match (base, top) {
+        (toml::Value::Table(b), toml::Value::Table(t)) => {
+            for (k, v) in t {
+                match b.get_mut(&k) {
+                    Some(slot) => merge_over(slot, v),
+                    None => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (slot, top) => *slot = top,
+    }
 }
 
 /// Parses `toml_text`, applies `overrides` (dotted key path, TOML value) and validates.
@@ -955,5 +1030,51 @@ impl SystemSpec {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod extends_tests {
+    use super::*;
+
+    fn dir(tag: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("pagelab-extends-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn child_keys_merge_over_parent_tables_and_replace_arrays() {
+        let d = dir("merge");
+        std::fs::write(
+            d.join("parent.toml"),
+            "[memory]\nframes = 10\npage_bytes = 4096\n[[device]]\nname = \"a\"\n[[device]]\nname = \"b\"\n",
+        )
+        .unwrap();
+        let child =
+            "[preset]\nextends = \"parent\"\n[memory]\nframes = 20\n[[device]]\nname = \"c\"\n";
+        let origin = d.join("child.toml").display().to_string();
+        let v = toml_with_overrides(child, &origin, &[]).unwrap();
+        assert_eq!(v["memory"]["frames"].as_integer(), Some(20));
+        assert_eq!(v["memory"]["page_bytes"].as_integer(), Some(4096));
+        let devices = v["device"].as_array().unwrap();
+        assert_eq!(devices.len(), 1);
+        assert_eq!(devices[0]["name"].as_str(), Some("c"));
+    }
+
+    #[test]
+    fn a_missing_parent_or_a_cycle_names_the_key() {
+        let d = dir("bad");
+        std::fs::write(d.join("loop.toml"), "[preset]\nextends = \"loop\"\n").unwrap();
+        let origin = d.join("x.toml").display().to_string();
+        for text in [
+            "[preset]\nextends = \"nowhere\"\n",
+            "[preset]\nextends = \"loop\"\n",
+        ] {
+            let e = toml_with_overrides(text, &origin, &[])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("preset.extends"), "{e}");
+        }
     }
 }

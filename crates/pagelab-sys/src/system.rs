@@ -602,6 +602,7 @@ impl<'o> System<'o> {
         c.q1_user_s += f64::from(self.n_q1) * dt;
         c.q2_user_s += f64::from(self.n_q2) * dt;
         c.eligible_user_s += (self.e1.len() + self.e2.len()) as f64 * dt;
+        c.page_wait_user_s += f64::from(self.n_page_wait) * dt;
         if self.n_page_wait > 0 {
             c.page_wait_cpu_s += f64::from(self.n_idle_cpus) * dt;
         }
@@ -849,6 +850,7 @@ impl<'o> System<'o> {
         let dispatch_cost = if std::mem::take(&mut self.users[u as usize].cont) {
             0
         } else {
+            self.c.dispatches += 1.0;
             self.cost.dispatch
         };
         let sup = dispatch_cost + std::mem::take(&mut self.sup_debt_ns);
@@ -1070,6 +1072,7 @@ impl<'o> System<'o> {
 
     fn handle_vio_done(&mut self, u: u32) {
         self.sup_debt_ns += self.cost.interrupt;
+        self.c.io_interrupts += 1.0;
         self.make_ready(u, false);
     }
 
@@ -1324,6 +1327,7 @@ impl<'o> System<'o> {
             self.schedule_device(d, s);
         }
         self.sup_debt_ns += self.cost.interrupt;
+        self.c.io_interrupts += 1.0;
         for io in &done {
             let f = io.frame;
             match io.op {
