@@ -88,3 +88,16 @@ def test_psi_table3_and_table4_smoke():
     t4 = rep.reproduce("psi-table4", scale="smoke")
     claims = {c["id"]: c for c in t4["claims"]}
     assert set(claims) == {"extreme-corner-worst", "corner-degrades", "natural-ten-near-best"}
+
+
+def test_psi_roundrobin_smoke():
+    record = rep.reproduce("psi-roundrobin", scale="smoke")
+    rows = {(r["row"], r["column"]): r["pagelab"] for r in record["rows"]}
+    for n in (12, 20):
+        assert rows[(f"N = {n}", "predicted P")] > 0 and rows[(f"N = {n}", "simulated P")] > 0
+        # all users always in queue: the exact index and its estimate agree closely
+        est, exact = rows[(f"N = {n}", "Ψs* simulated")], rows[(f"N = {n}", "Ψs simulated (eq. 4)")]
+        assert abs(est - exact) <= 0.25 * exact, (est, exact)
+    # more frames, less paging: predicted and simulated alike
+    assert rows[("N = 20", "predicted P")] < rows[("N = 12", "predicted P")]
+    assert rows[("N = 20", "simulated P")] < rows[("N = 12", "simulated P")]
