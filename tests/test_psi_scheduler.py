@@ -101,3 +101,13 @@ def test_psi_roundrobin_smoke():
     # more frames, less paging: predicted and simulated alike
     assert rows[("N = 20", "predicted P")] < rows[("N = 12", "predicted P")]
     assert rows[("N = 20", "simulated P")] < rows[("N = 12", "simulated P")]
+
+
+def test_strategy_3_deactivates_to_meet_a_lowered_n():
+    ov = [*SMALL, "load_control.strategy=3", "load_control.p_max=5.0", "load_control.s_max=0.05"]
+    a = pagelab.system.run("cp67-psi", overrides=ov, seed=5)
+    rows = pagelab.system.interval_rows(a)
+    assert sum(r["deactivations"] for r in rows) > 0
+    # the lowered N holds the multiprogramming level below that of the default controller
+    b = pagelab.system.run("cp67-psi", overrides=[*SMALL, "load_control.strategy=1"], seed=5)
+    assert a["metrics"]["mpl"]["value"] < b["metrics"]["mpl"]["value"]
