@@ -102,6 +102,15 @@ def run(ctx: Context) -> None:
             ctx.row("Round robin", row, "predicted P", round(pred["paging_rate"], 2), unit="1/s")
             ctx.row("Round robin", row, "simulated P", round(sim, 2), unit="1/s")
             ctx.row("Round robin", row, "error", round(err, 1), paper=10.0, unit="%")
+            # Per program: R_i(Ψ*) = f_i / t_i against its exceptions per CPU second simulated.
+            users = {u["class"]: u for u in rep["users"]}
+            for name, pp in zip(mix, pred["per_program"], strict=True):
+                u = users[name]
+                r_sim = u["faults"] / u["cpu_s"] if u["cpu_s"] > 0 else float("nan")
+                t = f"Per program, N = {n}"
+                ctx.row(t, name, "predicted R", round(pp["f"] / pp["t"], 1), unit="1/s")
+                ctx.row(t, name, "simulated R", round(r_sim, 1), unit="1/s")
+                ctx.row(t, name, "simulated CPU", round(u["cpu_s"], 2), unit="s")
             if pred["bound"] == "solved":
                 errors.append(abs(err))
             else:
