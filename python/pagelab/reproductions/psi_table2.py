@@ -37,12 +37,15 @@ def run(ctx: Context) -> None:
     cp_reports = []
     all_reports = []
     diffs = {}
+    first_psi: dict = {}
     for (wl, kb), (p_cp, p_psi) in PAPER_TABLE2.items():
         a, cps = st.mean_problem_state(wl, kb, full=ctx.full, seed=ctx.seed, n=SEEDS)
         b, psis = st.mean_problem_state(
             wl, kb, full=ctx.full, seed=ctx.seed, n=SEEDS, load_control=st.psi_controller(kb)
         )
         cp, psi = cps[0], psis[0]
+        if (wl, kb) == (1, 768):
+            first_psi = psi
         cp_reports += cps
         all_reports += cps + psis
         row = f"workload {wl}, {kb} KB"
@@ -81,6 +84,8 @@ def run(ctx: Context) -> None:
         f"{len(significant)} of 6 cells gain more than 2 points",
     )
     _psi_agreement(ctx, all_reports)
+    _typical_run(ctx, "CP-67", cp_reports[0])
+    _typical_run(ctx, "Ψ-scheduler", first_psi)
     _section6(ctx, cp_reports)
 
 
@@ -125,6 +130,23 @@ def _psi_agreement(ctx: Context, reports: list) -> None:
         ax.set_title(f"correlation {100 * r:.1f} %")
         ctx.figure("psi-agreement", fig)
         plt.close(fig)
+
+
+def _typical_run(ctx: Context, name: str, report: dict) -> None:
+    """Section 5's "typical run": both indices over one run's intervals with 0 < Ψs* ≤ 20
+    (workload 1, 768 KB, the first seed); eq. 4 over all replaced pages and over stolen ones."""
+    t = f"Section 5: one run ({name}, workload 1, 768 KB)"
+    for label, col in (("Ψs", "psi_s"), ("Ψs over stolen pages", "psi_s_stolen")):
+        pairs = st.psi_pairs([report], exact=col)
+        m_est, s_est = st.mean_sd([p[0] for p in pairs])
+        m_ex, s_ex = st.mean_sd([p[1] for p in pairs])
+        r = st.correlation([p[0] for p in pairs], [p[1] for p in pairs])
+        ctx.row(t, label, "samples", len(pairs), paper=40)
+        ctx.row(t, label, "mean Ψs*", round(m_est, 2), paper=12.61)
+        ctx.row(t, label, "mean eq. 4", round(m_ex, 2), paper=12.67)
+        ctx.row(t, label, "sd Ψs*", round(s_est, 2), paper=4.09)
+        ctx.row(t, label, "sd eq. 4", round(s_ex, 2), paper=4.16)
+        ctx.row(t, label, "correlation", round(100 * r, 1), paper=90.5, unit="%")
 
 
 def _bins(xs: list, ys: list, edges: list) -> list:
