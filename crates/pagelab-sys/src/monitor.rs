@@ -73,6 +73,10 @@ counters! {
     steals: "count", "Frames taken from users in queue.";
     victims: "count", "Frames taken by SELECT (flush list or scan).";
     scan_cycles: "count", "Core-table scan cycles (Bard's W).";
+    psi_interruptions: "count", "Sum over replaced pages of the owner's essential interruptions since the page's last reference (Bard's eq. 4 numerator).";
+    psi_replaced: "count", "Replaced pages counted in eq. 4 (Bard's m).";
+    psi_stolen_interruptions: "count", "The eq. 4 numerator over stolen pages only (owner in queue at replacement).";
+    deactivations: "count", "Users taken out of the multiprogramming set by load-control feedback.";
     frames_scanned: "count", "Core-table entries examined.";
     q1_drops: "count", "Queue-drops from Q1 (transaction end, terminal write, Q1 slice end).";
     q2_drops: "count", "Queue-drops from Q2.";
@@ -104,7 +108,7 @@ pub struct Metric {
 /// Rows of counters per monitor interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct IntervalTable {
-    /// Column names (the counters, then `psi_s_star`, `mpl`, `cpu_busy_pct`).
+    /// Column names (the counters, then `t_end_s`, `psi_s_star`, `psi_s`, `psi_s_stolen`, `mpl`, `cpu_busy_pct`).
     pub columns: Vec<String>,
     /// Column units.
     pub units: Vec<String>,
@@ -248,6 +252,16 @@ pub fn psi_s_star(d: &Counters) -> Option<f64> {
         return None;
     }
     Some(1.5 * (d.faults + d.vios) * d.time_s / (d.mpl_user_s * d.scan_cycles))
+}
+
+/// Bard's eq. 4 over an interval; `None` without a replaced page.
+pub fn psi_s(d: &Counters) -> Option<f64> {
+    (d.psi_replaced > 0.0).then(|| d.psi_interruptions / d.psi_replaced)
+}
+
+/// Eq. 4 over the pages stolen from users in queue; `None` without a steal.
+pub fn psi_s_stolen(d: &Counters) -> Option<f64> {
+    (d.steals > 0.0).then(|| d.psi_stolen_interruptions / d.steals)
 }
 
 /// The summary metrics of a run from its totals `d` on `cpus` processors.
@@ -442,6 +456,18 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
         psi_s_star(d).unwrap_or(f64::NAN),
         "interruptions",
         "Bard's system PSI estimate, eq. 5.",
+    );
+    put(
+        "psi_s",
+        psi_s(d).unwrap_or(f64::NAN),
+        "interruptions",
+        "Bard's exact system PSI, eq. 4.",
+    );
+    put(
+        "psi_s_stolen",
+        psi_s_stolen(d).unwrap_or(f64::NAN),
+        "interruptions",
+        "Eq. 4 over pages stolen from users in queue.",
     );
     put(
         "scan_cycle_s",

@@ -332,13 +332,16 @@ pub enum LoadControlSpec {
     Cp67(StorageTestSpec),
     /// VM/370's SUMWSS ≤ APAGES scheduler.
     Vm370(StorageTestSpec),
+    /// Bard's Ψ-scheduler (bard §8–10).
+    Psi(crate::psi_scheduler::PsiSchedulerSpec),
 }
 
 impl LoadControlSpec {
-    /// The parameters, whichever scheduler.
-    pub fn params(&self) -> &StorageTestSpec {
+    /// The parameters of a storage-test scheduler (the base systems); `None` for `psi`.
+    pub fn params(&self) -> Option<&StorageTestSpec> {
         match self {
-            LoadControlSpec::Cp67(p) | LoadControlSpec::Vm370(p) => p,
+            LoadControlSpec::Cp67(p) | LoadControlSpec::Vm370(p) => Some(p),
+            LoadControlSpec::Psi(_) => None,
         }
     }
 }
@@ -392,6 +395,10 @@ pub struct MonitorSpec {
     /// Sampling interval [s].
     #[serde(default = "default_interval")]
     pub interval_s: f64,
+    /// End an interval early after this many core-table scan cycles (bard §5: "30 seconds or
+    /// 10 cycles, whichever came first"); absent: by time only.
+    #[serde(default)]
+    pub cycles: Option<u64>,
 }
 
 fn default_interval() -> f64 {
@@ -402,6 +409,7 @@ impl Default for MonitorSpec {
     fn default() -> Self {
         MonitorSpec {
             interval_s: default_interval(),
+            cycles: None,
         }
     }
 }
@@ -867,27 +875,36 @@ impl SystemSpec {
         if !finite_nonneg(self.vio.service_ms) {
             return bad("vio.service_ms", "expected a time ≥ 0 [ms]");
         }
-        let lc = self.load_control.params();
-        if !(lc.q1_slice_s.is_finite() && lc.q1_slice_s > 0.0) {
-            return bad(
-                "load_control.q1_slice_s",
-                "expected a positive CPU time [s]",
-            );
+        if let LoadControlSpec::Psi(p) = &self.load_control {
+            if let Err((k, what)) = p.check() {
+                return bad(&format!("load_control.{k}"), what);
+            }
         }
-        if !(lc.q2_slice_s.is_finite() && lc.q2_slice_s > 0.0) {
-            return bad(
-                "load_control.q2_slice_s",
-                "expected a positive CPU time [s]",
-            );
-        }
-        if !(lc.q1_overcommit.is_finite() && lc.q1_overcommit >= 1.0) {
-            return bad("load_control.q1_overcommit", "expected a factor ≥ 1");
-        }
-        if !finite_nonneg(lc.initial_ws_pages) {
-            return bad("load_control.initial_ws_pages", "expected pages ≥ 0");
+        if let Some(lc) = self.load_control.params() {
+            if !(lc.q1_slice_s.is_finite() && lc.q1_slice_s > 0.0) {
+                return bad(
+                    "load_control.q1_slice_s",
+                    "expected a positive CPU time [s]",
+                );
+            }
+            if !(lc.q2_slice_s.is_finite() && lc.q2_slice_s > 0.0) {
+                return bad(
+                    "load_control.q2_slice_s",
+                    "expected a positive CPU time [s]",
+                );
+            }
+            if !(lc.q1_overcommit.is_finite() && lc.q1_overcommit >= 1.0) {
+                return bad("load_control.q1_overcommit", "expected a factor ≥ 1");
+            }
+            if !finite_nonneg(lc.initial_ws_pages) {
+                return bad("load_control.initial_ws_pages", "expected pages ≥ 0");
+            }
         }
         if !(self.monitor.interval_s.is_finite() && self.monitor.interval_s > 0.0) {
             return bad("monitor.interval_s", "expected a positive interval [s]");
+        }
+        if self.monitor.cycles == Some(0) {
+            return bad("monitor.cycles", "expected at least one scan cycle");
         }
         if self.workload.users == 0 {
             return bad("workload.users", "expected at least one user");
