@@ -296,6 +296,10 @@ impl Machine {
                     self.jobs[j].set_asides += 1;
                     self.set_aside_queue.push_back(j as u16);
                     self.set_asides += 1;
+                    // A job off the CPU queue is not worth sparing: BIFO's favour moves on.
+                    if self.replacer.favoured() == Some(j as u16) {
+                        self.rotate();
+                    }
                 }
             }
             Action::Restore => {
