@@ -288,6 +288,8 @@ def _figures(ctx: Context, sc: dict[str, Any], res: dict) -> None:
     ax.set_xlabel("real store (K words)")
     for a in axs[:3]:
         a.set_xlabel("multiprogramming level")
+    for a in (axs[0], axs[1], axs[3]):
+        a.set_yscale("log")  # thrashing runs are 10-100x the others
     for a in axs:
         a.set_ylabel("time per job (s)")
         a.grid(alpha=0.3)

@@ -76,6 +76,16 @@ impl Leveler {
     }
 }
 
+/// The job to set aside among the active ones, given as (job, activation stamp): the most
+/// recently started or restored (fidelity-notes §6.3); jobs set aside are restored first in,
+/// first out, so the one that waited longest comes back first.
+pub fn set_aside_choice(active: impl IntoIterator<Item = (usize, u64)>) -> Option<usize> {
+    active
+        .into_iter()
+        .max_by_key(|&(_, stamp)| stamp)
+        .map(|(j, _)| j)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,5 +143,13 @@ mod tests {
         assert_eq!(l.decide(&sample(0.6, 5.0, 2, 1)), Action::Hold);
         // Nothing to restore.
         assert_eq!(l.decide(&sample(0.9, 0.0, 2, 0)), Action::Hold);
+    }
+
+    #[test]
+    fn the_most_recently_activated_job_is_set_aside() {
+        // Jobs 0-2 started in order, then job 0 restored (stamp 7): job 0 goes first.
+        assert_eq!(set_aside_choice([(0, 7), (1, 1), (2, 2)]), Some(0));
+        assert_eq!(set_aside_choice([(1, 1), (2, 2)]), Some(2));
+        assert_eq!(set_aside_choice(std::iter::empty()), None);
     }
 }

@@ -287,15 +287,22 @@ impl Machine {
         let action = self.leveler.as_ref().map_or(Action::Hold, |l| l.decide(&s));
         match action {
             Action::SetAside => {
-                // The most recently activated active job (fidelity-notes §6.3).
-                let victim = (0..self.jobs.len())
-                    .filter(|&j| self.jobs[j].state != State::Done && !self.jobs[j].set_aside)
-                    .max_by_key(|&j| self.jobs[j].activated);
+                let victim = super::leveler::set_aside_choice(
+                    self.jobs
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, j)| j.state != State::Done && !j.set_aside)
+                        .map(|(i, j)| (i, j.activated)),
+                );
                 if let Some(j) = victim {
                     self.jobs[j].set_aside = true;
                     self.jobs[j].set_asides += 1;
                     self.set_aside_queue.push_back(j as u16);
                     self.set_asides += 1;
+                    // A job off the CPU queue is not worth sparing: BIFO's favour moves on.
+                    if self.replacer.favoured() == Some(j as u16) {
+                        self.rotate();
+                    }
                 }
             }
             Action::Restore => {

@@ -138,6 +138,9 @@ fn leveler_sets_aside_when_thrashing_and_restores_later() {
     )
     .unwrap();
     assert_eq!(metric(&off, "set_asides"), 0.0);
+    // Thrashing relieved: fewer pulls and a shorter run than without the leveler.
+    assert!(metric(&r, "pulls") < metric(&off, "pulls"));
+    assert!(metric(&r, "elapsed_s") < metric(&off, "elapsed_s"));
     assert!(r.intervals.rows.len() as f64 >= metric(&r, "elapsed_s").floor() - 1.0);
 }
 
