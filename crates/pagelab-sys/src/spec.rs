@@ -92,9 +92,24 @@ pub struct CpuSpec {
     pub reference_ns: f64,
     /// Dispatch (minor) time slice [ms].
     pub dispatch_slice_ms: f64,
+    /// Order of the Q1 ready list (Q1 is always served before Q2).
+    #[serde(default)]
+    pub dispatch_order: DispatchOrder,
     /// Supervisor-state costs.
     #[serde(default)]
     pub supervisor: SupervisorSpec,
+}
+
+/// Order in which ready Q1 users are given a processor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DispatchOrder {
+    /// First come, first served.
+    #[default]
+    Fifo,
+    /// Least CPU used in the current stay first (VM's dispatching priority, "infrequent CPU
+    /// users first", fidelity notes §2.4).
+    LeastCpu,
 }
 
 /// Supervisor-state CPU cost of each kind of work.

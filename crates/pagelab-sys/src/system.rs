@@ -182,6 +182,8 @@ pub struct System<'o> {
     sup_debt_ns: u64,
     reference_ps: u64,
     dispatch_ns: u64,
+    /// Q1 ready list ordered by CPU used in the stay (`cpu.dispatch_order = "least-cpu"`).
+    least_cpu_first: bool,
     cost: SupCost,
     free_extra: u32,
     free_min: u32,
@@ -437,6 +439,7 @@ impl<'o> System<'o> {
             sup_debt_ns: 0,
             reference_ps: (spec.cpu.reference_ns * 1e3).round().max(1.0) as u64,
             dispatch_ns: (spec.cpu.dispatch_slice_ms * 1e6).round().max(1.0) as u64,
+            least_cpu_first: spec.cpu.dispatch_order == crate::spec::DispatchOrder::LeastCpu,
             cost: SupCost {
                 fault: ns_of_us(s.fault_us),
                 sio: ns_of_us(s.sio_us),
@@ -730,7 +733,21 @@ impl<'o> System<'o> {
 
     fn make_ready(&mut self, u: u32, front: bool) {
         self.set_state(u, UState::Ready);
-        let q = if self.users[u as usize].queue == Some(Queue::Q1) {
+        let q1 = self.users[u as usize].queue == Some(Queue::Q1);
+        if q1 && self.least_cpu_first {
+            // FN §2.4 (VM/370 Logic p.143): infrequent CPU users first; read as least CPU
+            // used in the current stay first, ties in arrival order.
+            let key = self.users[u as usize].stay_cpu_ns;
+            let users = &self.users;
+            let at = self
+                .ready_q1
+                .iter()
+                .position(|&v| users[v as usize].stay_cpu_ns > key)
+                .unwrap_or(self.ready_q1.len());
+            self.ready_q1.insert(at, u);
+            return;
+        }
+        let q = if q1 {
             &mut self.ready_q1
         } else {
             &mut self.ready_q2
@@ -2011,3 +2028,6 @@ impl<'o> System<'o> {
 
 #[cfg(test)]
 mod swap_tests;
+
+#[cfg(test)]
+mod dispatch_tests;
