@@ -24,6 +24,7 @@
 
 pub mod device;
 pub mod error;
+pub mod guest;
 pub mod load_control;
 pub mod memory;
 pub mod monitor;
