@@ -4,7 +4,7 @@ effective guest multiprogramming) and the monitor's PERFORM, USER, DASTAP and SC
 
 from __future__ import annotations
 
-from statistics import mean
+from statistics import mean, stdev
 from typing import Any
 
 from .. import system
@@ -24,7 +24,9 @@ NO_CMS = ["workload.users=0"]
 # (column label, metric key, unit)
 METRICS = [
     ("batch resident time", "batch_s", "s"),
+    ("batch resident time, sd over seeds", "batch_s_sd", "s"),
     ("CMS response index", "cms_index_s", "s"),
+    ("CMS response index, sd over seeds", "cms_index_s_sd", "s"),
     ("CMS mean response", "cms_response_s", "s"),
     ("XMONIT turnaround", "xmonit_s", "s"),
     ("problem state", "problem_pct", "%"),
@@ -89,6 +91,9 @@ def run_case(ctx: Context, overrides: list[str]) -> tuple[dict[str, float], dict
         first = first or r
         runs.append(measure(r))
     out = {k: mean(r[k] for r in runs) for k in runs[0]}
+    for k in ("batch_s", "cms_index_s"):
+        xs = [r[k] for r in runs if r[k] == r[k]]
+        out[f"{k}_sd"] = stdev(xs) if len(xs) > 1 else float("nan")
     assert first is not None
     return out, first
 
