@@ -3,6 +3,8 @@ and PAGEMON. Directions are asserted only where the thesis reports them (ch. II 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import pagelab.reproduce as rep
@@ -76,3 +78,12 @@ def test_the_benchmark_ends_when_the_streams_are_done_and_users_signed_off():
 def test_a_bad_guest_key_is_named():
     with pytest.raises(Exception, match=r"workload\.guest\.0\.nucleus\.fraction"):
         system.run("vm370-mft", overrides=["workload.guest.0.nucleus.fraction=2"])
+
+
+def test_same_seed_same_benchmark_and_it_is_written(cli, tmp_path):
+    a = system.run("vm370-mft", overrides=["workload.users=2"], seed=7)
+    b = system.run("vm370-mft", overrides=["workload.users=2"], seed=7)
+    assert a["benchmark"] == b["benchmark"] and a["metrics"] == b["metrics"]
+    cli("run", "vm370-mft", "--set", "workload.users=2", "--out", str(tmp_path), check=True)
+    saved = json.loads((tmp_path / "benchmark.json").read_text())
+    assert saved["guests"][0]["name"] == "os-mft" and len(saved["sessions"]) == 2
