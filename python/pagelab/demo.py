@@ -21,21 +21,22 @@ POLICIES = ["fifo", "lru", "clock", "min", "ar", "arc", "random"]
 WORDS = 4_000
 
 
-def _input_file(path: Path) -> None:
+def _input_file(path: Path, words: int) -> None:
     rng = random.Random(1968)
     letters = "abcdefghijklmnopqrstuvwxyz"
-    lines = ("".join(rng.choice(letters) for _ in range(rng.randint(4, 12))) for _ in range(WORDS))
+    lines = ("".join(rng.choice(letters) for _ in range(rng.randint(4, 12))) for _ in range(words))
     _atomic.write_text(path, "\n".join(lines) + "\n")
 
 
-def run(out: Path) -> dict[str, Any]:
+def run(out: Path, count: int = WORDS) -> dict[str, Any]:
+    """Runs the demo into `out`; `count` words make the sorted file (the tests use a small one)."""
     console = Console(stderr=True)
     out.mkdir(parents=True, exist_ok=True)
     sort = shutil.which("sort")
     if sort is None:
         raise PagelabError("demo: the `sort` program is not on PATH")
     words = out / "words.txt"
-    _input_file(words)
+    _input_file(words, count)
     trace = out / "sort.pltrace"
     console.print(f"[bold]1.[/bold] capturing `sort {words.name}` under valgrind's lackey")
     info = traces.capture(trace, sort, ["-o", str(out / "sorted.txt"), str(words)])

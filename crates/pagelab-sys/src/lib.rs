@@ -20,16 +20,20 @@
 //!
 //! A second engine, [`unix`], simulates UNIX V6 whole-process swapping (Chanson 1982); a spec
 //! whose `memory.residency` is `whole-process-swapping` runs there, and [`run_toml`] picks
-//! the engine from that key.
+//! the engine from that key. A third, [`m44`], runs the M44/44X batch jobs of Brawn &
+//! Gustavson 1968 (`machine.model = "m44-44x"`).
 
 pub mod device;
 pub mod error;
 pub mod guest;
 pub mod load_control;
+pub mod m44;
 pub mod memory;
 pub mod monitor;
 pub mod page_swap;
+pub mod psi_scheduler;
 pub mod spec;
+pub mod survival;
 pub mod system;
 pub mod unix;
 pub mod workload;
@@ -75,10 +79,12 @@ pub fn run_toml(
     opener: Option<&TraceOpener>,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Report, SysError> {
-    let mut value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
+    let value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
         origin: origin.into(),
         what: error::one_line(&e.to_string()),
     })?;
+    // Overrides apply to the resolved preset (resolving again in load_spec changes nothing).
+    let mut value = spec::resolve_extends(value, origin, 0)?;
     for (key, val) in overrides {
         spec::apply_override(&mut value, key, val)?;
     }
@@ -87,6 +93,15 @@ pub fn run_toml(
         .and_then(|m| m.get("residency"))
         .and_then(|r| r.as_str())
         == Some("whole-process-swapping");
+    let m44 = value
+        .get("machine")
+        .and_then(|m| m.get("model"))
+        .and_then(|r| r.as_str())
+        == Some(m44::spec::MODEL);
+    if m44 {
+        let spec = m44::spec::from_value(value, origin)?;
+        return m44::run(&spec, seed, progress);
+    }
     if swapping {
         let spec = unix::spec::from_value(value, origin)?;
         unix::run(&spec, seed, progress)

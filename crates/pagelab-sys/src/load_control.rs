@@ -28,10 +28,14 @@
 //! estimator, "all required data were available on CP-67") and no Q1 overcommitment. Both are
 //! parameters of [`crate::spec::StorageTestSpec`].
 //!
+//! **Ψ-scheduler** (bard §8–10): the `psi` kind, in [`crate::psi_scheduler`].
+//!
 //! Deviation (both): when no user is in queue the eligible head is admitted whatever its
 //! projection (VM-SPG p.108 lets an oversized Q2 user in "when no other users are in Q1 or Q2";
 //! we apply the same to Q1 so that a lone user can always run).
 
+use crate::monitor::Counters;
+use crate::psi_scheduler::{Evict, Measures, PsiScheduler};
 use crate::spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
 
 /// The two in-queue classes.
@@ -88,6 +92,8 @@ pub struct StayStats {
     pub resident_at_reads: u64,
     /// Resident pages at the drop [pages] (VMPAGES).
     pub resident_now: u32,
+    /// The queue of the stay (set at admission).
+    pub queue: Option<Queue>,
 }
 
 /// A user's working-set projection state.
@@ -99,6 +105,10 @@ pub struct Projection {
     pub last_a: f64,
     /// Last projection LP [pages].
     pub last_p: f64,
+    /// Ψ-scheduler: smoothed requirement Ā per activation type, Q1 then Q2 [pages] (eq. 9).
+    pub abar: [f64; 2],
+    /// Ψ-scheduler: predicted requirement A* per activation type, Q1 then Q2 [pages] (eq. 10).
+    pub next: [f64; 2],
 }
 
 /// The load-control seam: who enters the multiprogramming set, with which slice, and how a
@@ -120,6 +130,15 @@ pub trait LoadControl {
     fn on_queue_drop(&mut self, proj: &mut Projection, stay: &StayStats);
     /// Appends the users to admit, in order, to `out`.
     fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>);
+    /// The storage a candidate for queue `q` is tested with [pages].
+    fn projected(&self, proj: &Projection, _q: Queue) -> f64 {
+        proj.p
+    }
+    /// Feedback at the end of a monitor interval with its counter differences `d`; returns
+    /// the deactivations wanted at once.
+    fn on_interval(&mut self, _d: &Counters, _mpl: u32, _sumwss: f64, _apages: u32) -> Evict {
+        Evict::NONE
+    }
 }
 
 /// The load controllers of the base systems: a closed enum, dispatched by `match`.
@@ -129,6 +148,8 @@ pub enum LoadController {
     Cp67(StorageTest),
     /// VM/370.
     Vm370(StorageTest),
+    /// Bard's Ψ-scheduler.
+    Psi(PsiScheduler),
 }
 
 /// The storage-test scheduler both base systems use, with their parameters.
@@ -152,38 +173,53 @@ impl LoadController {
                 p: p.clone(),
                 q2_partial_fit: true,
             }),
-        }
-    }
-
-    // Both base systems are storage tests; later controllers add arms here (static dispatch).
-    fn inner(&self) -> &StorageTest {
-        match self {
-            LoadController::Cp67(s) | LoadController::Vm370(s) => s,
-        }
-    }
-
-    fn inner_mut(&mut self) -> &mut StorageTest {
-        match self {
-            LoadController::Cp67(s) | LoadController::Vm370(s) => s,
+            LoadControlSpec::Psi(p) => LoadController::Psi(PsiScheduler::new(p.clone())),
         }
     }
 }
 
 impl LoadControl for LoadController {
     fn initial_projection(&self) -> Projection {
-        self.inner().initial_projection()
+        match self {
+            LoadController::Cp67(s) | LoadController::Vm370(s) => s.initial_projection(),
+            LoadController::Psi(s) => s.initial_projection(),
+        }
     }
     fn slice_ns(&self, q: Queue) -> u64 {
-        self.inner().slice_ns(q)
+        match self {
+            LoadController::Cp67(s) | LoadController::Vm370(s) => s.slice_ns(q),
+            LoadController::Psi(s) => s.slice_ns(q),
+        }
     }
     fn eliminates_false_drops(&self) -> bool {
-        self.inner().eliminates_false_drops()
+        match self {
+            LoadController::Cp67(s) | LoadController::Vm370(s) => s.eliminates_false_drops(),
+            LoadController::Psi(s) => s.p.eliminate_false_drops,
+        }
     }
     fn on_queue_drop(&mut self, proj: &mut Projection, stay: &StayStats) {
-        self.inner_mut().on_queue_drop(proj, stay)
+        match self {
+            LoadController::Cp67(s) | LoadController::Vm370(s) => s.on_queue_drop(proj, stay),
+            LoadController::Psi(s) => s.on_queue_drop(proj, stay),
+        }
     }
     fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
-        self.inner_mut().admit(view, out)
+        match self {
+            LoadController::Cp67(s) | LoadController::Vm370(s) => s.admit(view, out),
+            LoadController::Psi(s) => s.admit(view, out),
+        }
+    }
+    fn projected(&self, proj: &Projection, q: Queue) -> f64 {
+        match self {
+            LoadController::Cp67(s) | LoadController::Vm370(s) => s.projected(proj, q),
+            LoadController::Psi(s) => s.projected(proj, q),
+        }
+    }
+    fn on_interval(&mut self, d: &Counters, mpl: u32, sumwss: f64, apages: u32) -> Evict {
+        match self {
+            LoadController::Cp67(_) | LoadController::Vm370(_) => Evict::NONE,
+            LoadController::Psi(s) => s.on_interval(&Measures::of(d), mpl, sumwss, apages),
+        }
     }
 }
 
@@ -194,6 +230,8 @@ impl LoadControl for StorageTest {
             p,
             last_a: p,
             last_p: p,
+            abar: [p; 2],
+            next: [p; 2],
         }
     }
 
@@ -367,6 +405,8 @@ mod tests {
             p: 30.0,
             last_a: 20.0,
             last_p: 30.0,
+            abar: [0.0; 2],
+            next: [0.0; 2],
         };
         lc.on_queue_drop(
             &mut pr,
@@ -374,6 +414,7 @@ mod tests {
                 page_reads: 4,
                 resident_at_reads: 160,
                 resident_now: 12,
+                queue: None,
             },
         );
         assert_eq!(pr.p, 35.0);
@@ -382,6 +423,8 @@ mod tests {
             p: 30.0,
             last_a: 20.0,
             last_p: 30.0,
+            abar: [0.0; 2],
+            next: [0.0; 2],
         };
         lc.on_queue_drop(
             &mut pr,
@@ -389,6 +432,7 @@ mod tests {
                 page_reads: 0,
                 resident_at_reads: 0,
                 resident_now: 12,
+                queue: None,
             },
         );
         assert_eq!(pr.p, 12.0);

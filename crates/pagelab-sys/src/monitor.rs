@@ -17,7 +17,9 @@
 //! Definitions we had to choose: *Q1 seconds* is the mean response of trivial transactions
 //! (those that never left Q1), *Q2 seconds* that of the others; *percent page wait* is the share
 //! of processor time idle while at least one in-queue user waits for a page (VM's CPU-state
-//! split); *page I/O time* is a page request's mean time from queueing to completion.
+//! split), and *users in page wait* the share of in-queue user time spent waiting for a page
+//! (the monitor's user-state sampling: the reading of tetzlaff Table 2's "percent page wait"
+//! that agrees with its 100 % CPU busy, see docs/presets/hpo.md); *page I/O time* is a page request's mean time from queueing to completion.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -71,6 +73,10 @@ counters! {
     steals: "count", "Frames taken from users in queue.";
     victims: "count", "Frames taken by SELECT (flush list or scan).";
     scan_cycles: "count", "Core-table scan cycles (Bard's W).";
+    psi_interruptions: "count", "Sum over replaced pages of the owner's essential interruptions since the page's last reference (Bard's eq. 4 numerator).";
+    psi_replaced: "count", "Replaced pages counted in eq. 4 (Bard's m).";
+    psi_stolen_interruptions: "count", "The eq. 4 numerator over stolen pages only (owner in queue at replacement).";
+    deactivations: "count", "Users taken out of the multiprogramming set by load-control feedback.";
     frames_scanned: "count", "Core-table entries examined.";
     q1_drops: "count", "Queue-drops from Q1 (transaction end, terminal write, Q1 slice end).";
     q2_drops: "count", "Queue-drops from Q2.";
@@ -83,6 +89,9 @@ counters! {
     cpu_problem_s: "cpu·s", "Processor time in problem state.";
     cpu_supervisor_s: "cpu·s", "Processor time in supervisor state.";
     page_wait_cpu_s: "cpu·s", "Idle processor time while an in-queue user waits for a page.";
+    page_wait_user_s: "user·s", "Integral of in-queue users waiting for a page or a frame.";
+    dispatches: "count", "Users given a processor (a burst continued after an event not counted).";
+    io_interrupts: "count", "I/O interrupts taken (paging and virtual I/O completions).";
 }
 
 /// A named value with unit and meaning.
@@ -99,7 +108,7 @@ pub struct Metric {
 /// Rows of counters per monitor interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct IntervalTable {
-    /// Column names (the counters, then `psi_s_star`, `mpl`, `cpu_busy_pct`).
+    /// Column names (the counters, then `t_end_s`, `psi_s_star`, `psi_s`, `psi_s_stolen`, `mpl`, `cpu_busy_pct`).
     pub columns: Vec<String>,
     /// Column units.
     pub units: Vec<String>,
@@ -248,6 +257,16 @@ pub fn psi_s_star(d: &Counters) -> Option<f64> {
     Some(1.5 * (d.faults + d.vios) * d.time_s / (d.mpl_user_s * d.scan_cycles))
 }
 
+/// Bard's eq. 4 over an interval; `None` without a replaced page.
+pub fn psi_s(d: &Counters) -> Option<f64> {
+    (d.psi_replaced > 0.0).then(|| d.psi_interruptions / d.psi_replaced)
+}
+
+/// Eq. 4 over the pages stolen from users in queue; `None` without a steal.
+pub fn psi_s_stolen(d: &Counters) -> Option<f64> {
+    (d.steals > 0.0).then(|| d.psi_stolen_interruptions / d.steals)
+}
+
 /// The summary metrics of a run from its totals `d` on `cpus` processors.
 pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, Metric> {
     let t = d.time_s.max(f64::MIN_POSITIVE);
@@ -285,6 +304,12 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
         100.0 * d.page_wait_cpu_s / cap,
         "%",
         "Processor time idle in page wait.",
+    );
+    put(
+        "users_page_wait_pct",
+        100.0 * div(d.page_wait_user_s, d.mpl_user_s),
+        "%",
+        "In-queue user time spent waiting for a page (VM monitor user-state sampling).",
     );
     put(
         "page_io_time_ms",
@@ -436,6 +461,18 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
         "Bard's system PSI estimate, eq. 5.",
     );
     put(
+        "psi_s",
+        psi_s(d).unwrap_or(f64::NAN),
+        "interruptions",
+        "Bard's exact system PSI, eq. 4.",
+    );
+    put(
+        "psi_s_stolen",
+        psi_s_stolen(d).unwrap_or(f64::NAN),
+        "interruptions",
+        "Eq. 4 over pages stolen from users in queue.",
+    );
+    put(
         "scan_cycle_s",
         div(t, d.scan_cycles),
         "s",
@@ -458,6 +495,24 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
         d.false_drops / t,
         "1/s",
         "Queue-drops at terminal writes per second.",
+    );
+    put(
+        "dispatch_rate",
+        d.dispatches / t,
+        "1/s",
+        "Dispatches per second.",
+    );
+    put(
+        "io_interrupt_rate",
+        d.io_interrupts / t,
+        "1/s",
+        "I/O interrupts per second.",
+    );
+    put(
+        "trivial_rate",
+        d.trivial_transactions / t,
+        "1/s",
+        "Trivial transactions completed per second.",
     );
     put("throughput", x, "1/s", "Transactions completed per second.");
     put("response_mean_s", r, "s", "Mean response time.");

@@ -65,6 +65,10 @@ pub struct PresetInfo {
     /// Where the numbers come from.
     #[serde(default)]
     pub sources: Vec<String>,
+    /// The preset this one extends (a file `NAME.toml` beside it), merged in before this
+    /// file's keys; recorded after resolution for the report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extends: Option<String>,
 }
 
 /// Length of a run.
@@ -328,13 +332,16 @@ pub enum LoadControlSpec {
     Cp67(StorageTestSpec),
     /// VM/370's SUMWSS ≤ APAGES scheduler.
     Vm370(StorageTestSpec),
+    /// Bard's Ψ-scheduler (bard §8–10).
+    Psi(crate::psi_scheduler::PsiSchedulerSpec),
 }
 
 impl LoadControlSpec {
-    /// The parameters, whichever scheduler.
-    pub fn params(&self) -> &StorageTestSpec {
+    /// The parameters of a storage-test scheduler (the base systems); `None` for `psi`.
+    pub fn params(&self) -> Option<&StorageTestSpec> {
         match self {
-            LoadControlSpec::Cp67(p) | LoadControlSpec::Vm370(p) => p,
+            LoadControlSpec::Cp67(p) | LoadControlSpec::Vm370(p) => Some(p),
+            LoadControlSpec::Psi(_) => None,
         }
     }
 }
@@ -388,6 +395,10 @@ pub struct MonitorSpec {
     /// Sampling interval [s].
     #[serde(default = "default_interval")]
     pub interval_s: f64,
+    /// End an interval early after this many core-table scan cycles (bard §5: "30 seconds or
+    /// 10 cycles, whichever came first"); absent: by time only.
+    #[serde(default)]
+    pub cycles: Option<u64>,
 }
 
 fn default_interval() -> f64 {
@@ -398,6 +409,7 @@ impl Default for MonitorSpec {
     fn default() -> Self {
         MonitorSpec {
             interval_s: default_interval(),
+            cycles: None,
         }
     }
 }
@@ -563,10 +575,81 @@ pub(crate) fn toml_with_overrides(
         origin: origin.into(),
         what: one_line(&e.to_string()),
     })?;
+    value = resolve_extends(value, origin, 0)?;
     for (key, val) in overrides {
         apply_override(&mut value, key, val)?;
     }
     Ok(value)
+}
+
+/// Presets deep enough to be a cycle.
+const MAX_EXTENDS: usize = 8;
+
+/// Resolves `preset.extends = "NAME"`: the file `NAME.toml` beside `origin` is read (itself
+/// resolved first) and `value` merged over it. Tables merge key by key; any other value,
+/// arrays of tables (`[[device]]`, `[[channel]]`, `[[workload.class]]`) included, replaces the
+/// parent's whole.
+pub(crate) fn resolve_extends(
+    value: toml::Value,
+    origin: &str,
+    depth: usize,
+) -> Result<toml::Value, SysError> {
+    let parent = match value.get("preset").and_then(|p| p.get("extends")) {
+        None => return Ok(value),
+        Some(toml::Value::String(name)) => name.clone(),
+        Some(_) => {
+            return Err(SysError::Spec {
+                origin: origin.into(),
+                path: "preset.extends".into(),
+                what: "expected the name of a preset file beside this one".into(),
+            })
+        }
+    };
+    let bad = |what: String| SysError::Spec {
+        origin: origin.into(),
+        path: "preset.extends".into(),
+        what,
+    };
+    if depth >= MAX_EXTENDS {
+        return Err(bad(format!(
+            "more than {MAX_EXTENDS} presets deep: expected no cycle of extends"
+        )));
+    }
+    let dir = std::path::Path::new(origin)
+        .parent()
+        .unwrap_or(std::path::Path::new("."));
+    let path = dir.join(format!("{parent}.toml"));
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        bad(format!(
+            "cannot read `{}` ({e}): expected a preset file beside this one",
+            path.display()
+        ))
+    })?;
+    let p_origin = path.display().to_string();
+    let base: toml::Value = toml::from_str(&text).map_err(|e| SysError::Syntax {
+        origin: p_origin.clone(),
+        what: one_line(&e.to_string()),
+    })?;
+    let mut merged = resolve_extends(base, &p_origin, depth + 1)?;
+    merge_over(&mut merged, value);
+    Ok(merged)
+}
+
+/// Merges `top` over `base`: tables key by key, everything else replaced.
+fn merge_over(base: &mut toml::Value, top: toml::Value) {
+    match (base, top) {
+        (toml::Value::Table(b), toml::Value::Table(t)) => {
+            for (k, v) in t {
+                match b.get_mut(&k) {
+                    Some(slot) => merge_over(slot, v),
+                    None => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (slot, top) => *slot = top,
+    }
 }
 
 /// Parses `toml_text`, applies `overrides` (dotted key path, TOML value) and validates.
@@ -589,7 +672,21 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(
     value: toml::Value,
     origin: &str,
 ) -> Result<T, SysError> {
+    let retry = value.clone();
     serde_path_to_error::deserialize(value).map_err(|e| {
+        // A number or boolean given for a named choice: the message then says only "unit
+        // variant"; read it again as a string, so that the error lists the choices.
+        if e.inner().to_string().contains("unit variant") {
+            let mut v = retry;
+            if let Some(slot) = value_at(&mut v, e.path()) {
+                if !slot.is_str() {
+                    *slot = toml::Value::String(slot.to_string());
+                    if let Err(again) = typed::<T>(v, origin) {
+                        return again;
+                    }
+                }
+            }
+        }
         let path = e.path().to_string();
         let mut what = one_line(&e.into_inner().to_string());
         // The TOML deserializer repeats the table at the end (" in `memory`"); the path says it.
@@ -603,6 +700,19 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(
             path,
             what,
         }
+    })
+}
+
+/// The value `path` names in `root`.
+fn value_at<'a>(
+    root: &'a mut toml::Value,
+    path: &serde_path_to_error::Path,
+) -> Option<&'a mut toml::Value> {
+    use serde_path_to_error::Segment;
+    path.iter().try_fold(root, |cur, seg| match (seg, cur) {
+        (Segment::Map { key }, toml::Value::Table(t)) => t.get_mut(key.as_str()),
+        (Segment::Seq { index }, toml::Value::Array(a)) => a.get_mut(*index),
+        _ => None,
     })
 }
 
@@ -771,27 +881,36 @@ impl SystemSpec {
         if !finite_nonneg(self.vio.service_ms) {
             return bad("vio.service_ms", "expected a time ≥ 0 [ms]");
         }
-        let lc = self.load_control.params();
-        if !(lc.q1_slice_s.is_finite() && lc.q1_slice_s > 0.0) {
-            return bad(
-                "load_control.q1_slice_s",
-                "expected a positive CPU time [s]",
-            );
+        if let LoadControlSpec::Psi(p) = &self.load_control {
+            if let Err((k, what)) = p.check() {
+                return bad(&format!("load_control.{k}"), what);
+            }
         }
-        if !(lc.q2_slice_s.is_finite() && lc.q2_slice_s > 0.0) {
-            return bad(
-                "load_control.q2_slice_s",
-                "expected a positive CPU time [s]",
-            );
-        }
-        if !(lc.q1_overcommit.is_finite() && lc.q1_overcommit >= 1.0) {
-            return bad("load_control.q1_overcommit", "expected a factor ≥ 1");
-        }
-        if !finite_nonneg(lc.initial_ws_pages) {
-            return bad("load_control.initial_ws_pages", "expected pages ≥ 0");
+        if let Some(lc) = self.load_control.params() {
+            if !(lc.q1_slice_s.is_finite() && lc.q1_slice_s > 0.0) {
+                return bad(
+                    "load_control.q1_slice_s",
+                    "expected a positive CPU time [s]",
+                );
+            }
+            if !(lc.q2_slice_s.is_finite() && lc.q2_slice_s > 0.0) {
+                return bad(
+                    "load_control.q2_slice_s",
+                    "expected a positive CPU time [s]",
+                );
+            }
+            if !(lc.q1_overcommit.is_finite() && lc.q1_overcommit >= 1.0) {
+                return bad("load_control.q1_overcommit", "expected a factor ≥ 1");
+            }
+            if !finite_nonneg(lc.initial_ws_pages) {
+                return bad("load_control.initial_ws_pages", "expected pages ≥ 0");
+            }
         }
         if !(self.monitor.interval_s.is_finite() && self.monitor.interval_s > 0.0) {
             return bad("monitor.interval_s", "expected a positive interval [s]");
+        }
+        if self.monitor.cycles == Some(0) {
+            return bad("monitor.cycles", "expected at least one scan cycle");
         }
         if self.workload.users == 0 && self.workload.guests.is_empty() {
             return bad("workload.users", "expected at least one user");
@@ -953,5 +1072,51 @@ impl SystemSpec {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod extends_tests {
+    use super::*;
+
+    fn dir(tag: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("pagelab-extends-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn child_keys_merge_over_parent_tables_and_replace_arrays() {
+        let d = dir("merge");
+        std::fs::write(
+            d.join("parent.toml"),
+            "[memory]\nframes = 10\npage_bytes = 4096\n[[device]]\nname = \"a\"\n[[device]]\nname = \"b\"\n",
+        )
+        .unwrap();
+        let child =
+            "[preset]\nextends = \"parent\"\n[memory]\nframes = 20\n[[device]]\nname = \"c\"\n";
+        let origin = d.join("child.toml").display().to_string();
+        let v = toml_with_overrides(child, &origin, &[]).unwrap();
+        assert_eq!(v["memory"]["frames"].as_integer(), Some(20));
+        assert_eq!(v["memory"]["page_bytes"].as_integer(), Some(4096));
+        let devices = v["device"].as_array().unwrap();
+        assert_eq!(devices.len(), 1);
+        assert_eq!(devices[0]["name"].as_str(), Some("c"));
+    }
+
+    #[test]
+    fn a_missing_parent_or_a_cycle_names_the_key() {
+        let d = dir("bad");
+        std::fs::write(d.join("loop.toml"), "[preset]\nextends = \"loop\"\n").unwrap();
+        let origin = d.join("x.toml").display().to_string();
+        for text in [
+            "[preset]\nextends = \"nowhere\"\n",
+            "[preset]\nextends = \"loop\"\n",
+        ] {
+            let e = toml_with_overrides(text, &origin, &[])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("preset.extends"), "{e}");
+        }
     }
 }

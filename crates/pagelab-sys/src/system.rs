@@ -41,7 +41,9 @@ use crate::load_control::{
 use crate::memory::{FrameState, Memory, NONE};
 use crate::monitor::{self, ClassRow, Counters, IntervalTable, Percentiles, Report, UserRow};
 use crate::page_swap::{identify_working_set, PageSwap, SwapList, SwapSet};
+use crate::psi_scheduler::Evict;
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
+use crate::survival::SurvivalBooks;
 use crate::workload::{think_time, LocalityModel, Program, TraceOpener};
 use pagelab_core::random::exponential;
 use pagelab_core::{EventQueue, Rng, RngStreams, Tick};
@@ -294,6 +296,14 @@ pub struct System<'o> {
     bench: Option<BenchmarkReport>,
     sessions: BTreeMap<u32, usize>,
     done_at: Option<Tick>,
+    /// Bard's eq. 4 books: essential interruptions per user, last-reference marks per frame.
+    survival: SurvivalBooks,
+    /// Admission order per user (the latest admitted has the lowest priority in queue).
+    admit_seq: Vec<u64>,
+    n_admitted: u64,
+    /// When the pending `Sample` is due (an earlier one ended by scan cycles makes it stale).
+    next_sample: Tick,
+    cycles_at_sample: u64,
 }
 
 /// Marks a fault waiter as a guest task's pseudo page fault (the Accelerator): its wait does
@@ -542,6 +552,11 @@ impl<'o> System<'o> {
             bench: None,
             sessions: BTreeMap::new(),
             done_at: None,
+            survival: SurvivalBooks::new(n_all as usize, spec.memory.frames as usize),
+            admit_seq: vec![0; n_all as usize],
+            n_admitted: 0,
+            next_sample: Tick::ZERO,
+            cycles_at_sample: 0,
         };
         sys.swap = swap;
         sys.mem.lifo_flush = spec.memory.lifo_flush;
@@ -576,7 +591,8 @@ impl<'o> System<'o> {
             sys.q.schedule(Tick::from_secs_f64(t), Event::ThinkEnded(u));
         }
         sys.start_guests();
-        sys.q.schedule(sys.interval.min(sys.end), Event::Sample);
+        sys.next_sample = sys.interval.min(sys.end);
+        sys.q.schedule(sys.next_sample, Event::Sample);
         if !sys.warm {
             sys.q
                 .schedule(Tick::from_secs_f64(spec.run.warmup_s), Event::WarmupEnded);
@@ -603,6 +619,7 @@ impl<'o> System<'o> {
                 self.advance(bt);
                 self.n_events += 1;
                 self.handle_burst_ended(bc)?;
+                self.sample_on_cycles();
                 #[cfg(debug_assertions)]
                 if self.due_check() {
                     self.debug_check()?;
@@ -636,14 +653,12 @@ impl<'o> System<'o> {
                 Event::Pagemon(i) => self.pagemon_step(i as usize),
                 Event::ConsoleDone(u) => self.handle_console_done(u),
                 Event::Sample => {
-                    self.samples.push(self.snapshot());
-                    let next = self.now + self.interval;
-                    if next < self.end {
-                        self.q.schedule(next, Event::Sample);
+                    if self.now == self.next_sample {
+                        self.take_sample();
+                        progress(self.now.as_secs_f64() / self.end.as_secs_f64());
+                        #[cfg(debug_assertions)]
+                        self.debug_check()?;
                     }
-                    progress(self.now.as_secs_f64() / self.end.as_secs_f64());
-                    #[cfg(debug_assertions)]
-                    self.debug_check()?;
                 }
                 Event::Collect => {
                     self.collect_garbage();
@@ -666,6 +681,7 @@ impl<'o> System<'o> {
                     }
                 }
             }
+            self.sample_on_cycles();
             #[cfg(debug_assertions)]
             if self.due_check() {
                 self.debug_check()?;
@@ -685,6 +701,76 @@ impl<'o> System<'o> {
         }
         progress(1.0);
         Ok(self.report(last))
+    }
+
+    /// Ends a monitor interval: records the counters and gives load control its feedback.
+    fn take_sample(&mut self) {
+        let snap = self.snapshot();
+        let prev = self.samples.last().copied().unwrap_or_default();
+        self.samples.push(snap);
+        self.cycles_at_sample = self.mem.n_cycles;
+        self.next_sample = self.now + self.interval;
+        if self.next_sample < self.end {
+            self.q.schedule(self.next_sample, Event::Sample);
+        }
+        let d = snap.since(&prev);
+        let mpl = self.n_q1 + self.n_q2;
+        let evict = self
+            .lc
+            .on_interval(&d, mpl, self.sumwss, self.spec.memory.frames);
+        self.deactivate(evict);
+        self.admit();
+    }
+
+    /// bard §5: an interval also ends after `monitor.cycles` core-table scan cycles.
+    fn sample_on_cycles(&mut self) {
+        if let Some(k) = self.spec.monitor.cycles {
+            if self.mem.n_cycles >= self.cycles_at_sample + k && self.now < self.end {
+                self.take_sample();
+            }
+        }
+    }
+
+    /// Takes in-queue users out at once, lowest priority first (Q2 before Q1, the latest
+    /// admitted first), until `e` is met. Only users waiting for a processor are taken; one
+    /// waiting for a page or an I/O leaves at its own queue-drop (bard §10 is silent [A]).
+    fn deactivate(&mut self, e: Evict) {
+        if e.at_least == 0 && self.sumwss <= e.until_sumwss {
+            return;
+        }
+        let mut ready: Vec<u32> = self
+            .ready_q1
+            .iter()
+            .chain(self.ready_q2.iter())
+            .copied()
+            .collect();
+        ready.sort_by_key(|&u| {
+            (
+                self.users[u as usize].queue == Some(Queue::Q1),
+                std::cmp::Reverse(self.admit_seq[u as usize]),
+            )
+        });
+        let mut n = 0;
+        for u in ready {
+            if (n >= e.at_least && self.sumwss <= e.until_sumwss) || self.n_q1 + self.n_q2 <= 1 {
+                break;
+            }
+            let Some(q) = self.users[u as usize].queue else {
+                continue;
+            };
+            self.ready_q1.retain(|&x| x != u);
+            self.ready_q2.retain(|&x| x != u);
+            self.users[u as usize].cont = false;
+            self.queue_drop(u, false);
+            self.c.deactivations += 1.0;
+            self.users[u as usize].wants = q;
+            self.set_state(u, UState::Eligible);
+            match q {
+                Queue::Q1 => self.e1.push_back(u),
+                Queue::Q2 => self.e2.push_back(u),
+            }
+            n += 1;
+        }
     }
 
     fn next_burst_end(&self) -> (u32, Tick) {
@@ -716,6 +802,7 @@ impl<'o> System<'o> {
         c.q1_user_s += f64::from(self.n_q1) * dt;
         c.q2_user_s += f64::from(self.n_q2) * dt;
         c.eligible_user_s += (self.e1.len() + self.e2.len()) as f64 * dt;
+        c.page_wait_user_s += f64::from(self.n_page_wait) * dt;
         if self.n_page_wait > 0 {
             c.page_wait_cpu_s += f64::from(self.n_idle_cpus) * dt;
         }
@@ -752,6 +839,9 @@ impl<'o> System<'o> {
     fn set_state(&mut self, u: u32, s: UState) {
         let old = self.users[u as usize].state;
         let waits = |s: UState| matches!(s, UState::PageWait | UState::FrameWait);
+        if old == UState::Running && (waits(s) || s == UState::VioWait) {
+            self.survival.interrupted(u);
+        }
         if waits(old) && !waits(s) {
             self.n_page_wait -= 1;
         } else if !waits(old) && waits(s) {
@@ -822,7 +912,9 @@ impl<'o> System<'o> {
 
     fn admit(&mut self) {
         self.candidates.clear();
-        let proj = |u: &u32| self.users[*u as usize].proj.p;
+        let lc = &self.lc;
+        let proj =
+            |u: &u32| lc.projected(&self.users[*u as usize].proj, self.users[*u as usize].wants);
         // The prototype's fixed Q2 limit: Q2 candidates beyond it are not offered.
         let mut q2_room = match (&self.swap, self.spec.swapping.q2_mpl_limit) {
             (Some(_), Some(lim)) => lim.saturating_sub(self.n_q2),
@@ -860,6 +952,13 @@ impl<'o> System<'o> {
         let actions = std::mem::take(&mut self.actions);
         for a in &actions {
             let LoadAction::Admit { user, queue } = *a;
+            let projected = self
+                .candidates
+                .iter()
+                .find(|c| c.user == user)
+                .map_or(self.users[user as usize].proj.p, |c| c.projected);
+            self.n_admitted += 1;
+            self.admit_seq[user as usize] = self.n_admitted;
             if let Some(i) = self.e1.iter().position(|&x| x == user) {
                 self.e1.remove(i);
             } else if let Some(i) = self.e2.iter().position(|&x| x == user) {
@@ -867,8 +966,11 @@ impl<'o> System<'o> {
             }
             let usr = &mut self.users[user as usize];
             usr.queue = Some(queue);
-            usr.admitted_p = usr.proj.p;
-            usr.stay = StayStats::default();
+            usr.admitted_p = projected;
+            usr.stay = StayStats {
+                queue: Some(queue),
+                ..StayStats::default()
+            };
             usr.stay_cpu_ns = 0;
             usr.minor_left_ns = self.dispatch_ns;
             self.sumwss += usr.admitted_p;
@@ -985,6 +1087,7 @@ impl<'o> System<'o> {
         let dispatch_cost = if std::mem::take(&mut self.users[u as usize].cont) {
             0
         } else {
+            self.c.dispatches += 1.0;
             self.cost.dispatch
         };
         let sup = dispatch_cost + std::mem::take(&mut self.sup_debt_ns);
@@ -1004,6 +1107,7 @@ impl<'o> System<'o> {
         let rps = self.reference_ps;
         let shared = self.shared_pages;
         let so = self.shared_owner;
+        let ess = self.survival.essential[u as usize];
         let mut used_ps = 0u64;
         let mut outcome = Outcome::Spent;
         let mut runs_done = 0u64;
@@ -1040,6 +1144,7 @@ impl<'o> System<'o> {
             }
             let fr = &mut self.mem.frames[f as usize];
             fr.referenced = true;
+            self.survival.marks[f as usize] = crate::survival::Mark { user: u, at: ess };
             if r.kind.is_write() {
                 fr.changed = true;
             }
@@ -1216,6 +1321,7 @@ impl<'o> System<'o> {
 
     fn handle_vio_done(&mut self, u: u32) {
         self.sup_debt_ns += self.cost.interrupt;
+        self.c.io_interrupts += 1.0;
         self.make_ready(u, false);
     }
 
@@ -1316,6 +1422,7 @@ impl<'o> System<'o> {
             return;
         }
         self.mem.map(owner, idx, f, FrameState::PageIn);
+        self.survival.referenced(f, u);
         let pte = *self.mem.pte_mut(owner, idx);
         if pte.slot == NONE {
             // First reference: a cleared frame, no I/O; it has no slot copy, so it is changed.
@@ -1390,8 +1497,17 @@ impl<'o> System<'o> {
             };
             self.c.victims += 1.0;
             let fr = self.mem.frames[f as usize];
-            if fr.owner != self.shared_owner && self.users[fr.owner as usize].queue.is_some() {
+            let stolen =
+                fr.owner != self.shared_owner && self.users[fr.owner as usize].queue.is_some();
+            if stolen {
                 self.c.steals += 1.0;
+            }
+            if let Some(n) = self.survival.replaced(f) {
+                self.c.psi_interruptions += n as f64;
+                self.c.psi_replaced += 1.0;
+                if stolen {
+                    self.c.psi_stolen_interruptions += n as f64;
+                }
             }
             let pte = *self.mem.pte_mut(fr.owner, fr.page);
             let rewrite = self.write_unchanged && fr.owner != self.shared_owner;
@@ -1477,6 +1593,7 @@ impl<'o> System<'o> {
             self.schedule_device(d, s);
         }
         self.sup_debt_ns += self.cost.interrupt;
+        self.c.io_interrupts += 1.0;
         for io in &done {
             let f = io.frame;
             match io.op {
@@ -1922,6 +2039,8 @@ impl<'o> System<'o> {
         for (n, un) in [
             ("t_end_s", "s"),
             ("psi_s_star", "interruptions"),
+            ("psi_s", "interruptions"),
+            ("psi_s_stolen", "interruptions"),
             ("mpl", "users"),
             ("cpu_busy_pct", "%"),
         ] {
@@ -1936,6 +2055,8 @@ impl<'o> System<'o> {
             let t = di.time_s.max(f64::MIN_POSITIVE);
             row.push(s.time_s);
             row.push(monitor::psi_s_star(&di).unwrap_or(f64::NAN));
+            row.push(monitor::psi_s(&di).unwrap_or(f64::NAN));
+            row.push(monitor::psi_s_stolen(&di).unwrap_or(f64::NAN));
             row.push(di.mpl_user_s / t);
             row.push(100.0 * (di.cpu_problem_s + di.cpu_supervisor_s) / (t * f64::from(cpus)));
             rows.push(row);

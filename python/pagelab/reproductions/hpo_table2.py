@@ -4,6 +4,15 @@ swapping prototype on a 16 MB 3081D with 310 users thinking 15 s.
 The base is presets/vmsp.toml (six 2305s on three channels); the prototype is
 presets/hpo-prototype.toml (six 3380s on three channels for swapping, two 2305s on one channel
 for paging). Every row of Table 2 is set beside ours; the claims are the paper's story.
+
+"Percent page wait" is read as the monitor's user-state share: in-queue user time spent waiting
+for a page. The paper's own numbers require it: both systems run 100 % busy, so no processor
+idles in page wait, while by Little's law 425 reads/s x 20 ms = 8.5 of the base's 70 in-queue
+users wait for a page (12 %, printed 14) and the prototype's 50 x 16 ms plus 45 swap sets/s x
+42 ms = 2.7 of 50 (5.4 %, printed 6). The processor-idle share is kept as its own row.
+
+A third run, the base with storage so large that nothing is paged, measures the floor any paging
+subsystem could reach on this workload: the part of Q1 seconds that is not paging.
 """
 
 from __future__ import annotations
@@ -20,7 +29,8 @@ ROWS = [
     ("CPU busy (per CPU)", "cpu_busy_pct", "%", 100, 100),
     ("VIO rate", "vio_rate", "1/s", 377, 412),
     ("Paging SIO rate", "paging_sio_rate", "1/s", 240, 136),
-    ("Percent page wait", "page_wait_pct", "%", 14, 6),
+    ("Percent page wait", "users_page_wait_pct", "%", 14, 6),
+    ("Processor idle in page wait", "page_wait_pct", "%", None, None),
     ("Page I/O time", "page_io_time_ms", "ms", 20, 16),
     ("Swap I/O time", "swap_io_time_ms", "ms", None, 42),
     ("Q1 seconds", "q1_seconds", "s", 0.78, 0.36),
@@ -43,6 +53,17 @@ def run(ctx: Context) -> None:
     overrides = [] if ctx.full else SMOKE
     base = system.run("vmsp", overrides=overrides, seed=ctx.seed)["metrics"]
     proto = system.run("hpo-prototype", overrides=overrides, seed=ctx.seed)["metrics"]
+    # Storage for every user's whole address space and more: no page is ever replaced [A].
+    floor = system.run("vmsp", overrides=[*overrides, "memory.frames=65536"], seed=ctx.seed)[
+        "metrics"
+    ]
+    ctx.row(
+        "Table 2",
+        "Q1 seconds without paging",
+        "Base, unlimited storage",
+        round(floor["q1_seconds"]["value"], 3),
+        unit="s",
+    )
     for row, metric, unit, p_base, p_proto in ROWS:
         for column, m, paper in (("Base", base, p_base), ("Prototype", proto, p_proto)):
             v = m[metric]["value"]
@@ -61,12 +82,12 @@ def run(ctx: Context) -> None:
             f"{v(base, key):.3g} -> {v(proto, key):.3g} here; {paper} in the paper",
         )
 
-    claim(
+    ctx.claim(
         "q1-halved",
         "Q1 seconds at least halved by the prototype",
         v(proto, "q1_seconds") <= 0.5 * v(base, "q1_seconds"),
-        "q1_seconds",
-        "0.78 -> 0.36",
+        f"{v(base, 'q1_seconds'):.3g} -> {v(proto, 'q1_seconds'):.3g} here "
+        f"(no paging at all: {v(floor, 'q1_seconds'):.3g}); 0.78 -> 0.36 in the paper",
     )
     claim(
         "page-reads-down",
@@ -92,8 +113,8 @@ def run(ctx: Context) -> None:
     claim(
         "page-wait-down",
         "Percent page wait down",
-        v(proto, "page_wait_pct") < v(base, "page_wait_pct"),
-        "page_wait_pct",
+        v(proto, "users_page_wait_pct") < v(base, "users_page_wait_pct"),
+        "users_page_wait_pct",
         "14 -> 6",
     )
     claim(

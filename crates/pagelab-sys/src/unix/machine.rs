@@ -406,7 +406,8 @@ impl Machine {
 
     /// A login attempt (Chanson §4.3): admitted while fewer than `max_processes` exist and the
     /// mean reaction time over the last `window_s` is at most `threshold_ms` (no reaction in
-    /// the window counts as responsive).
+    /// the window counts as responsive) and, with `login.model`, the model's reaction time with
+    /// the newcomer counted is at most the threshold too.
     fn login(&mut self) {
         let Some(l) = self.spec.login.clone() else {
             return;
@@ -419,7 +420,11 @@ impl Machine {
         let measured = ratio(self.recent.iter().map(|r| r.1).sum(), n);
         if self.procs.len() as u32 >= l.max_processes {
             self.st.logins_full += 1.0;
-        } else if measured > l.threshold_ms {
+        } else if measured > l.threshold_ms
+            || l.model.as_ref().is_some_and(|m| {
+                m.intercept_ms + m.slope_ms * self.pctrmm_with_newcomer() > l.threshold_ms
+            })
+        {
             self.st.logins_refused += 1.0;
         } else if self.spawn().is_ok() {
             self.st.logins_admitted += 1.0;
@@ -430,6 +435,14 @@ impl Machine {
         if next < self.end {
             self.q.schedule(next, Ev::Login);
         }
+    }
+
+    /// PCTRMM (Chanson §3) of the processes now in the table plus one more of mean size.
+    fn pctrmm_with_newcomer(&self) -> f64 {
+        let mm = f64::from(self.spec.memory.core_clicks);
+        let total: f64 = self.procs.iter().map(|p| f64::from(p.size)).sum::<f64>()
+            + f64::from(self.spec.workload.size_clicks);
+        100.0 * (mm - total) / mm
     }
 
     /// In debug builds, check conservation every `n` events (default 64; 1 checks after
@@ -1455,6 +1468,25 @@ mod tests {
         assert_eq!(m.core.free_total(), 24);
         assert_eq!(m.swapmap.free_total(), 872 - 3 * 25);
         m.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn the_login_model_refuses_the_process_that_would_cross_the_threshold() {
+        // 1024 clicks, eight 200-click processes: PCTRMM with a ninth is 100 (1024 − 1800)/1024
+        // = −75.8 %. Eq. 1 (588 − 16.9 P) predicts 1869 ms: refused at 1800 ms, admitted at 1900.
+        for (threshold, admitted) in [("1800.0", 0.0), ("1900.0", 1.0)] {
+            let mut m = machine(&[
+                ("login.arrival_s", "30.0"),
+                ("login.threshold_ms", threshold),
+                ("login.window_s", "60.0"),
+                ("login.model", "{ intercept_ms = 588.0, slope_ms = -16.9 }"),
+                ("login.max_processes", "9"),
+            ]);
+            assert!((m.pctrmm_with_newcomer() - 100.0 * (1024.0 - 1800.0) / 1024.0).abs() < 1e-9);
+            m.login();
+            assert_eq!(m.st.logins_admitted, admitted, "threshold {threshold}");
+            assert_eq!(m.st.logins_refused, 1.0 - admitted, "threshold {threshold}");
+        }
     }
 
     #[test]

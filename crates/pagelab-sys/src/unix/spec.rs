@@ -61,6 +61,22 @@ pub struct LoginSpec {
     /// Process-table limit for logins (NPROC 50 less the swapper) [processes].
     #[serde(default = "max_procs")]
     pub max_processes: u32,
+    /// A fitted reaction-time model consulted before admitting (Chanson §4, applications 2
+    /// and 3 together); absent: the measured reaction time alone decides, as §4.3 states.
+    #[serde(default)]
+    pub model: Option<LoginModel>,
+}
+
+/// A per-PC regression line RT = intercept + slope × PCTRMM (Chanson §4, eq. 1 is 588 and
+/// −16.9). A login is refused when the line predicts more than the threshold with the new
+/// process counted, so that one admission cannot lift the system over it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoginModel {
+    /// Reaction time at PCTRMM = 0 [ms].
+    pub intercept_ms: f64,
+    /// Change of reaction time per point of PCTRMM [ms/%].
+    pub slope_ms: f64,
 }
 
 fn max_procs() -> u32 {
@@ -475,6 +491,17 @@ impl UnixSpec {
             }
             if !pos(l.window_s) {
                 return bad("login.window_s", "expected a positive window [s]".into());
+            }
+            if let Some(m) = &l.model {
+                if !m.intercept_ms.is_finite() {
+                    return bad("login.model.intercept_ms", "expected a number [ms]".into());
+                }
+                if !(m.slope_ms.is_finite() && m.slope_ms <= 0.0) {
+                    return bad(
+                        "login.model.slope_ms",
+                        "expected a slope ≤ 0: reaction time falls as PCTRMM rises [ms/%]".into(),
+                    );
+                }
             }
             if l.max_processes > 49 || l.max_processes < w.processes {
                 return bad(

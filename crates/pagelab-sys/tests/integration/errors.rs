@@ -127,3 +127,15 @@ fn toml_syntax_error_is_one_line() {
     let e = err("[run\nduration_s = 1", &[]);
     assert!(e.contains("bad.toml"), "{e}");
 }
+
+#[test]
+fn a_number_for_a_named_choice_lists_the_choices() {
+    let e = err(
+        &small_toml(2, 50, 100.0),
+        &[("paging.slot_allocation", "5")],
+    );
+    assert!(
+        e.contains("paging.slot_allocation") && e.contains("`5`") && e.contains("moving-cursor"),
+        "{e}"
+    );
+}

@@ -142,7 +142,11 @@ fn more_processors_finish_more_work_under_load() {
 #[test]
 fn presets_load_and_run_at_smoke_scale() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/");
-    for (file, users) in [("cp67.toml", "10"), ("vm370.toml", "30")] {
+    for (file, users) in [
+        ("cp67.toml", "10"),
+        ("cp67-psi.toml", "10"),
+        ("vm370.toml", "30"),
+    ] {
         let text = std::fs::read_to_string(format!("{root}{file}")).unwrap();
         let o = vec![
             ("workload.users".to_string(), users.to_string()),

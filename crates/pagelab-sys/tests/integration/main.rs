@@ -3,6 +3,7 @@
 mod errors;
 mod hpo;
 mod laws;
+mod psi;
 mod table1;
 mod unix;
 

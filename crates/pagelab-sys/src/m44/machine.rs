@@ -1,0 +1,591 @@
+//! The M44/44X as a discrete-event model: one CPU shared round robin in 0.1 s slices by the
+//! background 44X jobs, one global paged store, two disks serving page pulls in order, and the
+//! load leveler's periodic samples.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+use pagelab_trace::gen::{generate, M44Program};
+use pagelab_trace::Run;
+
+use super::leveler::{Action, Leveler, Sample};
+use super::replacement::{Frame, Replacer};
+use super::spec::{M44Spec, PolicyKind};
+use crate::monitor::{IntervalTable, Metric, Report, UserRow};
+use crate::SysError;
+
+const NONE: u32 = u32::MAX;
+const NS: f64 = 1e9;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Ready,
+    Waiting,
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// The pull for `job` into `frame` is complete.
+    PullDone { job: u16, frame: u32 },
+    /// The load leveler samples.
+    Sample,
+    /// BIFO's favour moves on.
+    Rotate,
+}
+
+struct Job {
+    /// Position in the reference string: run index and references left of it (0: all).
+    pos: usize,
+    left: u32,
+    /// Frame of each dense page, or `NONE`.
+    table: Vec<u32>,
+    state: State,
+    set_aside: bool,
+    /// When the job was last started or restored (order of events).
+    activated: u64,
+    cpu_ns: u64,
+    pulls: u64,
+    pushes: u64,
+    set_asides: u64,
+    finish_ns: u64,
+}
+
+/// One run of the machine.
+pub struct Machine {
+    spec: M44Spec,
+    seed: u64,
+    runs: Arc<Vec<Run>>,
+    total_refs: u64,
+    jobs: Vec<Job>,
+    frames: Vec<Frame>,
+    free: Vec<u32>,
+    replacer: Replacer,
+    leveler: Option<Leveler>,
+    ready: VecDeque<u16>,
+    set_aside_queue: VecDeque<u16>,
+    events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    seq: u64,
+    disk_free: Vec<u64>,
+    now: u64,
+    ref_ns: u64,
+    slice_ns: u64,
+    pull_ns: u64,
+    push_ns: u64,
+    /// CPU busy time so far, and the last slice (start, end).
+    busy_ns: u64,
+    last_slice: (u64, u64),
+    refs_done: u64,
+    pulls: u64,
+    pushes: u64,
+    done: u32,
+    set_asides: u64,
+    restores: u64,
+    last_sample: (u64, u64, u64),
+    samples: Vec<Vec<f64>>,
+}
+
+impl Machine {
+    /// Generates the program's reference string and sets up the jobs.
+    pub fn build(spec: &M44Spec, seed: u64) -> Result<Self, SysError> {
+        let program = M44Program::from_name(&spec.workload.program)?;
+        let g = generate(program, &spec.workload.params, seed)?;
+        let n = spec.workload.copies as usize;
+        let pages = g.n_pages() as usize;
+        let total_refs = g.n_references;
+        let runs = Arc::new(g.runs);
+        let frames = spec.memory.frames() as usize;
+        let ns = |s: f64| (s * NS).round() as u64;
+        let jobs = (0..n)
+            .map(|j| Job {
+                pos: 0,
+                left: 0,
+                table: vec![NONE; pages],
+                state: State::Ready,
+                set_aside: false,
+                activated: j as u64,
+                cpu_ns: 0,
+                pulls: 0,
+                pushes: 0,
+                set_asides: 0,
+                finish_ns: 0,
+            })
+            .collect();
+        let mut m = Machine {
+            seed,
+            runs,
+            total_refs: total_refs * n as u64,
+            jobs,
+            frames: vec![Frame::default(); frames],
+            free: (0..frames as u32).rev().collect(),
+            replacer: Replacer::new(spec.replacement.policy),
+            leveler: spec
+                .leveler
+                .enabled
+                .then(|| Leveler::new(&spec.leveler, spec.disk.count, spec.disk.pull_s)),
+            // The jobs are started together from the input tape, in order (B&G, "Measurement
+            // techniques").
+            ready: (0..n as u16).collect(),
+            set_aside_queue: VecDeque::new(),
+            events: BinaryHeap::new(),
+            seq: n as u64,
+            disk_free: vec![0; spec.disk.count as usize],
+            now: 0,
+            ref_ns: ns(spec.machine.reference_us() * 1e-6),
+            slice_ns: ns(spec.machine.time_slice_s),
+            pull_ns: ns(spec.disk.pull_s),
+            push_ns: ns(spec.disk.push_s),
+            busy_ns: 0,
+            last_slice: (0, 0),
+            refs_done: 0,
+            pulls: 0,
+            pushes: 0,
+            done: 0,
+            set_asides: 0,
+            restores: 0,
+            last_sample: (0, 0, 0),
+            samples: Vec::new(),
+            spec: spec.clone(),
+        };
+        if m.spec.replacement.policy == PolicyKind::Bifo {
+            m.rotate();
+            m.schedule(ns(m.spec.replacement.bifo_interval_s), Ev::Rotate);
+        }
+        if m.leveler.is_some() {
+            m.schedule(ns(m.spec.leveler.period_s), Ev::Sample);
+        }
+        Ok(m)
+    }
+
+    fn schedule(&mut self, at: u64, ev: Ev) {
+        self.seq += 1;
+        self.events.push(Reverse((at, self.seq, ev)));
+    }
+
+    /// Runs every job to completion.
+    pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
+        let mut slices = 0u64;
+        while self.done < self.jobs.len() as u32 {
+            let Some(j) = self.next_ready() else {
+                // CPU idle until the next event.
+                let Some(Reverse((at, _, ev))) = self.events.pop() else {
+                    return Err(SysError::Invalid {
+                        origin: "m44".into(),
+                        path: "leveler".into(),
+                        what: "no job can run and nothing is pending".into(),
+                    });
+                };
+                self.now = self.now.max(at);
+                self.handle(ev);
+                continue;
+            };
+            self.slice(j);
+            slices += 1;
+            if slices.is_multiple_of(4096) {
+                progress(self.refs_done as f64 / self.total_refs.max(1) as f64);
+            }
+        }
+        progress(1.0);
+        Ok(self.report(slices))
+    }
+
+    fn next_ready(&mut self) -> Option<u16> {
+        while let Some(j) = self.ready.pop_front() {
+            let job = &self.jobs[j as usize];
+            if job.state == State::Ready && !job.set_aside {
+                return Some(j);
+            }
+        }
+        None
+    }
+
+    /// Handles every event due by `now`, in time order.
+    fn catch_up(&mut self) {
+        while let Some(&Reverse((at, _, _))) = self.events.peek() {
+            if at > self.now {
+                break;
+            }
+            let Reverse((_, _, ev)) = self.events.pop().expect("peeked");
+            self.handle_at(at, ev);
+        }
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        let now = self.now;
+        self.handle_at(now, ev);
+    }
+
+    fn handle_at(&mut self, at: u64, ev: Ev) {
+        match ev {
+            Ev::PullDone { job, frame } => {
+                self.seq += 1;
+                let f = &mut self.frames[frame as usize];
+                f.busy = false;
+                f.loaded = self.seq;
+                // The faulting reference is about to be retried: the page counts as referenced.
+                f.used = true;
+                let jb = &mut self.jobs[job as usize];
+                jb.state = State::Ready;
+                if !jb.set_aside {
+                    self.ready.push_back(job);
+                }
+            }
+            Ev::Rotate => {
+                self.rotate();
+                if self.done < self.jobs.len() as u32 {
+                    let next = at + (self.spec.replacement.bifo_interval_s * NS).round() as u64;
+                    self.schedule(next, Ev::Rotate);
+                }
+            }
+            Ev::Sample => {
+                self.sample(at);
+                if self.done < self.jobs.len() as u32 {
+                    let next = at + (self.spec.leveler.period_s * NS).round() as u64;
+                    self.schedule(next, Ev::Sample);
+                }
+            }
+        }
+    }
+
+    /// BIFO favours the next job still running and not set aside.
+    fn rotate(&mut self) {
+        let eligible: Vec<bool> = self
+            .jobs
+            .iter()
+            .map(|j| j.state != State::Done && !j.set_aside)
+            .collect();
+        self.replacer.rotate(&eligible);
+    }
+
+    /// CPU busy time up to `t`, which is not before the last slice's start.
+    fn busy_at(&self, t: u64) -> u64 {
+        let (start, end) = self.last_slice;
+        if t >= end {
+            self.busy_ns
+        } else {
+            self.busy_ns - (end - t.max(start))
+        }
+    }
+
+    fn sample(&mut self, at: u64) {
+        let (t0, busy0, pulls0) = self.last_sample;
+        let busy = self.busy_at(at);
+        let period = (at - t0).max(1) as f64 / NS;
+        let active = self
+            .jobs
+            .iter()
+            .filter(|j| j.state != State::Done && !j.set_aside)
+            .count() as u32;
+        let s = Sample {
+            cpu: (busy - busy0) as f64 / NS / period,
+            pulls_per_s: (self.pulls - pulls0) as f64 / period,
+            active,
+            set_aside: self.set_aside_queue.len() as u32,
+        };
+        self.last_sample = (at, busy, self.pulls);
+        let action = self.leveler.as_ref().map_or(Action::Hold, |l| l.decide(&s));
+        match action {
+            Action::SetAside => {
+                let victim = super::leveler::set_aside_choice(
+                    self.jobs
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, j)| j.state != State::Done && !j.set_aside)
+                        .map(|(i, j)| (i, j.activated)),
+                );
+                if let Some(j) = victim {
+                    self.jobs[j].set_aside = true;
+                    self.jobs[j].set_asides += 1;
+                    self.set_aside_queue.push_back(j as u16);
+                    self.set_asides += 1;
+                    // A job off the CPU queue is not worth sparing: BIFO's favour moves on.
+                    if self.replacer.favoured() == Some(j as u16) {
+                        self.rotate();
+                    }
+                }
+            }
+            Action::Restore => {
+                // First set aside, first restored (fidelity-notes §6.3).
+                if let Some(j) = self.set_aside_queue.pop_front() {
+                    self.seq += 1;
+                    let jb = &mut self.jobs[j as usize];
+                    jb.set_aside = false;
+                    jb.activated = self.seq;
+                    if jb.state == State::Ready {
+                        self.ready.push_back(j);
+                    }
+                    self.restores += 1;
+                }
+            }
+            Action::Hold => {}
+        }
+        self.samples.push(vec![
+            at as f64 / NS,
+            s.cpu * 100.0,
+            s.pulls_per_s,
+            f64::from(s.active),
+            f64::from(s.set_aside),
+            match action {
+                Action::SetAside => -1.0,
+                Action::Restore => 1.0,
+                Action::Hold => 0.0,
+            },
+        ]);
+    }
+
+    /// Runs job `j` until its slice ends, it faults, or it finishes.
+    fn slice(&mut self, j: u16) {
+        let start = self.now;
+        let end = start + self.slice_ns;
+        let runs = Arc::clone(&self.runs);
+        let ji = j as usize;
+        let outcome = loop {
+            let job = &mut self.jobs[ji];
+            let Some(run) = runs.get(job.pos) else {
+                break State::Done;
+            };
+            let frame = job.table[run.page as usize];
+            if frame == NONE {
+                break State::Waiting;
+            }
+            if job.left == 0 {
+                job.left = run.count;
+            }
+            let avail = (end - self.now) / self.ref_ns;
+            if avail == 0 {
+                break State::Ready;
+            }
+            let k = u64::from(job.left).min(avail);
+            let f = &mut self.frames[frame as usize];
+            f.used = true;
+            f.dirty |= run.is_write();
+            self.now += k * self.ref_ns;
+            self.refs_done += k;
+            job.left -= k as u32;
+            if job.left == 0 {
+                job.pos += 1;
+            }
+        };
+        let ran = self.now - start;
+        self.jobs[ji].cpu_ns += ran;
+        self.busy_ns += ran;
+        self.last_slice = (start, self.now);
+        // Pulls and samples due during the slice happen before what ends it.
+        self.catch_up();
+        match outcome {
+            State::Ready => {
+                if !self.jobs[ji].set_aside {
+                    self.ready.push_back(j);
+                }
+            }
+            State::Waiting => self.fault(j),
+            State::Done => self.finish(j),
+        }
+    }
+
+    /// Job `j` referenced a page not in core: a frame (free, or the replacement algorithm's
+    /// victim, pushed if changed) is reserved and the page pulled from its disk.
+    fn fault(&mut self, j: u16) {
+        let ji = j as usize;
+        let page = self.runs[self.jobs[ji].pos].page;
+        let (frame, push_disk) = match self.free.pop() {
+            Some(f) => (f, None),
+            None => {
+                let v = self
+                    .replacer
+                    .victim(&mut self.frames)
+                    .expect("more frames than jobs, each with at most one pull in flight");
+                let old = self.frames[v];
+                let (vj, vp) = old.owner.expect("a victim holds a page");
+                self.jobs[vj as usize].table[vp as usize] = NONE;
+                let pushed = old.dirty.then(|| {
+                    self.pushes += 1;
+                    self.jobs[vj as usize].pushes += 1;
+                    self.home_disk(vj, vp)
+                });
+                (v as u32, pushed)
+            }
+        };
+        self.frames[frame as usize] = Frame {
+            owner: Some((j, page)),
+            loaded: 0,
+            used: false,
+            dirty: false,
+            busy: true,
+        };
+        let job = &mut self.jobs[ji];
+        job.table[page as usize] = frame;
+        job.state = State::Waiting;
+        job.pulls += 1;
+        self.pulls += 1;
+        // Each disk serves its requests one at a time in arrival order; a changed victim is
+        // written before the frame is refilled.
+        let mut earliest = self.now;
+        if let Some(d) = push_disk {
+            if self.push_ns > 0 {
+                let s = self.disk_free[d].max(self.now);
+                self.disk_free[d] = s + self.push_ns;
+                earliest = self.disk_free[d];
+            }
+        }
+        let d = self.home_disk(j, page);
+        let s = self.disk_free[d].max(earliest);
+        self.disk_free[d] = s + self.pull_ns;
+        let at = self.disk_free[d];
+        self.schedule(at, Ev::PullDone { job: j, frame });
+    }
+
+    /// The disk a job's page lives on: pages of each job alternate over the disks.
+    fn home_disk(&self, job: u16, page: u32) -> usize {
+        (u64::from(page) + u64::from(job)) as usize % self.disk_free.len()
+    }
+
+    fn finish(&mut self, j: u16) {
+        let job = &mut self.jobs[j as usize];
+        job.state = State::Done;
+        job.finish_ns = self.now;
+        self.done += 1;
+        for f in job.table.iter_mut() {
+            if *f != NONE {
+                // A frame still being filled for the job cannot exist: it is not waiting.
+                self.frames[*f as usize] = Frame::default();
+                self.free.push(*f);
+                *f = NONE;
+            }
+        }
+        if let Some(pos) = self.set_aside_queue.iter().position(|&x| x == j) {
+            self.set_aside_queue.remove(pos);
+        }
+    }
+
+    fn report(&self, slices: u64) -> Report {
+        let n = self.jobs.len() as f64;
+        let elapsed = self.now as f64 / NS;
+        let mut m = BTreeMap::new();
+        let mut put = |name: &str, value: f64, unit: &str, desc: &str| {
+            m.insert(
+                name.to_string(),
+                Metric {
+                    value,
+                    unit: unit.into(),
+                    description: desc.into(),
+                },
+            );
+        };
+        put(
+            "elapsed_s",
+            elapsed,
+            "s",
+            "Time from the start of the jobs until the last one ends.",
+        );
+        put(
+            "time_per_job_s",
+            elapsed / n,
+            "s",
+            "Elapsed time divided by the number of jobs (B&G Figures 10-13, 'Time/Job').",
+        );
+        put(
+            "jobs",
+            n,
+            "jobs",
+            "Jobs run at once: the multiprogramming level.",
+        );
+        put(
+            "frames",
+            f64::from(self.spec.memory.frames()),
+            "frames",
+            "Page frames of the paged store.",
+        );
+        put(
+            "references",
+            self.refs_done as f64,
+            "refs",
+            "References executed by all jobs.",
+        );
+        put(
+            "pulls",
+            self.pulls as f64,
+            "pages",
+            "Pages read from the disks.",
+        );
+        put(
+            "pushes",
+            self.pushes as f64,
+            "pages",
+            "Changed pages written back when their frame was taken.",
+        );
+        put(
+            "pulls_per_job",
+            self.pulls as f64 / n,
+            "pages",
+            "Pulls divided by the number of jobs.",
+        );
+        put(
+            "cpu_busy_pct",
+            100.0 * self.busy_ns as f64 / (self.now.max(1) as f64),
+            "%",
+            "CPU busy over the run.",
+        );
+        put(
+            "set_asides",
+            self.set_asides as f64,
+            "count",
+            "Times the load leveler set a job aside.",
+        );
+        put(
+            "restores",
+            self.restores as f64,
+            "count",
+            "Times the load leveler restored a job.",
+        );
+        let users = self
+            .jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| UserRow {
+                user: i as u32,
+                class: self.spec.workload.program.clone(),
+                transactions: 1,
+                response_mean_s: j.finish_ns as f64 / NS,
+                cpu_s: j.cpu_ns as f64 / NS,
+                faults: j.pulls,
+                page_reads: j.pulls,
+                vios: 0,
+                drops: j.set_asides,
+                projected_ws: 0.0,
+            })
+            .collect();
+        let mut engine = BTreeMap::new();
+        engine.insert("slices".into(), slices);
+        engine.insert("runs".into(), self.runs.len() as u64 * n as u64);
+        Report {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.seed,
+            spec: serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
+            metrics: m,
+            intervals: IntervalTable {
+                columns: [
+                    "t",
+                    "cpu_busy_pct",
+                    "pulls_per_s",
+                    "active",
+                    "set_aside",
+                    "action",
+                ]
+                .map(String::from)
+                .to_vec(),
+                units: ["s", "%", "1/s", "jobs", "jobs", "-1 set aside, +1 restore"]
+                    .map(String::from)
+                    .to_vec(),
+                rows: self.samples.clone(),
+            },
+            users,
+            classes: Vec::new(),
+            response: BTreeMap::new(),
+            engine,
+            devices: Vec::new(),
+            benchmark: None,
+        }
+    }
+}

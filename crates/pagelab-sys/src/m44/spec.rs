@@ -1,0 +1,322 @@
+//! The M44/44X machine spec: TOML in, typed structs out, through the same override and error
+//! machinery as [`crate::spec`] (`origin: key.path: what was expected`, one line).
+//!
+//! Sections: `[machine]` (the 44X's memory and mapping cycles, the time slice), `[memory]` (the
+//! word-addressed paged store), `[disk]` (the two IBM 1301s), `[replacement]` (FIFO, BIFO,
+//! AR), `[leveler]` (the load leveler) and `[workload]` (identical background jobs, each one of
+//! the study's programs). Numbers and their sources are in `presets/m44.toml` and
+//! `docs/presets/m44.md`.
+
+use crate::error::SysError;
+use crate::spec::PresetInfo;
+use pagelab_trace::gen::{M44Params, M44Program};
+use serde::{Deserialize, Serialize};
+
+/// The value of `machine.model` that selects this engine in [`crate::run_toml`].
+pub const MODEL: &str = "m44-44x";
+
+/// An M44/44X run: the machine and its batch of background jobs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct M44Spec {
+    /// What the preset is and where its numbers come from -- metadata.
+    #[serde(default)]
+    pub preset: PresetInfo,
+    /// The 44X's cycles and the time slice -- parameter.
+    pub machine: MachineSpec,
+    /// The paged real store -- parameter.
+    pub memory: MemorySpec,
+    /// The backing store -- parameter.
+    pub disk: DiskSpec,
+    /// Global page replacement -- parameter.
+    pub replacement: ReplacementSpec,
+    /// The load leveler -- parameter.
+    #[serde(default)]
+    pub leveler: LevelerSpec,
+    /// The background jobs -- parameter.
+    pub workload: WorkloadSpec,
+}
+
+/// The 44X's timing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSpec {
+    /// Must be `m44-44x` (selects this engine).
+    pub model: String,
+    /// Cycle of the 8 µs paged store [µs].
+    pub memory_us: f64,
+    /// Mapping cycle added to every memory cycle [µs].
+    pub mapping_us: f64,
+    /// Time slice of the round-robin CPU queue [s].
+    pub time_slice_s: f64,
+}
+
+impl MachineSpec {
+    /// Effective time of one reference [µs]: the memory cycle plus the mapping cycle (B&G,
+    /// "The virtual machine": "8 µsec store and a 2 µsec mapping cycle", 10 µs).
+    pub fn reference_us(&self) -> f64 {
+        self.memory_us + self.mapping_us
+    }
+}
+
+/// The word-addressed paged store.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemorySpec {
+    /// Words per page [words].
+    pub page_words: u32,
+    /// Paged real store available to the 44Xs [words]; a whole number of pages.
+    pub store_words: u64,
+}
+
+impl MemorySpec {
+    /// Page frames [frames].
+    pub fn frames(&self) -> u32 {
+        (self.store_words / u64::from(self.page_words.max(1))) as u32
+    }
+}
+
+/// The paging disks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiskSpec {
+    /// Disks holding the pages, each serving one page at a time [count].
+    pub count: u32,
+    /// Time to seek and transmit one page into core [s].
+    pub pull_s: f64,
+    /// Disk time of writing a changed page back before its frame is reused [s]; 0 when the
+    /// measured pull time already carries the pushes' share.
+    #[serde(default)]
+    pub push_s: f64,
+}
+
+/// Which page to overwrite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyKind {
+    /// The page in core longest.
+    Fifo,
+    /// FIFO sparing the pages of one favoured 44X, chosen round robin, for an interval.
+    Bifo,
+    /// A page not recently referenced, by the hardware use bits.
+    Ar,
+}
+
+/// Global replacement across the jobs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplacementSpec {
+    /// The algorithm.
+    pub policy: PolicyKind,
+    /// How long BIFO favours one 44X before moving to the next [s].
+    #[serde(default = "one_second")]
+    pub bifo_interval_s: f64,
+}
+
+fn one_second() -> f64 {
+    1.0
+}
+
+/// The load leveler (B&G, "The effects of load leveling"; criteria from fidelity-notes §6.3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LevelerSpec {
+    /// Whether the leveler runs.
+    #[serde(default)]
+    pub enabled: bool,
+    /// Sampling period [s].
+    #[serde(default = "one_second")]
+    pub period_s: f64,
+    /// Overload needs page pulls at least this fraction of the disks' capacity
+    /// (`count / pull_s` pulls per second) [fraction].
+    #[serde(default = "f08")]
+    pub overload_paging: f64,
+    /// ... and CPU utilisation below this [fraction].
+    #[serde(default = "f05")]
+    pub overload_cpu: f64,
+    /// Underload: CPU utilisation above this [fraction] ...
+    #[serde(default = "f08")]
+    pub underload_cpu: f64,
+    /// ... or page pulls below this fraction of the overload rate [fraction].
+    #[serde(default = "f05")]
+    pub underload_paging: f64,
+    /// The leveler never sets aside a job when only this many remain active [jobs].
+    #[serde(default = "one")]
+    pub min_active: u32,
+}
+
+fn f08() -> f64 {
+    0.8
+}
+fn f05() -> f64 {
+    0.5
+}
+fn one() -> u32 {
+    1
+}
+
+impl Default for LevelerSpec {
+    fn default() -> Self {
+        LevelerSpec {
+            enabled: false,
+            period_s: 1.0,
+            overload_paging: 0.8,
+            overload_cpu: 0.5,
+            underload_cpu: 0.8,
+            underload_paging: 0.5,
+            min_active: 1,
+        }
+    }
+}
+
+/// Identical background jobs started together, each running one program to completion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    /// The program (`t4-1xq`, `t4-1xqr-star`, ...; see docs/m44-programs.md).
+    pub program: String,
+    /// Copies run at once: the multiprogramming level [jobs].
+    pub copies: u32,
+    /// The program's sizes (defaults: the paper's).
+    #[serde(default)]
+    pub params: M44Params,
+}
+
+/// Loads `toml_text` with overrides into a validated [`M44Spec`].
+pub fn load_spec(
+    toml_text: &str,
+    origin: &str,
+    overrides: &[(String, String)],
+) -> Result<M44Spec, SysError> {
+    from_value(
+        crate::spec::toml_with_overrides(toml_text, origin, overrides)?,
+        origin,
+    )
+}
+
+/// A validated [`M44Spec`] from an already merged TOML value.
+pub fn from_value(value: toml::Value, origin: &str) -> Result<M44Spec, SysError> {
+    let spec: M44Spec = crate::spec::typed(value, origin)?;
+    spec.validate(origin)?;
+    Ok(spec)
+}
+
+impl M44Spec {
+    /// Cross-field checks serde cannot make. `origin` names the spec in errors.
+    pub fn validate(&self, origin: &str) -> Result<(), SysError> {
+        let bad = |path: &str, what: String| {
+            Err(SysError::Invalid {
+                origin: origin.into(),
+                path: path.into(),
+                what,
+            })
+        };
+        let pos = |x: f64| x.is_finite() && x > 0.0;
+        let frac = |x: f64| (0.0..=1.0).contains(&x);
+        let m = &self.machine;
+        if m.model != MODEL {
+            return bad("machine.model", format!("expected \"{MODEL}\""));
+        }
+        if !(pos(m.memory_us) && m.mapping_us.is_finite() && m.mapping_us >= 0.0) {
+            return bad(
+                "machine.memory_us",
+                "expected a positive memory cycle and a mapping cycle ≥ 0 [µs]".into(),
+            );
+        }
+        if !pos(m.time_slice_s) {
+            return bad(
+                "machine.time_slice_s",
+                "expected a positive number of seconds".into(),
+            );
+        }
+        let mem = &self.memory;
+        if mem.page_words == 0 {
+            return bad("memory.page_words", "expected at least 1 word".into());
+        }
+        if !mem.store_words.is_multiple_of(u64::from(mem.page_words)) {
+            return bad(
+                "memory.store_words",
+                format!(
+                    "expected a whole number of {}-word pages, got {}",
+                    mem.page_words, mem.store_words
+                ),
+            );
+        }
+        let w = &self.workload;
+        if w.copies == 0 {
+            return bad("workload.copies", "expected at least 1 job".into());
+        }
+        if w.copies > u32::from(u16::MAX) {
+            return bad("workload.copies", "expected at most 65535 jobs".into());
+        }
+        // Every job has at most one pull in flight; more frames than jobs leave a frame to
+        // replace at every fault.
+        if mem.frames() <= w.copies {
+            return bad(
+                "memory.store_words",
+                format!(
+                    "expected more page frames than jobs ({} frames for {} jobs)",
+                    mem.frames(),
+                    w.copies
+                ),
+            );
+        }
+        if let Err(e) = M44Program::from_name(&w.program) {
+            return bad("workload.program", e.to_string());
+        }
+        if w.params.page_words != mem.page_words {
+            return bad(
+                "workload.params.page_words",
+                format!(
+                    "expected the machine's page size memory.page_words = {}",
+                    mem.page_words
+                ),
+            );
+        }
+        let d = &self.disk;
+        if d.count == 0 {
+            return bad("disk.count", "expected at least one disk".into());
+        }
+        if !pos(d.pull_s) {
+            return bad(
+                "disk.pull_s",
+                "expected a positive number of seconds".into(),
+            );
+        }
+        if !(d.push_s.is_finite() && d.push_s >= 0.0) {
+            return bad("disk.push_s", "expected seconds ≥ 0".into());
+        }
+        if !pos(self.replacement.bifo_interval_s) {
+            return bad(
+                "replacement.bifo_interval_s",
+                "expected a positive number of seconds".into(),
+            );
+        }
+        let l = &self.leveler;
+        if !pos(l.period_s) {
+            return bad(
+                "leveler.period_s",
+                "expected a positive number of seconds".into(),
+            );
+        }
+        for (key, v) in [
+            ("leveler.overload_cpu", l.overload_cpu),
+            ("leveler.underload_cpu", l.underload_cpu),
+            ("leveler.underload_paging", l.underload_paging),
+        ] {
+            if !frac(v) {
+                return bad(key, format!("expected a fraction in [0, 1], got {v}"));
+            }
+        }
+        if !pos(l.overload_paging) {
+            return bad(
+                "leveler.overload_paging",
+                "expected a positive fraction of the disks' capacity".into(),
+            );
+        }
+        if l.min_active == 0 {
+            return bad("leveler.min_active", "expected at least 1 job".into());
+        }
+        Ok(())
+    }
+}

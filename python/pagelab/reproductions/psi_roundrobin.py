@@ -1,0 +1,127 @@
+"""Bard 1975, section 4 (figure 1): the round-robin prediction of a set of programs run together,
+checked against the system simulator. The paper: predicted paging rates "generally accurate
+within 10 percent" for a round-robin dispatcher.
+
+Members: the M44/44X programs of `pagelab.programs` (matrix inversion, ship-track correlation,
+two sorts), generated as traces. Each program's Ψ-characteristic (`lab.psi_curve`, one I/O every
+20,000 references) gives A_i, t_i, f_i; eq. 1 gives Ψ* for N frames and eq. 2 the paging rate P
+(page exceptions per CPU second). The simulator runs the same traces on presets/cp67.toml as
+one user each, always in queue (slices of 10^6 s, nothing to think), dispatched round robin on
+its 50 ms minor slice, with a minidisk I/O after every 20,000 references (40 ms of CPU at
+2 µs a reference). Its N is the frames less the free-list reserve SELECT keeps (MPL + 1 frames),
+so the simulator is given N + MPL + 1 frames. Measured P = page exceptions / problem-state time.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from .. import lab, programs, system
+from ..reproduce import Context
+from . import _psi_study as st
+
+NAME = "psi-roundrobin"
+PAPER = "Bard 1975"
+TITLE = "Section 4: round-robin prediction of the system paging rate against the simulator"
+
+REFS_PER_IO = 20_000
+REFERENCE_S = 2e-6
+PSIS = list(range(0, 61))
+
+#: Full scale: the four programs at their default sizes; smoke: small sorts and a small matrix.
+FULL_MIX = {"t1-1x": {}, "t2-1x": {}, "t4-1xq-star": {}, "t4-1xqr": {}}
+SMOKE_MIX = {
+    "t1-1x": {"matrix": {"n": 40}},
+    "t4-1xq-star": {"sort": {"items": 1500}},
+    "t4-1xqr": {"sort": {"items": 1500}},
+}
+FULL_N = [20, 30, 40, 60, 80]
+SMOKE_N = [12, 20]
+
+
+def _simulate(traces: list[Path], frames: int, *, full: bool, seed: int) -> dict:
+    users = len(traces)
+    demand_ms = 1e9  # longer than any run: one transaction, never finished
+    vio = int(demand_ms / (REFS_PER_IO * REFERENCE_S * 1e3)) - 1
+    classes = [
+        {
+            "name": t.stem,
+            "fraction": 1.0 / users,
+            "think": {"kind": "fixed", "s": 0.0},
+            "commands": [{"name": "run", "cpu_ms": demand_ms, "exponential": False, "vio": vio}],
+            "program": {"kind": "trace", "path": str(t), "repeat": True},
+        }
+        for t in traces
+    ]
+    lc = {
+        "kind": "cp67",
+        "q1_slice_s": 1e6,
+        "q2_slice_s": 1e6,
+        "projection": "last",
+        "initial_ws_pages": 0.0,
+    }
+    scale = st.FULL if full else {"duration_s": 60.0, "warmup_s": 10.0}
+    ov = [
+        f"run.duration_s={scale['duration_s']}",
+        f"run.warmup_s={scale['warmup_s']}",
+        f"memory.frames={frames}",
+        f"workload.users={users}",
+        f"workload.class={st.toml_inline(classes)}",
+        f"load_control={st.toml_inline(lc)}",
+        "cpu.reference_ns=2000.0",
+    ]
+    return system.run("cp67", overrides=ov, seed=seed)
+
+
+def run(ctx: Context) -> None:
+    mix = FULL_MIX if ctx.full else SMOKE_MIX
+    ns = FULL_N if ctx.full else SMOKE_N
+    with tempfile.TemporaryDirectory() as tmp:
+        traces = []
+        curves = []
+        for name, params in mix.items():
+            path = Path(tmp) / f"{name}.pltrace"
+            programs.generate(name, path, seed=ctx.seed, params=params)
+            traces.append(path)
+            curves.append(
+                lab.psi_curve(path, PSIS, reference_time_s=REFERENCE_S, refs_per_io=REFS_PER_IO)
+            )
+        errors = []
+        for n in ns:
+            pred = lab.psi_predict(curves, n)
+            rep = _simulate(traces, n + len(traces) + 1, full=ctx.full, seed=ctx.seed)
+            m = rep["metrics"]
+            cpu = m["problem_state_pct"]["value"] / 100.0
+            sim = m["fault_rate"]["value"] / cpu if cpu > 0 else float("nan")
+            err = 100.0 * (pred["paging_rate"] - sim) / sim
+            row = f"N = {n}"
+            ctx.row("Round robin", row, "Ψ* (eq. 1)", round(pred["psi_star"], 2))
+            ctx.row("Round robin", row, "Ψs* simulated", round(m["psi_s_star"]["value"], 2))
+            ctx.row("Round robin", row, "Ψs simulated (eq. 4)", round(m["psi_s"]["value"], 2))
+            ctx.row("Round robin", row, "predicted P", round(pred["paging_rate"], 2), unit="1/s")
+            ctx.row("Round robin", row, "simulated P", round(sim, 2), unit="1/s")
+            ctx.row("Round robin", row, "error", round(err, 1), paper=10.0, unit="%")
+            # Per program: R_i(Ψ*) = f_i / t_i against its exceptions per CPU second simulated.
+            users = {u["class"]: u for u in rep["users"]}
+            for name, pp in zip(mix, pred["per_program"], strict=True):
+                u = users[name]
+                r_sim = u["faults"] / u["cpu_s"] if u["cpu_s"] > 0 else float("nan")
+                t = f"Per program, N = {n}"
+                ctx.row(t, name, "predicted R", round(pp["f"] / pp["t"], 1), unit="1/s")
+                ctx.row(t, name, "simulated R", round(r_sim, 1), unit="1/s")
+                ctx.row(t, name, "simulated CPU", round(u["cpu_s"], 2), unit="s")
+            if pred["bound"] == "solved":
+                errors.append(abs(err))
+            else:
+                ctx.notes.append(f"N = {n}: Ψ* {pred['bound']}, left out of the error summary")
+    mean_err = sum(errors) / len(errors) if errors else float("nan")
+    ctx.row("Round robin", "all N", "mean |error|", round(mean_err, 1), paper=10.0, unit="%")
+    within = sum(e <= 10.0 for e in errors)
+    ctx.claim(
+        "within-10-percent",
+        "Round-robin predictions of the paging rate are generally within 10 % (bard §4)",
+        bool(errors) and within * 2 > len(errors),
+        f"{within} of {len(errors)} within 10 %; |errors| "
+        + ", ".join(f"{e:.1f} %" for e in errors),
+    )

@@ -1,0 +1,75 @@
+"""The M44/44X multiprogrammed (Brawn & Gustavson 1968, figures 10-13) at smoke scale."""
+
+from __future__ import annotations
+
+import pytest
+
+from pagelab import reproduce as rep
+from pagelab import system
+from pagelab.errors import PagelabError
+
+#: The paper's orderings that the full-scale record also finds (see docs/reproductions.md);
+#: `fig12-best-three` and `fig13-leveler-helps-not-enough` are recorded but not asserted,
+#: because at full scale they do not hold.
+HOLD = [
+    "fig10-good-flat",
+    "fig10-casual-worse",
+    "fig11-leveler-helps",
+    "fig11-still-worse",
+    "fig12-ar-five",
+    "fig12-leveled-five",
+    "fig13-five-share-32k",
+]
+
+
+@pytest.fixture(scope="module")
+def record():
+    # No output directory: drawing the figures would cost more than the runs.
+    return rep.reproduce("m44-multi", scale="smoke", seed=1)
+
+
+def test_the_papers_orderings_hold_at_smoke_scale(record):
+    rec = record
+    claims = {c["id"]: c for c in rec["claims"]}
+    assert set(HOLD) | {"fig12-best-three", "fig13-leveler-helps-not-enough"} == set(claims)
+    failing = {i: claims[i]["evidence"] for i in HOLD if not claims[i]["holds"]}
+    assert not failing
+
+
+def test_the_record_has_every_figure(record):
+    rec = record
+    tables = {r["table"] for r in rec["rows"]}
+    for fig in ("Fig 10", "Fig 11", "Fig 12", "Fig 13"):
+        assert any(t.startswith(fig) for t in tables), fig
+    # Sequential is one job alone: its time per job is the single-programmed model's.
+    seq = [
+        r["pagelab"]
+        for r in rec["rows"]
+        if r["row"] == "T4.1XQR* MPL 1" and r["column"] == "time per job"
+    ]
+    assert len(seq) == 1 and seq[0] > 0
+
+
+SMALL = [
+    "workload.params.sort.items=800",
+    "workload.copies=3",
+    "memory.store_words=14336",
+    "leveler.enabled=true",
+]
+
+
+def test_the_preset_runs_and_is_deterministic():
+    a = system.run("m44", overrides=SMALL, seed=5)
+    b = system.run("m44", overrides=SMALL, seed=5)
+    assert a["metrics"] == b["metrics"]
+    m = a["metrics"]
+    assert m["jobs"]["value"] == 3 and m["frames"]["value"] == 14
+    assert len(a["users"]) == 3
+    assert m["time_per_job_s"]["value"] == pytest.approx(m["elapsed_s"]["value"] / 3)
+
+
+def test_bad_config_is_one_line_naming_the_key():
+    with pytest.raises(PagelabError, match=r"memory\.store_words"):
+        system.run("m44", overrides=["memory.store_words=1000"])
+    with pytest.raises(PagelabError, match=r"replacement\.policy"):
+        system.run("m44", overrides=['replacement.policy="lru"'])

@@ -1,0 +1,114 @@
+"""Bard's system PSI (eqs. 4-5) and the Ψ-scheduler in the simulator, at smoke scale."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import pagelab.reproduce as rep
+import pagelab.system
+from conftest import assert_one_line_error
+from pagelab.reproductions import _psi_study as st
+
+SMALL = ["run.duration_s=120", "run.warmup_s=20"]
+
+
+def test_psi_preset_runs_and_reports_both_indices():
+    r = pagelab.system.run("cp67-psi", overrides=SMALL, seed=2)
+    m = r["metrics"]
+    assert m["psi_s"]["unit"] == "interruptions" and m["psi_s"]["value"] > 0
+    assert m["psi_s_star"]["value"] > 0
+    cols = r["intervals"]["columns"]
+    assert "psi_s" in cols and "psi_s_star" in cols and "deactivations" in cols
+
+
+def test_an_interval_ends_at_ten_cycles_or_thirty_seconds():
+    r = pagelab.system.run("cp67", overrides=SMALL, seed=2)
+    rows = pagelab.system.interval_rows(r)[:-1]  # the last interval ends with the run
+    assert rows and all(row["time_s"] <= 30.0 + 1e-9 for row in rows)
+    # either limit ended each interval: the first event after the tenth cycle (one event's scan
+    # may complete another revolution) or the thirtieth second
+    assert all(row["scan_cycles"] <= 12 for row in rows)
+    assert all(row["scan_cycles"] >= 10 or row["time_s"] == pytest.approx(30.0) for row in rows)
+
+
+def test_same_seed_same_run():
+    a = pagelab.system.run("cp67-psi", overrides=SMALL, seed=4)
+    b = pagelab.system.run("cp67-psi", overrides=SMALL, seed=4)
+    assert a["metrics"] == b["metrics"] and a["intervals"] == b["intervals"]
+
+
+def test_a_tight_psi_limit_admits_fewer_users():
+    lo = pagelab.system.run("cp67-psi", overrides=SMALL, seed=3)
+    hi = pagelab.system.run(
+        "cp67-psi",
+        overrides=[*SMALL, "load_control.psi_c=40.0", "load_control.psi_m=40.0"],
+        seed=3,
+    )
+    assert hi["metrics"]["mpl"]["value"] < lo["metrics"]["mpl"]["value"]
+
+
+@pytest.mark.parametrize(
+    "override, needles",
+    [
+        ("load_control.strategy=4", ["load_control.strategy"]),
+        ("load_control.alpha=1.5", ["load_control.alpha"]),
+        ("load_control.psi_cc=3", ["psi_cc"]),
+        ("monitor.cycles=0", ["monitor.cycles"]),
+    ],
+)
+def test_bad_psi_spec_gets_one_line_error_naming_the_key(cli, override, needles):
+    assert_one_line_error(cli("run", "cp67-psi", "--set", override), *needles)
+
+
+def test_psi_study_overrides_build_the_three_workloads():
+    for wl in (1, 2, 3):
+        ov = st.overrides(wl, 512, full=False, load_control=st.psi_controller(512))
+        assert "memory.frames=66" in ov
+        assert any(o.startswith("workload.class=") and ("compute" in o) == (wl > 1) for o in ov)
+    assert st.correlation([1, 2, 3, 4], [2, 4, 6, 8]) == pytest.approx(1.0)
+    assert math.isnan(st.correlation([1, 2], [1, 2]))
+
+
+def test_psi_table2_smoke():
+    record = rep.reproduce("psi-table2", scale="smoke")
+    cells = [r for r in record["rows"] if r["table"] == "Table 2" and r["column"] != "difference"]
+    assert len(cells) == 12 and all(0 < r["pagelab"] < 100 for r in cells)
+    claims = {c["id"]: c for c in record["claims"]}
+    assert {"psi-better-every-cell", "psi-estimate-agrees"} <= set(claims)
+    # over the pages of owners in queue, Ψs (eq. 4) and Ψs* (eq. 5) follow each other
+    corr = {r["column"]: r["pagelab"] for r in record["rows"] if r["row"] == "correlation"}
+    assert corr["Ψs*, Ψs over stolen pages"] > 50, corr
+    assert claims["psi-better-every-cell"]["holds"], claims["psi-better-every-cell"]["evidence"]
+
+
+def test_psi_table3_and_table4_smoke():
+    t3 = rep.reproduce("psi-table3", scale="smoke")
+    assert len([r for r in t3["rows"] if r["table"] == "Table 3"]) == 3 * 4
+    t4 = rep.reproduce("psi-table4", scale="smoke")
+    claims = {c["id"]: c for c in t4["claims"]}
+    assert set(claims) == {"extreme-corner-worst", "corner-degrades", "natural-ten-near-best"}
+
+
+def test_psi_roundrobin_smoke():
+    record = rep.reproduce("psi-roundrobin", scale="smoke")
+    rows = {(r["row"], r["column"]): r["pagelab"] for r in record["rows"]}
+    for n in (12, 20):
+        assert rows[(f"N = {n}", "predicted P")] > 0 and rows[(f"N = {n}", "simulated P")] > 0
+        # all users always in queue: the exact index and its estimate agree closely
+        est, exact = rows[(f"N = {n}", "Ψs* simulated")], rows[(f"N = {n}", "Ψs simulated (eq. 4)")]
+        assert abs(est - exact) <= 0.25 * exact, (est, exact)
+    # more frames, less paging: predicted and simulated alike
+    assert rows[("N = 20", "predicted P")] < rows[("N = 12", "predicted P")]
+    assert rows[("N = 20", "simulated P")] < rows[("N = 12", "simulated P")]
+
+
+def test_strategy_3_deactivates_to_meet_a_lowered_n():
+    ov = [*SMALL, "load_control.strategy=3", "load_control.p_max=5.0", "load_control.s_max=0.05"]
+    a = pagelab.system.run("cp67-psi", overrides=ov, seed=5)
+    rows = pagelab.system.interval_rows(a)
+    assert sum(r["deactivations"] for r in rows) > 0
+    # the lowered N holds the multiprogramming level below that of the default controller
+    b = pagelab.system.run("cp67-psi", overrides=[*SMALL, "load_control.strategy=1"], seed=5)
+    assert a["metrics"]["mpl"]["value"] < b["metrics"]["mpl"]["value"]
