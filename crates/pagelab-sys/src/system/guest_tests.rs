@@ -168,3 +168,38 @@ fn a_whole_run_with_the_accelerator_keeps_the_books() {
     assert!(g.metrics["pseudo_faults"].value > 0.0);
     assert!(b.ended_s < 300.0);
 }
+
+#[test]
+fn pagemon_under_load_deactivates_down_to_its_floor_and_the_stream_still_completes() {
+    let mut s = spec(false);
+    let g = &mut s.workload.guests[0];
+    g.streams[0].copies = 3;
+    g.end_when_done = true;
+    for st in &mut g.streams[0].jobs[0].steps {
+        st.cpu_s *= 0.05;
+    }
+    // A measure always above `high`: one task fewer every period, down to min_tasks.
+    g.pagemon = Some(crate::guest::spec::PagemonSpec {
+        enabled: true,
+        measure: crate::guest::spec::PagemonMeasure::PagingRate,
+        period_s: 0.01,
+        high: -1.0,
+        low: -2.0,
+        min_tasks: 1,
+    });
+    s.run.duration_s = 300.0;
+    let r = System::build(&s, 2, None)
+        .unwrap()
+        .run(&mut |_| {})
+        .unwrap();
+    let g = &r.benchmark.unwrap().guests[0];
+    let allowed: Vec<u32> = g.pagemon_trace.iter().map(|t| t.2).collect();
+    assert_eq!(&allowed[..3], &[2, 1, 1]);
+    assert!(allowed.iter().all(|&a| a >= 1));
+    // Two partitions stopped at first; as jobs end, the next busy one is reactivated.
+    assert!(g.metrics["deactivations"].value >= 2.0);
+    assert!(g.metrics["reactivations"].value >= 1.0);
+    assert_eq!(g.streams[0].done, 3);
+    // With one partition allowed after the first periods, about one stays active on average.
+    assert!(g.metrics["active_tasks"].value < 1.5);
+}
