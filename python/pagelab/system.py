@@ -90,6 +90,9 @@ def write_report(report: dict[str, Any], out: Path) -> None:
     }
     _atomic.write_json(out / "summary.json", summary)
     _atomic.write_json(out / "spec.json", report.get("spec"))
+    if report.get("benchmark") is not None:
+        # Guests, terminal-driver sessions and SCHEDULE records (docs/presets/vm370-mft.md).
+        _atomic.write_json(out / "benchmark.json", report["benchmark"])
     tables = {
         "intervals": interval_rows(report),
         "users": report.get("users") or [],

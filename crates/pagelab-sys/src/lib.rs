@@ -25,6 +25,7 @@
 
 pub mod device;
 pub mod error;
+pub mod guest;
 pub mod load_control;
 pub mod m44;
 pub mod memory;

@@ -84,6 +84,9 @@ pub struct Memory {
     pub n_scanned: u64,
     /// Take the flush list's newest entry first (LIFO) instead of its oldest.
     pub lifo_flush: bool,
+    /// Reserved frames per owner (VM/370 `SET RESERVE`, FN §2.5): while an owner has no more
+    /// resident pages than its reserve, the scan passes them by; empty when nobody reserves.
+    pub reserve: Vec<u32>,
 }
 
 /// Why a frame was chosen.
@@ -119,6 +122,7 @@ impl Memory {
             n_cycles: 0,
             n_scanned: 0,
             lifo_flush: false,
+            reserve: Vec::new(),
         }
     }
 
@@ -223,8 +227,31 @@ impl Memory {
     }
 
     /// The core-table scan's next unreferenced resident frame, clearing the bits it passes.
+    /// Reserved frames are passed by (bits untouched); they are taken only as a last resort,
+    /// when no other frame can be (VM-SPG p.118, FN §2.5).
     pub fn scan_victim(&mut self) -> Option<u32> {
+        if let Some(f) = self.scan(true) {
+            return Some(f);
+        }
+        if self.reserve.iter().any(|&r| r > 0) {
+            self.scan(false)
+        } else {
+            None
+        }
+    }
+
+    /// Whether `owner`'s resident pages are within its reserve.
+    #[inline]
+    pub fn reserved(&self, owner: u32) -> bool {
+        match self.reserve.get(owner as usize) {
+            Some(&r) => r > 0 && self.resident[owner as usize] <= r,
+            None => false,
+        }
+    }
+
+    fn scan(&mut self, honour_reserve: bool) -> Option<u32> {
         let n = self.frames.len() as u32;
+        let honour = honour_reserve && !self.reserve.is_empty();
         // Two passes clear every bit; a third finds nothing only if no frame is resident.
         for _ in 0..(2 * n + 1) {
             let f = self.cursor;
@@ -234,10 +261,14 @@ impl Memory {
                 self.n_cycles += 1;
             }
             self.n_scanned += 1;
-            let fr = &mut self.frames[f as usize];
+            let fr = self.frames[f as usize];
             if fr.state != FrameState::Resident {
                 continue;
             }
+            if honour && self.reserved(fr.owner) {
+                continue;
+            }
+            let fr = &mut self.frames[f as usize];
             if fr.referenced {
                 fr.referenced = false;
                 continue;
@@ -359,6 +390,51 @@ mod tests {
         assert_eq!(m.select_victim(), Some((3, VictimSource::Flush)));
         assert_eq!(m.select_victim(), Some((1, VictimSource::Flush)));
         assert_eq!(m.select_victim().unwrap().1, VictimSource::Scan);
+    }
+
+    #[test]
+    fn reserved_frames_survive_the_scan_of_others() {
+        // Owner 0 reserves 3 frames and holds 3 unreferenced pages; owner 1 holds 3 referenced
+        // ones. The scan passes owner 0's pages by and takes owner 1's, however often it runs.
+        let mut m = Memory::new(6, 2);
+        m.reserve = vec![3, 0];
+        for p in 0..6 {
+            let f = m.take_free().unwrap();
+            m.map(p / 3, p, f, FrameState::Resident);
+            m.frames[f as usize].referenced = p >= 3;
+        }
+        for k in 0..3 {
+            let (v, _) = m.select_victim().unwrap();
+            assert_eq!(m.frames[v as usize].owner, 1, "victim {k}");
+            // Owner 1 pages back in, referenced.
+            m.unmap(v);
+            m.put_free(v);
+            let f = m.take_free().unwrap();
+            m.map(1, 10 + k, f, FrameState::Resident);
+            m.frames[f as usize].referenced = true;
+        }
+        assert!((0..3).all(|f| !m.frames[f].referenced && m.frames[f].owner == 0));
+        // Without the reserve the first unreferenced frame (owner 0's) goes at once.
+        m.reserve.clear();
+        let (v, _) = m.select_victim().unwrap();
+        assert_eq!(m.frames[v as usize].owner, 0);
+    }
+
+    #[test]
+    fn pages_beyond_the_reserve_are_fair_game_and_last_resort_takes_reserved() {
+        let mut m = Memory::new(4, 1);
+        m.reserve = vec![2];
+        for p in 0..3 {
+            let f = m.take_free().unwrap();
+            m.map(0, p, f, FrameState::Resident);
+        }
+        // Three resident, reserve two: one may go, then the owner is within its reserve.
+        let (v, _) = m.select_victim().unwrap();
+        m.unmap(v);
+        m.put_free(v);
+        assert!(m.reserved(0));
+        // Only reserved frames remain: the last resort takes one.
+        assert!(m.select_victim().is_some());
     }
 
     use proptest::prelude::*;

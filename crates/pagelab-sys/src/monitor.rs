@@ -222,6 +222,9 @@ pub struct Report {
     pub engine: BTreeMap<String, u64>,
     /// Paging devices at the end of the run, with slot occupancy by cylinder.
     pub devices: Vec<DeviceRow>,
+    /// Guests, terminal-driver sessions and SCHEDULE records, when the run has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<crate::guest::BenchmarkReport>,
 }
 
 /// One paging actuator at the end of a run. `used_by_cylinder` is the allocation density by

@@ -441,6 +441,9 @@ pub struct WorkloadSpec {
     /// User classes; users are dealt to classes by `fraction`.
     #[serde(rename = "class")]
     pub classes: Vec<ClassSpec>,
+    /// Guest operating systems, each one virtual machine after the users ([`crate::guest`]).
+    #[serde(rename = "guest", default, skip_serializing_if = "Vec::is_empty")]
+    pub guests: Vec<crate::guest::spec::GuestSpec>,
 }
 
 /// A class of users.
@@ -460,6 +463,9 @@ pub struct ClassSpec {
     pub commands: Vec<CommandSpec>,
     /// What the user's program references.
     pub program: ProgramSpec,
+    /// A terminal-driver session: released in turn, the script once, then sign-off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<crate::guest::spec::SessionSpec>,
 }
 
 /// Think-time laws.
@@ -921,8 +927,13 @@ impl SystemSpec {
         if self.monitor.cycles == Some(0) {
             return bad("monitor.cycles", "expected at least one scan cycle");
         }
-        if self.workload.users == 0 {
+        if self.workload.users == 0 && self.workload.guests.is_empty() {
             return bad("workload.users", "expected at least one user");
+        }
+        for (i, g) in self.workload.guests.iter().enumerate() {
+            if let Err((path, what)) = g.validate(&format!("workload.guest.{i}")) {
+                return bad(&path, &what);
+            }
         }
         if self.workload.classes.is_empty() {
             return bad("workload.class", "expected at least one [[workload.class]]");
@@ -936,6 +947,20 @@ impl SystemSpec {
         }
         for (i, c) in self.workload.classes.iter().enumerate() {
             let p = format!("workload.class.{i}");
+            if let Some(ss) = &c.session {
+                if c.order != ScriptOrder::Cycle {
+                    return bad(
+                        &format!("{p}.order"),
+                        "a session runs its script in order: expected \"cycle\"",
+                    );
+                }
+                if !(ss.every_s.is_finite() && ss.every_s >= 0.0) {
+                    return bad(&format!("{p}.session.every_s"), "expected a time ≥ 0 [s]");
+                }
+                if !(ss.first_s.is_finite() && ss.first_s >= 0.0) {
+                    return bad(&format!("{p}.session.first_s"), "expected a time ≥ 0 [s]");
+                }
+            }
             if !finite_nonneg(c.fraction) {
                 return bad(&format!("{p}.fraction"), "expected a fraction ≥ 0");
             }

@@ -33,6 +33,8 @@ use crate::device::{
     DeviceSelection, DeviceStep, Geometry, IoOp, PageIo, PagingIo, SlotAddr, SlotAllocator,
 };
 use crate::error::SysError;
+use crate::guest::pagemon::Pagemon;
+use crate::guest::{BenchmarkReport, GuestOs, ScheduleRow, SessionRow};
 use crate::load_control::{
     Candidate, LoadAction, LoadControl, LoadController, LoadView, Projection, Queue, StayStats,
 };
@@ -59,6 +61,12 @@ enum Event {
     ConsoleDone(u32),
     Sample,
     Collect,
+    /// A guest task's I/O or timer is over (guest user, task).
+    GuestWake(u32, u16),
+    /// A guest job stream delivers (guest user, stream).
+    GuestArrive(u32, u16),
+    /// PAGEMON samples (index into the guests).
+    Pagemon(u32),
     WarmupEnded,
     End,
 }
@@ -139,6 +147,45 @@ struct User {
     t_drops: u64,
 }
 
+impl User {
+    fn new(class: u16, program: Program, lc: &LoadController, rng: Rng) -> User {
+        User {
+            class,
+            state: UState::Thinking,
+            queue: None,
+            wants: Queue::Q1,
+            program,
+            runs: Vec::with_capacity(512),
+            pos: 0,
+            left: 0,
+            carry_ps: 0,
+            cont: false,
+            fault_page: NONE,
+            txn_start: Tick::ZERO,
+            seg_ns: 0,
+            seg_left_ns: 0,
+            boundaries: Vec::new(),
+            next_boundary: 0,
+            console_ms: 0.0,
+            went_q2: false,
+            n_txn: 0,
+            stay_cpu_ns: 0,
+            minor_left_ns: 0,
+            proj: lc.initial_projection(),
+            admitted_p: 0.0,
+            stay: StayStats::default(),
+            rng,
+            t_txn: 0,
+            t_resp: 0.0,
+            t_cpu_ns: 0,
+            t_faults: 0,
+            t_reads: 0,
+            t_vios: 0,
+            t_drops: 0,
+        }
+    }
+}
+
 struct ClassRt {
     spec: ClassSpec,
     users: u32,
@@ -149,6 +196,41 @@ struct ClassRt {
     think_sum: f64,
     thinks: u64,
     trivial: u64,
+}
+
+impl ClassRt {
+    /// A guest virtual machine's report class: one user, no script.
+    fn guest(g: &crate::guest::spec::GuestSpec) -> ClassRt {
+        ClassRt {
+            spec: ClassSpec {
+                name: g.name.clone(),
+                fraction: 0.0,
+                think: crate::spec::ThinkSpec::Fixed { s: 0.0 },
+                order: ScriptOrder::Cycle,
+                commands: Vec::new(),
+                program: ProgramSpec::Cms(crate::spec::LocalitySpec {
+                    set_pages: g.nucleus.pages,
+                    address_pages: g.nucleus.pages,
+                    overlap: 1.0,
+                    drift: 0.0,
+                    locality_pages: g.nucleus.pages,
+                    runs_per_phase: 1,
+                    refs_per_run: g.nucleus.refs_per_run,
+                    write_fraction: g.nucleus.write_fraction,
+                    shared_fraction: 0.0,
+                }),
+                session: None,
+            },
+            users: 1,
+            cum_weight: Vec::new(),
+            resp: Vec::new(),
+            resp_trivial: Vec::new(),
+            resp_nontrivial: Vec::new(),
+            think_sum: 0.0,
+            thinks: 0,
+            trivial: 0,
+        }
+    }
 }
 
 /// The machine built from a spec, ready to run.
@@ -171,7 +253,8 @@ pub struct System<'o> {
     e2: VecDeque<u32>,
     ready_q1: VecDeque<u32>,
     ready_q2: VecDeque<u32>,
-    frame_waiters: VecDeque<u32>,
+    /// Users waiting for a frame, with the page (a guest's may be tagged [`PSEUDO`]).
+    frame_waiters: VecDeque<(u32, u32)>,
     page_waiters: Vec<(u32, u32)>,
     sumwss: f64,
     n_q1: u32,
@@ -209,6 +292,12 @@ pub struct System<'o> {
     n_runs: u64,
     check_every: u64,
     check_countdown: u64,
+    /// Guest virtual machines (user indices), their PAGEMON, the benchmark's report sections.
+    guests: Vec<u32>,
+    pagemons: Vec<Option<Pagemon>>,
+    bench: Option<BenchmarkReport>,
+    sessions: BTreeMap<u32, usize>,
+    done_at: Option<Tick>,
     /// Bard's eq. 4 books: essential interruptions per user, last-reference marks per frame.
     survival: SurvivalBooks,
     /// Admission order per user (the latest admitted has the lowest priority in queue).
@@ -218,6 +307,10 @@ pub struct System<'o> {
     next_sample: Tick,
     cycles_at_sample: u64,
 }
+
+/// Marks a fault waiter as a guest task's pseudo page fault (the Accelerator): its wait does
+/// not block the virtual machine and its completion is the second external interrupt.
+const PSEUDO: u32 = 1 << 31;
 
 #[derive(Clone, Copy, Debug)]
 struct SupCost {
@@ -296,7 +389,10 @@ impl<'o> System<'o> {
             .collect();
         let lc = LoadController::build(&spec.load_control);
         let shared = spec.workload.shared_pages;
-        let mut users = Vec::with_capacity(n_users as usize);
+        let n_guests = spec.workload.guests.len() as u32;
+        let n_all = n_users + n_guests;
+        let mut classes = classes;
+        let mut users = Vec::with_capacity(n_all as usize);
         for (ci, (c, &n)) in spec.workload.classes.iter().zip(&counts).enumerate() {
             for _ in 0..n {
                 let u = users.len() as u64;
@@ -319,41 +415,25 @@ impl<'o> System<'o> {
                         }
                     }
                 };
-                users.push(User {
-                    class: ci as u16,
-                    state: UState::Thinking,
-                    queue: None,
-                    wants: Queue::Q1,
+                users.push(User::new(
+                    ci as u16,
                     program,
-                    runs: Vec::with_capacity(512),
-                    pos: 0,
-                    left: 0,
-                    carry_ps: 0,
-                    cont: false,
-                    fault_page: NONE,
-                    txn_start: Tick::ZERO,
-                    seg_ns: 0,
-                    seg_left_ns: 0,
-                    boundaries: Vec::new(),
-                    next_boundary: 0,
-                    console_ms: 0.0,
-                    went_q2: false,
-                    n_txn: 0,
-                    stay_cpu_ns: 0,
-                    minor_left_ns: 0,
-                    proj: lc.initial_projection(),
-                    admitted_p: 0.0,
-                    stay: StayStats::default(),
-                    rng: streams.stream("user", u),
-                    t_txn: 0,
-                    t_resp: 0.0,
-                    t_cpu_ns: 0,
-                    t_faults: 0,
-                    t_reads: 0,
-                    t_vios: 0,
-                    t_drops: 0,
-                });
+                    &lc,
+                    streams.stream("user", u),
+                ));
             }
+        }
+        // Guest virtual machines follow the users, each its own report class.
+        for (gi, g) in spec.workload.guests.iter().enumerate() {
+            let os = GuestOs::new(g, shared, &streams, gi as u64);
+            classes.push(ClassRt::guest(g));
+            let u = users.len() as u64;
+            users.push(User::new(
+                (classes.len() - 1) as u16,
+                Program::Guest(Box::new(os)),
+                &lc,
+                streams.stream("user", u),
+            ));
         }
         let page_bytes = spec.memory.page_bytes;
         let devs: Vec<(Geometry, usize, Option<[u32; 2]>)> = spec
@@ -385,7 +465,7 @@ impl<'o> System<'o> {
             crate::spec::ResidencyKind::DemandPaging => None,
             crate::spec::ResidencyKind::PageSwapping => Some(PageSwap::new(
                 spec.swapping.clone(),
-                n_users as usize,
+                n_all as usize,
                 spec.memory.frames as usize,
             )),
             crate::spec::ResidencyKind::WholeProcessSwapping => {
@@ -417,9 +497,9 @@ impl<'o> System<'o> {
                 };
                 n_cpus as usize
             ],
-            shared_owner: n_users,
+            shared_owner: n_all,
             shared_pages: shared,
-            mem: Memory::new(spec.memory.frames, n_users as usize + 1),
+            mem: Memory::new(spec.memory.frames, n_all as usize + 1),
             users,
             classes,
             io,
@@ -470,8 +550,13 @@ impl<'o> System<'o> {
             n_runs: 0,
             check_every: 4096,
             check_countdown: 4096,
-            survival: SurvivalBooks::new(n_users as usize, spec.memory.frames as usize),
-            admit_seq: vec![0; n_users as usize],
+            guests: (n_users..n_all).collect(),
+            pagemons: Vec::new(),
+            bench: None,
+            sessions: BTreeMap::new(),
+            done_at: None,
+            survival: SurvivalBooks::new(n_all as usize, spec.memory.frames as usize),
+            admit_seq: vec![0; n_all as usize],
             n_admitted: 0,
             next_sample: Tick::ZERO,
             cycles_at_sample: 0,
@@ -484,12 +569,31 @@ impl<'o> System<'o> {
                 Event::Collect,
             );
         }
-        // Every user starts with a think period (staggered by the think law itself).
+        // Every user starts with a think period (staggered by the think law itself), or, in a
+        // terminal-driver session, waits for its release (one every `every_s`, young ch. I §4).
+        let mut in_class = vec![0u32; sys.classes.len()];
         for u in 0..n_users {
-            let cl = &sys.classes[sys.users[u as usize].class as usize].spec.think;
-            let z = think_time(cl, &mut sys.users[u as usize].rng, 0);
-            sys.q.schedule(Tick::from_secs_f64(z), Event::ThinkEnded(u));
+            let ci = sys.users[u as usize].class as usize;
+            let t = if let Some(ss) = sys.classes[ci].spec.session.clone() {
+                let t = ss.first_s + ss.every_s * f64::from(in_class[ci]);
+                in_class[ci] += 1;
+                let b = sys.bench.get_or_insert_with(BenchmarkReport::default);
+                sys.sessions.insert(u, b.sessions.len());
+                b.sessions.push(SessionRow {
+                    user: u,
+                    class: sys.classes[ci].spec.name.clone(),
+                    released_s: t,
+                    signed_off_s: None,
+                    response_index_s: None,
+                });
+                t
+            } else {
+                let cl = &sys.classes[ci].spec.think;
+                think_time(cl, &mut sys.users[u as usize].rng, 0)
+            };
+            sys.q.schedule(Tick::from_secs_f64(t), Event::ThinkEnded(u));
         }
+        sys.start_guests();
         sys.next_sample = sys.interval.min(sys.end);
         sys.q.schedule(sys.next_sample, Event::Sample);
         if !sys.warm {
@@ -523,6 +627,9 @@ impl<'o> System<'o> {
                 if self.due_check() {
                     self.debug_check()?;
                 }
+                if self.done_at.is_some() {
+                    break;
+                }
                 if self.next_time() != self.now {
                     self.dispatch()?;
                 }
@@ -544,6 +651,9 @@ impl<'o> System<'o> {
                 }
                 Event::IoComplete(d) => self.handle_io_complete(d as usize)?,
                 Event::VioDone(u) => self.handle_vio_done(u),
+                Event::GuestWake(u, t) => self.guest_wake(u, t as usize),
+                Event::GuestArrive(u, st) => self.guest_arrive(u, st as usize),
+                Event::Pagemon(i) => self.pagemon_step(i as usize),
                 Event::ConsoleDone(u) => self.handle_console_done(u),
                 Event::Sample => {
                     if self.now == self.next_sample {
@@ -579,11 +689,15 @@ impl<'o> System<'o> {
             if self.due_check() {
                 self.debug_check()?;
             }
+            if self.done_at.is_some() {
+                break;
+            }
             if self.next_time() != self.now {
                 self.dispatch()?;
             }
         }
-        self.advance(self.end);
+        let stop = self.done_at.unwrap_or(self.end);
+        self.advance(stop);
         let last = self.snapshot();
         if self.samples.last().map(|s| s.time_s) != Some(last.time_s) {
             self.samples.push(last);
@@ -694,6 +808,14 @@ impl<'o> System<'o> {
         c.page_wait_user_s += f64::from(self.n_page_wait) * dt;
         if self.n_page_wait > 0 {
             c.page_wait_cpu_s += f64::from(self.n_idle_cpus) * dt;
+        }
+        for &g in &self.guests {
+            let usr = &mut self.users[g as usize];
+            let blocked = matches!(usr.state, UState::PageWait | UState::FrameWait);
+            let waiting = usr.state == UState::VioWait;
+            if let Program::Guest(os) = &mut usr.program {
+                os.accumulate(dt, t, blocked, waiting);
+            }
         }
         self.last_t = t;
         self.now = t;
@@ -888,6 +1010,17 @@ impl<'o> System<'o> {
         usr.stay.resident_now = self.mem.resident[u as usize];
         let stay = usr.stay;
         self.lc.on_queue_drop(&mut usr.proj, &stay);
+        if let Some(b) = self.bench.as_mut() {
+            b.schedule.push(ScheduleRow {
+                t_s: self.now.as_secs_f64(),
+                user: u,
+                queue: q,
+                cpu_s: usr.stay_cpu_ns as f64 / 1e9,
+                resident: stay.resident_now,
+                page_reads: stay.page_reads,
+                projected_ws: usr.proj.p,
+            });
+        }
         self.sumwss -= usr.admitted_p;
         if self.n_q1 + self.n_q2 == 1 {
             self.sumwss = 0.0; // no drift from float sums
@@ -954,6 +1087,9 @@ impl<'o> System<'o> {
                     .slice_ns(self.users[u as usize].queue.unwrap_or(Queue::Q2));
                 if self.users[u as usize].stay_cpu_ns >= slice {
                     self.slice_expired(u);
+                    continue;
+                }
+                if !self.guest_dispatch(u) {
                     continue;
                 }
                 self.run_burst(ci, u, slice)?;
@@ -1084,6 +1220,9 @@ impl<'o> System<'o> {
         if warm {
             usr.t_cpu_ns += e;
         }
+        if let Program::Guest(os) = &mut usr.program {
+            os.ran(e, usr.seg_left_ns);
+        }
         if let Outcome::Fault(page) = cpu.outcome {
             return self.handle_fault(u, page);
         }
@@ -1113,6 +1252,9 @@ impl<'o> System<'o> {
     }
 
     fn segment_ended(&mut self, u: u32) {
+        if matches!(self.users[u as usize].program, Program::Guest(_)) {
+            return self.guest_segment_ended(u);
+        }
         let usr = &mut self.users[u as usize];
         if usr.next_boundary < usr.boundaries.len() {
             let b = usr.boundaries[usr.next_boundary];
@@ -1172,6 +1314,10 @@ impl<'o> System<'o> {
         }
         self.queue_drop(u, false);
         let k = self.users[u as usize].n_txn;
+        if self.session_signs_off(u, ci, k) {
+            self.admit();
+            return;
+        }
         let z = think_time(
             &self.classes[ci].spec.think,
             &mut self.users[u as usize].rng,
@@ -1208,6 +1354,12 @@ impl<'o> System<'o> {
     }
 
     fn handle_fault(&mut self, u: u32, page: u32) -> Result<(), SysError> {
+        // A guest task's fault taken enabled, with the Accelerator on: a pseudo fault.
+        let w = if self.pseudo_fault_applies(u, page) {
+            u | PSEUDO
+        } else {
+            u
+        };
         let (owner, idx) = self.owner_of(u, page);
         self.c.faults += 1.0;
         if self.warm {
@@ -1219,26 +1371,25 @@ impl<'o> System<'o> {
             match self.mem.frames[f as usize].state {
                 FrameState::Resident => {
                     // Made valid meanwhile (a shared page another user brought in).
-                    self.make_ready(u, true);
+                    self.fault_done(w, true);
                 }
                 FrameState::PageOut => {
                     let fr = &mut self.mem.frames[f as usize];
                     fr.state = FrameState::Resident;
                     fr.referenced = true;
                     self.c.reclaims += 1.0;
-                    self.make_ready(u, true);
+                    self.fault_done(w, true);
                 }
                 FrameState::PageIn => {
-                    self.page_waiters.push((f, u));
-                    self.set_state(u, UState::PageWait);
+                    self.page_waiters.push((f, w));
+                    self.fault_wait(w, UState::PageWait);
                 }
                 FrameState::Free => unreachable!("a mapped frame is never free"),
             }
             return Ok(());
         }
-        self.users[u as usize].fault_page = page;
-        self.frame_waiters.push_back(u);
-        self.set_state(u, UState::FrameWait);
+        self.frame_waiters.push_back((w, page));
+        self.fault_wait(w, UState::FrameWait);
         self.pump_memory()
     }
 
@@ -1255,8 +1406,9 @@ impl<'o> System<'o> {
         loop {
             while !self.frame_waiters.is_empty() {
                 let Some(f) = self.mem.take_free() else { break };
-                let u = self.frame_waiters.pop_front().expect("checked non-empty");
-                self.start_page_in(u, f);
+                let (w, page) = self.frame_waiters.pop_front().expect("checked non-empty");
+                self.users[(w & !PSEUDO) as usize].fault_page = page;
+                self.start_page_in(w, f);
             }
             self.replenish()?;
             if self.frame_waiters.is_empty() || self.mem.free_len() == 0 {
@@ -1265,7 +1417,8 @@ impl<'o> System<'o> {
         }
     }
 
-    fn start_page_in(&mut self, u: u32, f: u32) {
+    fn start_page_in(&mut self, w: u32, f: u32) {
+        let u = w & !PSEUDO;
         let page = self.users[u as usize].fault_page;
         let (owner, idx) = self.owner_of(u, page);
         // Another waiter may have brought the same shared page in meanwhile.
@@ -1274,14 +1427,14 @@ impl<'o> System<'o> {
             self.mem.put_free(f);
             let st = self.mem.frames[cur as usize].state;
             if st == FrameState::PageIn {
-                self.page_waiters.push((cur, u));
-                self.set_state(u, UState::PageWait);
+                self.page_waiters.push((cur, w));
+                self.fault_still_waits(w);
             } else {
                 if st == FrameState::PageOut {
                     self.mem.frames[cur as usize].state = FrameState::Resident;
                     self.c.reclaims += 1.0;
                 }
-                self.make_ready(u, true);
+                self.fault_done(w, true);
             }
             return;
         }
@@ -1294,14 +1447,14 @@ impl<'o> System<'o> {
             fr.state = FrameState::Resident;
             fr.changed = true;
             self.c.zero_fills += 1.0;
-            self.make_ready(u, true);
+            self.fault_done(w, true);
             return;
         }
         if owner == u {
             if let Some(id) = self.swap.as_ref().and_then(|ps| ps.set_of(u, idx)) {
                 self.c.swap_faults += 1.0;
-                self.page_waiters.push((f, u));
-                self.set_state(u, UState::PageWait);
+                self.page_waiters.push((f, w));
+                self.fault_still_waits(w);
                 self.swap_in(u, id, Some((idx, f)));
                 return;
             }
@@ -1315,8 +1468,8 @@ impl<'o> System<'o> {
             usr.t_reads += 1;
         }
         self.sup_debt_ns += self.cost.sio + self.cost.page;
-        self.page_waiters.push((f, u));
-        self.set_state(u, UState::PageWait);
+        self.page_waiters.push((f, w));
+        self.fault_still_waits(w);
         let io = PageIo {
             op: IoOp::Read,
             slot: pte.slot,
@@ -1479,8 +1632,8 @@ impl<'o> System<'o> {
                     let mut i = 0;
                     while i < self.page_waiters.len() {
                         if self.page_waiters[i].0 == f {
-                            let (_, u) = self.page_waiters.swap_remove(i);
-                            self.make_ready(u, false);
+                            let (_, w) = self.page_waiters.swap_remove(i);
+                            self.fault_done(w, false);
                         } else {
                             i += 1;
                         }
@@ -2022,10 +2175,15 @@ impl<'o> System<'o> {
             response,
             engine,
             devices,
+            benchmark: self.benchmark_report(),
         }
     }
 }
 
+mod guest_hooks;
+
+#[cfg(test)]
+mod guest_tests;
 #[cfg(test)]
 mod swap_tests;
 

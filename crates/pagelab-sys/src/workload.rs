@@ -179,6 +179,8 @@ pub enum Program {
         /// The file to reopen when `repeat` is set.
         path: Option<std::path::PathBuf>,
     },
+    /// A guest operating system: its current task's runs ([`crate::guest`]).
+    Guest(Box<crate::guest::GuestOs>),
 }
 
 impl Program {
@@ -190,6 +192,7 @@ impl Program {
     ) -> Result<bool, TraceError> {
         match self {
             Program::Locality(m) => m.next_batch(out),
+            Program::Guest(g) => g.next_batch(out),
             Program::Source {
                 source,
                 shift,

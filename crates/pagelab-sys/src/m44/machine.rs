@@ -585,6 +585,7 @@ impl Machine {
             response: BTreeMap::new(),
             engine,
             devices: Vec::new(),
+            benchmark: None,
         }
     }
 }

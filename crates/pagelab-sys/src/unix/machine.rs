@@ -1419,6 +1419,7 @@ impl Machine {
             engine,
             // Swap space is the swap map, not paging devices with slots.
             devices: Vec::new(),
+            benchmark: None,
         }
     }
 }
