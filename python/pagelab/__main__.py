@@ -1,0 +1,5 @@
+"""`python -m pagelab` is the `pagelab` command."""
+
+from .cli import main
+
+main()
