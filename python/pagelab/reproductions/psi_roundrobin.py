@@ -40,6 +40,33 @@ FULL_N = [20, 30, 40, 60, 80]
 SMOKE_N = [12, 20]
 
 
+def _at(curve: dict, psi: float) -> dict[str, float]:
+    """A program's characteristics at a real Ψ, linear between its points (as `predict` does)."""
+    pts = curve["points"]
+    if psi <= pts[0]["psi"]:
+        return pts[0]
+    for p0, p1 in zip(pts, pts[1:], strict=False):
+        if psi <= p1["psi"]:
+            w = (psi - p0["psi"]) / (p1["psi"] - p0["psi"])
+            return {k: p0[k] + w * (p1[k] - p0[k]) for k in ("a", "r", "t", "f")}
+    return pts[-1]
+
+
+def _equivalent_psi(curve: dict, r: float) -> float:
+    """The Ψ at which a program's R(Ψ) (nonincreasing) equals `r`, linear between points and
+    held at the ends of the range."""
+    pts = curve["points"]
+    if r >= pts[0]["r"]:
+        return float(pts[0]["psi"])
+    for p0, p1 in zip(pts, pts[1:], strict=False):
+        if p1["r"] <= r:
+            if p0["r"] == p1["r"]:
+                return float(p0["psi"])
+            w = (p0["r"] - r) / (p0["r"] - p1["r"])
+            return p0["psi"] + w * (p1["psi"] - p0["psi"])
+    return float(pts[-1]["psi"])
+
+
 def _simulate(traces: list[Path], frames: int, *, full: bool, seed: int) -> dict:
     users = len(traces)
     demand_ms = 1e9  # longer than any run: one transaction, never finished
@@ -103,14 +130,38 @@ def run(ctx: Context) -> None:
             ctx.row("Round robin", row, "simulated P", round(sim, 2), unit="1/s")
             ctx.row("Round robin", row, "error", round(err, 1), paper=10.0, unit="%")
             # Per program: R_i(Ψ*) = f_i / t_i against its exceptions per CPU second simulated.
+            # Diagnosis: eq. 1 assumes one Ψ for all. Each program's own eq. 4 over its replaced
+            # pages, and its equivalent Ψ (where its R_i(Ψ) equals its simulated rate), show how
+            # far the programs' survival indices actually spread; Σ A_i at the equivalent Ψ_i
+            # checks the characteristics themselves against the frames (it should be about N).
             users = {u["class"]: u for u in rep["users"]}
-            for name, pp in zip(mix, pred["per_program"], strict=True):
+            spec_run = rep["spec"]["run"]
+            wall = float(spec_run["duration_s"]) - float(spec_run["warmup_s"])
+            ctx.row("Round robin", row, "problem state", round(100 * cpu, 1), unit="%")
+            a_eq = 0.0
+            for name, pp, curve in zip(mix, pred["per_program"], curves, strict=True):
                 u = users[name]
                 r_sim = u["faults"] / u["cpu_s"] if u["cpu_s"] > 0 else float("nan")
                 t = f"Per program, N = {n}"
                 ctx.row(t, name, "predicted R", round(pp["f"] / pp["t"], 1), unit="1/s")
                 ctx.row(t, name, "simulated R", round(r_sim, 1), unit="1/s")
+                share = pp["t"] / sum(q["t"] for q in pred["per_program"])
+                ctx.row(t, name, "predicted CPU share", round(share, 3))
                 ctx.row(t, name, "simulated CPU", round(u["cpu_s"], 2), unit="s")
+                # Round robin gives every program one interruption per round: equal rates.
+                ctx.row(
+                    t,
+                    name,
+                    "interruptions per second",
+                    round((u["faults"] + u["vios"]) / wall, 1),
+                    unit="1/s",
+                )
+                if u.get("psi_s") is not None:
+                    ctx.row(t, name, "simulated Ψ_i (eq. 4)", round(u["psi_s"], 2))
+                psi_eq = _equivalent_psi(curve, r_sim)
+                ctx.row(t, name, "equivalent Ψ_i", round(psi_eq, 2))
+                a_eq += _at(curve, psi_eq)["a"]
+            ctx.row("Round robin", row, "Σ A_i(equivalent Ψ_i)", round(a_eq, 1), unit="pages")
             if pred["bound"] == "solved":
                 errors.append(abs(err))
             else:
