@@ -10,6 +10,11 @@ one user each, always in queue (slices of 10^6 s, nothing to think), dispatched 
 its 50 ms minor slice, with a minidisk I/O after every 20,000 references (40 ms of CPU at
 2 µs a reference). Its N is the frames less the free-list reserve SELECT keeps (MPL + 1 frames),
 so the simulator is given N + MPL + 1 frames. Measured P = page exceptions / problem-state time.
+
+Diagnosis rows, per program: its interruptions per second (round robin makes them equal), eq. 4
+over its own replaced pages, and its equivalent Ψ_i (where R_i(Ψ) equals its simulated rate),
+with Σ A_i(Ψ_i) against N: the characteristics fill the frames at the programs' own Ψ_i, but
+those Ψ_i spread far from one Ψ* because the programs wait for their own I/O (docs/psi.md).
 """
 
 from __future__ import annotations
