@@ -72,10 +72,25 @@ def _equivalent_psi(curve: dict, r: float) -> float:
     return float(pts[-1]["psi"])
 
 
-def _simulate(traces: list[Path], frames: int, *, full: bool, seed: int) -> dict:
+#: The control: Bard's premise of one execution interval per program per round, made to hold by
+#: a CPU-bound run (references 10 times slower, minidisk I/O instantaneous) whose dispatcher runs
+#: each program to its next interruption (no minor slice). Same traces, same I/O points.
+CONTROL = {"reference_s": 2e-5, "vio_ms": 0.0, "slice_ms": 1e6}
+
+
+def _simulate(
+    traces: list[Path],
+    frames: int,
+    *,
+    full: bool,
+    seed: int,
+    reference_s: float = REFERENCE_S,
+    vio_ms: float | None = None,
+    slice_ms: float | None = None,
+) -> dict:
     users = len(traces)
     demand_ms = 1e9  # longer than any run: one transaction, never finished
-    vio = int(demand_ms / (REFS_PER_IO * REFERENCE_S * 1e3)) - 1
+    vio = int(demand_ms / (REFS_PER_IO * reference_s * 1e3)) - 1
     classes = [
         {
             "name": t.stem,
@@ -101,8 +116,12 @@ def _simulate(traces: list[Path], frames: int, *, full: bool, seed: int) -> dict
         f"workload.users={users}",
         f"workload.class={st.toml_inline(classes)}",
         f"load_control={st.toml_inline(lc)}",
-        "cpu.reference_ns=2000.0",
+        f"cpu.reference_ns={reference_s * 1e9}",
     ]
+    if vio_ms is not None:
+        ov.append(f"vio.service_ms={vio_ms}")
+    if slice_ms is not None:
+        ov.append(f"cpu.dispatch_slice_ms={slice_ms}")
     return system.run("cp67", overrides=ov, seed=seed)
 
 
@@ -171,6 +190,40 @@ def run(ctx: Context) -> None:
                 errors.append(abs(err))
             else:
                 ctx.notes.append(f"N = {n}: Ψ* {pred['bound']}, left out of the error summary")
+        # The control run (CONTROL): the same prediction at its reference time.
+        ctl_curves = [
+            lab.psi_curve(p, PSIS, reference_time_s=CONTROL["reference_s"], refs_per_io=REFS_PER_IO)
+            for p in traces
+        ]
+        ctl_errors = []
+        for n in ns:
+            pred = lab.psi_predict(ctl_curves, n)
+            rep = _simulate(traces, n + len(traces) + 1, full=ctx.full, seed=ctx.seed, **CONTROL)
+            m = rep["metrics"]
+            cpu = m["problem_state_pct"]["value"] / 100.0
+            sim = m["fault_rate"]["value"] / cpu if cpu > 0 else float("nan")
+            err = 100.0 * (pred["paging_rate"] - sim) / sim
+            spec_run = rep["spec"]["run"]
+            wall = float(spec_run["duration_s"]) - float(spec_run["warmup_s"])
+            rates = [(u["faults"] + u["vios"]) / wall for u in rep["users"]]
+            t, row = "Control: CPU-bound, run to interruption", f"N = {n}"
+            ctx.row(t, row, "Ψ* (eq. 1)", round(pred["psi_star"], 2))
+            ctx.row(t, row, "predicted P", round(pred["paging_rate"], 2), unit="1/s")
+            ctx.row(t, row, "simulated P", round(sim, 2), unit="1/s")
+            ctx.row(t, row, "error", round(err, 1), paper=10.0, unit="%")
+            ctx.row(t, row, "problem state", round(100 * cpu, 1), unit="%")
+            ctx.row(t, row, "interruptions/s, min/max", round(min(rates) / max(rates), 2))
+            if pred["bound"] == "solved":
+                ctl_errors.append(abs(err))
+        if ctl_errors:
+            ctx.row(
+                "Control: CPU-bound, run to interruption",
+                "all N",
+                "mean |error|",
+                round(sum(ctl_errors) / len(ctl_errors), 1),
+                paper=10.0,
+                unit="%",
+            )
     mean_err = sum(errors) / len(errors) if errors else float("nan")
     ctx.row("Round robin", "all N", "mean |error|", round(mean_err, 1), paper=10.0, unit="%")
     within = sum(e <= 10.0 for e in errors)
