@@ -33,6 +33,20 @@ def test_an_interval_ends_at_ten_cycles_or_thirty_seconds():
     assert all(row["scan_cycles"] >= 10 or row["time_s"] == pytest.approx(30.0) for row in rows)
 
 
+def test_eq_4_reads_every_unrunnable_interruption_by_default():
+    # The terminal read and console writes leave a program unrunnable (bard §5): counting them
+    # too can only raise every n_j, hence Ψs; the replacements themselves are the same run.
+    new = pagelab.system.run("cp67", overrides=SMALL, seed=2)
+    old = pagelab.system.run(
+        "cp67", overrides=[*SMALL, 'monitor.essential="paging-and-vio"'], seed=2
+    )
+    assert new["metrics"]["fault_rate"] == old["metrics"]["fault_rate"]
+    assert new["metrics"]["psi_s"]["value"] > old["metrics"]["psi_s"]["value"]
+    # per owner, eq. 4 over its own replaced pages
+    owners = [u["psi_s"] for u in new["users"] if u["psi_s"] is not None]
+    assert owners and all(x >= 0 for x in owners)
+
+
 def test_same_seed_same_run():
     a = pagelab.system.run("cp67-psi", overrides=SMALL, seed=4)
     b = pagelab.system.run("cp67-psi", overrides=SMALL, seed=4)
@@ -56,6 +70,7 @@ def test_a_tight_psi_limit_admits_fewer_users():
         ("load_control.alpha=1.5", ["load_control.alpha"]),
         ("load_control.psi_cc=3", ["psi_cc"]),
         ("monitor.cycles=0", ["monitor.cycles"]),
+        ('monitor.essential="sometimes"', ["monitor.essential"]),
     ],
 )
 def test_bad_psi_spec_gets_one_line_error_naming_the_key(cli, override, needles):
@@ -112,3 +127,18 @@ def test_strategy_3_deactivates_to_meet_a_lowered_n():
     # the lowered N holds the multiprogramming level below that of the default controller
     b = pagelab.system.run("cp67-psi", overrides=[*SMALL, "load_control.strategy=1"], seed=5)
     assert a["metrics"]["mpl"]["value"] < b["metrics"]["mpl"]["value"]
+
+
+def test_round_robin_premise_holds_only_in_the_control_run():
+    # Eq. 1 assumes every program suffers one interruption per round (bard §4). The CP-67 run
+    # waits on I/O and its programs interrupt at unequal rates; the CPU-bound control, run to
+    # interruption, equalizes them.
+    record = rep.reproduce("psi-roundrobin", scale="smoke")
+    rows = record["rows"]
+    ctl = [r["pagelab"] for r in rows if r["column"] == "interruptions/s, min/max"]
+    assert ctl and min(ctl) >= 0.85
+    by_n: dict[str, list[float]] = {}
+    for r in rows:
+        if r["column"] == "interruptions per second":
+            by_n.setdefault(r["table"], []).append(r["pagelab"])
+    assert by_n and any(min(v) / max(v) < 0.85 for v in by_n.values())

@@ -139,6 +139,8 @@ pub struct UserRow {
     pub drops: u64,
     /// Projected working set at the end [pages].
     pub projected_ws: f64,
+    /// Eq. 4 over this user's replaced pages after the warm-up (bard §5), if any [interruptions].
+    pub psi_s: Option<f64>,
 }
 
 /// One class's totals after the warm-up.

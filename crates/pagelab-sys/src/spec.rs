@@ -414,6 +414,9 @@ pub struct MonitorSpec {
     /// 10 cycles, whichever came first"); absent: by time only.
     #[serde(default)]
     pub cycles: Option<u64>,
+    /// Which interruptions eq. 4's n_j counts (bard §5) -- parameter.
+    #[serde(default)]
+    pub essential: crate::survival::Essential,
 }
 
 fn default_interval() -> f64 {
@@ -425,6 +428,7 @@ impl Default for MonitorSpec {
         MonitorSpec {
             interval_s: default_interval(),
             cycles: None,
+            essential: crate::survival::Essential::default(),
         }
     }
 }

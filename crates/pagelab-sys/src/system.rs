@@ -555,7 +555,10 @@ impl<'o> System<'o> {
             bench: None,
             sessions: BTreeMap::new(),
             done_at: None,
-            survival: SurvivalBooks::new(n_all as usize, spec.memory.frames as usize),
+            survival: SurvivalBooks {
+                kind: spec.monitor.essential,
+                ..SurvivalBooks::new(n_all as usize, spec.memory.frames as usize)
+            },
             admit_seq: vec![0; n_all as usize],
             n_admitted: 0,
             next_sample: Tick::ZERO,
@@ -842,7 +845,11 @@ impl<'o> System<'o> {
     fn set_state(&mut self, u: u32, s: UState) {
         let old = self.users[u as usize].state;
         let waits = |s: UState| matches!(s, UState::PageWait | UState::FrameWait);
-        if old == UState::Running && (waits(s) || s == UState::VioWait) {
+        let essential = waits(s)
+            || s == UState::VioWait
+            || (self.survival.kind == crate::survival::Essential::Unrunnable
+                && matches!(s, UState::ConsoleWait | UState::Thinking));
+        if old == UState::Running && essential {
             self.survival.interrupted(u);
         }
         if waits(old) && !waits(s) {
@@ -1520,6 +1527,9 @@ impl<'o> System<'o> {
                 self.c.steals += 1.0;
             }
             if let Some(n) = self.survival.replaced(f) {
+                if self.warm {
+                    self.survival.tally(f, n);
+                }
                 self.c.psi_interruptions += n as f64;
                 self.c.psi_replaced += 1.0;
                 if stolen {
@@ -2098,6 +2108,7 @@ impl<'o> System<'o> {
                 vios: u.t_vios,
                 drops: u.t_drops,
                 projected_ws: u.proj.p,
+                psi_s: self.survival.owner_psi(i as u32),
             })
             .collect();
         let mut all = Vec::new();

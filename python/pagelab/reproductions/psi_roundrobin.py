@@ -10,6 +10,11 @@ one user each, always in queue (slices of 10^6 s, nothing to think), dispatched 
 its 50 ms minor slice, with a minidisk I/O after every 20,000 references (40 ms of CPU at
 2 µs a reference). Its N is the frames less the free-list reserve SELECT keeps (MPL + 1 frames),
 so the simulator is given N + MPL + 1 frames. Measured P = page exceptions / problem-state time.
+
+Diagnosis rows, per program: its interruptions per second (round robin makes them equal), eq. 4
+over its own replaced pages, and its equivalent Ψ_i (where R_i(Ψ) equals its simulated rate),
+with Σ A_i(Ψ_i) against N: the characteristics fill the frames at the programs' own Ψ_i, but
+those Ψ_i spread far from one Ψ* because the programs wait for their own I/O (docs/psi.md).
 """
 
 from __future__ import annotations
@@ -40,10 +45,52 @@ FULL_N = [20, 30, 40, 60, 80]
 SMOKE_N = [12, 20]
 
 
-def _simulate(traces: list[Path], frames: int, *, full: bool, seed: int) -> dict:
+def _at(curve: dict, psi: float) -> dict[str, float]:
+    """A program's characteristics at a real Ψ, linear between its points (as `predict` does)."""
+    pts = curve["points"]
+    if psi <= pts[0]["psi"]:
+        return pts[0]
+    for p0, p1 in zip(pts, pts[1:], strict=False):
+        if psi <= p1["psi"]:
+            w = (psi - p0["psi"]) / (p1["psi"] - p0["psi"])
+            return {k: p0[k] + w * (p1[k] - p0[k]) for k in ("a", "r", "t", "f")}
+    return pts[-1]
+
+
+def _equivalent_psi(curve: dict, r: float) -> float:
+    """The Ψ at which a program's R(Ψ) (nonincreasing) equals `r`, linear between points and
+    held at the ends of the range."""
+    pts = curve["points"]
+    if r >= pts[0]["r"]:
+        return float(pts[0]["psi"])
+    for p0, p1 in zip(pts, pts[1:], strict=False):
+        if p1["r"] <= r:
+            if p0["r"] == p1["r"]:
+                return float(p0["psi"])
+            w = (p0["r"] - r) / (p0["r"] - p1["r"])
+            return p0["psi"] + w * (p1["psi"] - p0["psi"])
+    return float(pts[-1]["psi"])
+
+
+#: The control: Bard's premise of one execution interval per program per round, made to hold by
+#: a CPU-bound run (references 10 times slower, minidisk I/O instantaneous) whose dispatcher runs
+#: each program to its next interruption (no minor slice). Same traces, same I/O points.
+CONTROL = {"reference_s": 2e-5, "vio_ms": 0.0, "slice_ms": 1e6}
+
+
+def _simulate(
+    traces: list[Path],
+    frames: int,
+    *,
+    full: bool,
+    seed: int,
+    reference_s: float = REFERENCE_S,
+    vio_ms: float | None = None,
+    slice_ms: float | None = None,
+) -> dict:
     users = len(traces)
     demand_ms = 1e9  # longer than any run: one transaction, never finished
-    vio = int(demand_ms / (REFS_PER_IO * REFERENCE_S * 1e3)) - 1
+    vio = int(demand_ms / (REFS_PER_IO * reference_s * 1e3)) - 1
     classes = [
         {
             "name": t.stem,
@@ -69,8 +116,12 @@ def _simulate(traces: list[Path], frames: int, *, full: bool, seed: int) -> dict
         f"workload.users={users}",
         f"workload.class={st.toml_inline(classes)}",
         f"load_control={st.toml_inline(lc)}",
-        "cpu.reference_ns=2000.0",
+        f"cpu.reference_ns={reference_s * 1e9}",
     ]
+    if vio_ms is not None:
+        ov.append(f"vio.service_ms={vio_ms}")
+    if slice_ms is not None:
+        ov.append(f"cpu.dispatch_slice_ms={slice_ms}")
     return system.run("cp67", overrides=ov, seed=seed)
 
 
@@ -103,18 +154,76 @@ def run(ctx: Context) -> None:
             ctx.row("Round robin", row, "simulated P", round(sim, 2), unit="1/s")
             ctx.row("Round robin", row, "error", round(err, 1), paper=10.0, unit="%")
             # Per program: R_i(Ψ*) = f_i / t_i against its exceptions per CPU second simulated.
+            # Diagnosis: eq. 1 assumes one Ψ for all. Each program's own eq. 4 over its replaced
+            # pages, and its equivalent Ψ (where its R_i(Ψ) equals its simulated rate), show how
+            # far the programs' survival indices actually spread; Σ A_i at the equivalent Ψ_i
+            # checks the characteristics themselves against the frames (it should be about N).
             users = {u["class"]: u for u in rep["users"]}
-            for name, pp in zip(mix, pred["per_program"], strict=True):
+            spec_run = rep["spec"]["run"]
+            wall = float(spec_run["duration_s"]) - float(spec_run["warmup_s"])
+            ctx.row("Round robin", row, "problem state", round(100 * cpu, 1), unit="%")
+            a_eq = 0.0
+            for name, pp, curve in zip(mix, pred["per_program"], curves, strict=True):
                 u = users[name]
                 r_sim = u["faults"] / u["cpu_s"] if u["cpu_s"] > 0 else float("nan")
                 t = f"Per program, N = {n}"
                 ctx.row(t, name, "predicted R", round(pp["f"] / pp["t"], 1), unit="1/s")
                 ctx.row(t, name, "simulated R", round(r_sim, 1), unit="1/s")
+                share = pp["t"] / sum(q["t"] for q in pred["per_program"])
+                ctx.row(t, name, "predicted CPU share", round(share, 3))
                 ctx.row(t, name, "simulated CPU", round(u["cpu_s"], 2), unit="s")
+                # Round robin gives every program one interruption per round: equal rates.
+                ctx.row(
+                    t,
+                    name,
+                    "interruptions per second",
+                    round((u["faults"] + u["vios"]) / wall, 1),
+                    unit="1/s",
+                )
+                if u.get("psi_s") is not None:
+                    ctx.row(t, name, "simulated Ψ_i (eq. 4)", round(u["psi_s"], 2))
+                psi_eq = _equivalent_psi(curve, r_sim)
+                ctx.row(t, name, "equivalent Ψ_i", round(psi_eq, 2))
+                a_eq += _at(curve, psi_eq)["a"]
+            ctx.row("Round robin", row, "Σ A_i(equivalent Ψ_i)", round(a_eq, 1), unit="pages")
             if pred["bound"] == "solved":
                 errors.append(abs(err))
             else:
                 ctx.notes.append(f"N = {n}: Ψ* {pred['bound']}, left out of the error summary")
+        # The control run (CONTROL): the same prediction at its reference time.
+        ctl_curves = [
+            lab.psi_curve(p, PSIS, reference_time_s=CONTROL["reference_s"], refs_per_io=REFS_PER_IO)
+            for p in traces
+        ]
+        ctl_errors = []
+        for n in ns:
+            pred = lab.psi_predict(ctl_curves, n)
+            rep = _simulate(traces, n + len(traces) + 1, full=ctx.full, seed=ctx.seed, **CONTROL)
+            m = rep["metrics"]
+            cpu = m["problem_state_pct"]["value"] / 100.0
+            sim = m["fault_rate"]["value"] / cpu if cpu > 0 else float("nan")
+            err = 100.0 * (pred["paging_rate"] - sim) / sim
+            spec_run = rep["spec"]["run"]
+            wall = float(spec_run["duration_s"]) - float(spec_run["warmup_s"])
+            rates = [(u["faults"] + u["vios"]) / wall for u in rep["users"]]
+            t, row = "Control: CPU-bound, run to interruption", f"N = {n}"
+            ctx.row(t, row, "Ψ* (eq. 1)", round(pred["psi_star"], 2))
+            ctx.row(t, row, "predicted P", round(pred["paging_rate"], 2), unit="1/s")
+            ctx.row(t, row, "simulated P", round(sim, 2), unit="1/s")
+            ctx.row(t, row, "error", round(err, 1), paper=10.0, unit="%")
+            ctx.row(t, row, "problem state", round(100 * cpu, 1), unit="%")
+            ctx.row(t, row, "interruptions/s, min/max", round(min(rates) / max(rates), 2))
+            if pred["bound"] == "solved":
+                ctl_errors.append(abs(err))
+        if ctl_errors:
+            ctx.row(
+                "Control: CPU-bound, run to interruption",
+                "all N",
+                "mean |error|",
+                round(sum(ctl_errors) / len(ctl_errors), 1),
+                paper=10.0,
+                unit="%",
+            )
     mean_err = sum(errors) / len(errors) if errors else float("nan")
     ctx.row("Round robin", "all N", "mean |error|", round(mean_err, 1), paper=10.0, unit="%")
     within = sum(e <= 10.0 for e in errors)

@@ -554,6 +554,7 @@ impl Machine {
                 vios: 0,
                 drops: j.set_asides,
                 projected_ws: 0.0,
+                psi_s: None,
             })
             .collect();
         let mut engine = BTreeMap::new();

@@ -1396,6 +1396,7 @@ impl Machine {
                 vios: p.disk_ios,
                 drops: p.swap_outs,
                 projected_ws: f64::from(p.size),
+                psi_s: None,
             })
             .collect();
         let mut response = BTreeMap::new();
