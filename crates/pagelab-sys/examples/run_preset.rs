@@ -24,6 +24,12 @@ fn main() {
             if show_devices {
                 for d in &r.devices {
                     println!(
+                        "device {}: sios {} reads {} writes {} busy {:.0} s read {:.1} ms write {:.1} ms rps misses {}",
+                        d.name, d.sios, d.reads, d.writes, d.busy_s, d.read_ms, d.write_ms, d.rps_misses
+                    );
+                }
+                for d in &r.devices {
+                    println!(
                         "device {} (swap area {}, from cylinder {}, {} slots/cyl): {:?}",
                         d.name,
                         d.swap_area,

@@ -444,6 +444,8 @@ pub struct DeviceCounters {
     pub busy_ns: u64,
     /// Sum over pages of queue-to-completion time [ns].
     pub page_response_ns: u64,
+    /// Sum over pages read of queue-to-completion time [ns].
+    pub read_response_ns: u64,
     /// Sum over SIOs of start-to-completion time [ns].
     pub sio_service_ns: u64,
 }
@@ -576,6 +578,11 @@ impl PagingIo {
         self
     }
 
+    /// Whether device `dev` is a swap area.
+    pub fn is_swap_area(&self, dev: usize) -> bool {
+        self.swap_area.get(dev).copied().unwrap_or(false)
+    }
+
     /// Whether any device is a swap area.
     pub fn has_swap_areas(&self) -> bool {
         self.swap_area.iter().any(|&s| s)
@@ -583,20 +590,21 @@ impl PagingIo {
 
     /// `n` consecutive slots of one cylinder for a swap set: on the swap areas in turn when
     /// there are any (else on the paging devices in turn), each by its moving cursor. The
-    /// first slot is returned. `None` when no device has such a run.
+    /// turn goes across the channels before it goes along one channel's actuators, so that
+    /// consecutive swap sets (the two of a swap-out, the two prepaged at queue-add) travel on
+    /// separate paths (tetzlaff "Prepaging at queue-add": "the parallelism of swap paths").
+    /// The first slot is returned. `None` when no device has such a run.
     pub fn allocate_swap_set(&mut self, n: u32) -> Option<SlotAddr> {
-        let nd = self.devices.len();
         let use_swap = self.has_swap_areas();
-        for k in 0..nd {
-            let d = (self.next_swap + k) % nd;
-            if self.swap_area.get(d).copied().unwrap_or(false) != use_swap {
-                continue;
-            }
+        let order = self.swap_order(use_swap);
+        let no = order.len();
+        for k in 0..no {
+            let d = order[(self.next_swap + k) % no];
             if let Some(slot) = self
                 .swap_allocation
                 .allocate_run(d, &mut self.devices[d].slots, n)
             {
-                self.next_swap = (d + 1) % nd;
+                self.next_swap = (self.next_swap + k + 1) % no;
                 return Some(SlotAddr {
                     dev: d as u16,
                     slot,
@@ -604,6 +612,23 @@ impl PagingIo {
             }
         }
         None
+    }
+
+    /// The devices that take swap sets (the swap areas, or the paging devices when there are
+    /// none), ordered by position on their channel, then by channel: one actuator of each
+    /// channel before the second of any.
+    fn swap_order(&self, use_swap: bool) -> Vec<usize> {
+        let mut seen = vec![0usize; self.channel_busy_until.len()];
+        let mut keyed: Vec<(usize, usize, usize)> = Vec::new();
+        for (d, dev) in self.devices.iter().enumerate() {
+            if self.swap_area.get(d).copied().unwrap_or(false) != use_swap {
+                continue;
+            }
+            keyed.push((seen[dev.channel], dev.channel, d));
+            seen[dev.channel] += 1;
+        }
+        keyed.sort_unstable();
+        keyed.into_iter().map(|k| k.2).collect()
     }
 
     /// Returns a slot to its device.
@@ -752,11 +777,15 @@ impl PagingIo {
         c.busy_ns += (now - d.started).as_ns();
         c.sio_service_ns += (now - d.started).as_ns();
         for io in d.sio.drain(..) {
+            let resp = (now - io.queued).as_ns();
             match io.op {
-                IoOp::Read => c.n_reads += 1,
+                IoOp::Read => {
+                    c.n_reads += 1;
+                    c.read_response_ns += resp;
+                }
                 IoOp::Write => c.n_writes += 1,
             }
-            c.page_response_ns += (now - io.queued).as_ns();
+            c.page_response_ns += resp;
             done.push(io);
         }
         d.busy = false;
@@ -941,6 +970,36 @@ mod tests {
         let order: Vec<u32> = done.iter().map(|d| d.slot).collect();
         assert_eq!(order, vec![0, 1, 3]);
         assert_eq!(end.as_ns(), g.rotation_ns + g.page_transfer_ns);
+    }
+
+    #[test]
+    fn swap_sets_go_across_channels_before_along_one() {
+        // Two 3380 actuators on each of three channels, as tetzlaff's Table 2 swap areas, and
+        // one paging drum: consecutive swap sets take one actuator of every channel in turn.
+        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+        let drum = Geometry::of(DeviceModel::Ibm2305_2, 4096);
+        let area = Some([0, 9]);
+        let devs = [
+            (g, 0, area),
+            (g, 0, area),
+            (g, 1, area),
+            (g, 1, area),
+            (g, 2, area),
+            (g, 2, area),
+            (drum, 3, None),
+        ];
+        let mut io = PagingIo::new(&devs, 4, true, 0)
+            .with_swap_areas(vec![true, true, true, true, true, true, false]);
+        let got: Vec<u16> = (0..8)
+            .map(|_| io.allocate_swap_set(8).expect("room").dev)
+            .collect();
+        assert_eq!(got, vec![0, 2, 4, 1, 3, 5, 0, 2]);
+        // Without swap areas the paging devices take the sets, in the same order.
+        let mut io = PagingIo::new(&devs[..4], 2, true, 0);
+        let got: Vec<u16> = (0..4)
+            .map(|_| io.allocate_swap_set(8).expect("room").dev)
+            .collect();
+        assert_eq!(got, vec![0, 2, 1, 3]);
     }
 
     #[test]

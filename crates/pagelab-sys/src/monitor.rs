@@ -58,6 +58,8 @@ counters! {
     swap_reads: "count", "Pages read by swap-ins (swap faults and prepaging).";
     swap_writes: "count", "Pages written by physical swap-outs.";
     swap_io_sum_s: "s", "Sum over pages swapped of queue-to-completion time.";
+    swap_read_sum_s: "s", "Sum over pages swapped in of queue-to-completion time.";
+    page_read_sum_s: "s", "Sum over demand page reads of queue-to-completion time.";
     swap_faults: "count", "Faults on a page of a swap set (the whole set read).";
     swap_sets_in: "count", "Swap sets read (swap faults and prepaging).";
     swap_sets_out: "count", "Swap sets written.";
@@ -249,6 +251,14 @@ pub struct DeviceRow {
     pub reads: u64,
     /// Pages written over the whole run [pages].
     pub writes: u64,
+    /// Time busy with SIOs over the whole run [s].
+    pub busy_s: f64,
+    /// Mean queue-to-completion time of a page read [ms].
+    pub read_ms: f64,
+    /// Mean queue-to-completion time of a page written [ms].
+    pub write_ms: f64,
+    /// Reconnects that found the channel busy [count].
+    pub rps_misses: u64,
 }
 
 /// Bard's eq. 5 over an interval; `None` without a scan cycle or MPL.
@@ -383,6 +393,18 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
         (d.page_reads + d.page_writes + d.swap_reads + d.swap_writes) / t,
         "pages/s",
         "Pages moved per second, demand and swap, in and out.",
+    );
+    put(
+        "page_read_time_ms",
+        1e3 * div(d.page_read_sum_s, d.page_reads),
+        "ms",
+        "Mean demand page read time, queue to completion (what a faulting user waits).",
+    );
+    put(
+        "swap_read_time_ms",
+        1e3 * div(d.swap_read_sum_s, d.swap_reads),
+        "ms",
+        "Mean swap-in page time, queue to completion (a swap set's read SIO).",
     );
     put(
         "swap_io_time_ms",

@@ -1630,14 +1630,21 @@ impl<'o> System<'o> {
                     fr.state = FrameState::Resident;
                     fr.referenced = true;
                     fr.changed = false;
+                    let waited = (self.now - io.queued).as_secs_f64();
+                    let mut swapped = false;
                     if let Some(ps) = self.swap.as_mut() {
                         if std::mem::take(&mut ps.in_swap_io[f as usize]) {
-                            self.c.swap_io_sum_s += (self.now - io.queued).as_secs_f64();
+                            swapped = true;
+                            self.c.swap_io_sum_s += waited;
+                            self.c.swap_read_sum_s += waited;
                             // Reset after a swap-in so that prepage errors show (tetzlaff).
                             if ps.prepaged[f as usize] {
                                 fr.referenced = false;
                             }
                         }
+                    }
+                    if !swapped {
+                        self.c.page_read_sum_s += waited;
                     }
                     let mut i = 0;
                     while i < self.page_waiters.len() {
@@ -2165,6 +2172,11 @@ impl<'o> System<'o> {
                     sios: c.n_sios,
                     reads: c.n_reads,
                     writes: c.n_writes,
+                    busy_s: c.busy_ns as f64 * 1e-9,
+                    read_ms: c.read_response_ns as f64 * 1e-6 / c.n_reads.max(1) as f64,
+                    write_ms: (c.page_response_ns - c.read_response_ns) as f64 * 1e-6
+                        / c.n_writes.max(1) as f64,
+                    rps_misses: c.n_rps_misses,
                 }
             })
             .collect();
