@@ -2,13 +2,15 @@
 //!
 //! The thesis's design (young ch. III, its Table 4 "SET parameters" and appendices D and E) is
 //! lost; this is our reconstruction after fidelity notes §5.3: every `period_s` CP measures the
-//! load (page reads per second, steals per page read, or storage commitment), lowers the
+//! load (page reads per second, steals per page read, storage commitment, or Bard's system
+//! Ψs*, for which low values are the overload), lowers the
 //! allowed task count by one above `high`, raises it by one below `low` (hysteresis between),
 //! within `min_tasks ..= the guest's job partitions`, and tells the guest, which deactivates
 //! its lowest-priority busy partitions above the count (Figure 4's task deactivation, in the
 //! thesis's words "a mechanism ... to allow control of the multiprogramming level").
 
 use super::spec::{PagemonMeasure, PagemonSpec};
+use crate::monitor::{psi_s_star, Counters};
 
 /// Counters PAGEMON reads at each sample (cumulative).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -23,6 +25,8 @@ pub struct Sample {
     pub demand_pages: f64,
     /// APAGES [frames].
     pub apages: f64,
+    /// The system's counters (for Ψs*: P, V, W, M and time).
+    pub counters: Counters,
 }
 
 /// The host side of PAGEMON.
@@ -59,6 +63,10 @@ impl Pagemon {
                 }
             }
             PagemonMeasure::Storage => s.demand_pages / s.apages.max(1.0),
+            // NaN when no scan cycle ended in the period: no page was pressed for.
+            PagemonMeasure::SystemPsi => {
+                psi_s_star(&s.counters.since(&self.last.counters)).unwrap_or(f64::NAN)
+            }
         }
     }
 
@@ -67,10 +75,14 @@ impl Pagemon {
     pub fn step(&mut self, s: Sample) -> (f64, u32) {
         let m = self.measure(&s);
         let floor = self.spec.min_tasks.min(self.max);
+        let (over, room) = match self.spec.measure {
+            PagemonMeasure::SystemPsi => (m < self.spec.low, m.is_nan() || m > self.spec.high),
+            _ => (m > self.spec.high, m < self.spec.low),
+        };
         if self.spec.enabled {
-            if m > self.spec.high {
+            if over {
                 self.allowed = self.allowed.saturating_sub(1).max(floor);
-            } else if m < self.spec.low {
+            } else if room {
                 self.allowed = (self.allowed + 1).min(self.max);
             }
         }
@@ -120,6 +132,42 @@ mod tests {
         assert_eq!(p.step(at(6.0, 175.0)), (0.0, 3));
         // Never above the partitions.
         assert_eq!(p.step(at(7.0, 175.0)), (0.0, 3));
+    }
+
+    #[test]
+    fn system_psi_steps_down_when_pages_survive_few_interruptions() {
+        // Eq. 5: Ψs* = 1.5 (ΔP + ΔV) ΔT / (ΔM ΔW). Over 10 s with 2 users in queue
+        // (M = 20 user-s) and one scan cycle: 40 interruptions give 30, 4 give 3.
+        let mut s = spec();
+        s.measure = PagemonMeasure::SystemPsi;
+        s.high = 15.0;
+        s.low = 8.0;
+        let mut p = Pagemon::new(&s, 3);
+        let mut c = Counters::default();
+        let mut sample = |c: &Counters| Sample {
+            time_s: c.time_s,
+            counters: *c,
+            ..Sample::default()
+        };
+        let mut period = |c: &mut Counters, interruptions: f64, cycles: f64| {
+            c.time_s += 10.0;
+            c.mpl_user_s += 20.0;
+            c.faults += interruptions;
+            c.scan_cycles += cycles;
+        };
+        period(&mut c, 4.0, 1.0);
+        assert_eq!(p.step(sample(&c)), (3.0, 2));
+        period(&mut c, 12.0, 1.0);
+        assert_eq!(p.step(sample(&c)), (9.0, 2)); // between: hold
+        period(&mut c, 40.0, 1.0);
+        assert_eq!(p.step(sample(&c)), (30.0, 3));
+        period(&mut c, 4.0, 1.0);
+        assert_eq!(p.step(sample(&c)), (3.0, 2));
+        // No scan cycle in the period: nothing was pressed for, room.
+        period(&mut c, 4.0, 0.0);
+        let (m, allowed) = p.step(sample(&c));
+        assert!(m.is_nan());
+        assert_eq!(allowed, 3);
     }
 
     #[test]

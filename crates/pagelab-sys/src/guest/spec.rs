@@ -154,6 +154,10 @@ pub enum PagemonMeasure {
     StealRatio,
     /// SUMWSS plus the eligible users' projections, over APAGES.
     Storage,
+    /// Bard's system PSI Ψs* (eq. 5) over the period. Few interruptions survived means
+    /// pressure, so the roles of the thresholds turn: below `low` the allowed count falls,
+    /// above `high` it rises; a period without a full scan cycle counts as room.
+    SystemPsi,
 }
 
 /// PAGEMON parameters (our reconstruction: the thesis's Table 4 is lost; fidelity notes §5.3).
@@ -167,9 +171,9 @@ pub struct PagemonSpec {
     pub measure: PagemonMeasure,
     /// Sampling period [s].
     pub period_s: f64,
-    /// Above this the allowed task count falls by one [measure's unit].
+    /// Above this the allowed task count falls by one (rises, for `system-psi`) [measure's unit].
     pub high: f64,
-    /// Below this it rises by one [measure's unit].
+    /// Below this it rises by one (falls, for `system-psi`) [measure's unit].
     pub low: f64,
     /// The allowed count never falls below this [tasks].
     #[serde(default = "one_u")]

@@ -235,6 +235,7 @@ impl System<'_> {
             steals: self.c.steals,
             demand_pages: self.sumwss + eligible,
             apages: f64::from(self.spec.memory.frames),
+            counters: self.snapshot(),
         };
         let Some(pm) = self.pagemons[i].as_mut() else {
             return;
