@@ -144,12 +144,12 @@ mod tests {
         s.low = 8.0;
         let mut p = Pagemon::new(&s, 3);
         let mut c = Counters::default();
-        let mut sample = |c: &Counters| Sample {
+        let sample = |c: &Counters| Sample {
             time_s: c.time_s,
             counters: *c,
             ..Sample::default()
         };
-        let mut period = |c: &mut Counters, interruptions: f64, cycles: f64| {
+        let period = |c: &mut Counters, interruptions: f64, cycles: f64| {
             c.time_s += 10.0;
             c.mpl_user_s += 20.0;
             c.faults += interruptions;
