@@ -107,6 +107,24 @@ pub struct Metric {
     pub description: String,
 }
 
+/// Inserts metric `name` into `m`: every engine's report is built with it.
+pub fn put_metric(
+    m: &mut BTreeMap<String, Metric>,
+    name: &str,
+    value: f64,
+    unit: &str,
+    description: &str,
+) {
+    m.insert(
+        name.to_string(),
+        Metric {
+            value,
+            unit: unit.into(),
+            description: description.into(),
+        },
+    );
+}
+
 /// Rows of counters per monitor interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct IntervalTable {
@@ -290,14 +308,7 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
     let z = div(d.think_sum_s, d.thinks);
     let mut m = BTreeMap::new();
     let mut put = |name: &str, value: f64, unit: &str, description: &str| {
-        m.insert(
-            name.to_string(),
-            Metric {
-                value,
-                unit: unit.into(),
-                description: description.into(),
-            },
-        );
+        put_metric(&mut m, name, value, unit, description)
     };
     put(
         "vio_rate",

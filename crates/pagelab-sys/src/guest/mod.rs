@@ -576,16 +576,8 @@ impl GuestOs {
     /// The guest's section of the report.
     pub fn report(&self) -> GuestReport {
         let mut m = BTreeMap::new();
-        let mut put = |n: &str, v: f64, u: &str, d: &str| {
-            m.insert(
-                n.to_string(),
-                Metric {
-                    value: v,
-                    unit: u.into(),
-                    description: d.into(),
-                },
-            );
-        };
+        let mut put =
+            |n: &str, v: f64, u: &str, d: &str| crate::monitor::put_metric(&mut m, n, v, u, d);
         let t = self.time_s.max(f64::MIN_POSITIVE);
         put(
             "effective_mpl",

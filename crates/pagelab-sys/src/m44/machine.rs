@@ -12,7 +12,7 @@ use pagelab_trace::Run;
 use super::leveler::{Action, Leveler, Sample};
 use super::replacement::{Frame, Replacer};
 use super::spec::{M44Spec, PolicyKind};
-use crate::monitor::{IntervalTable, Metric, Report, UserRow};
+use crate::monitor::{put_metric, IntervalTable, Report, UserRow};
 use crate::SysError;
 
 const NONE: u32 = u32::MAX;
@@ -464,14 +464,7 @@ impl Machine {
         let elapsed = self.now as f64 / NS;
         let mut m = BTreeMap::new();
         let mut put = |name: &str, value: f64, unit: &str, desc: &str| {
-            m.insert(
-                name.to_string(),
-                Metric {
-                    value,
-                    unit: unit.into(),
-                    description: desc.into(),
-                },
-            );
+            put_metric(&mut m, name, value, unit, desc)
         };
         put(
             "elapsed_s",

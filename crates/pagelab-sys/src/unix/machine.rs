@@ -40,7 +40,7 @@
 use super::map::ResourceMap;
 use super::spec::UnixSpec;
 use super::swapper::{decide, ProcView, Stat, SwapperParams, TextView, Verdict};
-use crate::monitor::{IntervalTable, Metric, Percentiles, Report, UserRow};
+use crate::monitor::{put_metric, IntervalTable, Percentiles, Report, UserRow};
 use crate::SysError;
 use pagelab_core::random::exponential;
 use pagelab_core::{EventQueue, Rng, RngStreams, Tick};
@@ -1180,14 +1180,7 @@ impl Machine {
         let swaps = d.swap_ins + d.swap_outs;
         let mut m = BTreeMap::new();
         let mut put = |name: &str, value: f64, unit: &str, desc: &str| {
-            m.insert(
-                name.to_string(),
-                Metric {
-                    value,
-                    unit: unit.into(),
-                    description: desc.into(),
-                },
-            );
+            put_metric(&mut m, name, value, unit, desc)
         };
         put(
             "reaction_time_ms",
