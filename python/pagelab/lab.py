@@ -89,25 +89,43 @@ def curve(
     """
     if not sizes:
         raise PagelabError("sizes: expected at least one number of frames")
+    labels = [policy if isinstance(policy, str) else json.dumps(policy) for policy in policies]
+    if isinstance(trace, str | os.PathLike):
+        return curve_trace(trace, policies, sizes, warmup=warmup)["rows"]
     rows: list[dict[str, Any]] = []
-    for policy in policies:
-        spec = _spec_json(policy)
-        if isinstance(trace, str | os.PathLike):
-            out = _call(_core.simulate_trace, spec, os.fspath(trace), list(sizes), warmup)
-        else:
-            out = _call(
-                _core.simulate_pages,
-                spec,
-                [int(p) for p in trace],
-                None if writes is None else [bool(w) for w in writes],
-                list(sizes),
-                warmup,
-            )
-        label = policy if isinstance(policy, str) else json.dumps(policy)
+    for policy, label in zip(policies, labels, strict=True):
+        out = _call(
+            _core.simulate_pages,
+            _spec_json(policy),
+            [int(p) for p in trace],
+            None if writes is None else [bool(w) for w in writes],
+            list(sizes),
+            warmup,
+        )
         for r in out:
             r["policy"] = label
         rows.extend(out)
     return rows
+
+
+def curve_trace(
+    trace: str | os.PathLike[str],
+    policies: Sequence[str | dict[str, Any]],
+    sizes: Sequence[int],
+    *,
+    warmup: int = 0,
+) -> dict[str, Any]:
+    """As `curve` over a trace file, which is decoded once for every (policy, size), the
+    simulations spread over the cores. Returns `rows` and `memory`: what the shared decode held
+    (`blocks`, `next_use` [bytes], `cells`, `chunks_decoded`)."""
+    if not sizes:
+        raise PagelabError("sizes: expected at least one number of frames")
+    specs = [_spec_json(policy) for policy in policies]
+    out = _call(_core.simulate_trace, specs, os.fspath(trace), list(sizes), warmup)
+    for i, r in enumerate(out["rows"]):
+        policy = policies[i // len(sizes)]
+        r["policy"] = policy if isinstance(policy, str) else json.dumps(policy)
+    return out
 
 
 def lru_curve(trace: str | os.PathLike[str], *, warmup: int = 0) -> dict[str, Any]:

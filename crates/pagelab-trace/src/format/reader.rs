@@ -478,28 +478,31 @@ impl TraceReader {
         ];
         let bound = self.header.distinct_pages;
         let start = out.len();
-        out.extend(pages.chunks_exact(W).zip(ck).map(|(p, &b)| {
-            let mut le = [0u8; 4];
-            le[..W].copy_from_slice(p);
-            Run {
-                page: u32::from_le_bytes(le),
-                count: (b >> 2) as u32,
-                kind: KINDS[(b & 3) as usize],
-            }
-        }));
-        if escapes > 0 {
-            let long = out[start..].iter_mut().filter(|r| r.count == 0);
-            for (r, c) in long.zip(over.chunks_exact(4)) {
-                r.count = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            }
-        }
+        // One pass: page, count (inline or from the overflow column) and kind of each run,
+        // with the checks folded in (the largest page, a zero count, references by kind).
+        out.reserve(runs);
+        let mut long = over.chunks_exact(4);
         let mut max_page = 0u32;
         let mut min_count = u32::MAX;
         let mut by_kind = [0u64; 4];
-        for r in &out[start..] {
-            max_page = max_page.max(r.page);
-            min_count = min_count.min(r.count);
-            by_kind[r.kind as usize] += r.count as u64;
+        for (p, &b) in pages.chunks_exact(W).zip(ck) {
+            let mut le = [0u8; 4];
+            le[..W].copy_from_slice(p);
+            let page = u32::from_le_bytes(le);
+            let mut count = u32::from(b >> 2);
+            if count == 0 {
+                // `escapes` overflow entries were checked above, one per escaped count.
+                let c = long.next().unwrap_or(&[0; 4]);
+                count = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+            max_page = max_page.max(page);
+            min_count = min_count.min(count);
+            by_kind[usize::from(b & 3)] += u64::from(count);
+            out.push(Run {
+                page,
+                count,
+                kind: KINDS[usize::from(b & 3)],
+            });
         }
         let sum: u64 = by_kind.iter().sum();
         if min_count == 0 || sum != refs || (runs > 0 && max_page as u64 >= bound) {
