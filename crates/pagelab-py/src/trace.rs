@@ -4,7 +4,7 @@ use std::path::Path;
 
 use pagelab_trace::capture;
 use pagelab_trace::curve::{self, Curve};
-use pagelab_trace::format::TraceReader;
+use pagelab_trace::format::{PrefetchReader, TraceReader};
 use pagelab_trace::policy::{self, PolicySpec};
 use pagelab_trace::read::{self, AddressRange, ConvertOptions, InputFormat, KindFilter, Units};
 use pyo3::prelude::*;
@@ -180,14 +180,16 @@ fn simulate_trace<'py>(
 /// LRU at every size in one pass (Mattson stack distances).
 #[pyfunction]
 fn lru_curve(py: Python<'_>, path: &str, warmup: u64) -> PyResult<PyObject> {
-    let mut reader = TraceReader::open(Path::new(path)).map_err(err)?;
+    let reader = TraceReader::open(Path::new(path)).map_err(err)?;
     let c = py
         .allow_threads(|| {
             let mut st = curve::LruStack::new(
                 pagelab_trace::ReferenceSource::page_bound(&reader).unwrap_or(0),
                 warmup,
             );
-            st.push_source(&mut reader).map(|_| st.into_curve())
+            // Chunks decode on a second thread while the stack runs on this one.
+            let mut source = PrefetchReader::new(reader);
+            st.push_source(&mut source).map(|_| st.into_curve())
         })
         .map_err(err)?;
     curve_result(py, &c)
