@@ -341,6 +341,30 @@ impl LruStack {
         }
     }
 
+    /// Changed pages resident at the end, at every size: entry C is the count with C frames
+    /// (entry 0 unused; sizes past the end as the last). A page is resident with C frames iff
+    /// its depth D at the end is at most C, and still changed iff no reference since its last
+    /// write had a distance over C (M <= C, see **Pushes**): iff max(M, D) <= C.
+    pub fn dirty_resident(&self) -> Vec<u64> {
+        let n = self.distinct as usize;
+        let mut at = vec![0u64; n + 2];
+        let mut depth = 0u32;
+        for s in (0..self.now).rev() {
+            let p = self.slot_page[s as usize];
+            if p != NIL && self.pages[p as usize].last == s {
+                depth += 1;
+                let m = self.pages[p as usize].m;
+                if m != NEVER_WRITTEN {
+                    at[m.max(depth) as usize] += 1;
+                }
+            }
+        }
+        for c in 1..at.len() {
+            at[c] += at[c - 1];
+        }
+        at
+    }
+
     /// Distinct pages seen [pages].
     pub fn distinct(&self) -> u32 {
         self.distinct

@@ -16,9 +16,16 @@
 //! a single forward decode cannot give). [`GridMemory`] reports these figures.
 //!
 //! Results do not depend on the number of threads: each cell sees the blocks in file order.
+//!
+//! LRU at several sizes (without a warm-up) is one cell: the one-pass stack of
+//! [`crate::curve::lru`] gives faults, pushes and changed resident pages at every size, exactly
+//! what one simulation per size gives (LRU is a stack algorithm, Mattson et al. 1970). FIFO at
+//! several sizes is one walk of [`super::fifo_sizes`].
 
 use super::drive::{check_frames, min_run, Driver};
-use super::{min, Online, Outcome, PolicySpec};
+use super::fifo_sizes::FifoSizes;
+use super::{min, Counts, Online, Outcome, PolicySpec};
+use crate::curve::LruStack;
 use crate::format::{PrefetchReader, TraceReader};
 use crate::{ReferenceSource, Run, TraceError};
 use rayon::prelude::*;
@@ -31,7 +38,7 @@ pub struct GridMemory {
     pub blocks: u64,
     /// MIN's next-use annotation, about 2 bytes a run; 0 without MIN [bytes].
     pub next_use: u64,
-    /// (policy, size) cells fed from each block.
+    /// Cells fed from each block: one per (policy, size), one per LRU stack or FIFO walk.
     pub cells: u64,
     /// Chunks decoded, once each (twice with MIN: once backwards for next-use).
     pub chunks_decoded: u64,
@@ -50,6 +57,21 @@ pub struct Grid {
 enum Cell<'a> {
     Online(Online, Driver),
     Min(min::Min, Driver, min::NextUseCursor<'a>),
+    /// LRU at all the sizes of a policy at once: the one-pass stack (exact at every size).
+    Lru(Box<LruStack>),
+    /// FIFO at up to 64 sizes in one walk.
+    Fifo(Box<FifoSizes>),
+}
+
+/// How many sizes one cell of `spec` carries: all of them in an LRU stack, 64 in a FIFO walk,
+/// else one (a warm-up needs the per-size driver).
+fn sizes_per_cell(spec: &PolicySpec, sizes: &[u32], warmup: u64) -> usize {
+    match spec {
+        _ if warmup > 0 || sizes.len() < 2 => 1,
+        PolicySpec::Lru(_) => sizes.len(),
+        PolicySpec::Fifo(_) => FifoSizes::MAX_SIZES,
+        _ => 1,
+    }
 }
 
 impl Cell<'_> {
@@ -62,13 +84,40 @@ impl Cell<'_> {
                     min_run(d, m, r, next.next_use());
                 }
             }
+            Cell::Lru(st) => st.push_runs(block),
+            Cell::Fifo(f) => f.feed(block),
         }
     }
 
-    fn outcome(self, spec: &PolicySpec, frames: u32) -> Outcome {
+    /// The outcomes at `sizes` (one size, or every size of an LRU stack).
+    fn outcomes(self, spec: &PolicySpec, sizes: &[u32], out: &mut Vec<Outcome>) {
         match self {
-            Cell::Online(p, d) => d.outcome(spec, frames, |pg| p.is_resident(pg)),
-            Cell::Min(m, d, _) => d.outcome(spec, frames, |pg| m.is_resident(pg)),
+            Cell::Online(p, d) => out.push(d.outcome(spec, sizes[0], |pg| p.is_resident(pg))),
+            Cell::Min(m, d, _) => out.push(d.outcome(spec, sizes[0], |pg| m.is_resident(pg))),
+            Cell::Fifo(f) => f.outcomes(spec, out),
+            Cell::Lru(st) => {
+                let dirty = st.dirty_resident();
+                let curve = st.into_curve();
+                for &f in sizes {
+                    // More frames than pages change nothing for a stack algorithm.
+                    let p = curve.points[(f as usize).min(curve.points.len()) - 1];
+                    let measured = Counts {
+                        references: p.references,
+                        faults: p.faults,
+                        pushes: p.pushes.unwrap_or(0),
+                        resident_sum: 0,
+                    };
+                    out.push(Outcome {
+                        policy: spec.clone(),
+                        frames: f,
+                        measured,
+                        warmup: Counts::default(),
+                        dirty_resident: dirty[(f as usize).min(dirty.len() - 1)],
+                        fault_rate: measured.fault_rate(),
+                        mean_resident: None,
+                    });
+                }
+            }
         }
     }
 }
@@ -119,11 +168,18 @@ pub fn simulate_trace_grid(
         nu = Some(n);
     }
     let mut cells = Vec::with_capacity(specs.len() * sizes.len());
+    for f in sizes {
+        check_frames(*f)?;
+    }
     for spec in specs {
-        for &f in sizes {
-            check_frames(f)?;
+        for group in sizes.chunks(sizes_per_cell(spec, sizes, warmup)) {
+            let f = group[0];
             let d = Driver::new(bound, warmup);
             cells.push(match Online::build(spec, f, bound)? {
+                Some(_) if group.len() > 1 && matches!(spec, PolicySpec::Lru(_)) => {
+                    Cell::Lru(Box::new(LruStack::new(bound, 0)))
+                }
+                Some(_) if group.len() > 1 => Cell::Fifo(Box::new(FifoSizes::new(group, bound))),
                 Some(p) => Cell::Online(p, d),
                 None => {
                     let n = nu.as_ref().expect("computed above for MIN");
@@ -153,11 +209,13 @@ pub fn simulate_trace_grid(
     let buffers = PrefetchReader::DEPTH as u64 + 2;
     memory.blocks = buffers * (largest * std::mem::size_of::<Run>()) as u64;
     let mut it = cells.into_iter();
-    let mut outcomes = Vec::with_capacity(it.len());
+    let mut outcomes = Vec::with_capacity(specs.len() * sizes.len());
     for spec in specs {
-        for &f in sizes {
-            let cell = it.next().expect("one cell per (policy, size)");
-            outcomes.push(cell.outcome(spec, f));
+        for group in sizes.chunks(sizes_per_cell(spec, sizes, warmup)) {
+            let cell = it
+                .next()
+                .expect("one cell per (policy, size), one per LRU stack");
+            cell.outcomes(spec, group, &mut outcomes);
         }
     }
     Ok(Grid { outcomes, memory })

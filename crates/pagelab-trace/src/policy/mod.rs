@@ -68,6 +68,7 @@ pub mod clock;
 pub mod clock_pro;
 mod drive;
 pub mod fifo;
+mod fifo_sizes;
 mod grid;
 pub mod lirs;
 mod list;

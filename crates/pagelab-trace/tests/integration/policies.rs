@@ -208,6 +208,23 @@ fn grid_over_a_trace_file_equals_each_policy_in_memory() {
         (online.memory.chunks_decoded, online.memory.next_use),
         (chunks, 0)
     );
+    // Without a warm-up, LRU at every size is one stack and FIFO one walk: the same outcomes,
+    // past the page count too.
+    let sizes = [2, 3, 40, 150, 399, 400, 1000];
+    let g = simulate_trace_grid(&specs, &path, &sizes, 0).unwrap();
+    assert_eq!(g.memory.cells, ((specs.len() - 2) * sizes.len() + 2) as u64);
+    for (i, spec) in specs.iter().enumerate() {
+        let mem = simulate_sizes(spec, &runs, &sizes, 0).unwrap();
+        assert_eq!(
+            &g.outcomes[i * sizes.len()..(i + 1) * sizes.len()],
+            &mem[..]
+        );
+    }
+    for stacked in g.outcomes[..2 * sizes.len()].chunks(sizes.len()) {
+        assert!(stacked
+            .iter()
+            .any(|o| o.dirty_resident > 0 && o.measured.pushes > 0));
+    }
 }
 
 #[test]
