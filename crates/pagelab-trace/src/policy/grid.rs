@@ -19,9 +19,10 @@
 //!
 //! LRU at several sizes (without a warm-up) is one cell: the one-pass stack of
 //! [`crate::curve::lru`] gives faults, pushes and changed resident pages at every size, exactly
-//! what one simulation per size gives (LRU is a stack algorithm, Mattson et al. 1970). FIFO at
-//! several sizes is one walk of [`super::fifo_sizes`].
+//! what one simulation per size gives (LRU is a stack algorithm, Mattson et al. 1970). FIFO and
+//! CLOCK at several sizes are one walk each ([`super::fifo_sizes`], [`super::clock_sizes`]).
 
+use super::clock_sizes::ClockSizes;
 use super::drive::{check_frames, min_run, Driver};
 use super::fifo_sizes::FifoSizes;
 use super::{min, Counts, Online, Outcome, PolicySpec};
@@ -38,7 +39,7 @@ pub struct GridMemory {
     pub blocks: u64,
     /// MIN's next-use annotation, about 2 bytes a run; 0 without MIN [bytes].
     pub next_use: u64,
-    /// Cells fed from each block: one per (policy, size), one per LRU stack or FIFO walk.
+    /// Cells fed from each block: one per (policy, size), one per LRU stack or FIFO/CLOCK walk.
     pub cells: u64,
     /// Chunks decoded, once each (twice with MIN: once backwards for next-use).
     pub chunks_decoded: u64,
@@ -61,15 +62,18 @@ enum Cell<'a> {
     Lru(Box<LruStack>),
     /// FIFO at up to 64 sizes in one walk.
     Fifo(Box<FifoSizes>),
+    /// CLOCK at up to 64 sizes in one walk.
+    Clock(Box<ClockSizes>),
 }
 
-/// How many sizes one cell of `spec` carries: all of them in an LRU stack, 64 in a FIFO walk,
-/// else one (a warm-up needs the per-size driver).
+/// How many sizes one cell of `spec` carries: all of them in an LRU stack, 64 in a FIFO or
+/// CLOCK walk, else one (a warm-up needs the per-size driver).
 fn sizes_per_cell(spec: &PolicySpec, sizes: &[u32], warmup: u64) -> usize {
     match spec {
         _ if warmup > 0 || sizes.len() < 2 => 1,
         PolicySpec::Lru(_) => sizes.len(),
         PolicySpec::Fifo(_) => FifoSizes::MAX_SIZES,
+        PolicySpec::Clock(_) => ClockSizes::MAX_SIZES,
         _ => 1,
     }
 }
@@ -86,6 +90,7 @@ impl Cell<'_> {
             }
             Cell::Lru(st) => st.push_runs(block),
             Cell::Fifo(f) => f.feed(block),
+            Cell::Clock(c) => c.feed(block),
         }
     }
 
@@ -95,6 +100,7 @@ impl Cell<'_> {
             Cell::Online(p, d) => out.push(d.outcome(spec, sizes[0], |pg| p.is_resident(pg))),
             Cell::Min(m, d, _) => out.push(d.outcome(spec, sizes[0], |pg| m.is_resident(pg))),
             Cell::Fifo(f) => f.outcomes(spec, out),
+            Cell::Clock(c) => c.outcomes(spec, out),
             Cell::Lru(st) => {
                 let dirty = st.dirty_resident();
                 let curve = st.into_curve();
@@ -175,16 +181,23 @@ pub fn simulate_trace_grid(
         for group in sizes.chunks(sizes_per_cell(spec, sizes, warmup)) {
             let f = group[0];
             let d = Driver::new(bound, warmup);
-            cells.push(match Online::build(spec, f, bound)? {
-                Some(_) if group.len() > 1 && matches!(spec, PolicySpec::Lru(_)) => {
+            cells.push(match spec {
+                PolicySpec::Lru(_) if group.len() > 1 => {
                     Cell::Lru(Box::new(LruStack::new(bound, 0)))
                 }
-                Some(_) if group.len() > 1 => Cell::Fifo(Box::new(FifoSizes::new(group, bound))),
-                Some(p) => Cell::Online(p, d),
-                None => {
-                    let n = nu.as_ref().expect("computed above for MIN");
-                    Cell::Min(min::Min::for_trace(f, n), d, n.cursor())
+                PolicySpec::Fifo(_) if group.len() > 1 => {
+                    Cell::Fifo(Box::new(FifoSizes::new(group, bound)))
                 }
+                PolicySpec::Clock(c) if group.len() > 1 => {
+                    Cell::Clock(Box::new(ClockSizes::new(group, bound, c.bit_on_load)))
+                }
+                _ => match Online::build(spec, f, bound)? {
+                    Some(p) => Cell::Online(p, d),
+                    None => {
+                        let n = nu.as_ref().expect("computed above for MIN");
+                        Cell::Min(min::Min::for_trace(f, n), d, n.cursor())
+                    }
+                },
             });
         }
     }

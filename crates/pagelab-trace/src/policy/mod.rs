@@ -66,6 +66,7 @@ pub mod ar;
 pub mod arc;
 pub mod clock;
 pub mod clock_pro;
+mod clock_sizes;
 mod drive;
 pub mod fifo;
 mod fifo_sizes;
