@@ -575,6 +575,23 @@ def print_record(record: dict[str, Any]) -> None:
 
 
 @cli.command()
+@click.argument("results", type=click.Path(file_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Site directory.")
+def report(results: str, out: str) -> None:
+    """Write an offline HTML site setting every reproduction record in RESULTS beside its paper."""
+    from . import report as site
+
+    board = site.build(results, out)
+    overall = board["overall"]["predicted"]
+    click.echo(
+        f"{len(board['reproductions'])} reproductions; predicted rows within 25 %: "
+        f"{overall['within_25']} of {overall['n']}",
+        err=True,
+    )
+    click.echo(str(Path(out) / "index.html"))
+
+
+@cli.command()
 @click.option("--out", type=click.Path(file_okay=False), default="results/demo", show_default=True)
 def demo(out: str) -> None:
     """Capture a real program's trace, draw its curves under several policies, write a report."""
