@@ -582,12 +582,15 @@ def report(results: str, out: str) -> None:
     from . import report as site
 
     board = site.build(results, out)
-    overall = board["overall"]["predicted"]
-    click.echo(
-        f"{len(board['reproductions'])} reproductions; predicted rows within 25 %: "
-        f"{overall['within_25']} of {overall['n']}",
-        err=True,
+    total = board["overall"]
+    within = "; ".join(
+        f"{role} {total[role]['within_25']} of {total[role]['n']}"
+        for role in ("predicted", "fitted", "unknown")
+        if total[role]["n"]
     )
+    claims = ", ".join(f"{n} {v}" for v, n in total["claims"].items() if n)
+    click.echo(f"{len(board['reproductions'])} reproductions; within 25 %: {within or 'no rows'}")
+    click.echo(f"claims: {claims or 'none'}")
     click.echo(str(Path(out) / "index.html"))
 
 

@@ -163,8 +163,10 @@ def _claim(w: _Where, i: int, c: Any) -> Claim:
     else:
         raise w.fail(key, "a `verdict` or a boolean `holds`", c.get("holds"))
     seeds = c.get("seeds")
+    if isinstance(seeds, list) and all(isinstance(s, int) for s in seeds):
+        seeds = len(seeds)  # the seeds themselves rather than their count
     if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)):
-        raise w.fail(f"{key}.seeds", "a count of seeds", seeds)
+        raise w.fail(f"{key}.seeds", "a count of seeds (or their list)", seeds)
     return Claim(
         id=_text(w, f"{key}.id", c.get("id"), default=f"claim-{i + 1}"),
         text=_text(w, f"{key}.text", c.get("text")),
