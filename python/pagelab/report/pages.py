@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import jinja2
@@ -102,11 +104,17 @@ def _grid(views: list[dict[str, Any]]) -> dict[str, Any] | None:
     }
 
 
-def _description(name: str) -> str:
-    """The reproduction module's docstring, when this pagelab has that reproduction."""
+@functools.cache
+def _modules() -> dict[str, ModuleType]:
+    """This pagelab's reproduction modules by name (their docstrings and sources are read)."""
     from .. import reproduce
 
-    module = reproduce._modules().get(name)
+    return reproduce._modules()
+
+
+def _description(name: str) -> str:
+    """The reproduction module's docstring, when this pagelab has that reproduction."""
+    module = _modules().get(name)
     return (module.__doc__ or "").strip() if module else ""
 
 
@@ -151,9 +159,7 @@ def reproduction_context(record: Record, counts: dict[str, Any]) -> dict[str, An
 
 def presets_used(records: list[Record], names: list[str]) -> dict[str, list[str]]:
     """Presets each reproduction names: in its fitted block, or in its module's source."""
-    from .. import reproduce
-
-    modules = reproduce._modules()
+    modules = _modules()
     found: dict[str, list[str]] = {}
     for r in records:
         text = ""
@@ -216,4 +222,5 @@ def index_context(
         "presets": preset_pages,
         "dates": (dates[0], dates[-1]),
         "mismatched": [n for n, c in board["reproductions"].items() if c["score_mismatches"]],
+        "missing": sorted(set(_modules()) - {r.name for r in records}),
     }
