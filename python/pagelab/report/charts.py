@@ -8,7 +8,6 @@ table, the paper's points and ours over the table's rows, the way the paper's ow
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from . import score
@@ -41,30 +40,30 @@ def _label(row: Row) -> str:
     return " · ".join(p for p in (row.table, row.row, row.column) if p)
 
 
-def distances(rows: list[Row], group: Callable[[Row], str], title: str) -> dict[str, Any] | None:
+def distances(grouped: list[tuple[str, Row]], title: str) -> dict[str, Any] | None:
     """Each scored row's signed relative difference from the paper [%], one line of dots per
     group (a paper on the index, a table on a reproduction's page), over the 10 % and 25 %
     bands of the scoreboard. Differences beyond ±100 % sit on the edge as triangles."""
-    scored = [(r, score.distance(r)) for r in rows if r.role in score.SCORED_ROLES]
-    scored = [(r, d) for r, d in scored if d is not None]
+    scored = [(g, r, score.distance(r)) for g, r in grouped if r.role in score.SCORED_ROLES]
+    scored = [(g, r, d) for g, r, d in scored if d is not None]
     if not scored:
         return None
     data = []
     for role in score.SCORED_ROLES:
-        mine = [(r, d) for r, d in scored if r.role == role]
+        mine = [(g, r, d) for g, r, d in scored if r.role == role]
         if not mine:
             continue
-        signed = [100 * d * (1 if r.pagelab >= r.paper else -1) for r, d in mine]
+        signed = [100 * d * (1 if r.pagelab >= r.paper else -1) for _, r, d in mine]
         data.append(
             {
                 "type": "scatter",
                 "mode": "markers",
                 "name": role,
                 "x": [max(-EDGE, min(EDGE, v)) for v in signed],
-                "y": [group(r) for r, _ in mine],
+                "y": [g for g, _, _ in mine],
                 "text": [
                     f"{_label(r)}<br>paper {r.paper} · pagelab {r.pagelab} {r.unit}<br>{v:+.1f} %"
-                    for (r, _), v in zip(mine, signed, strict=True)
+                    for (_, r, _), v in zip(mine, signed, strict=True)
                 ],
                 "hovertemplate": "%{text}<extra></extra>",
                 "marker": {
@@ -91,7 +90,7 @@ def distances(rows: list[Row], group: Callable[[Row], str], title: str) -> dict[
         }
         for w, colour in bands
     ]
-    groups = len({group(r) for r, _ in scored})
+    groups = len({g for g, _, _ in scored})
     layout = {
         **_LAYOUT,
         "title": {"text": title},

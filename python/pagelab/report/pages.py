@@ -150,7 +150,7 @@ def reproduction_context(record: Record, counts: dict[str, Any]) -> dict[str, An
         "description": _description(record.name),
         "fitted": _fitted(record.fitted),
         "distances": charts.distances(
-            record.rows, lambda r: r.table or "(untitled)", "distance from the paper, by table"
+            [(r.table or "(untitled)", r) for r in record.rows], "distance from the paper, by table"
         ),
         "table_charts": charts.tables(record),
         "title": record.title,
@@ -223,4 +223,8 @@ def index_context(
         "dates": (dates[0], dates[-1]),
         "mismatched": [n for n, c in board["reproductions"].items() if c["score_mismatches"]],
         "missing": sorted(set(_modules()) - {r.name for r in records}),
+        "distances": charts.distances(
+            [(r.paper, row) for r in records for row in r.rows],
+            "distance from the paper, every scored row, by paper",
+        ),
     }

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shlex
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,6 +27,8 @@ from ..errors import PagelabError
 ROLES = ("input", "fitted", "predicted", "ours")
 VERDICTS = ("holds", "direction-only", "fails", "inconclusive")
 LEGACY_VERDICTS = ("direction-only (legacy)", "fails (legacy)")
+#: A record's name names its page, so it must be a plain file name.
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 #: Every verdict a claim can show, in the order the site lists them.
 ALL_VERDICTS = VERDICTS + LEGACY_VERDICTS
 
@@ -221,6 +224,8 @@ def parse(path: Path, raw: Any) -> Record:
     if not isinstance(raw, dict):
         raise w.fail("(top level)", "a JSON object (a reproduction record)", type(raw).__name__)
     name = _text(w, "name", raw.get("name"))
+    if not NAME.fullmatch(name):
+        raise w.fail("name", "a reproduction name of letters, digits, '.', '_' and '-'", name)
     scale = _text(w, "scale", raw.get("scale"), default="unknown")
     seeds = _seeds(w, raw)
     figures = [

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PagelabError
-from . import charts, pages, score
+from . import pages, score
 from .records import ALL_VERDICTS, Record, load
 
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -125,12 +125,6 @@ def build(
                 {**preset, "used_by": users},
             )
         index = pages.index_context(records, board, preset_pages)
-        by_paper = {id(row): r.paper for r in records for row in r.rows}
-        index["distances"] = charts.distances(
-            [row for r in records for row in r.rows],
-            lambda row: by_paper[id(row)],
-            "distance from the paper, every scored row, by paper",
-        )
         pages.render(env, "index.html.j2", tmp / "index.html", index)
         (tmp / "scoreboard.json").write_text(json.dumps(board, indent=2) + "\n")
         _swap(tmp, out)
