@@ -474,6 +474,53 @@ def _print_metrics(metrics: dict[str, Any]) -> None:
     Console().print(t)
 
 
+@cli.command()
+@click.argument("spec")
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY.PATH=VALUE",
+    help="Override one value of the spec for every run; may be repeated.",
+)
+@click.option(
+    "--grid",
+    "grid",
+    multiple=True,
+    metavar="KEY.PATH=V1,V2|LO:HI:STEP",
+    help="An axis of the sweep: values, or an inclusive range; may be repeated (product).",
+)
+@click.option("--seeds", default=1, show_default=True, help="Seeds 1..N for every grid point.")
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Result store.")
+@click.option("--workers", type=int, default=None, help="Worker processes [default: one per core].")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="An existing scheduler.")
+def sweep(
+    spec: str,
+    overrides: tuple[str, ...],
+    grid: tuple[str, ...],
+    seeds: int,
+    out: str,
+    workers: int | None,
+    scheduler: str | None,
+) -> None:
+    """Run SPEC (a TOML file or a preset) at every grid point and seed, in parallel.
+
+    Each run is kept in OUT/runs/ as one Parquet row, keyed by the resolved spec, the seed and
+    the version: a run already there is not computed again.
+    """
+    from .sweep import run_sweep
+
+    outcome = run_sweep(
+        spec, grid=grid, seeds=seeds, set=overrides, out=out, workers=workers, scheduler=scheduler
+    )
+    n = len(outcome.rows)
+    click.echo(
+        f"{n} runs: {n - outcome.computed} from the store, {outcome.computed} computed, "
+        f"in {outcome.wall_seconds:.1f} s; dataset in {Path(out) / 'runs'}/",
+        err=True,
+    )
+
+
 @cli.group()
 def chanson() -> None:
     """Chanson's regression model of UNIX V6 swapping: predict, and solve for memory."""
