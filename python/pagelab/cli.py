@@ -772,6 +772,26 @@ def print_record(record: dict[str, Any]) -> None:
 
 
 @cli.command()
+@click.argument("results", type=click.Path(file_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Site directory.")
+def report(results: str, out: str) -> None:
+    """Write an offline HTML site setting every reproduction record in RESULTS beside its paper."""
+    from . import report as site
+
+    board = site.build(results, out)
+    total = board["overall"]
+    within = "; ".join(
+        f"{role} {total[role]['within_25']} of {total[role]['n']}"
+        for role in ("predicted", "fitted", "unknown")
+        if total[role]["n"]
+    )
+    claims = ", ".join(f"{n} {v}" for v, n in total["claims"].items() if n)
+    click.echo(f"{len(board['reproductions'])} reproductions; within 25 %: {within or 'no rows'}")
+    click.echo(f"claims: {claims or 'none'}")
+    click.echo(str(Path(out) / "index.html"))
+
+
+@cli.command()
 @click.option("--out", type=click.Path(file_okay=False), default="results/demo", show_default=True)
 def demo(out: str) -> None:
     """Capture a real program's trace, draw its curves under several policies, write a report."""
