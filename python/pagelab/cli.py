@@ -682,7 +682,7 @@ def reproduce(
         scores = rep.last_scores(out)
         for r in rep.available():
             s = scores.get(r["name"])
-            click.echo(f"{r['name']}: {r['title']} ({r['paper']})  [{_score_line(s)}]")
+            click.echo(f"{r['name']}: {r['title']} ({r['paper']})  [{rep.score_line(s)}]")
         return
     if name and run_all:
         raise PagelabError("reproduce: give a NAME or --all, not both")
@@ -702,73 +702,16 @@ def reproduce(
             )
             records.append(record)
             if run_all:
-                click.echo(f"{n}: {_score_line(record['score'])}")
+                click.echo(f"{n}: {rep.score_line(record['score'])}")
             else:
-                print_record(record)
+                rep.print_record(record)
             click.echo(f"record in {Path(out) / (n + '.json')}", err=True)
     if run_all:
         total = rep.score(
             [r for rec in records for r in rec["rows"]],
             [c for rec in records for c in rec["claims"]],
         )
-        click.echo(f"all {len(records)}: {_score_line(total)}")
-
-
-def _score_line(score: dict[str, Any] | None) -> str:
-    if not score:
-        return "no full run yet"
-    claims = ", ".join(f"{v} {k}" for k, v in score["claims"].items())
-    return (
-        f"predicted {score['predicted']}: {score['within_10']} within 10 %, "
-        f"{score['within_25']} within 25 %; fitted {score['fitted']}; claims: {claims}"
-    )
-
-
-def print_record(record: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    t = Table(
-        "table",
-        "row",
-        "column",
-        "role",
-        "paper",
-        "pagelab",
-        "95 % interval",
-        "unit",
-        title=record["title"],
-    )
-
-    def fmt(v: Any) -> str:
-        return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
-
-    for r in record["rows"]:
-        iv = r.get("interval")
-        span = f"{fmt(iv[0])} .. {fmt(iv[1])}" if iv else ""
-        t.add_row(
-            r["table"],
-            r["row"],
-            r["column"],
-            r["role"],
-            fmt(r["paper"]),
-            fmt(r["pagelab"]),
-            span,
-            r["unit"],
-        )
-    console = Console()
-    console.print(t)
-    colour = {"holds": "green", "direction-only": "yellow", "fails": "red", "inconclusive": "blue"}
-    for c in record["claims"]:
-        v = c["verdict"]
-        lo, hi = c["interval"]
-        console.print(
-            f"[{colour[v]}]{v}[/{colour[v]}]  {c['text']}: effect {fmt(c['effect'])} "
-            f"[{fmt(lo)}, {fmt(hi)}] ({c['method']}, {c['seeds']} seeds), "
-            f"paper {fmt(c['paper_effect'])}; "
-            f"{c['evidence']}"
-        )
-    console.print(f"score: {_score_line(record['score'])}")
+        click.echo(f"all {len(records)}: {rep.score_line(total)}")
 
 
 @cli.command()

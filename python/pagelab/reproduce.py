@@ -253,6 +253,65 @@ def _within(ours: float, paper: float, frac: float) -> bool:
     return abs(ours - paper) <= frac * abs(paper)
 
 
+def score_line(score: dict[str, Any] | None) -> str:
+    """A score block in one line."""
+    if not score:
+        return "no full run yet"
+    claims = ", ".join(f"{v} {k}" for k, v in score["claims"].items())
+    return (
+        f"predicted {score['predicted']}: {score['within_10']} within 10 %, "
+        f"{score['within_25']} within 25 %; fitted {score['fitted']}; claims: {claims}"
+    )
+
+
+def print_record(record: dict[str, Any]) -> None:
+    """The record as a table on the terminal, its claims, and its score."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(
+        "table",
+        "row",
+        "column",
+        "role",
+        "paper",
+        "pagelab",
+        "95 % interval",
+        "unit",
+        title=record["title"],
+    )
+
+    def fmt(v: Any) -> str:
+        return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+
+    for r in record["rows"]:
+        iv = r.get("interval")
+        span = f"{fmt(iv[0])} .. {fmt(iv[1])}" if iv else ""
+        t.add_row(
+            r["table"],
+            r["row"],
+            r["column"],
+            r["role"],
+            fmt(r["paper"]),
+            fmt(r["pagelab"]),
+            span,
+            r["unit"],
+        )
+    console = Console()
+    console.print(t)
+    colour = {"holds": "green", "direction-only": "yellow", "fails": "red", "inconclusive": "blue"}
+    for c in record["claims"]:
+        v = c["verdict"]
+        lo, hi = c["interval"]
+        console.print(
+            f"[{colour[v]}]{v}[/{colour[v]}]  {c['text']}: effect {fmt(c['effect'])} "
+            f"[{fmt(lo)}, {fmt(hi)}] ({c['method']}, {c['seeds']} seeds), "
+            f"paper {fmt(c['paper_effect'])}; "
+            f"{c['evidence']}"
+        )
+    console.print(f"score: {score_line(record['score'])}")
+
+
 def _modules() -> dict[str, ModuleType]:
     found = {}
     for info in pkgutil.iter_modules(reproductions.__path__):

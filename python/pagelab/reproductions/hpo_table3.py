@@ -53,48 +53,9 @@ def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs)
 
 
-def run(ctx: Context) -> None:
-    extra = [] if ctx.full else SMOKE
-    sweep = FULL_SWEEP if ctx.full else SMOKE_SWEEP
-    wanted = [(p, u, t) for p in (BASE, PROTO) for _, u, t in LOADS]
-    wanted += [(p, n, 10.0) for p in (BASE, PROTO) for n in sweep if (p, n, 10.0) not in wanted]
-    settings = [
-        (p, [f"workload.users={u}", f"workload.class.0.think.mean_s={t}", *extra])
-        for p, u, t in wanted
-    ]
-    cache = dict(zip(wanted, ctx.simulate(settings), strict=True))
-
-    for label, users, think in LOADS:
-        b, p = cache[(BASE, users, think)], cache[(PROTO, users, think)]
-        for row, key, sign, lo, hi in ROWS:
-            vb, vp = b.metric(key), p.metric(key)
-            imp = [
-                sign * 100.0 * (y - x) / x if x else float("nan")
-                for x, y in zip(vb, vp, strict=True)
-            ]
-            ctx.row(
-                "Table 3",
-                f"{row} (paper {lo} to {hi} %)",
-                label,
-                imp,
-                paper=(lo + hi) / 2,
-                unit="%",
-            )
-            unit = b.metrics()[key]["unit"]
-            for column, v in (("Base", vb), ("Prototype", vp)):
-                ctx.row("Table 3 raw", f"{key}, {label}", column, v, unit=unit)
-            # The paper's range of improvement, as a relative change in the row's direction.
-            ctx.claim(
-                f"{row}, {label}",
-                f"{row} of {lo} to {hi} % at {label}",
-                base=vb,
-                treatment=vp,
-                paper_effect=sign * (lo + hi) / 200,
-                band=(sign * lo / 100, sign * hi / 100),
-                evidence=f"{_mean(imp):+.1f} % here; {lo} to {hi} % in the paper",
-            )
-
-    # Figure 8: response against active users, a sweep of logged-on users at 10 s think.
+def _figure8(ctx: Context, cache: dict, sweep: list[int]) -> dict[str, list]:
+    """Figure 8: response against active users, a sweep of logged-on users at 10 s think;
+    users supported at equal response. Returns the curves, per system and seed."""
     curves: dict[str, list[list[tuple[float, float]]]] = {}
     for column, preset in (("Base", BASE), ("Prototype", PROTO)):
         per_seed: list[list[tuple[float, float]]] = [[] for _ in ctx.seeds]
@@ -141,6 +102,51 @@ def run(ctx: Context) -> None:
         evidence=f"Q1 seconds from {sweep[0]} to {sweep[-1]} users: base x "
         f"{_mean(rise['Base']):.2f}, prototype x {_mean(rise['Prototype']):.2f}",
     )
+    return curves
+
+
+def run(ctx: Context) -> None:
+    extra = [] if ctx.full else SMOKE
+    sweep = FULL_SWEEP if ctx.full else SMOKE_SWEEP
+    wanted = [(p, u, t) for p in (BASE, PROTO) for _, u, t in LOADS]
+    wanted += [(p, n, 10.0) for p in (BASE, PROTO) for n in sweep if (p, n, 10.0) not in wanted]
+    settings = [
+        (p, [f"workload.users={u}", f"workload.class.0.think.mean_s={t}", *extra])
+        for p, u, t in wanted
+    ]
+    cache = dict(zip(wanted, ctx.simulate(settings), strict=True))
+
+    for label, users, think in LOADS:
+        b, p = cache[(BASE, users, think)], cache[(PROTO, users, think)]
+        for row, key, sign, lo, hi in ROWS:
+            vb, vp = b.metric(key), p.metric(key)
+            imp = [
+                sign * 100.0 * (y - x) / x if x else float("nan")
+                for x, y in zip(vb, vp, strict=True)
+            ]
+            ctx.row(
+                "Table 3",
+                f"{row} (paper {lo} to {hi} %)",
+                label,
+                imp,
+                paper=(lo + hi) / 2,
+                unit="%",
+            )
+            unit = b.metrics()[key]["unit"]
+            for column, v in (("Base", vb), ("Prototype", vp)):
+                ctx.row("Table 3 raw", f"{key}, {label}", column, v, unit=unit)
+            # The paper's range of improvement, as a relative change in the row's direction.
+            ctx.claim(
+                f"{row}, {label}",
+                f"{row} of {lo} to {hi} % at {label}",
+                base=vb,
+                treatment=vp,
+                paper_effect=sign * (lo + hi) / 200,
+                band=(sign * lo / 100, sign * hi / 100),
+                evidence=f"{_mean(imp):+.1f} % here; {lo} to {hi} % in the paper",
+            )
+
+    curves = _figure8(ctx, cache, sweep)
     if ctx.out is not None:
         import matplotlib
 

@@ -182,7 +182,7 @@ def _by_seed(*series: list[float]) -> list[tuple[float, ...]]:
 
 
 def _claims(ctx: Context, sc: dict[str, Any], res: dict) -> None:
-    store, k12 = sc["store"], sc["fig12"]
+    store = sc["store"]
     good = _by_seed(*(_ts(res, f"10/{GOOD}/{m}") for m in MPLS))
     bad = _by_seed(*(_ts(res, f"10/{CASUAL}/{m}") for m in MPLS))
     fmt = lambda xs: ", ".join(f"{x:.0f}" for x in xs)  # noqa: E731
@@ -232,6 +232,13 @@ def _claims(ctx: Context, sc: dict[str, Any], res: dict) -> None:
         f"sequential {mean_bad[0]:.0f} s",
         direction=1,
     )
+    _claims_12_13(ctx, sc, res, claim)
+
+
+def _claims_12_13(ctx: Context, sc: dict[str, Any], res: dict, claim: Any) -> None:
+    """Figures 12 and 13: the best level, AR and the leveler at five jobs, small stores."""
+    store, k12 = sc["store"], sc["fig12"]
+    fmt = lambda xs: ", ".join(f"{x:.0f}" for x in xs)  # noqa: E731
     seq = {}
     for policy in ("fifo", "bifo", "ar"):
         ts = _by_seed(*(_ts(res, f"12/{policy}/{m}") for m in MPLS))

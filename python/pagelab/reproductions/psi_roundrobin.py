@@ -131,6 +131,37 @@ def _paging(rep: dict) -> tuple[float, float]:
     return cpu, (m["fault_rate"]["value"] / cpu if cpu > 0 else float("nan"))
 
 
+def _control(ctx: Context, ns: list[int], ctl_curves: list, done: list) -> None:
+    """The control run (CONTROL): the same prediction at its reference time."""
+    ctl_errors = []
+    for n, runs in zip(ns, done, strict=True):
+        pred = lab.psi_predict(ctl_curves, n)
+        rep = runs.reports[0]
+        cpu, sim = _paging(rep)
+        err = 100.0 * (pred["paging_rate"] - sim) / sim
+        spec_run = rep["spec"]["run"]
+        wall = float(spec_run["duration_s"]) - float(spec_run["warmup_s"])
+        rates = [(u["faults"] + u["vios"]) / wall for u in rep["users"]]
+        t, row = "Control: CPU-bound, run to interruption", f"N = {n}"
+        ctx.row(t, row, "Ψ* (eq. 1)", round(pred["psi_star"], 2))
+        ctx.row(t, row, "predicted P", round(pred["paging_rate"], 2), unit="1/s")
+        ctx.row(t, row, "simulated P", round(sim, 2), unit="1/s")
+        ctx.row(t, row, "error", round(err, 1), paper=10.0, unit="%")
+        ctx.row(t, row, "problem state", round(100 * cpu, 1), unit="%")
+        ctx.row(t, row, "interruptions/s, min/max", round(min(rates) / max(rates), 2))
+        if pred["bound"] == "solved":
+            ctl_errors.append(abs(err))
+    if ctl_errors:
+        ctx.row(
+            "Control: CPU-bound, run to interruption",
+            "all N",
+            "mean |error|",
+            round(sum(ctl_errors) / len(ctl_errors), 1),
+            paper=10.0,
+            unit="%",
+        )
+
+
 def run(ctx: Context) -> None:
     mix = FULL_MIX if ctx.full else SMOKE_MIX
     ns = FULL_N if ctx.full else SMOKE_N
@@ -206,34 +237,7 @@ def run(ctx: Context) -> None:
                     errors[k].append(abs(e))
             else:
                 ctx.notes.append(f"N = {n}: Ψ* {pred['bound']}, left out of the error summary")
-        # The control run (CONTROL): the same prediction at its reference time.
-        ctl_errors = []
-        for n, runs in zip(ns, done[len(ns) :], strict=True):
-            pred = lab.psi_predict(ctl_curves, n)
-            rep = runs.reports[0]
-            cpu, sim = _paging(rep)
-            err = 100.0 * (pred["paging_rate"] - sim) / sim
-            spec_run = rep["spec"]["run"]
-            wall = float(spec_run["duration_s"]) - float(spec_run["warmup_s"])
-            rates = [(u["faults"] + u["vios"]) / wall for u in rep["users"]]
-            t, row = "Control: CPU-bound, run to interruption", f"N = {n}"
-            ctx.row(t, row, "Ψ* (eq. 1)", round(pred["psi_star"], 2))
-            ctx.row(t, row, "predicted P", round(pred["paging_rate"], 2), unit="1/s")
-            ctx.row(t, row, "simulated P", round(sim, 2), unit="1/s")
-            ctx.row(t, row, "error", round(err, 1), paper=10.0, unit="%")
-            ctx.row(t, row, "problem state", round(100 * cpu, 1), unit="%")
-            ctx.row(t, row, "interruptions/s, min/max", round(min(rates) / max(rates), 2))
-            if pred["bound"] == "solved":
-                ctl_errors.append(abs(err))
-        if ctl_errors:
-            ctx.row(
-                "Control: CPU-bound, run to interruption",
-                "all N",
-                "mean |error|",
-                round(sum(ctl_errors) / len(ctl_errors), 1),
-                paper=10.0,
-                unit="%",
-            )
+        _control(ctx, ns, ctl_curves, done[len(ns) :])
     means = [sum(e) / len(e) if e else float("nan") for e in errors]
     ctx.row("Round robin", "all N", "mean |error|", means, paper=10.0, unit="%")
     ctx.claim(

@@ -68,23 +68,43 @@ def _replicate(design: dict, runs: list, k: int) -> list[dict]:
     return out
 
 
-def run(ctx: Context) -> None:
-    design = FULL if ctx.full else SMOKE
-    duration = None if ctx.full else 300.0
-    points = list(itertools.product(*design.values()))
+def _section4(ctx: Context, fits: list[dict], duration: float | None) -> None:
+    """Section 4's worked example with our PC = 12 ms equation, checked against the simulator."""
     pn, ps, mm = 8, 200, 700
-    settings = [chanson.settings(*p, duration_s=duration) for p in points]
-    # Every seed replicates the whole design (the runs of one replication share its seed).
-    done = ctx.simulate(settings)
-    reps = [_replicate(design, done, k) for k in range(len(ctx.seeds))]
-    n_fit = sum(1 for r in reps[0] if not r["held_out"])
-    ctx.row("design", "runs", "fitted", n_fit, unit="runs")
-    ctx.row("design", "runs", "held out", len(reps[0]) - n_fit, unit="runs")
-    ctx.notes.append(
-        f"the paper ran 83 twenty-minute runs; the design here is {len(points)} runs, "
-        f"replicated over {len(ctx.seeds)} seeds"
+    eq1s = [f["per_pc"][12] for f in fits]
+    needs = [chanson.memory_for(e, 1000, pn=pn, ps=ps, pc=12) for e in eq1s]
+    checks = ctx.simulate(
+        [chanson.settings(pn, ps, 12, m, duration_s=duration) for m in (mm, mm + 256)]
+        + [chanson.settings(pn, ps, 12, round(sum(needs) / len(needs)), duration_s=duration)]
     )
-    fits = [_fits(design, rep) for rep in reps]
+    for (label, memory, paper_rt), measured in zip(
+        (("700 blocks", mm, 2761), ("956 blocks", mm + 256, 1700)), checks, strict=False
+    ):
+        predicted = [chanson.predict_rt(e, mm=memory, pn=pn, ps=ps, pc=12) for e in eq1s]
+        ctx.row("section 4 example", label, "predicted", predicted, paper=paper_rt, unit="ms")
+        ctx.row(
+            "section 4 example", label, "simulated", measured.metric("reaction_time_ms"), unit="ms"
+        )
+    ctx.row(
+        "section 4 example",
+        "memory for 1 s",
+        "extra blocks",
+        [n - mm for n in needs],
+        paper=587,
+        unit="blocks",
+    )
+    ctx.row(
+        "section 4 example",
+        "memory for 1 s",
+        "simulated reaction",
+        checks[2].metric("reaction_time_ms"),
+        paper=1000,
+        unit="ms",
+    )
+
+
+def _equation_rows(ctx: Context, design: dict, fits: list[dict]) -> None:
+    """The fitted equations beside the paper's, and their validation on held-out runs."""
     paper_overall = {"intercept": 703, "pctrmm": -15, "pc": 2.3, "pc_pn_ps": -0.004}
     for term in paper_overall:
         ctx.row(
@@ -128,6 +148,25 @@ def run(ctx: Context) -> None:
         [f["abs_err"] for f in fits],
         unit="ms",
     )
+
+
+def run(ctx: Context) -> None:
+    design = FULL if ctx.full else SMOKE
+    duration = None if ctx.full else 300.0
+    points = list(itertools.product(*design.values()))
+    settings = [chanson.settings(*p, duration_s=duration) for p in points]
+    # Every seed replicates the whole design (the runs of one replication share its seed).
+    done = ctx.simulate(settings)
+    reps = [_replicate(design, done, k) for k in range(len(ctx.seeds))]
+    n_fit = sum(1 for r in reps[0] if not r["held_out"])
+    ctx.row("design", "runs", "fitted", n_fit, unit="runs")
+    ctx.row("design", "runs", "held out", len(reps[0]) - n_fit, unit="runs")
+    ctx.notes.append(
+        f"the paper ran 83 twenty-minute runs; the design here is {len(points)} runs, "
+        f"replicated over {len(ctx.seeds)} seeds"
+    )
+    fits = [_fits(design, rep) for rep in reps]
+    _equation_rows(ctx, design, fits)
     ctx.claim(
         "pctrmm-dominates",
         "PCTRMM alone explains most of the variation in reaction time (paper: r² over 0.8)",
@@ -145,37 +184,7 @@ def run(ctx: Context) -> None:
         evidence="ms per point of PCTRMM, per seed: "
         + ", ".join(f"{f['alone'].coefficients['pctrmm']:.1f}" for f in fits),
     )
-    # Section 4's worked example with our PC = 12 ms equation, checked against the simulator.
-    eq1s = [f["per_pc"][12] for f in fits]
-    needs = [chanson.memory_for(e, 1000, pn=pn, ps=ps, pc=12) for e in eq1s]
-    checks = ctx.simulate(
-        [chanson.settings(pn, ps, 12, m, duration_s=duration) for m in (mm, mm + 256)]
-        + [chanson.settings(pn, ps, 12, round(sum(needs) / len(needs)), duration_s=duration)]
-    )
-    for (label, memory, paper_rt), measured in zip(
-        (("700 blocks", mm, 2761), ("956 blocks", mm + 256, 1700)), checks, strict=False
-    ):
-        predicted = [chanson.predict_rt(e, mm=memory, pn=pn, ps=ps, pc=12) for e in eq1s]
-        ctx.row("section 4 example", label, "predicted", predicted, paper=paper_rt, unit="ms")
-        ctx.row(
-            "section 4 example", label, "simulated", measured.metric("reaction_time_ms"), unit="ms"
-        )
-    ctx.row(
-        "section 4 example",
-        "memory for 1 s",
-        "extra blocks",
-        [n - mm for n in needs],
-        paper=587,
-        unit="blocks",
-    )
-    ctx.row(
-        "section 4 example",
-        "memory for 1 s",
-        "simulated reaction",
-        checks[2].metric("reaction_time_ms"),
-        paper=1000,
-        unit="ms",
-    )
+    _section4(ctx, fits, duration)
     runs = reps[0]
     ctx.notes.append(
         "the paper's section 4 formula prints 6 * 200 where its text and its "
