@@ -248,9 +248,11 @@ def score(rows: list[dict[str, Any]], claims: list[dict[str, Any]]) -> dict[str,
 
 
 def _within(ours: float, paper: float, frac: float) -> bool:
+    """|ours - paper| / |paper| within `frac`; a paper's 0 is met only by a 0."""
+    gap = abs(ours - paper)
     if paper == 0:
-        return abs(ours) <= frac
-    return abs(ours - paper) <= frac * abs(paper)
+        return gap == 0
+    return gap / abs(paper) <= frac
 
 
 def score_line(score: dict[str, Any] | None) -> str:
