@@ -16,8 +16,53 @@ from pagelab.errors import PagelabError
 from pagelab.report import build, presets
 from test_report_browser import _chromium
 
-#: Fast reproductions whose smoke records feed the site (rows without roles, claims with `holds`).
+#: Fast reproductions whose smoke records feed the site.
 SMOKE = ("belady-anomaly", "unix-login-control")
+
+
+def _legacy_record(name: str) -> dict:
+    """A record in the format before roles and verdicts: rows without a role, claims with a
+    boolean `holds` decided on one seed."""
+    faults = [("fifo", 3, 9), ("fifo", 4, 10), ("lru", 3, 10), ("lru", 4, 8), ("min", 3, 7)]
+    rows = [
+        {
+            "table": "faults",
+            "row": f"{p} {n} frames",
+            "column": "faults",
+            "paper": f,
+            "pagelab": f,
+            "unit": "faults",
+        }
+        for p, n, f in faults
+    ]
+    rows.append(
+        {
+            "table": "faults",
+            "row": "min 4 frames",
+            "column": "faults",
+            "paper": 6,
+            "pagelab": 6,
+            "unit": "faults",
+        }
+    )
+    claims = [
+        {"id": cid, "text": cid, "holds": True, "evidence": "by hand"}
+        for cid in ("fifo-anomaly", "lru-inclusion", "min-inclusion")
+    ]
+    return {
+        "name": name,
+        "paper": "Belady, Nelson & Shedler 1969",
+        "title": "Legacy",
+        "scale": "smoke",
+        "seed": 1,
+        "version": "0.0-old",
+        "rows": rows,
+        "claims": claims,
+        "figures": [],
+        "wall_seconds": 0.4,
+    }
+
+
 ARTIFACTS = ROOT / "test-artifacts"
 
 
@@ -96,6 +141,7 @@ def results(tmp_path_factory) -> Path:
     claims = {"holds": 1, "direction-only": 0, "fails": 0, "inconclusive": 1}
     honest = {"predicted": 4, "within_10": 2, "within_25": 3, "claims": claims}
     (out / "hand-new.json").write_text(json.dumps(_design_record("hand-new", figure, honest)))
+    (out / "hand-old.json").write_text(json.dumps(_legacy_record("hand-old")))
     wrong = {**honest, "within_10": 3}
     (out / "hand-wrong-score.json").write_text(
         json.dumps(_design_record("hand-wrong-score", figure, wrong))
@@ -140,17 +186,20 @@ def test_scoreboard_equals_the_records_recounted(results, site):
     for key in ("rows", "input", "ours"):
         assert sum(p[key] for p in board["papers"].values()) == board["overall"][key]
         assert sum(r[key] for r in board["reproductions"].values()) == board["overall"][key]
-    assert set(board["reproductions"]) == {*SMOKE, "hand-new", "hand-wrong-score"}
+    assert set(board["reproductions"]) == {*SMOKE, "hand-new", "hand-wrong-score", "hand-old"}
     assert board["scales"] == ["smoke"]
 
 
 def test_older_records_are_read_with_their_gaps_explicit(site):
     board = json.loads((site / "scoreboard.json").read_text())
-    belady = board["reproductions"]["belady-anomaly"]
-    assert belady["predicted"]["n"] == 0 and belady["unknown"]["n"] == 6
-    assert belady["claims"]["direction-only (legacy)"] == 3
-    page = (site / "repro" / "belady-anomaly.html").read_text()
+    old = board["reproductions"]["hand-old"]
+    assert old["predicted"]["n"] == 0 and old["unknown"]["n"] == 6
+    assert old["claims"]["direction-only (legacy)"] == 3
+    page = (site / "repro" / "hand-old.html").read_text()
     assert "direction-only (legacy)" in page and "role-unknown" in page
+    # The live reproductions write the newer record: every row has its role.
+    belady = board["reproductions"]["belady-anomaly"]
+    assert belady["unknown"]["n"] == 0 and belady["predicted"]["n"] == 6
 
 
 def test_a_record_score_is_recomputed_and_a_mismatch_flagged(site):
