@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, assert_one_line_error, run_cli
-from pagelab import reproduce
+from pagelab import reproduce, tomlout
 from pagelab.errors import PagelabError
 from pagelab.report import build, presets
 from test_report_browser import _chromium
@@ -87,6 +87,22 @@ def _design_record(name: str, figure: str, score: dict) -> dict:
     }
 
 
+def _calibrated_preset(path: Path) -> None:
+    """A preset as `pagelab calibrate` writes it: a fitted value's comment and `[provenance]`."""
+    key = "workload.class.0.think.mean_s"
+    tree = {
+        "preset": {"name": "VM/370, think time fitted", "fidelity": "calibrated"},
+        "workload": {"users": 310, "class": [{"name": "cms", "think": {"mean_s": 12.5}}]},
+        "provenance": {
+            "tool": "pagelab calibrate",
+            "fitted": [key],
+            "key": [{"key": key, "range": [5.0, 30.0], "value": 12.5}],
+            "aimed_at": [{"metric": "q1_seconds", "paper": 0.78, "fitted": 0.8, "weight": 1.0}],
+        },
+    }
+    path.write_text(tomlout.dumps(tree, {key: "fitted by pagelab calibrate to t.toml"}))
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("results")
@@ -96,6 +112,7 @@ def results(tmp_path_factory) -> Path:
     claims = {"holds": 1, "direction-only": 0, "fails": 0, "inconclusive": 1}
     honest = {"predicted": 4, "within_10": 2, "within_25": 3, "claims": claims}
     (out / "hand-new.json").write_text(json.dumps(_design_record("hand-new", figure, honest)))
+    _calibrated_preset(out / "vm370-fitted.toml")
     wrong = {**honest, "within_10": 3}
     (out / "hand-wrong-score.json").write_text(
         json.dumps(_design_record("hand-wrong-score", figure, wrong))
@@ -182,6 +199,12 @@ def test_preset_values_carry_unit_and_source():
     think = params["workload.class.0.think.mean_s"]
     assert think.unit == "s" and "15 seconds" in think.source
     assert params["device.2.model"].value == "2305-2"
+
+
+def test_a_calibrated_preset_beside_the_records_gets_a_page(site):
+    page = (site / "preset" / "vm370-fitted.html").read_text()
+    assert "Provenance of the fitted values" in page and "q1_seconds" in page
+    assert "basis-fitted" in page and "[5.0, 30.0]" not in page and "5, 30" in page
 
 
 def test_malformed_record_gets_one_line_naming_the_file(tmp_path):

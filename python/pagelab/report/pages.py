@@ -119,16 +119,18 @@ def _description(name: str) -> str:
 
 
 def _fitted(fitted: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The fitted block as (field, value) pairs; a mapping of keys shows one line per key."""
+    """A fitted block or a preset's `[provenance]` as fields: a scalar or list shows as text, a
+    mapping as one line per key, a list of mappings as a table with a column per key."""
     if not fitted:
         return []
-    out = []
+    out: list[dict[str, Any]] = []
     for key, value in fitted.items():
         if isinstance(value, dict):
             out.append({"field": key, "entries": [(k, _plain(v)) for k, v in value.items()]})
-        elif isinstance(value, list) and all(isinstance(v, dict) for v in value):
-            entries = [(str(i), _plain(v)) for i, v in enumerate(value)]
-            out.append({"field": key, "entries": entries})
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            head = list(dict.fromkeys(k for v in value for k in v))
+            body = [[_plain(v.get(k, "")) for k in head] for v in value]
+            out.append({"field": key, "head": head, "body": body})
         else:
             out.append({"field": key, "value": _plain(value)})
     return out
@@ -191,8 +193,8 @@ def preset_context(path: Path) -> dict[str, Any]:
         doc_html = Markup(md.renderer.render(tokens, md.options, {}))
     meta = data.get("preset", {}) if isinstance(data.get("preset"), dict) else {}
     system = data.get("system", {}) if isinstance(data.get("system"), dict) else {}
-    bases = {b: sum(p.basis == b for p in params) for b in ("sourced", "inferred", "assumed")}
-    bases["none"] = sum(p.basis == "none" for p in params)
+    bases = {b: sum(p.basis == b for p in params) for b in presets.BASES}
+    provenance = data.get("provenance") if isinstance(data.get("provenance"), dict) else None
     return {
         "name": path.stem,
         "file": path.name,
@@ -203,6 +205,7 @@ def preset_context(path: Path) -> dict[str, Any]:
         "header": presets.header(text),
         "params": params,
         "bases": bases,
+        "provenance": _fitted(provenance),
         "doc": doc.name if doc else None,
         "doc_html": doc_html,
     }
