@@ -218,6 +218,12 @@ def test_malformed_record_gets_one_line_naming_the_file(tmp_path):
     assert not any(p.name.startswith(".s") for p in tmp_path.iterdir()), "temp dir left behind"
 
 
+def test_report_command_prints_the_index_and_warns_of_a_wrong_score(results, tmp_path):
+    proc = run_cli("report", str(results), "--out", str(tmp_path / "site"), check=True)
+    assert proc.stdout.strip().splitlines()[-1] == str(tmp_path / "site" / "index.html")
+    assert "hand-wrong-score: its own score disagrees: within_10" in proc.stderr
+
+
 def test_rebuild_replaces_a_site_and_spares_other_folders(results, site, tmp_path):
     out = tmp_path / "again"
     shutil.copytree(site, out)
