@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import re
 from pathlib import Path
 from types import ModuleType
@@ -61,9 +62,14 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render(env: jinja2.Environment, template: str, target: Path, context: dict[str, Any]) -> None:
+def render(
+    env: jinja2.Environment, template: str, site: Path, page: str, context: dict[str, Any]
+) -> None:
+    """Writes `page` (a path inside `site`); its links to the assets are relative (`root`), so
+    the site works from any folder and from file://."""
+    target = site / page
     target.parent.mkdir(parents=True, exist_ok=True)
-    root = "." if target.parent.name not in ("repro", "preset") else ".."
+    root = Path(os.path.relpath(site, target.parent)).as_posix()
     html = env.get_template(template).render(root=root, **context)
     target.write_text(html, encoding="utf-8")
 

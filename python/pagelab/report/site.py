@@ -118,17 +118,18 @@ def build(
             figures = _copy_figures(record, results, tmp)
             page = pages.reproduction_context(record, board["reproductions"][record.name])
             page.update(figures=figures, presets=uses.get(record.name, []))
-            pages.render(env, "reproduction.html.j2", tmp / "repro" / f"{record.name}.html", page)
+            pages.render(env, "reproduction.html.j2", tmp, f"repro/{record.name}.html", page)
         for preset in preset_pages:
             users = [n for n, names in uses.items() if preset["name"] in names]
             pages.render(
                 env,
                 "preset.html.j2",
-                tmp / "preset" / f"{preset['name']}.html",
+                tmp,
+                f"preset/{preset['name']}.html",
                 {**preset, "used_by": users},
             )
         index = pages.index_context(records, board, preset_pages)
-        pages.render(env, "index.html.j2", tmp / "index.html", index)
+        pages.render(env, "index.html.j2", tmp, "index.html", index)
         (tmp / "scoreboard.json").write_text(json.dumps(board, indent=2) + "\n")
         _swap(tmp, out)
     except BaseException:
