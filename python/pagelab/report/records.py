@@ -212,7 +212,9 @@ def _date(raw: dict[str, Any], path: Path) -> tuple[str, str]:
 def _command(raw: dict[str, Any], name: str, scale: str, seeds: list[int]) -> str:
     if isinstance(raw.get("command"), str):
         return raw["command"]
-    parts = ["pagelab", "reproduce", name, "--scale", scale]
+    parts = ["pagelab", "reproduce", name]
+    if scale in ("smoke", "full"):
+        parts += ["--scale", scale]
     if seeds:
         parts += ["--seed", str(raw.get("seed", seeds[0]))]
     return shlex.join([*parts, "--out", "results"])
