@@ -56,6 +56,7 @@ def _design_record(name: str, figure: str, score: dict) -> dict:
                 "pagelab": q,
                 "interval": None,
                 "unit": "s",
+                **({"why": "the paper's setting, fed in"} if role == "input" else {}),
             }
             for r, c, role, p, q in rows
         ],
@@ -74,9 +75,11 @@ def _design_record(name: str, figure: str, score: dict) -> dict:
                 "id": "pages-up",
                 "text": "More pages",
                 "paper_effect": 0.2,
+                "band": [0.15, None],
                 "effect": 0.05,
                 "interval": [-0.01, 0.11],
                 "seeds": 3,
+                "method": "t",
                 "verdict": "inconclusive",
                 "evidence": "",
             },
@@ -110,7 +113,8 @@ def results(tmp_path_factory) -> Path:
         reproduce.reproduce(name, scale="smoke", out=out)
     figure = json.loads((out / "belady-anomaly.json").read_text())["figures"][0]
     claims = {"holds": 1, "direction-only": 0, "fails": 0, "inconclusive": 1}
-    honest = {"predicted": 4, "within_10": 2, "within_25": 3, "claims": claims}
+    honest = {"predicted": 4, "within_10": 2, "within_25": 3, "fitted": 1, "inputs": 1}
+    honest["claims"] = claims
     (out / "hand-new.json").write_text(json.dumps(_design_record("hand-new", figure, honest)))
     _calibrated_preset(out / "vm370-fitted.toml")
     wrong = {**honest, "within_10": 3}
@@ -183,7 +187,8 @@ def test_a_reproduction_page_shows_command_fitted_values_and_verdicts(site):
     page = (site / "repro" / "hand-new.html").read_text()
     assert "pagelab reproduce hand-new --scale smoke --seed 1" in page
     assert "fitted to Q1 seconds, Base" in page and "Table 2 base column" in page
-    assert "v-inconclusive" in page and "[-0.5, -0.44]" in page
+    assert "v-inconclusive" in page and "[-0.5, -0.44]" in page and "[0.15, ∞]" in page
+    assert "the paper&#39;s setting, fed in" in page
     assert 'href="../preset/vm370.html"' in page
 
 
