@@ -188,7 +188,7 @@ def test_a_reproduction_page_shows_command_fitted_values_and_verdicts(site):
     assert "pagelab reproduce hand-new --scale smoke --seed 1" in page
     assert "fitted to Q1 seconds, Base" in page and "Table 2 base column" in page
     assert "v-inconclusive" in page and "[-0.5, -0.44]" in page and "[0.15, ∞]" in page
-    assert "the paper&#39;s setting, fed in" in page
+    assert "<li>the paper&#39;s setting, fed in</li>" in page and 'class="note">1<' in page
     assert 'href="../preset/vm370.html"' in page
 
 

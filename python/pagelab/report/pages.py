@@ -93,7 +93,14 @@ def _tables(record: Record) -> list[dict[str, Any]]:
     grouped: dict[str, list[dict[str, Any]]] = {}
     for row in record.rows:
         grouped.setdefault(row.table, []).append(_row_view(row))
-    return [{"name": name, "rows": rows, "grid": _grid(rows)} for name, rows in grouped.items()]
+    tables = []
+    for name, rows in grouped.items():
+        # Why a row is an input or fitted is often one sentence for many rows: a numbered note.
+        whys = list(dict.fromkeys(v["row"].why for v in rows if v["row"].why))
+        for v in rows:
+            v["note"] = whys.index(v["row"].why) + 1 if v["row"].why else None
+        tables.append({"name": name, "rows": rows, "grid": _grid(rows), "notes": whys})
+    return tables
 
 
 def _grid(views: list[dict[str, Any]]) -> dict[str, Any] | None:
