@@ -729,6 +729,9 @@ def report(results: str, out: str) -> None:
         if total[role]["n"]
     )
     claims = ", ".join(f"{n} {v}" for v, n in total["claims"].items() if n)
+    for name, counts in board["reproductions"].items():
+        for line in counts["score_mismatches"]:
+            click.echo(f"pagelab: warning: {name}: its own score disagrees: {line}", err=True)
     click.echo(f"{len(board['reproductions'])} reproductions; within 25 %: {within or 'no rows'}")
     click.echo(f"claims: {claims or 'none'}")
     click.echo(str(Path(out) / "index.html"))
