@@ -23,6 +23,7 @@
 //! the engine from that key. A third, [`m44`], runs the M44/44X batch jobs of Brawn &
 //! Gustavson 1968 (`machine.model = "m44-44x"`).
 
+pub mod budget;
 pub mod device;
 pub mod error;
 pub mod guest;
@@ -88,6 +89,7 @@ pub fn run_toml(
     for (key, val) in overrides {
         spec::apply_override(&mut value, key, val)?;
     }
+    budget::check(&value, origin, budget::limit()?)?; // before anything is allocated
     let swapping = value
         .get("memory")
         .and_then(|m| m.get("residency"))
