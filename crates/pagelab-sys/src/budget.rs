@@ -199,8 +199,18 @@ pub fn limit() -> Result<Option<Limit>, SysError> {
     }
 }
 
-/// Refuses the resolved spec `v` from `origin` if its estimate is above `limit`.
+/// Longest run the clock can count [s]: 2^64 ns of simulated time, about 584 years.
+pub const MAX_DURATION_S: f64 = u64::MAX as f64 / 1e9;
+
+/// Refuses the resolved spec `v` from `origin` if its estimate is above `limit`, or if its run
+/// is longer than the clock can count.
 pub fn check(v: &toml::Value, origin: &str, limit: Option<Limit>) -> Result<(), SysError> {
+    if let Some(d) = num(v, "run.duration_s").filter(|d| !(*d <= MAX_DURATION_S)) {
+        return Err(SysError::OverBudget(format!(
+            "{origin}: run.duration_s = {d:e}: longer than the simulated clock can count \
+             ({MAX_DURATION_S:.3e} s, 2^64 ns); expected a shorter run"
+        )));
+    }
     let Some(limit) = limit else { return Ok(()) };
     let e = estimate(v);
     if e.bytes <= limit.bytes {
@@ -262,12 +272,20 @@ mod tests {
     }
 
     #[test]
-    fn an_endless_run_is_refused_for_its_samples() {
+    fn an_endless_run_is_refused_for_its_clock_or_its_samples() {
         let v = spec("[run]\nduration_s = 1e30\n[monitor]\ninterval_s = 60.0\n");
         let e = check(&v, "vm370", Some(lim(1 << 40)))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("run.duration_s = 1e30"), "{e}");
+        assert!(e.contains("run.duration_s = 1e30: longer than"), "{e}");
+        let v = spec("[run]\nduration_s = 1e10\n[monitor]\ninterval_s = 0.001\n");
+        let e = check(&v, "vm370", Some(lim(1 << 40)))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("run.duration_s = 10000000000: the run would need"),
+            "{e}"
+        );
     }
 
     #[test]
