@@ -205,7 +205,7 @@ pub const MAX_DURATION_S: f64 = u64::MAX as f64 / 1e9;
 /// Refuses the resolved spec `v` from `origin` if its estimate is above `limit`, or if its run
 /// is longer than the clock can count.
 pub fn check(v: &toml::Value, origin: &str, limit: Option<Limit>) -> Result<(), SysError> {
-    if let Some(d) = num(v, "run.duration_s").filter(|d| !(*d <= MAX_DURATION_S)) {
+    if let Some(d) = num(v, "run.duration_s").filter(|d| *d > MAX_DURATION_S) {
         return Err(SysError::OverBudget(format!(
             "{origin}: run.duration_s = {d:e}: longer than the simulated clock can count \
              ({MAX_DURATION_S:.3e} s, 2^64 ns); expected a shorter run"
