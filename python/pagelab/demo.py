@@ -65,7 +65,12 @@ def run(out: Path, count: int = WORDS) -> dict[str, Any]:
 
     report = _report(out, info, rows, record)
     console.print(f"\nreport: [bold]{report}[/bold]")
-    return {"trace": str(trace), "report": str(report)}
+    from . import report as site
+
+    site.build(out, out / "site")
+    index = out / "site" / "index.html"
+    console.print(f"reproductions beside their papers: [bold]{index}[/bold]")
+    return {"trace": str(trace), "report": str(report), "site": str(index)}
 
 
 def _report(

@@ -86,6 +86,7 @@ pub fn run_toml(
     })?;
     // Overrides apply to the resolved preset (resolving again in load_spec changes nothing).
     let mut value = spec::resolve_extends(value, origin, 0)?;
+    spec::drop_provenance(&mut value);
     for (key, val) in overrides {
         spec::apply_override(&mut value, key, val)?;
     }
