@@ -140,6 +140,7 @@ impl TraceNextUse {
         let mut buf = Vec::new();
         let mut i = n as u32;
         for c in (0..reader.chunk_count()).rev() {
+            pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk read
             buf.clear();
             reader.read_chunk(c, &mut buf)?;
             for r in buf.iter().rev() {
