@@ -55,6 +55,11 @@ def label(policy: str) -> str:
 
 
 def peak_rss_mb() -> float:
+    """This process's peak RSS [MB]: VmHWM of its own address space (ru_maxrss would carry the
+    parent's peak over fork and exec)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
