@@ -167,10 +167,9 @@ pub fn simulate_trace_grid(
     let mut memory = GridMemory::default();
     let mut nu = None;
     if specs.iter().any(|s| matches!(s, PolicySpec::Min(_))) {
-        let mut back = TraceReader::open(path)?;
-        let n = min::TraceNextUse::compute(&mut back)?;
+        let n = min::TraceNextUse::compute_prefetched(path)?;
         memory.next_use = n.bytes();
-        memory.chunks_decoded += back.chunk_count() as u64;
+        memory.chunks_decoded += reader.chunk_count() as u64;
         nu = Some(n);
     }
     let mut cells = Vec::with_capacity(specs.len() * sizes.len());

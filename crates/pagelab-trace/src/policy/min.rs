@@ -28,9 +28,11 @@
 //! Parameters: none.
 
 use super::{Memory, ParamInfo, PolicyState, SpecParams, NIL};
-use crate::format::TraceReader;
+use crate::format::{PrefetchReader, TraceReader};
+use crate::ReferenceSource;
 use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// MIN has no parameters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -125,6 +127,39 @@ impl TraceNextUse {
 
     /// Annotates every run of the trace `reader` reads, in one backward pass over its chunks.
     pub fn compute(reader: &mut TraceReader) -> Result<Self, TraceError> {
+        let n = Self::check_len(reader)?;
+        let mut buf = Vec::new();
+        let mut c = reader.chunk_count();
+        let mut a = Annotator::new(reader, n);
+        while let Some(prev) = c.checked_sub(1) {
+            c = prev;
+            pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk read
+            buf.clear();
+            reader.read_chunk(c, &mut buf)?;
+            a.chunk(reader, &buf)?;
+        }
+        a.finish(reader)
+    }
+
+    /// As [`TraceNextUse::compute`], the chunks decoded on a second thread while this one
+    /// annotates ([`PrefetchReader::backward`]).
+    pub fn compute_prefetched(path: &Path) -> Result<Self, TraceError> {
+        let reader = TraceReader::open(path)?;
+        let n = Self::check_len(&reader)?;
+        let mut a = Annotator::new(&reader, n);
+        let mut chunks = PrefetchReader::backward(TraceReader::open(path)?);
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            if !chunks.next_batch(&mut buf)? {
+                break;
+            }
+            a.chunk(&reader, &buf)?;
+        }
+        a.finish(&reader)
+    }
+
+    fn check_len(reader: &TraceReader) -> Result<u32, TraceError> {
         let n = reader.runs();
         if n >= u64::from(NEVER32) {
             return Err(TraceError::invalid(format!(
@@ -133,41 +168,7 @@ impl TraceNextUse {
                 NEVER32 - 1
             )));
         }
-        let bound = u32::try_from(reader.distinct_pages()).unwrap_or(u32::MAX);
-        let mut last = vec![NEVER32; bound as usize];
-        let mut dist_rev = Vec::with_capacity(n as usize);
-        let mut far_rev = Vec::new();
-        let mut buf = Vec::new();
-        let mut i = n as u32;
-        for c in (0..reader.chunk_count()).rev() {
-            pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk read
-            buf.clear();
-            reader.read_chunk(c, &mut buf)?;
-            for r in buf.iter().rev() {
-                i = i.checked_sub(1).ok_or_else(|| too_many_runs(reader))?;
-                let slot = last
-                    .get_mut(r.page as usize)
-                    .ok_or_else(|| page_out_of_range(reader, r.page, bound))?;
-                let d = slot.wrapping_sub(i);
-                if *slot != NEVER32 && d < u32::from(Self::FAR) {
-                    dist_rev.push(d as u16);
-                } else {
-                    dist_rev.push(Self::FAR);
-                    far_rev.push(*slot);
-                }
-                *slot = i;
-            }
-        }
-        if i != 0 {
-            return Err(too_many_runs(reader));
-        }
-        dist_rev.shrink_to_fit();
-        far_rev.shrink_to_fit();
-        Ok(TraceNextUse {
-            dist_rev,
-            far_rev,
-            bound,
-        })
+        Ok(n as u32)
     }
 
     /// A reader of the annotation from the first run on.
@@ -197,6 +198,62 @@ impl TraceNextUse {
     /// One more than the largest page number.
     pub fn page_bound(&self) -> u32 {
         self.bound
+    }
+}
+
+/// The backward pass of [`TraceNextUse`]: fed chunks from the last to the first.
+struct Annotator {
+    last: Vec<u32>,
+    dist_rev: Vec<u16>,
+    far_rev: Vec<u32>,
+    bound: u32,
+    i: u32,
+}
+
+impl Annotator {
+    fn new(reader: &TraceReader, n: u32) -> Self {
+        let bound = u32::try_from(reader.distinct_pages()).unwrap_or(u32::MAX);
+        Annotator {
+            last: vec![NEVER32; bound as usize],
+            dist_rev: Vec::with_capacity(n as usize),
+            far_rev: Vec::new(),
+            bound,
+            i: n,
+        }
+    }
+
+    /// One chunk's runs (in file order); chunks come last first.
+    fn chunk(&mut self, reader: &TraceReader, runs: &[Run]) -> Result<(), TraceError> {
+        for r in runs.iter().rev() {
+            let i = self.i.checked_sub(1).ok_or_else(|| too_many_runs(reader))?;
+            self.i = i;
+            let slot = self
+                .last
+                .get_mut(r.page as usize)
+                .ok_or_else(|| page_out_of_range(reader, r.page, self.bound))?;
+            let d = slot.wrapping_sub(i);
+            if *slot != NEVER32 && d < u32::from(TraceNextUse::FAR) {
+                self.dist_rev.push(d as u16);
+            } else {
+                self.dist_rev.push(TraceNextUse::FAR);
+                self.far_rev.push(*slot);
+            }
+            *slot = i;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, reader: &TraceReader) -> Result<TraceNextUse, TraceError> {
+        if self.i != 0 {
+            return Err(too_many_runs(reader));
+        }
+        self.dist_rev.shrink_to_fit();
+        self.far_rev.shrink_to_fit();
+        Ok(TraceNextUse {
+            dist_rev: self.dist_rev,
+            far_rev: self.far_rev,
+            bound: self.bound,
+        })
     }
 }
 
