@@ -25,6 +25,7 @@ import json
 import math
 import os
 import re
+import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -65,12 +66,11 @@ def presets() -> list[dict[str, str]]:
     """
     found = []
     for path in sorted(presets_dir().glob("*.toml")):
-        title = ""
-        for line in path.read_text().splitlines():
-            if line.strip().startswith("name"):
-                title = line.split("=", 1)[1].split("#", 1)[0].strip().strip('"')
-                break
-        found.append({"name": path.stem, "file": str(path), "title": title})
+        try:
+            title = tomllib.loads(path.read_text()).get("preset", {}).get("name", "")
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            title = ""  # `pagelab run` says what is wrong with it
+        found.append({"name": path.stem, "file": str(path), "title": str(title)})
     return found
 
 
