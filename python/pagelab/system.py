@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import _atomic, _core, progress
+from . import _atomic, _core, progress, validate
 from .errors import PagelabError
 
 if TYPE_CHECKING:
@@ -182,6 +182,7 @@ def run(
     overrides: Iterable[str] = (),
     seed: int = 1,
     out: str | os.PathLike[str] | None = None,
+    max_memory: str | int | None = None,
 ) -> SystemResult:
     """Runs one simulation and returns its :class:`SystemResult`.
 
@@ -191,13 +192,20 @@ def run(
     older spelling of the latter and applies first. ``out``, if given, receives summary.json,
     the interval, user and class tables as Parquet and the resolved spec, each written
     atomically.
+
+    A spec whose memory estimate exceeds the memory available is refused before it is built;
+    ``max_memory`` (bytes, or with a K, M, G or T suffix) sets another limit, as does the
+    environment variable PAGELAB_MAX_MEMORY.
     """
     text, origin, label = _spec_text(spec)
+    if max_memory is not None:
+        os.environ["PAGELAB_MAX_MEMORY"] = validate.byte_size(max_memory, "--max-memory")
+    seed = validate.integer(seed, "seed")
     pairs = [_pair(o) for o in overrides] + _set_pairs(set)
     with progress.bar(f"simulating {label}", total=1.0) as update:
         try:
             report = _core.run_system(text, origin, pairs, seed, update)
-        except ValueError as e:
+        except (ValueError, OverflowError) as e:
             raise PagelabError(str(e)) from None
     result = SystemResult(json.loads(report))
     if out is not None:

@@ -22,6 +22,9 @@ pub struct SystemSpec {
     /// What the preset is and where its numbers come from -- metadata.
     #[serde(default)]
     pub preset: PresetInfo,
+    /// Which system: `vm` (the default) -- parameter.
+    #[serde(default)]
+    pub system: crate::kind::SystemSection,
     /// Length of the run -- parameter.
     pub run: RunSpec,
     /// Processors and supervisor costs -- parameter.
@@ -595,10 +598,19 @@ pub(crate) fn toml_with_overrides(
         what: one_line(&e.to_string()),
     })?;
     value = resolve_extends(value, origin, 0)?;
+    drop_provenance(&mut value);
     for (key, val) in overrides {
         apply_override(&mut value, key, val)?;
     }
     Ok(value)
+}
+
+/// Removes `[provenance]`: where a calibrated preset's fitted values came from (written by
+/// `pagelab calibrate`), a record for readers that the engine does not read.
+pub(crate) fn drop_provenance(value: &mut toml::Value) {
+    if let Some(table) = value.as_table_mut() {
+        table.remove("provenance");
+    }
 }
 
 /// Presets deep enough to be a cycle.
@@ -836,10 +848,11 @@ impl SystemSpec {
                 return bad(&format!("cpu.supervisor.{k}"), "expected a cost ≥ 0 [µs]");
             }
         }
+        crate::kind::SystemKind::Vm.expect(&self.system, origin)?;
         if self.memory.residency == ResidencyKind::WholeProcessSwapping {
             return bad(
                 "memory.residency",
-                "whole-process swapping is a UNIX V6 spec: expected it loaded with unix::load_spec or run_toml",
+                "whole-process swapping is the UNIX V6 system: expected [system] kind = \"unix\"",
             );
         }
         if self.memory.frames == 0 {

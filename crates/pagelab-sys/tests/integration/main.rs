@@ -1,6 +1,7 @@
 //! Integration tests of the system model, named for the law or behaviour they check.
 
 mod errors;
+mod golden;
 mod hpo;
 mod laws;
 mod psi;

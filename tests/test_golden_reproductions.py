@@ -1,0 +1,66 @@
+"""Golden records of every reproduction at smoke scale: each numeric row (table, row, column ->
+our value) must equal `tests/golden/reproductions/<name>.json`.
+
+Each reproduction runs once (seed 1). A deliberate change of behaviour rewrites the files with
+``UPDATE_GOLDEN=1 pytest -q tests/test_golden_reproductions.py`` in the same commit, saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+import pagelab.reproduce as rep
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "reproductions"
+SEED = 1
+NAMES = [r["name"] for r in rep.available()]
+
+
+def numeric_rows(record: dict) -> list[dict]:
+    """The record's rows reduced to their key and our number (None where we give none)."""
+    return [
+        {"table": r["table"], "row": r["row"], "column": r["column"], "pagelab": r["pagelab"]}
+        for r in record["rows"]
+    ]
+
+
+def same(a: object, b: object) -> bool:
+    """Equal values, NaN equal to NaN, and int 3 equal to float 3.0 only if the JSON text is."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return json.dumps(a) == json.dumps(b)
+
+
+def test_every_reproduction_has_a_golden_file():
+    files = {p.stem for p in GOLDEN.glob("*.json")}
+    assert files == set(NAMES)
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("name", NAMES)
+def test_reproduction_matches_golden(name: str):
+    rows = numeric_rows(rep.reproduce(name, scale="smoke", seed=SEED))
+    path = GOLDEN / f"{name}.json"
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps({"name": name, "seed": SEED, "rows": rows}, indent=1) + "\n")
+        tmp.replace(path)
+        return
+    assert path.exists(), f"{path}: missing; run with UPDATE_GOLDEN=1"
+    want = json.loads(path.read_text())["rows"]
+    key = ("table", "row", "column")
+    want_by = {tuple(r[k] for k in key): r["pagelab"] for r in want}
+    now_by = {tuple(r[k] for k in key): r["pagelab"] for r in rows}
+    assert list(want_by) == list(now_by), f"{name}: rows added, removed or reordered"
+    diff = [
+        f"{k}: golden {want_by[k]!r}, now {now_by[k]!r}"
+        for k in want_by
+        if not same(want_by[k], now_by[k])
+    ]
+    assert not diff, f"{name} differs from its golden record:\n  " + "\n  ".join(diff[:12])
