@@ -43,7 +43,6 @@ def workload_table(workload: int) -> dict[str, Any]:
         return tomllib.load(f)["workload"]
 
 
-
 #: Smoke scale: a shorter run with a shorter warm-up.
 SMOKE = {"duration_s": 150.0, "warmup_s": 30.0}
 FULL = {"duration_s": 660.0, "warmup_s": 60.0}
