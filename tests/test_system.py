@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import doctest
 import json
+import subprocess
+import sys
 import tomllib
 
 import pyarrow.parquet as pq
@@ -223,3 +225,9 @@ def test_a_table_override_replaces_the_table_of_an_extending_preset():
     r = pagelab.run_system("cp67-workload1", set={**TINY, "load_control": lc})
     assert r.spec["load_control"]["kind"] == "psi"
     assert "initial_ws_pages" not in r.spec["load_control"]
+
+
+def test_import_pagelab_stays_light():
+    code = "import sys, pagelab; print(sorted({'rich', 'pandas', 'dask'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import _atomic, _core, progress, validate
+from . import _atomic, _core, validate
 from .errors import PagelabError
 
 if TYPE_CHECKING:
@@ -202,6 +202,8 @@ def run(
         os.environ["PAGELAB_MAX_MEMORY"] = validate.byte_size(max_memory, "--max-memory")
     seed = validate.integer(seed, "seed")
     pairs = [_pair(o) for o in overrides] + _set_pairs(set)
+    from . import progress  # rich, imported only when a run starts (`import pagelab` stays light)
+
     with progress.bar(f"simulating {label}", total=1.0) as update:
         try:
             report = _core.run_system(text, origin, pairs, seed, update)
