@@ -136,4 +136,5 @@ def test_the_installed_wheel_runs_vmsp_and_a_reproduction_outside_the_checkout(v
     assert rep.returncode == 0, rep.stderr
     record = json.loads((tmp_path / "record" / f"{REPRODUCTION}.json").read_text())
     assert record["scale"] == "smoke" and record["name"] == REPRODUCTION
+    assert record["runs"]["computed"] > 0 and record["runs"]["from_store"] == 0
     assert any(r["table"] == "Table 4" for r in record["rows"])
