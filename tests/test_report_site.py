@@ -234,7 +234,7 @@ def test_a_record_score_is_recomputed_and_a_mismatch_flagged(site):
 
 def test_a_reproduction_page_shows_command_fitted_values_and_verdicts(site):
     page = (site / "repro" / "hand-new.html").read_text()
-    assert "pagelab reproduce hand-new --scale smoke --seed 1" in page
+    assert "pagelab reproduce hand-new --scale smoke --seed 1 --seeds 3 --out results" in page
     assert "fitted to Q1 seconds, Base" in page and "Table 2 base column" in page
     assert "v-inconclusive" in page and "[-0.5, -0.44]" in page and "[0.15, ∞]" in page
     assert "<li>the paper&#39;s setting, fed in</li>" in page and 'class="note">1<' in page
