@@ -8,6 +8,7 @@ table, the paper's points and ours over the table's rows, the way the paper's ow
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import score
@@ -134,13 +135,17 @@ def tables(record: Record) -> list[dict[str, Any]]:
     for (table, unit), rows in groups.items():
         if sum(r.pagelab is not None for r in rows) < 2:
             continue
+        # Rows that each carry a number (users, frames, Ψ) are a sweep: ours is joined by a line.
+        # Rows that name different measures are not, and a line between them would mislead.
+        sweep = all(re.search(r"\d", r.row) for r in rows)
         data = []
         for i, column in enumerate(dict.fromkeys(r.column for r in rows)):
             mine = [r for r in rows if r.column == column]
             name, colour = column or "value", PALETTE[i % len(PALETTE)]
-            data.append(_series(mine, f"pagelab {name}", "pagelab", colour, paper=False))
+            mode = "lines+markers" if sweep else "markers"
+            data.append(_series(mine, f"pagelab {name}", "pagelab", colour, mode=mode))
             if any(r.paper is not None for r in mine):
-                data.append(_series(mine, f"paper {name}", "paper", colour, paper=True))
+                data.append(_series(mine, f"paper {name}", "paper", colour, mode="paper"))
         title = f"{table} [{unit}]" if unit else table
         layout = {
             **_LAYOUT,
@@ -152,15 +157,16 @@ def tables(record: Record) -> list[dict[str, Any]]:
     return charts
 
 
-def _series(rows: list[Row], name: str, field: str, colour: str, *, paper: bool) -> dict[str, Any]:
-    """Ours as a line through the rows; the paper's as open diamonds of the same colour."""
+def _series(rows: list[Row], name: str, field: str, colour: str, *, mode: str) -> dict[str, Any]:
+    """Ours as dots (or a line through a sweep); the paper's as open diamonds of the same colour."""
+    paper = mode == "paper"
     return {
         "type": "scatter",
-        "mode": "markers" if paper else "lines+markers",
+        "mode": "markers" if paper else mode,
         "name": name,
         "x": [r.row for r in rows],
         "y": [getattr(r, field) for r in rows],
-        "marker": {"color": colour, "size": 10 if paper else 6}
+        "marker": {"color": colour, "size": 10 if paper else 7}
         | ({"symbol": "diamond-open"} if paper else {}),
         "line": {"color": colour},
         "hovertemplate": f"%{{x}}<br>{field} %{{y}}<extra>{name}</extra>",
