@@ -9,7 +9,7 @@ OUT    ?= results/demo
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test build venv rust-test rust-lint py-lint py-test bench clean
+.PHONY: demo test build venv rust-test rust-lint py-lint py-test bench fuzz clean
 
 $(VENV)/.installed: pyproject.toml
 	@command -v valgrind >/dev/null || { echo "installing valgrind (trace capture needs it)"; \
@@ -55,6 +55,18 @@ bench: build
 	$(VENV)/bin/python benches/sweep_speedup.py
 	cargo bench -p pagelab-trace
 	cargo bench -p pagelab-sys
+
+# Fuzzes each target for FUZZ_SECONDS under libFuzzer (cargo-fuzz; needs the nightly toolchain:
+# `cargo install cargo-fuzz`). The corpus grows in fuzz/corpus/, crashes land in
+# fuzz/artifacts/; docs/reliability.md says how to keep a crash as a regression input.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= trace_file convert step spec_text spec_overrides
+fuzz:
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+	    mkdir -p corpus/$$t && cp -n seeds/$$t/* corpus/$$t/ 2>/dev/null; \
+	    nice cargo +nightly fuzz run $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) \
+	        -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 || exit 1; \
+	done
 
 clean:
 	rm -rf target $(VENV) results
