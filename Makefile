@@ -52,6 +52,7 @@ test: rust-lint rust-test py-lint py-test
 
 bench: build
 	$(VENV)/bin/python benches/vs_libcachesim.py
+	$(VENV)/bin/python benches/sweep_speedup.py
 	cargo bench -p pagelab-trace
 	cargo bench -p pagelab-sys
 

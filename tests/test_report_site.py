@@ -11,13 +11,58 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, assert_one_line_error, run_cli
-from pagelab import reproduce
+from pagelab import reproduce, tomlout
 from pagelab.errors import PagelabError
 from pagelab.report import build, presets
 from test_report_browser import _chromium
 
-#: Fast reproductions whose smoke records feed the site (rows without roles, claims with `holds`).
+#: Fast reproductions whose smoke records feed the site.
 SMOKE = ("belady-anomaly", "unix-login-control")
+
+
+def _legacy_record(name: str) -> dict:
+    """A record in the format before roles and verdicts: rows without a role, claims with a
+    boolean `holds` decided on one seed."""
+    faults = [("fifo", 3, 9), ("fifo", 4, 10), ("lru", 3, 10), ("lru", 4, 8), ("min", 3, 7)]
+    rows = [
+        {
+            "table": "faults",
+            "row": f"{p} {n} frames",
+            "column": "faults",
+            "paper": f,
+            "pagelab": f,
+            "unit": "faults",
+        }
+        for p, n, f in faults
+    ]
+    rows.append(
+        {
+            "table": "faults",
+            "row": "min 4 frames",
+            "column": "faults",
+            "paper": 6,
+            "pagelab": 6,
+            "unit": "faults",
+        }
+    )
+    claims = [
+        {"id": cid, "text": cid, "holds": True, "evidence": "by hand"}
+        for cid in ("fifo-anomaly", "lru-inclusion", "min-inclusion")
+    ]
+    return {
+        "name": name,
+        "paper": "Belady, Nelson & Shedler 1969",
+        "title": "Legacy",
+        "scale": "smoke",
+        "seed": 1,
+        "version": "0.0-old",
+        "rows": rows,
+        "claims": claims,
+        "figures": [],
+        "wall_seconds": 0.4,
+    }
+
+
 ARTIFACTS = ROOT / "test-artifacts"
 
 
@@ -56,6 +101,7 @@ def _design_record(name: str, figure: str, score: dict) -> dict:
                 "pagelab": q,
                 "interval": None,
                 "unit": "s",
+                **({"why": "the paper's setting, fed in"} if role == "input" else {}),
             }
             for r, c, role, p, q in rows
         ],
@@ -74,9 +120,11 @@ def _design_record(name: str, figure: str, score: dict) -> dict:
                 "id": "pages-up",
                 "text": "More pages",
                 "paper_effect": 0.2,
+                "band": [0.15, None],
                 "effect": 0.05,
                 "interval": [-0.01, 0.11],
                 "seeds": 3,
+                "method": "t",
                 "verdict": "inconclusive",
                 "evidence": "",
             },
@@ -87,6 +135,22 @@ def _design_record(name: str, figure: str, score: dict) -> dict:
     }
 
 
+def _calibrated_preset(path: Path) -> None:
+    """A preset as `pagelab calibrate` writes it: a fitted value's comment and `[provenance]`."""
+    key = "workload.class.0.think.mean_s"
+    tree = {
+        "preset": {"name": "VM/370, think time fitted", "fidelity": "calibrated"},
+        "workload": {"users": 310, "class": [{"name": "cms", "think": {"mean_s": 12.5}}]},
+        "provenance": {
+            "tool": "pagelab calibrate",
+            "fitted": [key],
+            "key": [{"key": key, "range": [5.0, 30.0], "value": 12.5}],
+            "aimed_at": [{"metric": "q1_seconds", "paper": 0.78, "fitted": 0.8, "weight": 1.0}],
+        },
+    }
+    path.write_text(tomlout.dumps(tree, {key: "fitted by pagelab calibrate to t.toml"}))
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("results")
@@ -94,8 +158,11 @@ def results(tmp_path_factory) -> Path:
         reproduce.reproduce(name, scale="smoke", out=out)
     figure = json.loads((out / "belady-anomaly.json").read_text())["figures"][0]
     claims = {"holds": 1, "direction-only": 0, "fails": 0, "inconclusive": 1}
-    honest = {"predicted": 4, "within_10": 2, "within_25": 3, "claims": claims}
+    honest = {"predicted": 4, "within_10": 2, "within_25": 3, "fitted": 1, "inputs": 1}
+    honest["claims"] = claims
     (out / "hand-new.json").write_text(json.dumps(_design_record("hand-new", figure, honest)))
+    (out / "hand-old.json").write_text(json.dumps(_legacy_record("hand-old")))
+    _calibrated_preset(out / "vm370-fitted.toml")
     wrong = {**honest, "within_10": 3}
     (out / "hand-wrong-score.json").write_text(
         json.dumps(_design_record("hand-wrong-score", figure, wrong))
@@ -140,17 +207,20 @@ def test_scoreboard_equals_the_records_recounted(results, site):
     for key in ("rows", "input", "ours"):
         assert sum(p[key] for p in board["papers"].values()) == board["overall"][key]
         assert sum(r[key] for r in board["reproductions"].values()) == board["overall"][key]
-    assert set(board["reproductions"]) == {*SMOKE, "hand-new", "hand-wrong-score"}
+    assert set(board["reproductions"]) == {*SMOKE, "hand-new", "hand-wrong-score", "hand-old"}
     assert board["scales"] == ["smoke"]
 
 
 def test_older_records_are_read_with_their_gaps_explicit(site):
     board = json.loads((site / "scoreboard.json").read_text())
-    belady = board["reproductions"]["belady-anomaly"]
-    assert belady["predicted"]["n"] == 0 and belady["unknown"]["n"] == 6
-    assert belady["claims"]["direction-only (legacy)"] == 3
-    page = (site / "repro" / "belady-anomaly.html").read_text()
+    old = board["reproductions"]["hand-old"]
+    assert old["predicted"]["n"] == 0 and old["unknown"]["n"] == 6
+    assert old["claims"]["direction-only (legacy)"] == 3
+    page = (site / "repro" / "hand-old.html").read_text()
     assert "direction-only (legacy)" in page and "role-unknown" in page
+    # The live reproductions write the newer record: every row has its role.
+    belady = board["reproductions"]["belady-anomaly"]
+    assert belady["unknown"]["n"] == 0 and belady["predicted"]["n"] == 6
 
 
 def test_a_record_score_is_recomputed_and_a_mismatch_flagged(site):
@@ -166,7 +236,8 @@ def test_a_reproduction_page_shows_command_fitted_values_and_verdicts(site):
     page = (site / "repro" / "hand-new.html").read_text()
     assert "pagelab reproduce hand-new --scale smoke --seed 1" in page
     assert "fitted to Q1 seconds, Base" in page and "Table 2 base column" in page
-    assert "v-inconclusive" in page and "[-0.5, -0.44]" in page
+    assert "v-inconclusive" in page and "[-0.5, -0.44]" in page and "[0.15, ∞]" in page
+    assert "<li>the paper&#39;s setting, fed in</li>" in page and 'class="note">1<' in page
     assert 'href="../preset/vm370.html"' in page
 
 
@@ -184,6 +255,12 @@ def test_preset_values_carry_unit_and_source():
     assert params["device.2.model"].value == "2305-2"
 
 
+def test_a_calibrated_preset_beside_the_records_gets_a_page(site):
+    page = (site / "preset" / "vm370-fitted.html").read_text()
+    assert "Provenance of the fitted values" in page and "q1_seconds" in page
+    assert "basis-fitted" in page and "[5.0, 30.0]" not in page and "5, 30" in page
+
+
 def test_malformed_record_gets_one_line_naming_the_file(tmp_path):
     (tmp_path / "good.json").write_text(json.dumps(_design_record("good", "x.png", {})))
     bad = tmp_path / "broken.json"
@@ -193,6 +270,12 @@ def test_malformed_record_gets_one_line_naming_the_file(tmp_path):
     with pytest.raises(PagelabError, match=r"broken\.json: claims\[0\]: expected a `verdict`"):
         build(tmp_path, tmp_path / "s")
     assert not any(p.name.startswith(".s") for p in tmp_path.iterdir()), "temp dir left behind"
+
+
+def test_report_command_prints_the_index_and_warns_of_a_wrong_score(results, tmp_path):
+    proc = run_cli("report", str(results), "--out", str(tmp_path / "site"), check=True)
+    assert proc.stdout.strip().splitlines()[-1] == str(tmp_path / "site" / "index.html")
+    assert "hand-wrong-score: its own score disagrees: within_10" in proc.stderr
 
 
 def test_rebuild_replaces_a_site_and_spares_other_folders(results, site, tmp_path):

@@ -689,39 +689,65 @@ def calibrate(
 
 @cli.command()
 @click.argument("name", required=False)
-@click.option("--list", "list_all", is_flag=True, help="List the reproductions.")
+@click.option(
+    "--list", "list_all", is_flag=True, help="List them, with each one's last full score."
+)
+@click.option("--all", "run_all", is_flag=True, help="Run every reproduction.")
 @click.option("--scale", type=click.Choice(["smoke", "full"]), default="smoke", show_default=True)
-@click.option("--seed", default=1, show_default=True)
+@click.option("--seed", default=1, show_default=True, help="First seed of every setting.")
+@click.option("--seeds", type=int, default=None, help="Seeds per setting [smoke 3, full 5].")
 @click.option("--out", type=click.Path(file_okay=False), default="results", show_default=True)
-def reproduce(name: str | None, list_all: bool, scale: str, seed: int, out: str) -> None:
-    """Rerun a paper experiment; writes OUT/NAME.json and its figures."""
+@click.option("--workers", type=int, default=None, help="Worker processes [default: one per core].")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="An existing scheduler.")
+def reproduce(
+    name: str | None,
+    list_all: bool,
+    run_all: bool,
+    scale: str,
+    seed: int,
+    seeds: int | None,
+    out: str,
+    workers: int | None,
+    scheduler: str | None,
+) -> None:
+    """Rerun a paper experiment; writes OUT/NAME.json, its figures, and its runs in OUT/store."""
     from . import reproduce as rep
+    from .sweep.engine import runner
 
-    if list_all or not name:
+    if list_all or not (name or run_all):
+        scores = rep.last_scores(out)
         for r in rep.available():
-            click.echo(f"{r['name']}: {r['title']} ({r['paper']})")
+            s = scores.get(r["name"])
+            click.echo(f"{r['name']}: {r['title']} ({r['paper']})  [{rep.score_line(s)}]")
         return
-    record = rep.reproduce(name, scale=scale, seed=seed, out=out)
-    print_record(record)
-    click.echo(f"record in {Path(out) / (name + '.json')}", err=True)
-
-
-def print_record(record: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    t = Table("table", "row", "column", "paper", "pagelab", "unit", title=record["title"])
-
-    def fmt(v: Any) -> str:
-        return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
-
-    for r in record["rows"]:
-        t.add_row(r["table"], r["row"], r["column"], fmt(r["paper"]), fmt(r["pagelab"]), r["unit"])
-    console = Console()
-    console.print(t)
-    for c in record["claims"]:
-        mark = "[green]holds[/green]" if c["holds"] else "[red]does not hold[/red]"
-        console.print(f"{mark}  {c['text']}: {c['evidence']}")
+    if name and run_all:
+        raise PagelabError("reproduce: give a NAME or --all, not both")
+    names = [r["name"] for r in rep.available()] if run_all else [name]
+    records = []
+    with runner(workers, scheduler) as pool:
+        for n in names:
+            record = rep.reproduce(
+                n,
+                scale=scale,
+                seed=seed,
+                out=out,
+                workers=workers,
+                scheduler=scheduler,
+                seeds=seeds,
+                pool=pool,
+            )
+            records.append(record)
+            if run_all:
+                click.echo(f"{n}: {rep.score_line(record['score'])}")
+            else:
+                rep.print_record(record)
+            click.echo(f"record in {Path(out) / (n + '.json')}", err=True)
+    if run_all:
+        total = rep.score(
+            [r for rec in records for r in rec["rows"]],
+            [c for rec in records for c in rec["claims"]],
+        )
+        click.echo(f"all {len(records)}: {rep.score_line(total)}")
 
 
 @cli.command()
@@ -739,6 +765,9 @@ def report(results: str, out: str) -> None:
         if total[role]["n"]
     )
     claims = ", ".join(f"{n} {v}" for v, n in total["claims"].items() if n)
+    for name, counts in board["reproductions"].items():
+        for line in counts["score_mismatches"]:
+            click.echo(f"pagelab: warning: {name}: its own score disagrees: {line}", err=True)
     click.echo(f"{len(board['reproductions'])} reproductions; within 25 %: {within or 'no rows'}")
     click.echo(f"claims: {claims or 'none'}")
     click.echo(str(Path(out) / "index.html"))

@@ -18,15 +18,16 @@
 //! a module; the seams (load control, devices, slot allocation, device selection, programs) are
 //! closed enums built from serde-tagged specs. See `docs/system.md` for the design essay.
 //!
-//! A second engine, [`unix`], simulates UNIX V6 whole-process swapping (Chanson 1982); a spec
-//! whose `memory.residency` is `whole-process-swapping` runs there, and [`run_toml`] picks
-//! the engine from that key. A third, [`m44`], runs the M44/44X batch jobs of Brawn &
-//! Gustavson 1968 (`machine.model = "m44-44x"`).
+//! A spec names its system with `[system] kind` ([`SystemKind`]): `vm` (the default) runs the
+//! VM/370 family here, `unix` runs UNIX V6 whole-process swapping ([`unix`], Chanson 1982) and
+//! `m44` the M44/44X batch jobs of Brawn & Gustavson 1968 ([`m44`]); [`run_toml`] dispatches on
+//! that key alone.
 
 pub mod budget;
 pub mod device;
 pub mod error;
 pub mod guest;
+pub mod kind;
 pub mod load_control;
 pub mod m44;
 pub mod memory;
@@ -40,6 +41,7 @@ pub mod unix;
 pub mod workload;
 
 pub use error::SysError;
+pub use kind::SystemKind;
 pub use monitor::{Metric, Report};
 pub use spec::{load_spec, SystemSpec};
 pub use system::System;
@@ -70,8 +72,9 @@ pub fn run_with_sources(
     System::build(spec, seed, Some(opener))?.run(progress)
 }
 
-/// Loads `toml_text` with overrides and runs it on the engine its `memory.residency` names:
-/// demand paging ([`System`], trace programs opened with `opener`) or whole-process swapping ([`unix::run`]).
+/// Loads `toml_text` with overrides and runs the system its `[system] kind` names: the VM/370
+/// family ([`System`], trace programs opened with `opener`), UNIX V6 ([`unix::run`]) or the
+/// M44/44X ([`m44::run`]).
 pub fn run_toml(
     toml_text: &str,
     origin: &str,
@@ -80,40 +83,15 @@ pub fn run_toml(
     opener: Option<&TraceOpener>,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Report, SysError> {
-    let value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
-        origin: origin.into(),
-        what: error::one_line(&e.to_string()),
-    })?;
-    // Overrides apply to the resolved preset (resolving again in load_spec changes nothing).
-    let mut value = spec::resolve_extends(value, origin, 0)?;
-    spec::drop_provenance(&mut value);
-    for (key, val) in overrides {
-        spec::apply_override(&mut value, key, val)?;
-    }
+    let value = spec::toml_with_overrides(toml_text, origin, overrides)?;
     budget::check(&value, origin, budget::limit()?)?; // before anything is allocated
-    let swapping = value
-        .get("memory")
-        .and_then(|m| m.get("residency"))
-        .and_then(|r| r.as_str())
-        == Some("whole-process-swapping");
-    let m44 = value
-        .get("machine")
-        .and_then(|m| m.get("model"))
-        .and_then(|r| r.as_str())
-        == Some(m44::spec::MODEL);
-    if m44 {
-        let spec = m44::spec::from_value(value, origin)?;
-        return m44::run(&spec, seed, progress);
-    }
-    if swapping {
-        let spec = unix::spec::from_value(value, origin)?;
-        unix::run(&spec, seed, progress)
-    } else {
-        let text = toml::to_string(&value).map_err(|e| SysError::Syntax {
-            origin: origin.into(),
-            what: error::one_line(&e.to_string()),
-        })?;
-        let spec = load_spec(&text, origin, &[])?;
-        System::build(&spec, seed, opener)?.run(progress)
+    match SystemKind::of_value(&value, origin)? {
+        SystemKind::M44 => m44::run(&m44::spec::from_value(value, origin)?, seed, progress),
+        SystemKind::Unix => unix::run(&unix::spec::from_value(value, origin)?, seed, progress),
+        SystemKind::Vm => {
+            let spec: SystemSpec = spec::typed(value, origin)?;
+            spec.validate(origin)?;
+            System::build(&spec, seed, opener)?.run(progress)
+        }
     }
 }

@@ -22,6 +22,9 @@ pub struct SystemSpec {
     /// What the preset is and where its numbers come from -- metadata.
     #[serde(default)]
     pub preset: PresetInfo,
+    /// Which system: `vm` (the default) -- parameter.
+    #[serde(default)]
+    pub system: crate::kind::SystemSection,
     /// Length of the run -- parameter.
     pub run: RunSpec,
     /// Processors and supervisor costs -- parameter.
@@ -845,10 +848,11 @@ impl SystemSpec {
                 return bad(&format!("cpu.supervisor.{k}"), "expected a cost ≥ 0 [µs]");
             }
         }
+        crate::kind::SystemKind::Vm.expect(&self.system, origin)?;
         if self.memory.residency == ResidencyKind::WholeProcessSwapping {
             return bad(
                 "memory.residency",
-                "whole-process swapping is a UNIX V6 spec: expected it loaded with unix::load_spec or run_toml",
+                "whole-process swapping is the UNIX V6 system: expected [system] kind = \"unix\"",
             );
         }
         if self.memory.frames == 0 {

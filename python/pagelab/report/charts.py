@@ -48,32 +48,19 @@ def distances(grouped: list[tuple[str, Row]], title: str) -> dict[str, Any] | No
     scored = [(g, r, d) for g, r, d in scored if d is not None]
     if not scored:
         return None
-    data = []
+    data: list[dict[str, Any]] = []
     for role in score.SCORED_ROLES:
-        mine = [(g, r, d) for g, r, d in scored if r.role == role]
-        if not mine:
-            continue
-        signed = [100 * d * (1 if r.pagelab >= r.paper else -1) for _, r, d in mine]
-        data.append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "name": role,
-                "x": [max(-EDGE, min(EDGE, v)) for v in signed],
-                "y": [g for g, _, _ in mine],
-                "text": [
-                    f"{_label(r)}<br>paper {r.paper} · pagelab {r.pagelab} {r.unit}<br>{v:+.1f} %"
-                    for (_, r, _), v in zip(mine, signed, strict=True)
-                ],
-                "hovertemplate": "%{text}<extra></extra>",
-                "marker": {
-                    "color": ROLE_COLOURS[role],
-                    "size": 9,
-                    "opacity": 0.75,
-                    "symbol": [_edge_symbol(v) for v in signed],
-                },
-            }
-        )
+        points = [
+            (g, r, 100 * d * (1 if r.pagelab >= r.paper else -1))
+            for g, r, d in scored
+            if r.role == role
+        ]
+        inside = [p for p in points if abs(p[2]) <= EDGE]
+        beyond = [p for p in points if abs(p[2]) > EDGE]
+        # One legend entry per role: the dots inside carry it, the edge triangles follow it.
+        for mine, first in ((inside, True), (beyond, not inside)):
+            if mine:
+                data.append(_distance_trace(role, mine, legend=first))
     bands = [(100 * WITHIN[1], "#fff8c5"), (100 * WITHIN[0], "#dafbe1")]
     shapes = [
         {
@@ -105,6 +92,29 @@ def distances(grouped: list[tuple[str, Row]], title: str) -> dict[str, Any] | No
         "yaxis": {"type": "category", "automargin": True, "autorange": "reversed"},
     }
     return {"data": data, "layout": layout}
+
+
+def _distance_trace(role: str, points: list[tuple[str, Row, float]], *, legend: bool) -> dict:
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": role,
+        "legendgroup": role,
+        "showlegend": legend,
+        "x": [max(-EDGE, min(EDGE, v)) for _, _, v in points],
+        "y": [g for g, _, _ in points],
+        "text": [
+            f"{_label(r)}<br>paper {r.paper} · pagelab {r.pagelab} {r.unit}<br>{v:+.1f} %"
+            for _, r, v in points
+        ],
+        "hovertemplate": "%{text}<extra></extra>",
+        "marker": {
+            "color": ROLE_COLOURS[role],
+            "size": 9,
+            "opacity": 0.75,
+            "symbol": [_edge_symbol(v) for _, _, v in points],
+        },
+    }
 
 
 def _edge_symbol(v: float) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import re
 from pathlib import Path
 from types import ModuleType
@@ -61,9 +62,14 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render(env: jinja2.Environment, template: str, target: Path, context: dict[str, Any]) -> None:
+def render(
+    env: jinja2.Environment, template: str, site: Path, page: str, context: dict[str, Any]
+) -> None:
+    """Writes `page` (a path inside `site`); its links to the assets are relative (`root`), so
+    the site works from any folder and from file://."""
+    target = site / page
     target.parent.mkdir(parents=True, exist_ok=True)
-    root = "." if target.parent.name not in ("repro", "preset") else ".."
+    root = Path(os.path.relpath(site, target.parent)).as_posix()
     html = env.get_template(template).render(root=root, **context)
     target.write_text(html, encoding="utf-8")
 
@@ -87,7 +93,14 @@ def _tables(record: Record) -> list[dict[str, Any]]:
     grouped: dict[str, list[dict[str, Any]]] = {}
     for row in record.rows:
         grouped.setdefault(row.table, []).append(_row_view(row))
-    return [{"name": name, "rows": rows, "grid": _grid(rows)} for name, rows in grouped.items()]
+    tables = []
+    for name, rows in grouped.items():
+        # Why a row is an input or fitted is often one sentence for many rows: a numbered note.
+        whys = list(dict.fromkeys(v["row"].why for v in rows if v["row"].why))
+        for v in rows:
+            v["note"] = whys.index(v["row"].why) + 1 if v["row"].why else None
+        tables.append({"name": name, "rows": rows, "grid": _grid(rows), "notes": whys})
+    return tables
 
 
 def _grid(views: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -119,16 +132,18 @@ def _description(name: str) -> str:
 
 
 def _fitted(fitted: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The fitted block as (field, value) pairs; a mapping of keys shows one line per key."""
+    """A fitted block or a preset's `[provenance]` as fields: a scalar or list shows as text, a
+    mapping as one line per key, a list of mappings as a table with a column per key."""
     if not fitted:
         return []
-    out = []
+    out: list[dict[str, Any]] = []
     for key, value in fitted.items():
         if isinstance(value, dict):
             out.append({"field": key, "entries": [(k, _plain(v)) for k, v in value.items()]})
-        elif isinstance(value, list) and all(isinstance(v, dict) for v in value):
-            entries = [(str(i), _plain(v)) for i, v in enumerate(value)]
-            out.append({"field": key, "entries": entries})
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            head = list(dict.fromkeys(k for v in value for k in v))
+            body = [[_plain(v.get(k, "")) for k in head] for v in value]
+            out.append({"field": key, "head": head, "body": body})
         else:
             out.append({"field": key, "value": _plain(value)})
     return out
@@ -191,8 +206,8 @@ def preset_context(path: Path) -> dict[str, Any]:
         doc_html = Markup(md.renderer.render(tokens, md.options, {}))
     meta = data.get("preset", {}) if isinstance(data.get("preset"), dict) else {}
     system = data.get("system", {}) if isinstance(data.get("system"), dict) else {}
-    bases = {b: sum(p.basis == b for p in params) for b in ("sourced", "inferred", "assumed")}
-    bases["none"] = sum(p.basis == "none" for p in params)
+    bases = {b: sum(p.basis == b for p in params) for b in presets.BASES}
+    provenance = data.get("provenance") if isinstance(data.get("provenance"), dict) else None
     return {
         "name": path.stem,
         "file": path.name,
@@ -203,6 +218,7 @@ def preset_context(path: Path) -> dict[str, Any]:
         "header": presets.header(text),
         "params": params,
         "bases": bases,
+        "provenance": _fitted(provenance),
         "doc": doc.name if doc else None,
         "doc_html": doc_html,
     }

@@ -46,6 +46,9 @@ UNIT_KEYS = {
     "ms": "ms",
 }
 
+#: What a value rests on, from its comment (see `basis_of`).
+BASES = ("sourced", "fitted", "inferred", "assumed", "none")
+
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
@@ -74,7 +77,10 @@ def unit_of(key: str) -> str:
 
 
 def basis_of(comment: str) -> str:
-    """`inferred` for an [I] comment, `assumed` for [A], `sourced` for any other, else `none`."""
+    """`fitted` for a value `pagelab calibrate` wrote, `inferred` for an [I] comment, `assumed`
+    for [A], `sourced` for any other comment, else `none`."""
+    if comment.startswith("fitted by"):
+        return "fitted"
     if "[I]" in comment:
         return "inferred"
     if "[A]" in comment:
@@ -167,8 +173,8 @@ def _show(value: Any) -> str:
 
 
 def params(path: Path) -> tuple[dict[str, Any], list[Param]]:
-    """The parsed preset and its flattened parameters (the `[preset]` header table aside), each
-    with unit, source and basis."""
+    """The parsed preset and its flattened parameters (the `[preset]` header and a calibrated
+    preset's `[provenance]` aside), each with unit, source and basis."""
     text = path.read_text()
     try:
         data = tomllib.loads(text)
@@ -176,7 +182,8 @@ def params(path: Path) -> tuple[dict[str, Any], list[Param]]:
         raise PagelabError(f"{path}: not valid TOML ({e})") from None
     notes = comments(text)
     out = []
-    for key, value in _flatten({k: v for k, v in data.items() if k != "preset"}, ""):
+    values = {k: v for k, v in data.items() if k not in ("preset", "provenance")}
+    for key, value in _flatten(values, ""):
         comment = _nearest(notes, key)
         out.append(Param(key, _show(value), unit_of(key), comment, basis_of(comment)))
     return data, out

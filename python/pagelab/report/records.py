@@ -45,6 +45,7 @@ class Row:
     pagelab: float | None
     unit: str
     interval: tuple[float, float] | None
+    why: str
 
 
 @dataclass
@@ -58,7 +59,9 @@ class Claim:
     effect: float | None
     paper_effect: float | None
     interval: tuple[float, float] | None
+    band: tuple[float | None, float | None] | None
     seeds: int | None
+    method: str
     evidence: str
 
 
@@ -134,6 +137,16 @@ def _interval(w: _Where, key: str, v: Any) -> tuple[float, float] | None:
     return (lo, hi)
 
 
+def _band(w: _Where, key: str, v: Any) -> tuple[float | None, float | None] | None:
+    """The paper's band around its effect; a null end is unbounded (a direction alone)."""
+    if v is None:
+        return None
+    if not isinstance(v, list) or len(v) != 2:
+        raise w.fail(key, "[low, high] with null for an open end", v)
+    lo, hi = (_number(w, f"{key}[{i}]", x) for i, x in enumerate(v))
+    return (lo, hi)
+
+
 def _row(w: _Where, i: int, r: Any) -> Row:
     key = f"rows[{i}]"
     if not isinstance(r, dict):
@@ -150,6 +163,7 @@ def _row(w: _Where, i: int, r: Any) -> Row:
         pagelab=_number(w, f"{key}.pagelab", r.get("pagelab")),
         unit=_text(w, f"{key}.unit", r.get("unit"), default=""),
         interval=_interval(w, f"{key}.interval", r.get("interval")),
+        why=_text(w, f"{key}.why", r.get("why"), default=""),
     )
 
 
@@ -178,7 +192,9 @@ def _claim(w: _Where, i: int, c: Any) -> Claim:
         effect=_number(w, f"{key}.effect", c.get("effect")),
         paper_effect=_number(w, f"{key}.paper_effect", c.get("paper_effect")),
         interval=_interval(w, f"{key}.interval", c.get("interval")),
+        band=_band(w, f"{key}.band", c.get("band")),
         seeds=seeds,
+        method=_text(w, f"{key}.method", c.get("method"), default=""),
         evidence=_text(w, f"{key}.evidence", c.get("evidence"), default=""),
     )
 
@@ -212,7 +228,9 @@ def _date(raw: dict[str, Any], path: Path) -> tuple[str, str]:
 def _command(raw: dict[str, Any], name: str, scale: str, seeds: list[int]) -> str:
     if isinstance(raw.get("command"), str):
         return raw["command"]
-    parts = ["pagelab", "reproduce", name, "--scale", scale]
+    parts = ["pagelab", "reproduce", name]
+    if scale in ("smoke", "full"):
+        parts += ["--scale", scale]
     if seeds:
         parts += ["--seed", str(raw.get("seed", seeds[0]))]
     return shlex.join([*parts, "--out", "results"])

@@ -101,6 +101,8 @@ def mismatches(record: Record, computed: dict[str, Any]) -> list[str]:
         "predicted": computed["predicted"]["n"],
         "within_10": computed["predicted"]["within_10"],
         "within_25": computed["predicted"]["within_25"],
+        "fitted": computed["fitted"]["n"],
+        "inputs": computed["input"],
     }
     found = []
     for key, value in expected.items():

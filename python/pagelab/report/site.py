@@ -62,12 +62,15 @@ def scoreboard(records: list[Record]) -> dict[str, Any]:
     }
 
 
-def _preset_files(chosen: list[Path] | None) -> list[Path]:
-    if chosen is not None:
-        return chosen
-    from .. import system
+def _preset_files(chosen: list[Path] | None, results: Path) -> list[Path]:
+    """The shipped presets (or those chosen), and the presets written beside the records (a
+    calibrated preset from `pagelab calibrate`) under names of their own."""
+    if chosen is None:
+        from .. import system
 
-    return [Path(p["file"]) for p in system.presets()]
+        chosen = [Path(p["file"]) for p in system.presets()]
+    names = {p.stem for p in chosen}
+    return [*chosen, *(p for p in sorted(results.glob("*.toml")) if p.stem not in names)]
 
 
 def _write_assets(site: Path) -> None:
@@ -103,7 +106,7 @@ def build(
     results, out = Path(results), Path(out)
     records = load(results)
     board = scoreboard(records)
-    preset_pages = [pages.preset_context(p) for p in _preset_files(preset_files)]
+    preset_pages = [pages.preset_context(p) for p in _preset_files(preset_files, results)]
     _check_target(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
@@ -115,17 +118,18 @@ def build(
             figures = _copy_figures(record, results, tmp)
             page = pages.reproduction_context(record, board["reproductions"][record.name])
             page.update(figures=figures, presets=uses.get(record.name, []))
-            pages.render(env, "reproduction.html.j2", tmp / "repro" / f"{record.name}.html", page)
+            pages.render(env, "reproduction.html.j2", tmp, f"repro/{record.name}.html", page)
         for preset in preset_pages:
             users = [n for n, names in uses.items() if preset["name"] in names]
             pages.render(
                 env,
                 "preset.html.j2",
-                tmp / "preset" / f"{preset['name']}.html",
+                tmp,
+                f"preset/{preset['name']}.html",
                 {**preset, "used_by": users},
             )
         index = pages.index_context(records, board, preset_pages)
-        pages.render(env, "index.html.j2", tmp / "index.html", index)
+        pages.render(env, "index.html.j2", tmp, "index.html", index)
         (tmp / "scoreboard.json").write_text(json.dumps(board, indent=2) + "\n")
         _swap(tmp, out)
     except BaseException:

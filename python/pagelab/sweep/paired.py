@@ -55,26 +55,29 @@ def effects(base: Sequence[float], treatment: Sequence[float], kind: str) -> lis
     if kind == "difference":
         return [t - b for b, t in zip(base, treatment, strict=True)]
     if kind == "relative":
-        if any(b == 0 for b in base):
-            raise ValueError("relative effect of a base of 0: use kind='difference'")
-        return [t / b - 1 for b, t in zip(base, treatment, strict=True)]
+        # A seed whose base is 0 has no relative change: NaN, left out of the estimate.
+        return [t / b - 1 if b else math.nan for b, t in zip(base, treatment, strict=True)]
     raise ValueError(f"kind {kind!r}: expected one of {', '.join(KINDS)}")
 
 
-def estimate(values: Sequence[float], *, relative: bool = False) -> Estimate:
+def estimate(values: Sequence[float], *, relative: bool = False, exact: bool = False) -> Estimate:
     """Mean of per-seed `values` with a 95 % interval.
 
     `relative` effects (ratios minus one) are averaged and bounded on the log scale when every
-    ratio is positive, so that halving and doubling weigh alike.
+    ratio is positive, so that halving and doubling weigh alike. An `exact` effect is computed
+    without any random stream (a trace-lab count): one value, its own interval.
     """
-    xs = [float(v) for v in values]
+    # A seed without the measure (NaN: nothing finished, nothing to divide by) is left out.
+    xs = [float(v) for v in values if v is not None and math.isfinite(v)]
     n = len(xs)
     if n == 0:
-        raise ValueError("no seeds to estimate an effect from")
+        return Estimate(math.nan, (None, None), 0, "no seed with a value")
     logs = relative and all(x > -1 for x in xs)
     ys = [math.log1p(x) for x in xs] if logs else xs
     mean = sum(ys) / n
     back = math.expm1 if logs else (lambda v: v)
+    if exact and len(set(xs)) == 1:
+        return Estimate(xs[0], (xs[0], xs[0]), n, "exact")
     if n < 2:
         return Estimate(back(mean), (None, None), n, "one seed")
     lo, hi, method = _interval(ys, mean)

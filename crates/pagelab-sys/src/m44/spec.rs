@@ -12,7 +12,7 @@ use crate::spec::PresetInfo;
 use pagelab_trace::gen::{M44Params, M44Program};
 use serde::{Deserialize, Serialize};
 
-/// The value of `machine.model` that selects this engine in [`crate::run_toml`].
+/// The value of `machine.model`: the one machine this system models.
 pub const MODEL: &str = "m44-44x";
 
 /// An M44/44X run: the machine and its batch of background jobs.
@@ -22,6 +22,9 @@ pub struct M44Spec {
     /// What the preset is and where its numbers come from -- metadata.
     #[serde(default)]
     pub preset: PresetInfo,
+    /// Which system: must be `m44` -- parameter.
+    #[serde(default = "crate::kind::SystemSection::m44")]
+    pub system: crate::kind::SystemSection,
     /// The 44X's cycles and the time slice -- parameter.
     pub machine: MachineSpec,
     /// The paged real store -- parameter.
@@ -41,7 +44,7 @@ pub struct M44Spec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MachineSpec {
-    /// Must be `m44-44x` (selects this engine).
+    /// The machine: must be `m44-44x` (the system is chosen by `[system] kind = "m44"`).
     pub model: String,
     /// Cycle of the 8 µs paged store [µs].
     pub memory_us: f64,
@@ -197,6 +200,7 @@ pub fn load_spec(
 /// A validated [`M44Spec`] from an already merged TOML value.
 pub fn from_value(value: toml::Value, origin: &str) -> Result<M44Spec, SysError> {
     let spec: M44Spec = crate::spec::typed(value, origin)?;
+    crate::kind::SystemKind::M44.expect(&spec.system, origin)?;
     spec.validate(origin)?;
     Ok(spec)
 }

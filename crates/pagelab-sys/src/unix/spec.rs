@@ -18,6 +18,9 @@ pub struct UnixSpec {
     /// What the preset is and where its numbers come from -- metadata.
     #[serde(default)]
     pub preset: PresetInfo,
+    /// Which system: must be `unix` -- parameter.
+    #[serde(default = "crate::kind::SystemSection::unix")]
+    pub system: crate::kind::SystemSection,
     /// Length of the run -- parameter.
     pub run: RunSpec,
     /// The processor and clock -- parameter.
@@ -308,6 +311,7 @@ pub fn load_spec(
 /// A validated [`UnixSpec`] from an already merged TOML value.
 pub fn from_value(value: toml::Value, origin: &str) -> Result<UnixSpec, SysError> {
     let spec: UnixSpec = crate::spec::typed(value, origin)?;
+    crate::kind::SystemKind::Unix.expect(&spec.system, origin)?;
     spec.validate(origin)?;
     Ok(spec)
 }

@@ -139,3 +139,39 @@ fn a_number_for_a_named_choice_lists_the_choices() {
         "{e}"
     );
 }
+
+#[test]
+fn unknown_system_kind_is_one_line_naming_the_choices() {
+    let o = vec![("system.kind".to_string(), "\"vax\"".to_string())];
+    let e = pagelab_sys::run_toml(
+        &small_toml(2, 50, 100.0),
+        "bad.toml",
+        &o,
+        1,
+        None,
+        &mut |_| {},
+    )
+    .expect_err("unknown kind")
+    .to_string();
+    assert!(!e.contains('\n'), "{e}");
+    assert!(e.starts_with("bad.toml: system.kind"), "{e}");
+    for k in ["vax", "vm", "unix", "m44"] {
+        assert!(e.contains(k), "{e}");
+    }
+}
+
+#[test]
+fn a_vm_spec_named_unix_is_refused_by_the_unix_loader() {
+    let o = vec![("system.kind".to_string(), "\"unix\"".to_string())];
+    let e = pagelab_sys::run_toml(
+        &small_toml(2, 50, 100.0),
+        "bad.toml",
+        &o,
+        1,
+        None,
+        &mut |_| {},
+    )
+    .expect_err("a VM spec is no UNIX spec")
+    .to_string();
+    assert!(!e.contains('\n') && e.starts_with("bad.toml"), "{e}");
+}

@@ -24,7 +24,7 @@ fn overrides(preset: &str, text: &str) -> Vec<(String, String)> {
     let pairs: &[(&str, &str)] = match preset {
         "vmsp" => &[],
         // The M44 runs its batch to completion; no clock bound to shorten.
-        _ if text.contains("model = \"m44-44x\"") => &[],
+        _ if text.contains("kind = \"m44\"") => &[],
         // Timed from the first release: the run ends when the batch is done, or at the cap.
         "vm370-mft" => &[("run.duration_s", "300")],
         _ => &[("run.duration_s", "240"), ("run.warmup_s", "40")],

@@ -108,7 +108,7 @@ fn everything_fits_no_swapping() {
 }
 
 #[test]
-fn run_toml_dispatches_on_residency() {
+fn run_toml_dispatches_on_system_kind() {
     let r = pagelab_sys::run_toml(
         &preset(),
         "unix-v6.toml",
