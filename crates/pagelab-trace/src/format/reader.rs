@@ -132,7 +132,8 @@ impl TraceReader {
                 format!("page size {}: expected a power of two", header.page_size),
             ));
         }
-        if by_kind.iter().sum::<u64>() != header.references {
+        // Checked: corrupt counts may add up past 2^64.
+        if by_kind.iter().try_fold(0u64, |s, &k| s.checked_add(k)) != Some(header.references) {
             return Err(corrupt(
                 48,
                 "references by kind do not add up to the reference count".into(),
