@@ -55,8 +55,9 @@ py-test: build
 # Everything CI checks: Rust tests, clippy with warnings as errors, rustfmt, ruff, pytest.
 test: rust-lint rust-test py-lint py-test
 
+# pagelab against libCacheSim side by side (writes benches/RESULTS.md), then the Rust benches.
 bench: build
-	$(VENV)/bin/python benches/vs_libcachesim.py
+	$(VENV)/bin/python benches/vs_libcachesim.py --out benches/RESULTS.md
 	$(VENV)/bin/python benches/sweep_speedup.py
 	cargo bench -p pagelab-trace
 	cargo bench -p pagelab-sys

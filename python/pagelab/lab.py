@@ -93,38 +93,61 @@ def curve(
     `trace` is a pagelab trace file or a list of page numbers (with optional `writes`).
     Rows: policy, frames, references, faults, pushes, fault_rate, and warm-up counts.
     """
+    if isinstance(trace, str | os.PathLike):
+        return curve_trace(trace, policies, sizes, warmup=warmup)["rows"]
     sizes = validate.points(sizes, "sizes (frames)", lo=1, hi=validate.U32_MAX)
     warmup = validate.integer(warmup, "warmup")
     if isinstance(policies, str):
         policies = [policies]
-    if isinstance(trace, str | os.PathLike):
-        distinct = _call(_core.trace_info, os.fspath(trace))["distinct_pages"]
-    else:
-        trace = validate.integers(trace, "trace", hi=validate.U32_MAX)
-        distinct = len(set(trace))
-        if writes is not None:
-            writes = [bool(w) for w in writes]
-            if len(writes) != len(trace):
-                raise PagelabError(f"writes: {len(writes)} flags for {len(trace)} references")
-    sizes, clamped = validate.clamp_sizes(sizes, distinct)
-    if clamped:
-        warnings.warn(
-            f"sizes above {distinct} (the trace's distinct pages) give the same counts as "
-            f"{distinct}; clamped to it",
-            stacklevel=2,
-        )
+    trace = validate.integers(trace, "trace", hi=validate.U32_MAX)
+    if writes is not None:
+        writes = [bool(w) for w in writes]
+        if len(writes) != len(trace):
+            raise PagelabError(f"writes: {len(writes)} flags for {len(trace)} references")
+    sizes = _clamp_sizes(sizes, len(set(trace)))
     rows: list[dict[str, Any]] = []
     for policy in policies:
-        spec = _spec_json(policy)
-        if isinstance(trace, str | os.PathLike):
-            out = _call(_core.simulate_trace, spec, os.fspath(trace), sizes, warmup)
-        else:
-            out = _call(_core.simulate_pages, spec, trace, writes, sizes, warmup)
+        out = _call(_core.simulate_pages, _spec_json(policy), trace, writes, sizes, warmup)
         label = policy if isinstance(policy, str) else json.dumps(policy)
         for r in out:
             r["policy"] = label
         rows.extend(out)
     return rows
+
+
+def _clamp_sizes(sizes: list[int], distinct: int) -> list[int]:
+    sizes, clamped = validate.clamp_sizes(sizes, distinct)
+    if clamped:
+        warnings.warn(
+            f"sizes above {distinct} (the trace's distinct pages) give the same counts as "
+            f"{distinct}; clamped to it",
+            stacklevel=3,
+        )
+    return sizes
+
+
+def curve_trace(
+    trace: str | os.PathLike[str],
+    policies: Sequence[str | dict[str, Any]],
+    sizes: Sequence[int],
+    *,
+    warmup: int = 0,
+) -> dict[str, Any]:
+    """As `curve` over a trace file, which is decoded once for every (policy, size), the
+    simulations spread over the cores. Returns `rows` and `memory`: what the shared decode held
+    (`blocks`, `next_use` [bytes], `cells`, `chunks_decoded`)."""
+    sizes = validate.points(sizes, "sizes (frames)", lo=1, hi=validate.U32_MAX)
+    warmup = validate.integer(warmup, "warmup")
+    if isinstance(policies, str):
+        policies = [policies]
+    distinct = _call(_core.trace_info, os.fspath(trace))["distinct_pages"]
+    sizes = _clamp_sizes(sizes, distinct)
+    specs = [_spec_json(policy) for policy in policies]
+    out = _call(_core.simulate_trace, specs, os.fspath(trace), sizes, warmup)
+    for i, r in enumerate(out["rows"]):
+        policy = policies[i // len(sizes)]
+        r["policy"] = policy if isinstance(policy, str) else json.dumps(policy)
+    return out
 
 
 def lru_curve(trace: str | os.PathLike[str], *, warmup: int = 0) -> dict[str, Any]:

@@ -4,8 +4,8 @@ use std::path::Path;
 
 use pagelab_trace::capture;
 use pagelab_trace::curve::{self, Curve};
-use pagelab_trace::format::TraceReader;
-use pagelab_trace::policy::{self, min::NextUse, PolicySpec};
+use pagelab_trace::format::{PrefetchReader, TraceReader};
+use pagelab_trace::policy::{self, PolicySpec};
 use pagelab_trace::read::{self, AddressRange, ConvertOptions, InputFormat, KindFilter, Units};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -167,61 +167,43 @@ fn curve_rows<'py>(py: Python<'py>, c: &Curve) -> PyResult<Vec<Bound<'py, PyDict
         .collect()
 }
 
-/// Runs one policy over a trace file at each size, end to end from the file.
+/// Runs each policy over a trace file at each size, end to end from the file: the file is
+/// decoded once and every (policy, size) reads the same blocks. Returns the rows (policy-major)
+/// and what the shared decode held in memory.
 #[pyfunction]
 fn simulate_trace<'py>(
     py: Python<'py>,
-    spec: &str,
+    specs: Vec<String>,
     path: &str,
     sizes: Vec<u32>,
     warmup: u64,
-) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let spec = parse_spec(spec)?;
-    if matches!(spec, PolicySpec::Min(_)) {
-        // A backward pass for next-use, then a forward pass per size: 4 bytes a run held.
-        let out = py
-            .allow_threads(|| {
-                policy::simulate_min_trace_sizes(&spec, Path::new(path), &sizes, warmup)
-            })
-            .map_err(err)?;
-        return rows(py, &out);
-    }
-    let mut reader = TraceReader::open(Path::new(path)).map_err(err)?;
-    if sizes.len() == 1 {
-        let o = py
-            .allow_threads(|| policy::simulate_stream(&spec, &mut reader, sizes[0], warmup))
-            .map_err(err)?;
-        return rows(py, &[o]);
-    }
-    let runs = py.allow_threads(|| reader.read_all()).map_err(err)?;
-    let out = py
-        .allow_threads(|| {
-            // A batch of sizes at a time, so that Ctrl-C waits for one batch at most.
-            let mut out = Vec::with_capacity(sizes.len());
-            for batch in sizes.chunks(SIZES_PER_BATCH) {
-                pagelab_core::interrupt::check().map_err(pagelab_trace::TraceError::from)?;
-                out.extend(policy::simulate_sizes(&spec, &runs, batch, warmup)?);
-            }
-            Ok::<_, pagelab_trace::TraceError>(out)
-        })
+) -> PyResult<Bound<'py, PyDict>> {
+    let specs = specs
+        .iter()
+        .map(|s| parse_spec(s))
+        .collect::<PyResult<Vec<PolicySpec>>>()?;
+    let grid = py
+        .allow_threads(|| policy::simulate_trace_grid(&specs, Path::new(path), &sizes, warmup))
         .map_err(err)?;
-    rows(py, &out)
+    let d = PyDict::new(py);
+    d.set_item("rows", rows(py, &grid.outcomes)?)?;
+    d.set_item("memory", to_py(py, &grid.memory)?)?;
+    Ok(d)
 }
-
-/// Sizes simulated between two interrupt checks: enough to keep every thread busy.
-const SIZES_PER_BATCH: usize = 16;
 
 /// LRU at every size in one pass (Mattson stack distances).
 #[pyfunction]
 fn lru_curve(py: Python<'_>, path: &str, warmup: u64) -> PyResult<PyObject> {
-    let mut reader = TraceReader::open(Path::new(path)).map_err(err)?;
+    let reader = TraceReader::open(Path::new(path)).map_err(err)?;
     let c = py
         .allow_threads(|| {
             let mut st = curve::LruStack::new(
                 pagelab_trace::ReferenceSource::page_bound(&reader).unwrap_or(0),
                 warmup,
             );
-            st.push_source(&mut reader).map(|_| st.into_curve())
+            // Chunks decode on a second thread while the stack runs on this one.
+            let mut source = PrefetchReader::new(reader);
+            st.push_source(&mut source).map(|_| st.into_curve())
         })
         .map_err(err)?;
     curve_result(py, &c)
@@ -236,12 +218,11 @@ fn opt_curve(
     warmup: u64,
     max_frames: Option<u32>,
 ) -> PyResult<PyObject> {
-    let mut reader = TraceReader::open(Path::new(path)).map_err(err)?;
-    let runs = py.allow_threads(|| reader.read_all()).map_err(err)?;
-    let c = py.allow_threads(|| {
-        let nu = NextUse::compute(&runs);
-        curve::opt_curve_upto(&nu, warmup, max_frames.unwrap_or(u32::MAX))
-    });
+    let c = py
+        .allow_threads(|| {
+            curve::opt_curve_trace(Path::new(path), warmup, max_frames.unwrap_or(u32::MAX))
+        })
+        .map_err(err)?;
     curve_result(py, &c)
 }
 

@@ -9,12 +9,20 @@
 //!   faults(C) = cold + sum_{d > C} h(d)        for C = 1 ..= distinct pages.
 //! ```
 //!
-//! Distances come from marks over reference times: each page marks the time of its latest
-//! run, and the distance is 1 + the marks after the page's own mark. The marks are a bitmap
-//! with a Fenwick tree over blocks of 512 slots: O(log n) a run, with a small constant.
-//! Times are run indices; when they reach the tree's capacity the live marks (one per page)
-//! are renumbered 0..pages in order and the tree rebuilt, so memory is O(pages) and the
-//! builder works on a stream. Inside a run, references 2..count have distance 1.
+//! Distances come from marks over reference times (Bennett & Kruskal 1975, "LRU stack
+//! processing": counts over the time axis in a tree; Almási, Caşcaval & Padua 2002 compare the
+//! exact methods): each page marks the time of its latest run, and the distance is 1 + the
+//! marks after the page's own mark. The marks are a bitmap with a Fenwick tree over blocks of
+//! 512 slots: O(log n) a run, with a small constant. Times are run indices; when they reach the
+//! tree's capacity the live marks (one per page) are renumbered 0..pages in order and the tree
+//! rebuilt, so memory is O(pages) and the builder works on a stream. Inside a run, references
+//! 2..count have distance 1.
+//!
+//! The [`TOP`] most recent pages are held apart, in order, in a small array and without marks:
+//! a run of one of them has its position as distance (a short scan) and moves no mark. Only a
+//! run of a page below them touches the tree: its distance is TOP + 1 + the marks after its
+//! own, and the oldest top page goes down with a mark at its latest time. With locality most
+//! runs stay in the top, so the tree is rarely touched.
 //!
 //! **Pushes.** For each page keep M, the largest distance of its references since its last
 //! write (0 at the write; "never written" is infinite). With C frames the page was loaded at
@@ -135,6 +143,8 @@ struct PageState {
     m: u32,
     /// Depth when the warm-up ended, if not referenced since (else 0).
     wdepth: u32,
+    /// True if the page is among the [`TOP`] most recent (held in order, without a mark).
+    in_top: bool,
 }
 
 impl PageState {
@@ -142,13 +152,21 @@ impl PageState {
         last: NIL,
         m: NEVER_WRITTEN,
         wdepth: 0,
+        in_top: false,
     };
 }
+
+/// Pages at the top of the stack held in order in a small array [pages] -- parameter: a
+/// reference within them finds its distance by a short scan, with no mark to move; most
+/// references of a program with locality land there.
+const TOP: usize = 32;
 
 /// One-pass LRU stack: feed runs, then [`finish`](LruStack::finish).
 #[derive(Clone, Debug)]
 pub struct LruStack {
     pages: Vec<PageState>,
+    /// The most recent pages, most recent first (at most [`TOP`]).
+    top: Vec<u32>,
     marks: Marks,
     slot_page: Vec<u32>,
     now: u32,
@@ -170,6 +188,7 @@ impl LruStack {
             .next_multiple_of(Marks::BLOCK);
         LruStack {
             pages: vec![PageState::NEW; page_bound as usize],
+            top: Vec::with_capacity(TOP),
             marks: Marks::first(cap, 0),
             slot_page: vec![NIL; cap],
             now: 0,
@@ -203,7 +222,8 @@ impl LruStack {
             self.slot_page[s] = p;
             self.pages[p as usize].last = s as u32;
         }
-        self.marks = Marks::first(cap, live.len());
+        // The top pages are the most recent: the last live slots, left unmarked.
+        self.marks = Marks::first(cap, live.len() - self.top.len());
         self.now = live.len() as u32;
     }
 
@@ -237,6 +257,22 @@ impl LruStack {
         }
     }
 
+    /// Puts `page` at the head of the top pages; the oldest of them, if they were full, goes
+    /// below with a mark at its last slot.
+    #[inline]
+    fn enter_top(&mut self, page: u32) {
+        if self.top.len() == TOP {
+            let y = self.top[TOP - 1];
+            self.pages[y as usize].in_top = false;
+            self.marks.set(self.pages[y as usize].last);
+            self.top.copy_within(0..TOP - 1, 1);
+        } else {
+            self.top.insert(0, page);
+        }
+        self.top[0] = page;
+        self.pages[page as usize].in_top = true;
+    }
+
     /// Feeds runs.
     pub fn push_runs(&mut self, runs: &[Run]) {
         for &r in runs {
@@ -252,11 +288,21 @@ impl LruStack {
                 self.end_warmup();
             }
             let prev = self.pages[p].last;
-            if prev == NIL {
+            let d = if prev == NIL {
                 self.distinct += 1;
                 self.cold += u64::from(counted);
+                0
+            } else if self.pages[p].in_top {
+                let i = self.top.iter().position(|&x| x == r.page).unwrap_or(0);
+                self.top.copy_within(0..i, 1);
+                self.top[0] = r.page;
+                i as u32 + 1
             } else {
-                let d = self.marks.after(prev) + 1;
+                let d = self.top.len() as u32 + self.marks.after(prev) + 1;
+                self.marks.clear(prev);
+                d
+            };
+            if d > 0 {
                 if counted {
                     self.hist[d as usize] += 1;
                     self.add_pushes(p, d);
@@ -265,7 +311,9 @@ impl LruStack {
                 if self.pages[p].m != NEVER_WRITTEN {
                     self.pages[p].m = self.pages[p].m.max(d);
                 }
-                self.marks.clear(prev);
+            }
+            if !self.pages[p].in_top {
+                self.enter_top(r.page);
             }
             if r.kind.is_write() {
                 self.pages[p].m = 0;
@@ -274,7 +322,6 @@ impl LruStack {
             self.now += 1;
             self.slot_page[s as usize] = r.page;
             self.pages[p].last = s;
-            self.marks.set(s);
             self.time += u64::from(r.count);
         }
     }
@@ -292,6 +339,30 @@ impl LruStack {
             }
             self.push_runs(&batch);
         }
+    }
+
+    /// Changed pages resident at the end, at every size: entry C is the count with C frames
+    /// (entry 0 unused; sizes past the end as the last). A page is resident with C frames iff
+    /// its depth D at the end is at most C, and still changed iff no reference since its last
+    /// write had a distance over C (M <= C, see **Pushes**): iff max(M, D) <= C.
+    pub fn dirty_resident(&self) -> Vec<u64> {
+        let n = self.distinct as usize;
+        let mut at = vec![0u64; n + 2];
+        let mut depth = 0u32;
+        for s in (0..self.now).rev() {
+            let p = self.slot_page[s as usize];
+            if p != NIL && self.pages[p as usize].last == s {
+                depth += 1;
+                let m = self.pages[p as usize].m;
+                if m != NEVER_WRITTEN {
+                    at[m.max(depth) as usize] += 1;
+                }
+            }
+        }
+        for c in 1..at.len() {
+            at[c] += at[c - 1];
+        }
+        at
     }
 
     /// Distinct pages seen [pages].

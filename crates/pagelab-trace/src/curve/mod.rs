@@ -26,7 +26,7 @@ pub mod psi;
 pub mod ws;
 
 pub use lru::{lru_curve, LruStack};
-pub use opt::{opt_curve, opt_curve_upto};
+pub use opt::{opt_curve, opt_curve_trace, opt_curve_upto};
 pub use psi::{predict, psi_curve, realize, Prediction, PsiCurve, PsiModel, PsiPoint};
 pub use ws::{ws_curve, WsCurve, WsHistogram, WsPoint};
 

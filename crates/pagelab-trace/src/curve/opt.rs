@@ -18,7 +18,8 @@
 //! [`crate::policy::simulate`] with MIN at every size.
 //!
 //! Cost: O(d) per run (the walk down to the page), so O(runs x mean depth) time, O(pages)
-//! memory besides the next-use annotation (8 bytes a run). Pushes are not given (`None`):
+//! memory besides the next-use annotation (4 bytes a run in memory; about 2 bytes a run over a
+//! trace file, [`opt_curve_trace`], which never holds the runs themselves). Pushes are not given (`None`):
 //! MIN's dirty rule picks among ties, which the stack does not model.
 //!
 //! Truncation: the update of the top C levels depends only on those levels and on whether x
@@ -27,8 +28,11 @@
 //! most `max_frames` levels a run: exact for every size up to `max_frames`.
 
 use super::{Curve, CurvePoint};
-use crate::policy::min::NEVER;
+use crate::format::{PrefetchReader, TraceReader};
+use crate::policy::min::{TraceNextUse, NEVER};
 use crate::policy::NextUse;
+use crate::{ReferenceSource, Run, TraceError};
+use std::path::Path;
 
 /// The MIN curve at every size 1..=distinct pages of the annotated string, in one pass;
 /// references before `warmup` [references] are not counted.
@@ -49,31 +53,81 @@ pub fn opt_curve(nu: &NextUse<'_>, warmup: u64) -> Curve {
 /// The MIN curve at every size 1..=min(max_frames, distinct pages), keeping only the top
 /// `max_frames` levels of the OPT stack (O(min(depth, max_frames)) a run).
 pub fn opt_curve_upto(nu: &NextUse<'_>, warmup: u64, max_frames: u32) -> Curve {
-    let runs = nu.runs();
-    let bound = nu.page_bound() as usize;
-    let limit = (max_frames as usize).clamp(1, bound.max(1));
-    // Stack of (next use, page), top first; at most `limit` levels.
-    let mut stack: Vec<(u64, u32)> = Vec::with_capacity(limit);
-    let mut in_stack = vec![false; bound];
-    let mut hist = vec![0u64; limit + 2];
-    let mut cold = 0u64;
-    let mut time = 0u64;
-    for (i, r) in runs.iter().enumerate() {
-        let counted = time >= warmup;
-        let entry = (nu.next(i), r.page);
+    let mut st = OptStack::new(nu.page_bound(), warmup, max_frames);
+    for (i, &r) in nu.runs().iter().enumerate() {
+        st.push(r, nu.next(i));
+    }
+    st.finish()
+}
+
+/// The MIN curve of the trace file at `path`, as [`opt_curve_upto`], in bounded memory: one
+/// backward pass over the chunks for next-use (about 2 bytes a run, [`TraceNextUse`]), then one
+/// forward pass; in both, chunks decode on a second thread while this one works.
+pub fn opt_curve_trace(path: &Path, warmup: u64, max_frames: u32) -> Result<Curve, TraceError> {
+    let nu = TraceNextUse::compute_prefetched(path)?;
+    let reader = TraceReader::open(path)?;
+    let mut st = OptStack::new(nu.page_bound(), warmup, max_frames);
+    let mut next = nu.cursor();
+    let mut source = PrefetchReader::new(reader);
+    let mut block = Vec::new();
+    loop {
+        block.clear();
+        if !source.next_batch(&mut block)? {
+            break;
+        }
+        for &r in &block {
+            st.push(r, next.next_use());
+        }
+    }
+    Ok(st.finish())
+}
+
+/// The OPT stack, truncated to its top `limit` levels, and its depth histogram.
+struct OptStack {
+    /// (next use, page), top first.
+    stack: Vec<(u64, u32)>,
+    in_stack: Vec<bool>,
+    limit: usize,
+    hist: Vec<u64>,
+    cold: u64,
+    time: u64,
+    warmup: u64,
+}
+
+impl OptStack {
+    fn new(bound: u32, warmup: u64, max_frames: u32) -> Self {
+        let bound = bound as usize;
+        let limit = (max_frames as usize).clamp(1, bound.max(1));
+        OptStack {
+            stack: Vec::with_capacity(limit),
+            in_stack: vec![false; bound],
+            limit,
+            hist: vec![0; limit + 2],
+            cold: 0,
+            time: 0,
+            warmup,
+        }
+    }
+
+    /// One run whose page is next referenced at run `next` (or [`NEVER`]).
+    #[inline]
+    fn push(&mut self, r: Run, next: u64) {
+        let counted = self.time >= self.warmup;
+        let entry = (next, r.page);
         let key = |e: (u64, u32)| if e.0 == NEVER { u64::MAX } else { e.0 };
+        let stack = &mut self.stack;
         match stack.first() {
             Some(&(_, p)) if p == r.page => {
                 stack[0] = entry;
-                hist[1] += u64::from(counted);
+                self.hist[1] += u64::from(counted);
             }
             None => {
                 stack.push(entry);
-                in_stack[r.page as usize] = true;
-                cold += u64::from(counted);
+                self.in_stack[r.page as usize] = true;
+                self.cold += u64::from(counted);
             }
             Some(_) => {
-                let present = in_stack[r.page as usize];
+                let present = self.in_stack[r.page as usize];
                 let mut carry = stack[0];
                 stack[0] = entry;
                 let mut depth = 0;
@@ -89,34 +143,37 @@ pub fn opt_curve_upto(nu: &NextUse<'_>, warmup: u64, max_frames: u32) -> Curve {
                 }
                 if depth == 0 {
                     // x came from below the kept levels (or is new): a fault at every size kept.
-                    in_stack[r.page as usize] = true;
-                    if stack.len() < limit {
+                    self.in_stack[r.page as usize] = true;
+                    if stack.len() < self.limit {
                         stack.push(carry);
                     } else {
-                        in_stack[carry.1 as usize] = false;
+                        self.in_stack[carry.1 as usize] = false;
                     }
-                    cold += u64::from(counted);
+                    self.cold += u64::from(counted);
                 } else {
-                    hist[depth] += u64::from(counted);
+                    self.hist[depth] += u64::from(counted);
                 }
             }
         }
-        time += u64::from(r.count);
+        self.time += u64::from(r.count);
     }
-    let n = stack.len().max(1) as u32;
-    debug_assert!(n as usize <= limit);
-    let references = time - warmup.min(time);
-    let mut above: u64 = hist.iter().skip(2).sum();
-    let mut points = Vec::with_capacity(n as usize);
-    for c in 1..=n {
-        if c > 1 {
-            above -= hist[c as usize];
+
+    fn finish(self) -> Curve {
+        let n = self.stack.len().max(1) as u32;
+        debug_assert!(n as usize <= self.limit);
+        let references = self.time - self.warmup.min(self.time);
+        let mut above: u64 = self.hist.iter().skip(2).sum();
+        let mut points = Vec::with_capacity(n as usize);
+        for c in 1..=n {
+            if c > 1 {
+                above -= self.hist[c as usize];
+            }
+            points.push(CurvePoint::new(c, references, self.cold + above, None));
         }
-        points.push(CurvePoint::new(c, references, cold + above, None));
-    }
-    Curve {
-        policy: "min".into(),
-        warmup,
-        points,
+        Curve {
+            policy: "min".into(),
+            warmup: self.warmup,
+            points,
+        }
     }
 }

@@ -26,14 +26,40 @@ impl PrefetchReader {
     pub const DEPTH: usize = 3;
 
     /// Starts decoding `reader` from its current streaming position.
-    pub fn new(mut reader: TraceReader) -> PrefetchReader {
+    pub fn new(reader: TraceReader) -> PrefetchReader {
+        Self::start(reader, false)
+    }
+
+    /// Decodes the chunks of `reader` from the last to the first, each chunk's runs in file
+    /// order: for backward passes (next-use). The kinds are not totalled as in streaming;
+    /// each chunk is still checked whole.
+    pub fn backward(reader: TraceReader) -> PrefetchReader {
+        Self::start(reader, true)
+    }
+
+    fn start(mut reader: TraceReader, backward: bool) -> PrefetchReader {
         let bound = reader.page_bound();
         let (tx, batches) = sync_channel::<Batch>(Self::DEPTH);
         let (recycle, spare) = sync_channel::<Vec<Run>>(Self::DEPTH + 2);
+        let mut left = reader.chunk_count();
         let worker = std::thread::spawn(move || loop {
             let mut buf = spare.try_recv().unwrap_or_default();
             buf.clear();
-            match reader.next_batch(&mut buf) {
+            let got = if backward {
+                match left.checked_sub(1) {
+                    None => Ok(false),
+                    Some(c) => {
+                        left = c;
+                        pagelab_core::interrupt::check()
+                            .map_err(TraceError::from)
+                            .and_then(|_| reader.read_chunk(c, &mut buf))
+                            .map(|_| true)
+                    }
+                }
+            } else {
+                reader.next_batch(&mut buf)
+            };
+            match got {
                 Ok(true) => {
                     if tx.send(Ok(buf)).is_err() {
                         return;

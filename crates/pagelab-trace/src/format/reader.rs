@@ -499,28 +499,49 @@ impl TraceReader {
         ];
         let bound = self.header.distinct_pages;
         let start = out.len();
-        out.extend(pages.chunks_exact(W).zip(ck).map(|(p, &b)| {
+        // One pass over the columns into preallocated runs (no per-run capacity check), the
+        // checks folded in: the largest page and the references by kind (in registers).
+        out.resize(
+            start + runs,
+            Run {
+                page: 0,
+                count: 0,
+                kind: AccessKind::Instr,
+            },
+        );
+        let dst = &mut out[start..];
+        let mut max_page = 0u32;
+        let mut by_kind = [0u64; 4];
+        let [mut k0, mut k1, mut k2, mut k3] = [0u64; 4];
+        for ((d, p), &b) in dst.iter_mut().zip(pages.chunks_exact(W)).zip(ck) {
             let mut le = [0u8; 4];
             le[..W].copy_from_slice(p);
-            Run {
-                page: u32::from_le_bytes(le),
-                count: (b >> 2) as u32,
-                kind: KINDS[(b & 3) as usize],
-            }
-        }));
+            let page = u32::from_le_bytes(le);
+            max_page = max_page.max(page);
+            let (count, k) = (u32::from(b >> 2), b & 3);
+            let c = u64::from(count);
+            k0 += if k == 0 { c } else { 0 };
+            k1 += if k == 1 { c } else { 0 };
+            k2 += if k == 2 { c } else { 0 };
+            k3 += if k == 3 { c } else { 0 };
+            *d = Run {
+                page,
+                count,
+                kind: KINDS[usize::from(k)],
+            };
+        }
+        let mut min_count = 1;
         if escapes > 0 {
-            let long = out[start..].iter_mut().filter(|r| r.count == 0);
+            // Escaped counts (code 0) come from the overflow column, in run order.
+            let long = dst.iter_mut().filter(|r| r.count == 0);
             for (r, c) in long.zip(over.chunks_exact(4)) {
                 r.count = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                min_count = min_count.min(r.count);
+                by_kind[r.kind as usize] += u64::from(r.count);
             }
         }
-        let mut max_page = 0u32;
-        let mut min_count = u32::MAX;
-        let mut by_kind = [0u64; 4];
-        for r in &out[start..] {
-            max_page = max_page.max(r.page);
-            min_count = min_count.min(r.count);
-            by_kind[r.kind as usize] += r.count as u64;
+        for (s, k) in by_kind.iter_mut().zip([k0, k1, k2, k3]) {
+            *s += k;
         }
         let sum: u64 = by_kind.iter().sum();
         if min_count == 0 || sum != refs || (runs > 0 && max_page as u64 >= bound) {

@@ -93,6 +93,7 @@ impl Arc {
         }
     }
 
+    #[inline(never)]
     fn touch(&mut self, x: u32, mem: &mut Memory) -> bool {
         match self.place[x as usize] {
             T1 | T2 => {
@@ -148,8 +149,22 @@ impl Replacement for Arc {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn reference(&mut self, page: u32, count: u32, _now: u64, mem: &mut Memory) -> bool {
+        // A hit (case I) ends at the head of T2, whatever the run's length: done here, with
+        // no move when the page is already there.
+        match self.place[page as usize] {
+            T2 => {
+                self.links.move_front(&mut self.lists[T2 as usize], page);
+                return true;
+            }
+            T1 => {
+                self.unlink(page);
+                self.push(T2, page);
+                return true;
+            }
+            _ => {}
+        }
         let hit = self.touch(page, mem);
         if count > 1 && self.place[page as usize] == T1 {
             self.touch(page, mem);

@@ -76,7 +76,7 @@ impl Replacement for Clock {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn reference(&mut self, page: u32, count: u32, _now: u64, mem: &mut Memory) -> bool {
         let f = self.page_frame[page as usize];
         if f != NIL {

@@ -51,7 +51,7 @@ impl Replacement for Fifo {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn reference(&mut self, page: u32, _count: u32, _now: u64, mem: &mut Memory) -> bool {
         if self.resident[page as usize] {
             return true;

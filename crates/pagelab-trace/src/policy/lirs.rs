@@ -137,6 +137,7 @@ impl Lirs {
         self.demote_bottom();
     }
 
+    #[inline(never)]
     fn touch(&mut self, x: u32, mem: &mut Memory) -> bool {
         match self.status[x as usize] {
             LIR => {
@@ -196,8 +197,14 @@ impl Replacement for Lirs {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn reference(&mut self, page: u32, count: u32, _now: u64, mem: &mut Memory) -> bool {
+        // The common hit: an LIR page above the bottom of S goes to the top, nothing to prune,
+        // and a second reference changes nothing.
+        if self.status[page as usize] == LIR && self.s.tail != page {
+            self.s_links.move_front(&mut self.s, page);
+            return true;
+        }
         let hit = self.touch(page, mem);
         if count > 1 && self.status[page as usize] != LIR {
             self.touch(page, mem);

@@ -28,9 +28,11 @@
 //! Parameters: none.
 
 use super::{Memory, ParamInfo, PolicyState, SpecParams, NIL};
-use crate::format::TraceReader;
+use crate::format::{PrefetchReader, TraceReader};
+use crate::ReferenceSource;
 use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// MIN has no parameters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -103,17 +105,61 @@ impl<'a> NextUse<'a> {
 }
 
 /// Next-use of a pagelab trace file, computed by reading its chunks backwards: the runs are
-/// not kept (the forward pass decodes them again), so MIN over a trace file holds 4 bytes a run
-/// instead of 16. Like [`NextUse`], it is the only other way to build a [`Min`].
+/// not kept (the forward pass decodes them again), so MIN over a trace file holds about 2
+/// bytes a run instead of 16. Like [`NextUse`], it is the only other way to build a [`Min`].
+///
+/// Each run stores the distance to the next run of its page [runs] in 16 bits; a distance of
+/// [`TraceNextUse::FAR`] or more, and "never again", are escaped to a 32-bit column. Locality
+/// makes escapes rare, so the annotation is close to 2 bytes a run. It is read in run order
+/// through a [`NextUseCursor`].
 #[derive(Clone, Debug)]
 pub struct TraceNextUse {
-    next_rev: Vec<u32>,
+    /// Distances, in reverse order of runs (the backward pass pushes them).
+    dist_rev: Vec<u16>,
+    /// Next-run indices of the escaped runs (or `NEVER32`), in reverse order.
+    far_rev: Vec<u32>,
     bound: u32,
 }
 
 impl TraceNextUse {
+    /// Distance code that escapes to the 32-bit column.
+    pub const FAR: u16 = u16::MAX;
+
     /// Annotates every run of the trace `reader` reads, in one backward pass over its chunks.
     pub fn compute(reader: &mut TraceReader) -> Result<Self, TraceError> {
+        let n = Self::check_len(reader)?;
+        let mut buf = Vec::new();
+        let mut c = reader.chunk_count();
+        let mut a = Annotator::new(reader, n);
+        while let Some(prev) = c.checked_sub(1) {
+            c = prev;
+            pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk read
+            buf.clear();
+            reader.read_chunk(c, &mut buf)?;
+            a.chunk(reader, &buf)?;
+        }
+        a.finish(reader)
+    }
+
+    /// As [`TraceNextUse::compute`], the chunks decoded on a second thread while this one
+    /// annotates ([`PrefetchReader::backward`]).
+    pub fn compute_prefetched(path: &Path) -> Result<Self, TraceError> {
+        let reader = TraceReader::open(path)?;
+        let n = Self::check_len(&reader)?;
+        let mut a = Annotator::new(&reader, n);
+        let mut chunks = PrefetchReader::backward(TraceReader::open(path)?);
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            if !chunks.next_batch(&mut buf)? {
+                break;
+            }
+            a.chunk(&reader, &buf)?;
+        }
+        a.finish(&reader)
+    }
+
+    fn check_len(reader: &TraceReader) -> Result<u32, TraceError> {
         let n = reader.runs();
         if n >= u64::from(NEVER32) {
             return Err(TraceError::invalid(format!(
@@ -122,51 +168,119 @@ impl TraceNextUse {
                 NEVER32 - 1
             )));
         }
-        let bound = u32::try_from(reader.distinct_pages()).unwrap_or(u32::MAX);
-        let mut last = vec![NEVER32; bound as usize];
-        let mut next_rev = Vec::with_capacity(n as usize);
-        let mut buf = Vec::new();
-        let mut i = n as u32;
-        for c in (0..reader.chunk_count()).rev() {
-            buf.clear();
-            reader.read_chunk(c, &mut buf)?;
-            for r in buf.iter().rev() {
-                i = i.checked_sub(1).ok_or_else(|| too_many_runs(reader))?;
-                let slot = last
-                    .get_mut(r.page as usize)
-                    .ok_or_else(|| page_out_of_range(reader, r.page, bound))?;
-                next_rev.push(*slot);
-                *slot = i;
-            }
-        }
-        if i != 0 {
-            return Err(too_many_runs(reader));
-        }
-        Ok(TraceNextUse { next_rev, bound })
+        Ok(n as u32)
     }
 
-    /// Index of the next run of the page of run `i`, or [`NEVER`].
-    #[inline]
-    pub fn next(&self, i: usize) -> u64 {
-        match self.next_rev[self.next_rev.len() - 1 - i] {
-            NEVER32 => NEVER,
-            j => u64::from(j),
+    /// A reader of the annotation from the first run on.
+    pub fn cursor(&self) -> NextUseCursor<'_> {
+        NextUseCursor {
+            nu: self,
+            i: 0,
+            far: 0,
         }
     }
 
     /// Runs annotated.
     pub fn len(&self) -> usize {
-        self.next_rev.len()
+        self.dist_rev.len()
     }
 
     /// True for an empty trace.
     pub fn is_empty(&self) -> bool {
-        self.next_rev.is_empty()
+        self.dist_rev.is_empty()
+    }
+
+    /// Memory held [bytes].
+    pub fn bytes(&self) -> u64 {
+        (2 * self.dist_rev.len() + 4 * self.far_rev.len()) as u64
     }
 
     /// One more than the largest page number.
     pub fn page_bound(&self) -> u32 {
         self.bound
+    }
+}
+
+/// The backward pass of [`TraceNextUse`]: fed chunks from the last to the first.
+struct Annotator {
+    last: Vec<u32>,
+    dist_rev: Vec<u16>,
+    far_rev: Vec<u32>,
+    bound: u32,
+    i: u32,
+}
+
+impl Annotator {
+    fn new(reader: &TraceReader, n: u32) -> Self {
+        let bound = u32::try_from(reader.distinct_pages()).unwrap_or(u32::MAX);
+        Annotator {
+            last: vec![NEVER32; bound as usize],
+            dist_rev: Vec::with_capacity(n as usize),
+            far_rev: Vec::new(),
+            bound,
+            i: n,
+        }
+    }
+
+    /// One chunk's runs (in file order); chunks come last first.
+    fn chunk(&mut self, reader: &TraceReader, runs: &[Run]) -> Result<(), TraceError> {
+        for r in runs.iter().rev() {
+            let i = self.i.checked_sub(1).ok_or_else(|| too_many_runs(reader))?;
+            self.i = i;
+            let slot = self
+                .last
+                .get_mut(r.page as usize)
+                .ok_or_else(|| page_out_of_range(reader, r.page, self.bound))?;
+            let d = slot.wrapping_sub(i);
+            if *slot != NEVER32 && d < u32::from(TraceNextUse::FAR) {
+                self.dist_rev.push(d as u16);
+            } else {
+                self.dist_rev.push(TraceNextUse::FAR);
+                self.far_rev.push(*slot);
+            }
+            *slot = i;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, reader: &TraceReader) -> Result<TraceNextUse, TraceError> {
+        if self.i != 0 {
+            return Err(too_many_runs(reader));
+        }
+        self.dist_rev.shrink_to_fit();
+        self.far_rev.shrink_to_fit();
+        Ok(TraceNextUse {
+            dist_rev: self.dist_rev,
+            far_rev: self.far_rev,
+            bound: self.bound,
+        })
+    }
+}
+
+/// Reads a [`TraceNextUse`] in run order.
+#[derive(Clone, Debug)]
+pub struct NextUseCursor<'a> {
+    nu: &'a TraceNextUse,
+    i: usize,
+    far: usize,
+}
+
+impl NextUseCursor<'_> {
+    /// Index of the next run of the page of the current run, or [`NEVER`]; moves on one run.
+    #[inline]
+    pub fn next_use(&mut self) -> u64 {
+        let nu = self.nu;
+        let d = nu.dist_rev[nu.dist_rev.len() - 1 - self.i];
+        let at = self.i as u64;
+        self.i += 1;
+        if d != TraceNextUse::FAR {
+            return at + u64::from(d);
+        }
+        self.far += 1;
+        match nu.far_rev[nu.far_rev.len() - self.far] {
+            NEVER32 => NEVER,
+            j => u64::from(j),
+        }
     }
 }
 
@@ -189,31 +303,49 @@ fn page_out_of_range(reader: &TraceReader, page: u32, bound: u32) -> TraceError 
     }
 }
 
-/// MIN state: an indexed max-heap of (key, page) over the resident pages.
+/// MIN state: the resident pages with their keys, scanned for the largest key at a fault
+/// while that is cheap, an indexed max-heap once it is not.
+///
+/// A hit only raises the key of the page referenced (its old key was this reference's time,
+/// the smallest of all). In *scan* mode the entries are unordered: a hit is one store and a
+/// fault scans them for the largest key, so the cost is runs + faults x frames. When the scans
+/// have cost more than [`Min::SCAN_BUDGET`] entries per run so far, the entries are heapified
+/// once and every later hit sifts its page up in O(log frames). Keys are distinct, so both modes
+/// reclaim the same page.
 #[derive(Clone, Debug)]
 pub struct Min {
     heap: Vec<(u64, u32)>,
     pos: Vec<u32>,
     cap: u32,
+    is_heap: bool,
+    n_runs: u64,
+    n_scanned: u64,
 }
 
 impl Min {
+    /// Entries scanned per run, on average, beyond which MIN keeps a heap instead [entries]
+    /// -- parameter: a heap costs a sift of about log2(frames) levels at every hit.
+    pub const SCAN_BUDGET: u64 = 4;
+
+    fn with_bound(frames: u32, bound: u32) -> Self {
+        Min {
+            heap: Vec::with_capacity(frames.min(bound) as usize),
+            pos: vec![NIL; bound as usize],
+            cap: frames,
+            is_heap: false,
+            n_runs: 0,
+            n_scanned: 0,
+        }
+    }
+
     /// MIN over `frames` frames [frames] for the string annotated by `nu`.
     pub fn new(frames: u32, nu: &NextUse<'_>) -> Self {
-        Min {
-            heap: Vec::with_capacity(frames.min(nu.page_bound()) as usize),
-            pos: vec![NIL; nu.page_bound() as usize],
-            cap: frames,
-        }
+        Self::with_bound(frames, nu.page_bound())
     }
 
     /// MIN over `frames` frames [frames] for the trace annotated by `nu`.
     pub fn for_trace(frames: u32, nu: &TraceNextUse) -> Self {
-        Min {
-            heap: Vec::with_capacity(frames.min(nu.page_bound()) as usize),
-            pos: vec![NIL; nu.page_bound() as usize],
-            cap: frames,
-        }
+        Self::with_bound(frames, nu.page_bound())
     }
 
     #[inline]
@@ -230,28 +362,60 @@ impl Min {
     #[inline]
     pub fn reference(&mut self, page: u32, next: u64, mem: &mut Memory) -> bool {
         let k = Self::key(page, next, mem);
+        self.n_runs += 1;
         let i = self.pos[page as usize];
         if i != NIL {
-            // The page's old key was this run's index, the smallest of all; its new key is
-            // larger, so it can only move up the max-heap.
             self.heap[i as usize].0 = k;
-            self.sift_up(i as usize);
+            if self.is_heap {
+                // The old key was the smallest of all; the new one is larger: it can only
+                // move up the max-heap.
+                self.sift_up(i as usize);
+            }
             return true;
         }
         if (self.heap.len() as u32) < self.cap {
             self.heap.push((k, page));
             let i = self.heap.len() - 1;
             self.pos[page as usize] = i as u32;
-            self.sift_up(i);
-        } else {
-            let victim = self.heap[0].1;
-            self.pos[victim as usize] = NIL;
-            mem.reclaim(victim);
-            self.heap[0] = (k, page);
-            self.pos[page as usize] = 0;
+            if self.is_heap {
+                self.sift_up(i);
+            }
+            return false;
+        }
+        let at = if self.is_heap { 0 } else { self.scan() };
+        let victim = self.heap[at].1;
+        self.pos[victim as usize] = NIL;
+        mem.reclaim(victim);
+        self.heap[at] = (k, page);
+        self.pos[page as usize] = at as u32;
+        if self.is_heap {
             self.sift_down(0);
+        } else if self.n_scanned > Self::SCAN_BUDGET * self.n_runs {
+            self.heapify();
         }
         false
+    }
+
+    /// The entry of largest key (scan mode).
+    #[inline]
+    fn scan(&mut self) -> usize {
+        self.n_scanned += self.heap.len() as u64;
+        let (mut at, mut best) = (0, self.heap[0].0);
+        for (j, e) in self.heap.iter().enumerate().skip(1) {
+            if e.0 > best {
+                best = e.0;
+                at = j;
+            }
+        }
+        at
+    }
+
+    /// Orders the entries as a max-heap (Floyd's bottom-up construction) and stays a heap.
+    fn heapify(&mut self) {
+        self.is_heap = true;
+        for i in (0..self.heap.len() / 2).rev() {
+            self.sift_down(i);
+        }
     }
 
     fn sift_up(&mut self, mut i: usize) -> usize {

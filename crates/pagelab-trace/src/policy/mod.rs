@@ -10,10 +10,38 @@
 //!            Memory (change bits; a push when a changed page is reclaimed)
 //! ```
 //!
-//! A [`Run`] of `count` references to one page is `count` single references: the first may
-//! fault, the rest hit. A policy sees the whole run in one call and must leave the state that
-//! `count` single references would have left (for most policies the second reference is a
-//! no-op; for ARC and LIRS it promotes the page, and they apply it).
+//! **Runs, not references.** A [`Run`] of `count` references to one page is `count` single
+//! references: the first may fault, the rest hit. A policy sees the whole run in one call and
+//! must leave the state that `count` single references would have left. The driver also
+//! collapses adjacent runs of one page that differ only in kind (a load then a store) into one
+//! call whose count is their sum, with the change bit set first if any of them writes; this is
+//! exact because the page referenced is never its own victim, so its change bit is not read
+//! before the run ends (MIN reads it only for pages never referenced again, and the page of a
+//! run is referenced in it). Why one call per run is exact, policy by policy (`r` = the page,
+//! "repeat" = references 2..count):
+//!
+//! - FIFO, Random: a hit changes no state (Random draws only at a fault), so a repeat is a
+//!   no-op: one step.
+//! - LRU: a hit moves `r` to the head of the recency list; after the first reference `r` is the
+//!   head, so a repeat is a no-op: one step.
+//! - MIN: a hit re-keys `r` with its next use; no repeat faults, so the keys set between the
+//!   first and last reference of the run are overwritten before any victim is chosen: one step
+//!   with the next use taken after the run.
+//! - CLOCK, SIEVE, CLOCK-Pro: a hit only sets `r`'s reference (visited) bit. After the first
+//!   reference the bit is set (a hit, or CLOCK's `bit_on_load`) or clear (a page just loaded);
+//!   the second reference sets it and later ones find it set: at most two steps, applied as
+//!   `bit = hit || bit_on_load || count > 1`.
+//! - ARC: after the first reference `r` is at the head of T1 (a miss) or of T2 (a hit). A hit
+//!   at the head of T2 is a no-op (case I does not adapt p); a hit in T1 moves `r` to the head of
+//!   T2: at most two steps, the second only if `r` is in T1.
+//! - LIRS: after the first reference `r` is at the top of S. A hit on an LIR page at the top is
+//!   a no-op; a hit on an HIR page in S makes it LIR (demoting the bottom LIR page and pruning):
+//!   at most two steps, the second only if `r` is not yet LIR.
+//! - AR, working set: the state is a time stamp of the last reference (and AR's reset epoch),
+//!   computed for the run's last reference in closed form.
+//!
+//! `run_collapsed_simulation_agrees_with_per_reference_steps` in the tests checks every policy
+//! against the per-reference [`Stepper`] on random strings.
 //!
 //! The mechanism/policy split follows STYLE.md: a policy ranks and returns decisions (the victim
 //! it reclaims through [`Memory::reclaim`]); [`Memory`] keeps the change bits and counts pushes.
@@ -31,15 +59,18 @@
 //! Dispatch is by enum + match once per batch of runs; the loop over runs is monomorphic for
 //! each policy, with no allocation or virtual call per reference.
 
-use crate::{ReferenceSource, Run, TraceError};
-use rayon::prelude::*;
+use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
 
 pub mod ar;
 pub mod arc;
 pub mod clock;
 pub mod clock_pro;
+mod clock_sizes;
+mod drive;
 pub mod fifo;
+mod fifo_sizes;
+mod grid;
 pub mod lirs;
 mod list;
 pub mod lru;
@@ -49,6 +80,13 @@ pub mod sieve;
 pub mod step;
 pub mod ws;
 
+pub(crate) use drive::check_frames;
+use drive::Driver;
+pub use drive::{
+    simulate, simulate_min, simulate_min_trace, simulate_min_trace_sizes, simulate_sizes,
+    simulate_stream, simulate_stream_sizes,
+};
+pub use grid::{simulate_trace_grid, Grid, GridMemory};
 pub use min::NextUse;
 pub use step::{Step, Stepper};
 
@@ -440,370 +478,6 @@ pub struct Outcome {
     pub fault_rate: f64,
     /// Mean resident-set size of the measured part [pages]; working set only.
     pub mean_resident: Option<f64>,
-}
-
-/// The loop over runs shared by every policy: counts, warm-up split, change bits.
-struct Driver {
-    now: u64,
-    warmup: u64,
-    bound: u32,
-    mem: Memory,
-    faults: [u64; 2],
-    /// Memory counters when the warm-up ended: pushes, size integral.
-    at_warmup_end: Option<(u64, u64)>,
-}
-
-impl Driver {
-    fn new(page_bound: u32, warmup: u64) -> Self {
-        let mut d = Driver {
-            now: 0,
-            warmup,
-            bound: page_bound,
-            mem: Memory::new(page_bound),
-            faults: [0; 2],
-            at_warmup_end: None,
-        };
-        d.maybe_end_warmup();
-        d
-    }
-
-    fn maybe_end_warmup(&mut self) {
-        if self.at_warmup_end.is_none() && self.now >= self.warmup {
-            self.at_warmup_end = Some((self.mem.n_pushes, self.mem.size_sum));
-        }
-    }
-
-    #[inline(always)]
-    fn one<P: Replacement>(&mut self, p: &mut P, run: Run, phase: usize) {
-        // Branch-free: a quarter of runs write, at random.
-        self.mem.dirty[run.page as usize] |= run.kind.is_write();
-        let hit = p.reference(run.page, run.count, self.now, &mut self.mem);
-        self.faults[phase] += u64::from(!hit);
-        self.now += u64::from(run.count);
-    }
-
-    fn drive<P: Replacement>(&mut self, p: &mut P, runs: &[Run]) {
-        let mut rest = runs;
-        // Warm-up part: runs may be split at the boundary.
-        while self.at_warmup_end.is_none() {
-            let Some((&r, tail)) = rest.split_first() else {
-                return;
-            };
-            rest = tail;
-            let left = self.warmup - self.now;
-            if u64::from(r.count) <= left {
-                self.one(p, r, 0);
-            } else {
-                self.one(
-                    p,
-                    Run {
-                        count: left as u32,
-                        ..r
-                    },
-                    0,
-                );
-                self.maybe_end_warmup();
-                self.one(
-                    p,
-                    Run {
-                        count: r.count - left as u32,
-                        ..r
-                    },
-                    1,
-                );
-            }
-            self.maybe_end_warmup();
-        }
-        for &r in rest {
-            self.one(p, r, 1);
-        }
-    }
-
-    /// Makes sure pages of `runs` fit the tables (streams of unknown page bound).
-    fn grow_for(&mut self, runs: &[Run]) -> Option<u32> {
-        let m = runs.iter().map(|r| r.page).max()?;
-        if m >= self.bound {
-            self.bound = (m + 1).max(self.bound.saturating_mul(2)).max(1024);
-            self.mem.reserve_pages(self.bound);
-            return Some(self.bound);
-        }
-        None
-    }
-
-    fn outcome(
-        mut self,
-        policy: &PolicySpec,
-        frames: u32,
-        is_resident: impl Fn(u32) -> bool,
-    ) -> Outcome {
-        self.maybe_end_warmup();
-        let (pushes_w, size_w) = self
-            .at_warmup_end
-            .unwrap_or((self.mem.n_pushes, self.mem.size_sum));
-        let warm_refs = self.warmup.min(self.now);
-        let warmup = Counts {
-            references: warm_refs,
-            faults: self.faults[0],
-            pushes: pushes_w,
-            resident_sum: size_w,
-        };
-        let measured = Counts {
-            references: self.now - warm_refs,
-            faults: self.faults[1],
-            pushes: self.mem.n_pushes - pushes_w,
-            resident_sum: self.mem.size_sum - size_w,
-        };
-        let dirty_resident = (0..self.mem.dirty.len() as u32)
-            .filter(|&pg| self.mem.dirty[pg as usize] && is_resident(pg))
-            .count() as u64;
-        let variable = INFO
-            .iter()
-            .any(|i| i.name == policy.name() && i.variable_space);
-        Outcome {
-            policy: policy.clone(),
-            frames,
-            measured,
-            warmup,
-            dirty_resident,
-            fault_rate: measured.fault_rate(),
-            mean_resident: variable.then(|| measured.mean_resident()),
-        }
-    }
-}
-
-fn check_frames(frames: u32) -> Result<(), TraceError> {
-    if frames == 0 {
-        return Err(TraceError::invalid("frames: 0; expected at least 1 frame"));
-    }
-    Ok(())
-}
-
-fn page_bound_of(runs: &[Run]) -> u32 {
-    runs.iter().map(|r| r.page + 1).max().unwrap_or(0)
-}
-
-/// Runs the policy `spec` over `runs` with `frames` frames; the first `warmup` references are
-/// counted apart. MIN computes next-use itself (a backward pass over `runs`).
-///
-/// ```
-/// use pagelab_trace::policy::{simulate, PolicySpec};
-/// use pagelab_trace::VecSource;
-/// let s = VecSource::from_pages(&[1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5]);
-/// let fifo = PolicySpec::by_name("fifo").unwrap();
-/// assert_eq!(simulate(&fifo, s.runs(), 3, 0).unwrap().measured.faults, 9);
-/// assert_eq!(simulate(&fifo, s.runs(), 4, 0).unwrap().measured.faults, 10);
-/// ```
-pub fn simulate(
-    spec: &PolicySpec,
-    runs: &[Run],
-    frames: u32,
-    warmup: u64,
-) -> Result<Outcome, TraceError> {
-    check_frames(frames)?;
-    let bound = page_bound_of(runs);
-    match Online::build(spec, frames, bound)? {
-        Some(mut p) => {
-            let mut d = Driver::new(bound, warmup);
-            p.drive(runs, &mut d);
-            Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
-        }
-        None => simulate_min(spec, &NextUse::compute(runs), frames, warmup),
-    }
-}
-
-/// MIN over an annotated string (next-use already computed).
-pub fn simulate_min(
-    spec: &PolicySpec,
-    nu: &NextUse<'_>,
-    frames: u32,
-    warmup: u64,
-) -> Result<Outcome, TraceError> {
-    check_frames(frames)?;
-    let mut m = min::Min::new(frames, nu);
-    let mut d = Driver::new(nu.page_bound(), warmup);
-    for (i, &r) in nu.runs().iter().enumerate() {
-        min_run(&mut d, &mut m, r, nu.next(i));
-    }
-    Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
-}
-
-/// Runs MIN over a pagelab trace file at `frames` [frames], decoding its chunks as it goes:
-/// with `nu` from [`min::TraceNextUse::compute`] on the same file, memory is 4 bytes a run.
-pub fn simulate_min_trace(
-    spec: &PolicySpec,
-    reader: &mut crate::format::TraceReader,
-    nu: &min::TraceNextUse,
-    frames: u32,
-    warmup: u64,
-) -> Result<Outcome, TraceError> {
-    check_frames(frames)?;
-    if reader.runs() != nu.len() as u64 {
-        return Err(TraceError::invalid(format!(
-            "{}: next-use annotates {} runs, the trace has {}",
-            reader.path().display(),
-            nu.len(),
-            reader.runs()
-        )));
-    }
-    let mut m = min::Min::for_trace(frames, nu);
-    let mut d = Driver::new(nu.page_bound(), warmup);
-    let mut buf = Vec::new();
-    let mut i = 0usize;
-    for c in 0..reader.chunk_count() {
-        buf.clear();
-        reader.read_chunk(c, &mut buf)?;
-        for &r in &buf {
-            min_run(&mut d, &mut m, r, nu.next(i));
-            i += 1;
-        }
-    }
-    Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
-}
-
-/// MIN at every size of `sizes` [frames] over the trace file at `path`: one backward pass for
-/// next-use, then one forward pass per size, the sizes spread over the cores.
-pub fn simulate_min_trace_sizes(
-    spec: &PolicySpec,
-    path: &std::path::Path,
-    sizes: &[u32],
-    warmup: u64,
-) -> Result<Vec<Outcome>, TraceError> {
-    check_sizes(sizes)?;
-    let nu = min::TraceNextUse::compute(&mut crate::format::TraceReader::open(path)?)?;
-    sizes
-        .par_iter()
-        .map(|&f| {
-            let mut reader = crate::format::TraceReader::open(path)?;
-            simulate_min_trace(spec, &mut reader, &nu, f, warmup)
-        })
-        .collect()
-}
-
-/// One run through MIN, splitting it at the end of the warm-up.
-#[inline(always)]
-fn min_run(d: &mut Driver, m: &mut min::Min, r: Run, next: u64) {
-    if r.kind.is_write() {
-        d.mem.mark_dirty(r.page);
-    }
-    if d.at_warmup_end.is_none() && d.now + u64::from(r.count) > d.warmup {
-        let left = (d.warmup - d.now) as u32;
-        for (part, phase) in [(left, 0usize), (r.count - left, 1)] {
-            let hit = m.reference(r.page, next, &mut d.mem);
-            d.faults[phase] += u64::from(!hit);
-            d.now += u64::from(part);
-            d.maybe_end_warmup();
-        }
-        return;
-    }
-    let phase = usize::from(d.at_warmup_end.is_some());
-    let hit = m.reference(r.page, next, &mut d.mem);
-    d.faults[phase] += u64::from(!hit);
-    d.now += u64::from(r.count);
-    d.maybe_end_warmup();
-}
-
-/// Runs an online policy over any [`ReferenceSource`] in constant memory (apart from per-page
-/// tables). MIN is refused: it needs the whole string (use [`simulate`]).
-pub fn simulate_stream<S: ReferenceSource + ?Sized>(
-    spec: &PolicySpec,
-    source: &mut S,
-    frames: u32,
-    warmup: u64,
-) -> Result<Outcome, TraceError> {
-    check_frames(frames)?;
-    let bound = source.page_bound().unwrap_or(0);
-    let Some(mut p) = Online::build(spec, frames, bound)? else {
-        return Err(TraceError::invalid(format!(
-            "policy `{}`: needs the whole reference string (next-use), so it cannot run on a \
-             stream; expected an in-memory string",
-            spec.name()
-        )));
-    };
-    let mut d = Driver::new(bound, warmup);
-    let mut batch = Vec::with_capacity(1 << 14);
-    loop {
-        batch.clear();
-        if !source.next_batch(&mut batch)? {
-            break;
-        }
-        if let Some(b) = d.grow_for(&batch) {
-            p.reserve_pages(b);
-        }
-        p.drive(&batch, &mut d);
-    }
-    Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
-}
-
-/// Runs an online policy at every size of `sizes` [frames] in one read of `source`: each batch
-/// of runs goes to every size, the sizes spread over the cores. Results in the order of `sizes`.
-pub fn simulate_stream_sizes<S: ReferenceSource + ?Sized>(
-    spec: &PolicySpec,
-    source: &mut S,
-    sizes: &[u32],
-    warmup: u64,
-) -> Result<Vec<Outcome>, TraceError> {
-    check_sizes(sizes)?;
-    let bound = source.page_bound().unwrap_or(0);
-    let mut sims = Vec::with_capacity(sizes.len());
-    for &f in sizes {
-        let Some(p) = Online::build(spec, f, bound)? else {
-            return Err(TraceError::invalid(format!(
-                "policy `{}`: needs the whole reference string (next-use), so it cannot run on \
-                 a stream; expected an in-memory string",
-                spec.name()
-            )));
-        };
-        sims.push((p, Driver::new(bound, warmup)));
-    }
-    let mut batch = Vec::with_capacity(1 << 14);
-    loop {
-        batch.clear();
-        if !source.next_batch(&mut batch)? {
-            break;
-        }
-        sims.par_iter_mut().for_each(|(p, d)| {
-            if let Some(b) = d.grow_for(&batch) {
-                p.reserve_pages(b);
-            }
-            p.drive(&batch, d);
-        });
-    }
-    Ok(sims
-        .into_iter()
-        .zip(sizes)
-        .map(|((p, d), &f)| d.outcome(spec, f, |pg| p.is_resident(pg)))
-        .collect())
-}
-
-fn check_sizes(sizes: &[u32]) -> Result<(), TraceError> {
-    if let Some(i) = sizes.iter().position(|&s| s == 0) {
-        return Err(TraceError::invalid(format!(
-            "sizes[{i}]: 0 frames; expected at least 1 frame"
-        )));
-    }
-    Ok(())
-}
-
-/// Runs `spec` at every size of `sizes` [frames], spread over the cores; results are in the
-/// order of `sizes` and do not depend on the number of threads.
-pub fn simulate_sizes(
-    spec: &PolicySpec,
-    runs: &[Run],
-    sizes: &[u32],
-    warmup: u64,
-) -> Result<Vec<Outcome>, TraceError> {
-    check_sizes(sizes)?;
-    if let PolicySpec::Min(_) = spec {
-        let nu = NextUse::compute(runs);
-        return sizes
-            .par_iter()
-            .map(|&f| simulate_min(spec, &nu, f, warmup))
-            .collect();
-    }
-    sizes
-        .par_iter()
-        .map(|&f| simulate(spec, runs, f, warmup))
-        .collect()
 }
 
 #[cfg(test)]

@@ -57,7 +57,7 @@ impl Replacement for Sieve {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn reference(&mut self, page: u32, count: u32, _now: u64, mem: &mut Memory) -> bool {
         let p = page as usize;
         if self.resident[p] {

@@ -447,6 +447,30 @@ proptest! {
     }
 
     #[test]
+    fn run_collapsed_simulation_agrees_with_per_reference_steps(
+        r in arb_runs(8, 80), k in 1u32..8, w in 0u64..120
+    ) {
+        // The same string as runs (of 1..4 references; adjacent runs of one page in different
+        // kinds, which the driver collapses into one call) and one reference at a time through
+        // the Stepper; then split at a warm-up, which cuts a collapsed run in two.
+        for s in ALL {
+            let sp = spec(s);
+            if s.contains("lirs") && k < 2 { continue; }
+            let o = simulate(&sp, &r, k, 0).unwrap();
+            let mut st = Stepper::new(&sp, k, &r).unwrap();
+            let steps = st.by_ref().count() as u64;
+            prop_assert_eq!(steps, o.measured.references);
+            prop_assert_eq!(st.n_faults(), o.measured.faults, "{}", s);
+            prop_assert_eq!(st.n_pushes(), o.measured.pushes, "{}", s);
+            // Split at the warm-up, per reference: faults and pushes add up to the whole.
+            let split = simulate(&sp, &r, k, w).unwrap();
+            prop_assert_eq!(split.warmup.faults + split.measured.faults, st.n_faults(), "{}", s);
+            prop_assert_eq!(split.warmup.pushes + split.measured.pushes, st.n_pushes(), "{}", s);
+            prop_assert_eq!(split.dirty_resident, o.dirty_resident, "{}", s);
+        }
+    }
+
+    #[test]
     fn stream_equals_slice(r in arb_runs(40, 300), k in 2u32..20) {
         for s in &ALL[..10] {
             let sp = spec(s);

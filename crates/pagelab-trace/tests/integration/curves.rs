@@ -1,10 +1,13 @@
 //! One-pass curves against per-size simulation on a fixed-seed locality string.
 
-use crate::policies::locality_string;
+use crate::policies::{locality_string, write_trace};
 use pagelab_trace::curve::{
-    curve_by_simulation, lru_curve, opt_curve, ws_curve, CurvePoint, RunTimeModel,
+    curve_by_simulation, lru_curve, opt_curve, opt_curve_trace, ws_curve, CurvePoint, RunTimeModel,
 };
-use pagelab_trace::policy::{simulate, simulate_sizes, NextUse, PolicySpec};
+use pagelab_trace::policy::{
+    simulate, simulate_min_trace_sizes, simulate_sizes, NextUse, PolicySpec,
+};
+use pagelab_trace::{AccessKind, Run};
 
 #[test]
 fn lru_curve_equals_simulation_at_every_size() {
@@ -27,6 +30,42 @@ fn opt_curve_equals_simulation_at_every_size() {
     for (p, o) in c.points.iter().zip(&outs) {
         assert_eq!(p.faults, o.measured.faults, "size {}", p.frames);
     }
+}
+
+/// A locality string with pages whose next reference is 70,000 runs away (beyond the 16-bit
+/// distances of the next-use over a trace file) and pages never referenced again.
+fn far_reuse_string() -> Vec<Run> {
+    let mut runs = vec![
+        Run::new(1000, 1, AccessKind::Store),
+        Run::new(1001, 2, AccessKind::Load),
+    ];
+    runs.extend(locality_string(70_000, 12));
+    runs.push(Run::new(1000, 1, AccessKind::Load));
+    runs.extend(locality_string(3_000, 13));
+    runs.push(Run::new(1001, 1, AccessKind::Load));
+    runs.push(Run::new(1002, 1, AccessKind::Store));
+    runs
+}
+
+#[test]
+fn opt_curve_over_a_trace_file_equals_it_in_memory() {
+    let runs = far_reuse_string();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("far.pltrace");
+    write_trace(&path, &runs);
+    // The writer merges adjacent runs of one page and kind; annotate what the file holds.
+    let held = pagelab_trace::format::TraceReader::open(&path)
+        .unwrap()
+        .read_all()
+        .unwrap();
+    for (warmup, max) in [(0, u32::MAX), (5_000, 60)] {
+        let mem = pagelab_trace::curve::opt_curve_upto(&NextUse::compute(&held), warmup, max);
+        assert_eq!(opt_curve_trace(&path, warmup, max).unwrap(), mem);
+    }
+    let sizes = [1, 30, 200];
+    let spec = PolicySpec::by_name("min").unwrap();
+    let file = simulate_min_trace_sizes(&spec, &path, &sizes, 100).unwrap();
+    assert_eq!(file, simulate_sizes(&spec, &held, &sizes, 100).unwrap());
 }
 
 #[test]

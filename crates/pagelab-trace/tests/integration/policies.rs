@@ -3,7 +3,8 @@
 
 use pagelab_core::RngStreams;
 use pagelab_trace::policy::{
-    simulate, simulate_sizes, simulate_stream, PolicySpec, Stepper, Victim, INFO,
+    simulate, simulate_sizes, simulate_stream, simulate_trace_grid, PolicySpec, Stepper, Victim,
+    INFO,
 };
 use pagelab_trace::{AccessKind, Run, VecSource};
 use rand::Rng;
@@ -159,25 +160,79 @@ fn registry_lists_every_policy_once() {
     assert_eq!(ar.params[0].unit, "[references]");
 }
 
-#[test]
-fn min_over_a_trace_file_equals_min_in_memory() {
-    let runs = locality_string(20_000, 9);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.pltrace");
+/// Writes `runs` to a trace file of 1000-run chunks.
+pub fn write_trace(path: &std::path::Path, runs: &[Run]) {
     let mut w = pagelab_trace::format::TraceWriter::create_with(
-        &path,
+        path,
         4096,
-        serde_json::json!({"test": "min"}),
+        serde_json::json!({"test": "policies"}),
         pagelab_trace::format::WriterOptions {
             chunk_runs: 1000,
             ..Default::default()
         },
     )
     .unwrap();
-    for r in &runs {
+    for r in runs {
         w.push_run(u64::from(r.page), r.count, r.kind).unwrap();
     }
     w.finish().unwrap();
+}
+
+#[test]
+fn grid_over_a_trace_file_equals_each_policy_in_memory() {
+    let runs = locality_string(20_000, 11);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.pltrace");
+    write_trace(&path, &runs);
+    let specs: Vec<PolicySpec> = SPECS
+        .iter()
+        .map(|s| serde_json::from_str(s).unwrap())
+        .collect();
+    let sizes = [3, 40, 150];
+    let g = simulate_trace_grid(&specs, &path, &sizes, 2_000).unwrap();
+    assert_eq!(g.outcomes.len(), specs.len() * sizes.len());
+    for (i, spec) in specs.iter().enumerate() {
+        let mem = simulate_sizes(spec, &runs, &sizes, 2_000).unwrap();
+        assert_eq!(
+            &g.outcomes[i * sizes.len()..(i + 1) * sizes.len()],
+            &mem[..]
+        );
+    }
+    // Every chunk decoded once forward, once more backwards for MIN's next-use.
+    let chunks = runs.len().div_ceil(1000) as u64;
+    assert_eq!(g.memory.chunks_decoded, 2 * chunks);
+    assert_eq!(g.memory.cells, (specs.len() * sizes.len()) as u64);
+    assert!(g.memory.next_use > 0 && g.memory.blocks > 0);
+    let online = simulate_trace_grid(&specs[..1], &path, &sizes, 0).unwrap();
+    assert_eq!(
+        (online.memory.chunks_decoded, online.memory.next_use),
+        (chunks, 0)
+    );
+    // Without a warm-up, LRU at every size is one stack, FIFO and CLOCK one walk each: the same
+    // outcomes, past the page count too.
+    let sizes = [2, 3, 40, 150, 399, 400, 1000];
+    let g = simulate_trace_grid(&specs, &path, &sizes, 0).unwrap();
+    assert_eq!(g.memory.cells, ((specs.len() - 3) * sizes.len() + 3) as u64);
+    for (i, spec) in specs.iter().enumerate() {
+        let mem = simulate_sizes(spec, &runs, &sizes, 0).unwrap();
+        assert_eq!(
+            &g.outcomes[i * sizes.len()..(i + 1) * sizes.len()],
+            &mem[..]
+        );
+    }
+    for stacked in g.outcomes[..3 * sizes.len()].chunks(sizes.len()) {
+        assert!(stacked
+            .iter()
+            .any(|o| o.dirty_resident > 0 && o.measured.pushes > 0));
+    }
+}
+
+#[test]
+fn min_over_a_trace_file_equals_min_in_memory() {
+    let runs = locality_string(20_000, 9);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.pltrace");
+    write_trace(&path, &runs);
     let spec = PolicySpec::by_name("min").unwrap();
     let sizes = [1, 7, 40, 120, 400];
     for warmup in [0, 12_345] {
