@@ -9,7 +9,7 @@ OUT    ?= results/demo
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test build venv rust-test rust-lint py-lint py-test bench fuzz clean
+.PHONY: demo test build wheel venv rust-test rust-lint py-lint py-test bench fuzz clean
 
 $(VENV)/.installed: pyproject.toml
 	@command -v valgrind >/dev/null || { echo "installing valgrind (trace capture needs it)"; \
@@ -28,6 +28,11 @@ venv: $(VENV)/.installed
 # Builds the Rust core in release mode and installs pagelab into the virtual environment.
 build: venv
 	cd $(CURDIR) && $(VENV)/bin/maturin develop --release -q
+
+# A release wheel with the presets inside, in target/wheels/ (tests/test_wheel.py installs one
+# into a fresh environment). After `build` cargo has nothing to compile: maturin only packs it.
+wheel: build
+	$(VENV)/bin/maturin build --release
 
 # Captures a real program's trace, draws its curves under several policies, writes a report.
 demo: build

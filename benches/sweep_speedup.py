@@ -4,7 +4,8 @@
   both from an empty store (target: wall time at most 1/1.8 of the one-worker sweep);
 * the same sweep again with the store full (target: at least 20x faster than the first).
 
-Usage: python benches/sweep_speedup.py [DURATION_S]. Prints the machine and the load, since
+Usage: python benches/sweep_speedup.py [DURATION_S] (3600 by default: runs long enough that
+starting the cluster, a few seconds, is small beside them). Prints the machine and the load, since
 on a shared machine the ratio moves with whatever else runs.
 """
 
@@ -44,7 +45,7 @@ def sweep(out: Path, workers: int, duration: str) -> float:
 
 
 def main() -> None:
-    duration = sys.argv[1] if len(sys.argv) > 1 else "1200"
+    duration = sys.argv[1] if len(sys.argv) > 1 else "3600"
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         one = sweep(Path(tmp) / "one", 1, duration)

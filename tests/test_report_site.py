@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, assert_one_line_error, run_cli
 from pagelab import reproduce, tomlout
 from pagelab.errors import PagelabError
-from pagelab.report import build, presets
+from pagelab.report import build, charts, presets, records
 from test_report_browser import _chromium
 
 #: Fast reproductions whose smoke records feed the site.
@@ -234,11 +234,27 @@ def test_a_record_score_is_recomputed_and_a_mismatch_flagged(site):
 
 def test_a_reproduction_page_shows_command_fitted_values_and_verdicts(site):
     page = (site / "repro" / "hand-new.html").read_text()
-    assert "pagelab reproduce hand-new --scale smoke --seed 1" in page
+    assert "pagelab reproduce hand-new --scale smoke --seed 1 --seeds 3 --out results" in page
     assert "fitted to Q1 seconds, Base" in page and "Table 2 base column" in page
     assert "v-inconclusive" in page and "[-0.5, -0.44]" in page and "[0.15, ∞]" in page
     assert "<li>the paper&#39;s setting, fed in</li>" in page and 'class="note">1<' in page
     assert 'href="../preset/vm370.html"' in page
+
+
+def test_a_sweep_table_is_drawn_as_curves_over_its_number(results):
+    record = records.parse(results / "hand-old.json", _legacy_record("x"))
+    (chart,) = charts.tables(record)
+    ours = [t for t in chart["spec"]["data"] if t["name"].startswith("pagelab")]
+    assert [t["name"] for t in ours] == [
+        "pagelab fifo N frames",
+        "pagelab lru N frames",
+        "pagelab min N frames",
+    ]
+    assert ours[0]["x"] == [3.0, 4.0] and ours[0]["y"] == [9, 10]
+    measures = _design_record("y", "f.png", {})
+    (mixed,) = charts.tables(records.parse(results / "hand-new.json", measures))
+    assert mixed["spec"]["layout"]["xaxis"]["type"] == "category"
+    assert all(t["mode"] == "markers" for t in mixed["spec"]["data"])
 
 
 def test_preset_values_carry_unit_and_source():

@@ -7,6 +7,7 @@ below only bound a hang; the stop itself takes milliseconds (docs/reliability.md
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -74,3 +75,26 @@ def test_a_signal_stops_a_conversion_and_leaves_no_temporary_file(tmp_path: Path
     feeder.join(timeout=HANG_S)
     assert p.returncode == 143, err
     assert sorted(x.name for x in tmp_path.iterdir()) == ["in.txt"]
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="trace capture needs valgrind")
+def test_a_signal_stops_a_capture_and_its_child(tmp_path: Path) -> None:
+    # `sleep` writes no references for a minute: the read waits, the watchdog kills the child.
+    p = subprocess.Popen(
+        [*PAGELAB, "trace", "capture", "-o", str(tmp_path / "c.plt"), "--", "sleep", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    time.sleep(3)
+    children = subprocess.run(
+        ["pgrep", "-P", str(p.pid)], capture_output=True, text=True, check=False
+    ).stdout.split()
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=HANG_S)
+    assert p.returncode == 143, err
+    assert list(tmp_path.iterdir()) == []
+    for child in children:
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(child), 0)

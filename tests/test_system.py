@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import doctest
 import json
+import subprocess
+import sys
+import tomllib
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import pagelab
 import pagelab.system
-from conftest import assert_one_line_error
+from conftest import ROOT, assert_one_line_error
+from pagelab.reproductions import _psi_study as psi_study
 
 SMALL = ["run.duration_s=120", "run.warmup_s=10", "workload.users=20", "monitor.interval_s=20"]
 
@@ -79,3 +87,147 @@ def test_unix_v6_reaction_time_falls_as_memory_grows(cli, tmp_path):
         times[m["pctrmm"]["value"]] = m["reaction_time_ms"]["value"]
     ordered = [times[k] for k in sorted(times)]
     assert ordered == sorted(ordered, reverse=True), times
+
+
+# -- the Python API: pagelab.run_system / pagelab.system.run ----------------------------------
+
+TINY = {"run.duration_s": 60.0, "run.warmup_s": 10.0, "workload.users": 8}
+
+
+def test_a_preset_a_path_and_a_dict_give_the_same_run(tmp_path):
+    by_name = pagelab.run_system("vm370", set=TINY, seed=4)
+    by_path = pagelab.run_system(pagelab.system.presets_dir() / "vm370.toml", set=TINY, seed=4)
+    spec = {
+        "preset": {"extends": "vm370"},
+        "run": {"duration_s": 60.0, "warmup_s": 10.0},
+        "workload": {"users": 8},
+    }
+    by_dict = pagelab.run_system(spec, seed=4)
+    assert by_name["metrics"] == by_path["metrics"] == by_dict["metrics"]
+    assert by_name["intervals"] == by_dict["intervals"]
+    # the older spelling of overrides still works, and set= wins when both name a key
+    old = pagelab.system.run("vm370", overrides=[f"{k}={v}" for k, v in TINY.items()], seed=4)
+    assert old["metrics"] == by_name["metrics"]
+    both = pagelab.system.run("vm370", overrides=["workload.users=3"], set=TINY, seed=4)
+    assert both.metrics["users"].value == 8
+
+
+def test_a_full_dict_spec_runs_without_a_preset():
+    text = (pagelab.system.presets_dir() / "cp67.toml").read_text()
+    spec = tomllib.loads(text)
+    spec["run"] = {"duration_s": 60.0, "warmup_s": 10.0}
+    a = pagelab.run_system(spec, seed=2)
+    b = pagelab.run_system("cp67", set={"run.duration_s": 60.0, "run.warmup_s": 10.0}, seed=2)
+    assert a["metrics"] == b["metrics"]
+
+
+def test_result_views_agree_with_the_raw_report():
+    r = pagelab.run_system("cp67", set=TINY, seed=3)
+    assert isinstance(r, dict) and r.seed == 3 and r.spec["workload"]["users"] == 8
+    m = r.metrics
+    assert set(m) == set(r["metrics"])
+    assert m["users"] == pagelab.Metric("users", 8.0, "users")
+    frame = r.to_frame()
+    assert list(frame.columns) == ["value", "unit"] and frame.index.name == "name"
+    assert frame.loc["cpu_busy_pct", "unit"] == "%"
+    assert frame.loc["cpu_busy_pct", "value"] == r["metrics"]["cpu_busy_pct"]["value"]
+    iv = r.intervals
+    assert len(iv) == len(r["intervals"]["rows"]) >= 2
+    assert list(iv.columns) == r["intervals"]["columns"]
+    assert iv["time_s"].tolist() == [row["time_s"] for row in r.interval_rows]
+    assert r.interval_units["time_s"] == "s"
+    assert len(r.users) == 8 and "user" in r.users.columns
+    assert len(r.classes) == len(r.spec["workload"]["class"])
+    assert json.loads(json.dumps(r)) == dict(r)  # still plain JSON, as the report always was
+
+
+def test_run_writes_results_atomically_where_asked(tmp_path):
+    r = pagelab.run_system("vm370", set=TINY, out=tmp_path / "run")
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["metrics"] == r["metrics"] and summary["seed"] == 1
+    assert pq.read_table(tmp_path / "run" / "users.parquet").num_rows == 8
+
+
+@pytest.mark.parametrize(
+    "spec, overrides, needles",
+    [
+        ({"preset": {"extends": "vm370"}, "workload": {"userz": 3}}, None, ["userz"]),
+        ({"preset": {"extends": "no-such-preset"}}, None, ["preset.extends"]),
+        ("vm370", {"memory.frames": 0}, ["memory.frames"]),
+        ("vm370", ["memory.frames"], ["memory.frames", "key.path=value"]),
+        ("vm370", {"memory.frames": object()}, ["memory.frames", "expected a number"]),
+        ("no-such-preset", None, ["no-such-preset", "no preset"]),
+        (42, None, ["expected a preset name, a TOML file or a dict"]),
+    ],
+)
+def test_bad_specs_raise_one_clear_error(spec, overrides, needles):
+    with pytest.raises(pagelab.PagelabError) as e:
+        pagelab.run_system(spec, set=overrides)
+    msg = str(e.value)
+    assert "\n" not in msg
+    for n in needles:
+        assert n in msg, (n, msg)
+
+
+json_leaf = st.one_of(
+    st.booleans(),
+    st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False),
+    st.text(),
+)
+json_tree = st.recursive(
+    json_leaf,
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(), kids, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.dictionaries(st.text(), json_tree, max_size=5))
+def test_a_dict_spec_survives_its_trip_through_toml(tree):
+    assert tomllib.loads(pagelab.system.to_toml(tree)) == tree
+
+
+def test_presets_are_read_from_the_checkout_when_running_from_one():
+    assert pagelab.system.presets_dir() == ROOT / "presets"
+    names = {p["name"] for p in pagelab.presets()}
+    assert {p.stem for p in (ROOT / "presets").glob("*.toml")} == names
+
+
+def test_docstring_examples_run():
+    for module in (pagelab, pagelab.system):
+        failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert tried > 0 and failed == 0, module.__name__
+
+
+# -- Bard's workloads as presets ---------------------------------------------------------------
+
+
+@pytest.mark.presets
+@pytest.mark.parametrize("workload", [1, 2, 3])
+def test_each_bard_workload_preset_runs_and_feeds_the_psi_study(workload):
+    name = psi_study.workload_preset(workload)
+    r = pagelab.run_system(name, set={"run.duration_s": 60.0, "run.warmup_s": 10.0}, seed=1)
+    classes = r.spec["workload"]["class"]
+    assert r.spec["workload"]["users"] == 40 and abs(sum(c["fraction"] for c in classes) - 1) < 1e-9
+    assert ("compute" in [c["name"] for c in classes]) == (workload > 1)  # Bard §11
+    # the machine is CP-67's, as the reproductions run it
+    assert r.spec["load_control"]["kind"] == "cp67" and r.spec["memory"]["frames"] == 130
+    table = psi_study.workload_table(workload)["class"]
+    assert [(c["name"], c["fraction"]) for c in table] == [
+        (c["name"], c["fraction"]) for c in classes
+    ]
+
+
+def test_a_table_override_replaces_the_table_of_an_extending_preset():
+    # cp67-workload1 extends cp67, whose CP-67 controller has keys the Ψ-scheduler rejects
+    lc = {"kind": "psi", "psi_c": 13.0, "psi_m": 13.0}
+    r = pagelab.run_system("cp67-workload1", set={**TINY, "load_control": lc})
+    assert r.spec["load_control"]["kind"] == "psi"
+    assert "initial_ws_pages" not in r.spec["load_control"]
+
+
+def test_import_pagelab_stays_light():
+    code = "import sys, pagelab; print(sorted({'rich', 'pandas', 'dask'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

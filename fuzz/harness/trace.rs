@@ -34,11 +34,15 @@ impl Drop for Scratch {
 }
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    Some(u32::from_le_bytes(
+        b.get(at..at.checked_add(4)?)?.try_into().ok()?,
+    ))
 }
 
 fn u64_at(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+    Some(u64::from_le_bytes(
+        b.get(at..at.checked_add(8)?)?.try_into().ok()?,
+    ))
 }
 
 /// Writes at `at` the CRC32 of bytes `head` then `body` (either may be empty).
@@ -47,7 +51,7 @@ fn put_crc(b: &mut [u8], at: usize, head: Range<usize>, body: Range<usize>) -> O
     h.update(b.get(head)?);
     h.update(b.get(body)?);
     let crc = h.finalize().to_le_bytes();
-    b.get_mut(at..at + 4)?.copy_from_slice(&crc);
+    b.get_mut(at..at.checked_add(4)?)?.copy_from_slice(&crc);
     Some(())
 }
 
@@ -57,14 +61,19 @@ pub fn fix_checksums(b: &mut [u8]) -> Option<()> {
     let desc = (u32_at(b, 96)? as usize).min(b.len().saturating_sub(104));
     let _ = put_crc(b, 100, 0..100, 104..104 + desc);
     let tail = b.len().checked_sub(16)?;
-    let fo = usize::try_from(u64_at(b, tail)?).ok()?;
+    // Offsets read from the file are checked against its length before any sum is formed.
+    let fo = usize::try_from(u64_at(b, tail)?)
+        .ok()
+        .filter(|&o| o < b.len())?;
     let n = usize::try_from(u64_at(b, fo + 8)?).ok()?.min(1 << 16);
     for i in 0..n {
         let e = fo + 24 + 24 * i;
         let (Some(off), Some(clen)) = (u64_at(b, e), u32_at(b, e + 20)) else {
             break;
         };
-        let off = usize::try_from(off).ok()?;
+        let Some(off) = usize::try_from(off).ok().filter(|&o| o < b.len()) else {
+            continue;
+        };
         let _ = put_crc(
             b,
             off + 28,
@@ -72,7 +81,9 @@ pub fn fix_checksums(b: &mut [u8]) -> Option<()> {
             off + 32..off + 32 + clen as usize,
         );
     }
-    let map = usize::try_from(u64_at(b, fo + 16)?).ok()?;
+    let map = usize::try_from(u64_at(b, fo + 16)?)
+        .ok()
+        .filter(|&m| m < b.len())?;
     if let Some(clen) = u32_at(b, map + 4) {
         let _ = put_crc(
             b,
@@ -81,7 +92,8 @@ pub fn fix_checksums(b: &mut [u8]) -> Option<()> {
             map + 20..map + 20 + clen as usize,
         );
     }
-    put_crc(b, tail - 4, fo..tail - 4, 0..0)
+    let end = tail.checked_sub(4)?;
+    put_crc(b, end, fo..end, 0..0)
 }
 
 /// Opens bytes as a pagelab trace and decodes all of it every way there is: streaming, all at

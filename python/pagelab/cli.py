@@ -757,22 +757,9 @@ def reproduce(
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Site directory.")
 def report(results: str, out: str) -> None:
     """Write an offline HTML site setting every reproduction record in RESULTS beside its paper."""
-    from . import report as site
+    from .report import command
 
-    board = site.build(results, out)
-    total = board["overall"]
-    within = "; ".join(
-        f"{role} {total[role]['within_25']} of {total[role]['n']}"
-        for role in ("predicted", "fitted", "unknown")
-        if total[role]["n"]
-    )
-    claims = ", ".join(f"{n} {v}" for v, n in total["claims"].items() if n)
-    for name, counts in board["reproductions"].items():
-        for line in counts["score_mismatches"]:
-            click.echo(f"pagelab: warning: {name}: its own score disagrees: {line}", err=True)
-    click.echo(f"{len(board['reproductions'])} reproductions; within 25 %: {within or 'no rows'}")
-    click.echo(f"claims: {claims or 'none'}")
-    click.echo(str(Path(out) / "index.html"))
+    command(results, out)
 
 
 @cli.command()

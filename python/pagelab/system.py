@@ -1,90 +1,328 @@
-"""The system simulator from Python: a spec (TOML file or text) in, a report out."""
+"""The system simulator from Python: a spec in, a :class:`SystemResult` out.
+
+A spec is a preset name (``"vmsp"``), a path to a TOML file, or a dict with the same tree as the
+TOML. Overrides (``set=``) change single keys by their dotted path, as ``pagelab run --set`` does::
+
+    >>> import pagelab
+    >>> r = pagelab.run_system("vm370", set={"run.duration_s": 20, "run.warmup_s": 5,
+    ...                                      "workload.users": 10}, seed=2)
+    >>> r.metrics["users"]
+    Metric(name='users', value=10.0, unit='users')
+    >>> r.spec["workload"]["users"]
+    10
+
+The result is also the raw report as a dict (``r["metrics"]["users"]["value"]``), as it has
+always been; the attributes add typed and tabular views (``r.to_frame()``, ``r.intervals``,
+``r.users``; pandas DataFrames). docs/python.md describes the whole API.
+
+Presets are found in the checkout's ``presets/`` when pagelab runs from a source checkout, and
+in the copy packaged inside the wheel otherwise (:func:`presets_dir`).
+"""
 
 from __future__ import annotations
 
 import json
+import math
 import os
-from collections.abc import Sequence
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import _atomic, _core, progress, validate
+from . import _atomic, _core, validate
 from .errors import PagelabError
 
+if TYPE_CHECKING:
+    import pandas
+
+#: The presets packaged inside the installed wheel (pyproject.toml, ``[tool.maturin] include``).
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
+
+#: The root of the source checkout this module would sit in (``python/pagelab/system.py``).
+_CHECKOUT = Path(__file__).resolve().parents[2]
+
+#: What a dict spec is called in error messages.
+DICT_ORIGIN = "<dict>"
+
+Spec = str | os.PathLike[str] | Mapping[str, Any]
+Overrides = Mapping[str, Any] | Iterable[str]
+
+
+def presets_dir() -> Path:
+    """The directory presets are read from: the checkout's ``presets/`` when pagelab runs from
+    a source checkout (so an edit there takes effect at once), else the packaged copy."""
+    checkout = _CHECKOUT / "presets"
+    if checkout.is_dir() and (_CHECKOUT / "Cargo.toml").is_file():
+        return checkout
+    return PRESETS_DIR
 
 
 def presets() -> list[dict[str, str]]:
-    """The historic systems shipped as presets: name, file, title."""
+    """The historic systems shipped as presets: name, file, title.
+
+    >>> any(p["name"] == "vmsp" for p in presets())
+    True
+    """
     found = []
-    for path in sorted(_preset_dirs_glob()):
-        title = ""
-        for line in path.read_text().splitlines():
-            if line.strip().startswith("name"):
-                title = line.split("=", 1)[1].strip().strip('"')
-                break
-        found.append({"name": path.stem, "file": str(path), "title": title})
+    for path in sorted(presets_dir().glob("*.toml")):
+        try:
+            title = tomllib.loads(path.read_text()).get("preset", {}).get("name", "")
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            title = ""  # `pagelab run` says what is wrong with it
+        found.append({"name": path.stem, "file": str(path), "title": str(title)})
     return found
 
 
-def _preset_dirs_glob() -> list[Path]:
-    here = [PRESETS_DIR, Path(__file__).resolve().parents[2] / "presets"]
-    seen: dict[str, Path] = {}
-    for d in here:
-        if d.is_dir():
-            for p in d.glob("*.toml"):
-                seen.setdefault(p.stem, p)
-    return list(seen.values())
-
-
 def resolve_spec_path(spec: str | os.PathLike[str]) -> Path:
-    """A path, or the name of a shipped preset (`vm370`)."""
+    """A path, or the name of a shipped preset (``vm370``).
+
+    >>> resolve_spec_path("vm370").name
+    'vm370.toml'
+    """
     path = Path(spec)
     if path.exists():
         return path
-    for p in _preset_dirs_glob():
-        if p.stem == str(spec):
-            return p
+    candidate = presets_dir() / f"{spec}.toml"
+    if "/" not in str(spec) and candidate.is_file():
+        return candidate
     raise PagelabError(f"{spec}: no such file, and no preset of that name")
 
 
+class Metric(NamedTuple):
+    """One named figure of a run."""
+
+    name: str
+    value: float
+    unit: str
+
+
+class SystemResult(dict):
+    """The report of one run: the raw report as a dict (``r["metrics"]``, ``r["spec"]``, ... as
+    written to ``summary.json``), with typed and tabular views as attributes.
+
+    The DataFrame views import pandas when first used.
+    """
+
+    @property
+    def metrics(self) -> dict[str, Metric]:
+        """Every metric by name: value and unit."""
+        return {
+            name: Metric(name, _number(m.get("value")), str(m.get("unit", "")))
+            for name, m in self.get("metrics", {}).items()
+        }
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        """The resolved spec the run used (preset, extends and overrides applied)."""
+        return self.get("spec") or {}
+
+    @property
+    def seed(self) -> int:
+        """The seed of every random stream of the run."""
+        return int(self["seed"])
+
+    @property
+    def interval_rows(self) -> list[dict[str, float]]:
+        """The monitor's interval samples, one dict per interval."""
+        return interval_rows(self)
+
+    @property
+    def interval_units(self) -> dict[str, str]:
+        """The unit of each interval column."""
+        table = self.get("intervals") or {}
+        return dict(zip(table.get("columns", []), table.get("units", []), strict=False))
+
+    @property
+    def intervals(self) -> pandas.DataFrame:
+        """The interval samples as a DataFrame (one row per interval, units in
+        :attr:`interval_units`)."""
+        columns = (self.get("intervals") or {}).get("columns", [])
+        return _frame(self.interval_rows, columns)
+
+    @property
+    def users(self) -> pandas.DataFrame:
+        """The per-user table as a DataFrame."""
+        return _frame(self.get("users") or [])
+
+    @property
+    def classes(self) -> pandas.DataFrame:
+        """The per-class table as a DataFrame."""
+        return _frame(self.get("classes") or [])
+
+    def to_frame(self) -> pandas.DataFrame:
+        """The metrics as a DataFrame indexed by name, with columns ``value`` and ``unit``."""
+        rows = [m._asdict() for m in self.metrics.values()]
+        return _frame(rows, list(Metric._fields)).set_index("name")
+
+    def write(self, out: str | os.PathLike[str]) -> None:
+        """Writes summary.json, the tables as Parquet and the resolved spec to ``out``."""
+        write_report(self, Path(out))
+
+    def __repr__(self) -> str:
+        name = self.spec.get("preset", {}).get("name", "")
+        return f"<SystemResult {name!r} seed={self.get('seed')} metrics={len(self.metrics)}>"
+
+
+def _number(v: Any) -> float:
+    """A metric's value; JSON carries a NaN as null."""
+    return math.nan if v is None else float(v)
+
+
+def _frame(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> pandas.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame.from_records(rows, columns=list(columns) if columns else None)
+
+
 def run(
-    spec: str | os.PathLike[str],
+    spec: Spec,
     *,
-    overrides: Sequence[str] = (),
+    set: Overrides | None = None,
+    overrides: Iterable[str] = (),
     seed: int = 1,
     out: str | os.PathLike[str] | None = None,
     max_memory: str | int | None = None,
-) -> dict[str, Any]:
-    """Runs one simulation; returns the report; writes summary.json, the interval and per-user
-    tables as Parquet and the resolved spec to `out` if given.
+) -> SystemResult:
+    """Runs one simulation and returns its :class:`SystemResult`.
+
+    ``spec`` is a preset name, a TOML path or a dict spec (which may name a preset to build on
+    with ``{"preset": {"extends": "vm370"}}``). ``set`` maps dotted key paths to values
+    (``{"memory.frames": 256}``) or lists ``"key.path=value"`` strings; ``overrides`` is the
+    older spelling of the latter and applies first. ``out``, if given, receives summary.json,
+    the interval, user and class tables as Parquet and the resolved spec, each written
+    atomically.
 
     A spec whose memory estimate exceeds the memory available is refused before it is built;
-    `max_memory` (bytes, or with a K, M, G or T suffix) sets another limit, as does the
+    ``max_memory`` (bytes, or with a K, M, G or T suffix) sets another limit, as does the
     environment variable PAGELAB_MAX_MEMORY.
     """
-    path = resolve_spec_path(spec)
+    text, origin, label = _spec_text(spec)
     if max_memory is not None:
         os.environ["PAGELAB_MAX_MEMORY"] = validate.byte_size(max_memory, "--max-memory")
     seed = validate.integer(seed, "seed")
-    pairs = []
-    for o in overrides:
-        key, sep, value = o.partition("=")
-        if not sep or not key:
-            raise PagelabError(f"--set {o!r}: expected key.path=value")
-        pairs.append((key.strip(), value.strip()))
-    with progress.bar(f"simulating {path.name}", total=1.0) as update:
+    pairs = [_pair(o) for o in overrides] + _set_pairs(set)
+    from . import progress  # rich, imported only when a run starts (`import pagelab` stays light)
+
+    with progress.bar(f"simulating {label}", total=1.0) as update:
         try:
-            text = _core.run_system(path.read_text(), str(path), pairs, seed, update)
+            report = _core.run_system(text, origin, pairs, seed, update)
         except (ValueError, OverflowError) as e:
             raise PagelabError(str(e)) from None
-    report = json.loads(text)
+    result = SystemResult(json.loads(report))
     if out is not None:
-        write_report(report, Path(out))
-    return report
+        result.write(out)
+    return result
 
 
-def write_report(report: dict[str, Any], out: Path) -> None:
+def _spec_text(spec: Spec) -> tuple[str, str, str]:
+    """(TOML text, origin for errors and ``extends``, a label) of any form of spec."""
+    if isinstance(spec, Mapping):
+        # `preset.extends` names a file beside the origin: place such a dict among the presets.
+        extends = (spec.get("preset") or {}).get("extends")
+        origin = str(presets_dir() / DICT_ORIGIN) if extends else DICT_ORIGIN
+        return to_toml(spec), origin, "a dict spec"
+    if not isinstance(spec, str | os.PathLike):
+        raise PagelabError(
+            f"spec {spec!r}: expected a preset name, a TOML file or a dict, "
+            f"not {type(spec).__name__}"
+        )
+    path = resolve_spec_path(spec)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise PagelabError(f"{path}: cannot read it ({e})") from None
+    return text, str(path), path.name
+
+
+def _pair(o: str) -> tuple[str, str]:
+    key, sep, value = str(o).partition("=")
+    if not sep or not key.strip():
+        raise PagelabError(f"--set {o!r}: expected key.path=value")
+    return key.strip(), value.strip()
+
+
+def _set_pairs(set_: Overrides | None) -> list[tuple[str, str]]:
+    if set_ is None:
+        return []
+    if isinstance(set_, str):
+        return [_pair(set_)]
+    if isinstance(set_, Mapping):
+        return [(str(k), toml_value(v, str(k))) for k, v in set_.items()]
+    return [_pair(o) for o in set_]
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _string(s: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters escaped."""
+    out = []
+    for ch in s:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _key(k: Any) -> str:
+    k = str(k)
+    return k if _BARE_KEY.match(k) else _string(k)
+
+
+def toml_value(v: Any, where: str = "value") -> str:
+    """A Python value as an inline TOML value (``--set`` right-hand sides, dict specs).
+
+    >>> toml_value({"kind": "exponential", "mean_s": 10.0})
+    '{kind = "exponential", mean_s = 10.0}'
+    >>> toml_value([1, True, "a"])
+    '[1, true, "a"]'
+    """
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        return repr(v) if math.isfinite(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(v, str):
+        return _string(v)
+    if isinstance(v, Mapping):
+        inner = ", ".join(f"{_key(k)} = {toml_value(x, f'{where}.{k}')}" for k, x in v.items())
+        return "{" + inner + "}"
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(toml_value(x, f"{where}[{i}]") for i, x in enumerate(v)) + "]"
+    if hasattr(v, "item"):  # a numpy scalar
+        return toml_value(v.item(), where)
+    raise PagelabError(f"{where}: expected a number, string, boolean, list or dict, got {v!r}")
+
+
+def to_toml(spec: Mapping[str, Any]) -> str:
+    """A dict spec as TOML text: one line per top-level key.
+
+    >>> print(to_toml({"run": {"duration_s": 20.0}, "preset": {"extends": "vm370"}}), end="")
+    run = {duration_s = 20.0}
+    preset = {extends = "vm370"}
+    """
+    return "\n".join(f"{_key(k)} = {toml_value(v, str(k))}" for k, v in spec.items()) + "\n"
+
+
+def write_report(report: Mapping[str, Any], out: Path) -> None:
     """summary.json, intervals.parquet, users.parquet, spec.json: each written atomically."""
     from . import __version__
 
@@ -112,7 +350,7 @@ def write_report(report: dict[str, Any], out: Path) -> None:
             _atomic.write_table(out / f"{name}.parquet", rows, "parquet")
 
 
-def interval_rows(report: dict[str, Any]) -> list[dict[str, float]]:
+def interval_rows(report: Mapping[str, Any]) -> list[dict[str, float]]:
     """The monitor's interval samples as one dict per interval (column names carry no units;
     the units are in the report's `intervals.units`)."""
     table = report.get("intervals") or {}

@@ -20,7 +20,13 @@ pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
         interrupt::clear();
         return Python::with_gil(|py| match py.check_signals() {
             Err(raised) => raised,
-            Ok(()) => PyKeyboardInterrupt::new_err(signal),
+            // The handler already ran (inside a progress callback, whose errors are dropped):
+            // raise what it raises.
+            Ok(()) => py
+                .import("pagelab.interrupt")
+                .and_then(|m| m.getattr("Interrupted"))
+                .and_then(|c| c.call1((signal,)))
+                .map_or_else(|_| PyKeyboardInterrupt::new_err(signal), PyErr::from_value),
         });
     }
     PyValueError::new_err(e.to_string())

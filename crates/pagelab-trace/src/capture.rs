@@ -30,9 +30,11 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::rc::Rc;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::format::{check_page_size, TraceInfo, TraceWriter};
 use crate::read::{KindFilter, Pager, Units};
@@ -146,7 +148,7 @@ pub fn capture_with(
     let pipe_err = |e: rustix::io::Errno| TraceError::io("pipe", e.into());
     let (read_end, write_end) = rustix::pipe::pipe().map_err(pipe_err)?;
     rustix::io::fcntl_setfd(&read_end, rustix::io::FdFlags::CLOEXEC).map_err(pipe_err)?;
-    let mut child = {
+    let child = {
         let _guard = SPAWN.lock().unwrap_or_else(|p| p.into_inner());
         rustix::io::fcntl_setfd(&write_end, rustix::io::FdFlags::empty()).map_err(pipe_err)?;
         let spawned = Command::new(valgrind)
@@ -165,6 +167,10 @@ pub fn capture_with(
         inner: File::from(read_end),
         count: count.clone(),
     };
+    // A child that writes nothing (still starting, or an untraced grandchild doing the work)
+    // leaves the read below blocked; the watchdog kills it when a stop is asked for.
+    let child = Arc::new(Mutex::new(child));
+    let watchdog = Watchdog::start(child.clone());
     let mut input = BufReader::with_capacity(1 << 20, &mut pipe);
     let log = PathBuf::from(format!("lackey output of {}", program.display()));
     let result = {
@@ -178,10 +184,13 @@ pub fn capture_with(
             progress,
         );
         let mut emit = |a: u64, s: u32, k| pager.access(a, s, k);
-        let r = crate::read::read_lackey_stream(&mut input, &log, &mut emit);
+        let r = crate::read::read_lackey_stream(&mut input, &log, &mut emit)
+            .and_then(|_| Ok(pagelab_core::interrupt::check()?));
         pager.report(true);
         r.map(|_| pager.writer)
     };
+    watchdog.stop();
+    let mut child = child.lock().unwrap_or_else(|p| p.into_inner());
     let writer = match result {
         Ok(w) => w,
         Err(e) => {
@@ -198,6 +207,38 @@ pub fn capture_with(
         )));
     }
     writer.finish()
+}
+
+/// Kills the child when a stop is asked for (`pagelab_core::interrupt`), checking every
+/// [`Watchdog::PERIOD`] until stopped.
+struct Watchdog {
+    done: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Watchdog {
+    /// How often the flag is looked at.
+    const PERIOD: Duration = Duration::from_millis(50);
+
+    fn start(child: Arc<Mutex<Child>>) -> Watchdog {
+        let done = Arc::new(AtomicBool::new(false));
+        let seen = done.clone();
+        let thread = std::thread::spawn(move || {
+            while !seen.load(Ordering::Relaxed) {
+                if pagelab_core::interrupt::pending().is_some() {
+                    let _ = child.lock().unwrap_or_else(|p| p.into_inner()).kill();
+                    return;
+                }
+                std::thread::sleep(Self::PERIOD);
+            }
+        });
+        Watchdog { done, thread }
+    }
+
+    fn stop(self) {
+        self.done.store(true, Ordering::Relaxed);
+        let _ = self.thread.join();
+    }
 }
 
 /// A reader that counts the bytes it passes on.

@@ -8,6 +8,20 @@ plotly.js, all bundled. See docs/report.md.
 
 from __future__ import annotations
 
-from .site import build, scoreboard
+from pathlib import Path
 
-__all__ = ["build", "scoreboard"]
+from .site import build, scoreboard, summary, warnings
+
+__all__ = ["build", "command", "scoreboard", "summary", "warnings"]
+
+
+def command(results: str, out: str) -> None:
+    """`pagelab report RESULTS --out SITE`: builds the site, warns where a record's own score
+    disagrees with its rows, prints the counts and the index's path."""
+    import click
+
+    board = build(results, out)
+    for line in warnings(board):
+        click.echo(f"pagelab: warning: {line}", err=True)
+    click.echo(summary(board))
+    click.echo(str(Path(out) / "index.html"))

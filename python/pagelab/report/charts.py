@@ -8,6 +8,7 @@ table, the paper's points and ours over the table's rows, the way the paper's ow
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import score
@@ -125,8 +126,28 @@ def _edge_symbol(v: float) -> str:
     return "circle"
 
 
+#: The first number in a row's label: the point of a sweep ("fifo 3 frames", "125 users").
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _sweep(rows: list[Row]) -> dict[int, tuple[str, float]] | None:
+    """Each row's curve (its label with the number taken out) and its x (the number), when every
+    label carries a number; None when the rows name different measures."""
+    points = {}
+    for i, r in enumerate(rows):
+        m = _NUMBER.search(r.row)
+        if m is None:
+            return None
+        stem = " ".join(f"{r.row[: m.start()]}N{r.row[m.end() :]}".split())
+        points[i] = (stem, float(m.group()))
+    return points
+
+
 def tables(record: Record) -> list[dict[str, Any]]:
-    """One chart per (table, unit) with at least two of our numbers: paper and ours by row."""
+    """One chart per (table, unit) with at least two of our numbers. Where the rows are a sweep
+    (each label carries a number), a curve per column and label pattern over that number, as
+    the paper's figure draws it; otherwise dots by row, since a line between different measures
+    would mislead. The paper's numbers are open diamonds in the colour of ours."""
     charts = []
     groups: dict[tuple[str, str], list[Row]] = {}
     for r in record.rows:
@@ -134,34 +155,47 @@ def tables(record: Record) -> list[dict[str, Any]]:
     for (table, unit), rows in groups.items():
         if sum(r.pagelab is not None for r in rows) < 2:
             continue
+        sweep = _sweep(rows)
+        curves: dict[tuple[str, str], list[tuple[Any, Row]]] = {}
+        for i, r in enumerate(rows):
+            stem, x = sweep[i] if sweep else ("", r.row)
+            curves.setdefault((r.column, stem), []).append((x, r))
+        columns = {c for c, _ in curves}
         data = []
-        for i, column in enumerate(dict.fromkeys(r.column for r in rows)):
-            mine = [r for r in rows if r.column == column]
-            name, colour = column or "value", PALETTE[i % len(PALETTE)]
-            data.append(_series(mine, f"pagelab {name}", "pagelab", colour, paper=False))
-            if any(r.paper is not None for r in mine):
-                data.append(_series(mine, f"paper {name}", "paper", colour, paper=True))
+        for k, ((column, stem), points) in enumerate(curves.items()):
+            name = " · ".join(p for p in ((column if len(columns) > 1 else ""), stem) if p)
+            name, colour = name or column or "value", PALETTE[k % len(PALETTE)]
+            mode = "lines+markers" if sweep else "markers"
+            data.append(_series(points, f"pagelab {name}", "pagelab", colour, mode=mode))
+            if any(r.paper is not None for _, r in points):
+                data.append(_series(points, f"paper {name}", "paper", colour, mode="paper"))
         title = f"{table} [{unit}]" if unit else table
+        stems = {stem for _, stem in curves}
+        xaxis = {"type": "linear", "title": {"text": stems.pop() if len(stems) == 1 else "N"}}
         layout = {
             **_LAYOUT,
             "title": {"text": title},
-            "xaxis": {"type": "category", "automargin": True},
+            "xaxis": xaxis if sweep else {"type": "category", "automargin": True},
             "yaxis": {"title": {"text": unit}, "rangemode": "tozero"},
         }
         charts.append({"title": title, "spec": {"data": data, "layout": layout}})
     return charts
 
 
-def _series(rows: list[Row], name: str, field: str, colour: str, *, paper: bool) -> dict[str, Any]:
-    """Ours as a line through the rows; the paper's as open diamonds of the same colour."""
+def _series(
+    points: list[tuple[Any, Row]], name: str, field: str, colour: str, *, mode: str
+) -> dict[str, Any]:
+    """Ours as dots or a curve; the paper's as open diamonds of the same colour."""
+    paper = mode == "paper"
     return {
         "type": "scatter",
-        "mode": "markers" if paper else "lines+markers",
+        "mode": "markers" if paper else mode,
         "name": name,
-        "x": [r.row for r in rows],
-        "y": [getattr(r, field) for r in rows],
-        "marker": {"color": colour, "size": 10 if paper else 6}
+        "x": [x for x, _ in points],
+        "y": [getattr(r, field) for _, r in points],
+        "text": [r.row for _, r in points],
+        "marker": {"color": colour, "size": 10 if paper else 7}
         | ({"symbol": "diamond-open"} if paper else {}),
         "line": {"color": colour},
-        "hovertemplate": f"%{{x}}<br>{field} %{{y}}<extra>{name}</extra>",
+        "hovertemplate": f"%{{text}}<br>{field} %{{y}}<extra>{name}</extra>",
     }

@@ -233,6 +233,8 @@ def _command(raw: dict[str, Any], name: str, scale: str, seeds: list[int]) -> st
         parts += ["--scale", scale]
     if seeds:
         parts += ["--seed", str(raw.get("seed", seeds[0]))]
+    if isinstance(raw.get("seeds"), list):  # the newer record: every setting over these seeds
+        parts += ["--seeds", str(len(seeds))]
     return shlex.join([*parts, "--out", "results"])
 
 

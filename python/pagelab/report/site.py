@@ -62,6 +62,30 @@ def scoreboard(records: list[Record]) -> dict[str, Any]:
     }
 
 
+def summary(board: dict[str, Any]) -> str:
+    """The scoreboard in two lines, for the command line."""
+    total = board["overall"]
+    within = "; ".join(
+        f"{role} {total[role]['within_25']} of {total[role]['n']}"
+        for role in score.SCORED_ROLES
+        if total[role]["n"]
+    )
+    claims = ", ".join(f"{n} {v}" for v, n in total["claims"].items() if n)
+    return (
+        f"{len(board['reproductions'])} reproductions; within 25 %: {within or 'no rows'}\n"
+        f"claims: {claims or 'none'}"
+    )
+
+
+def warnings(board: dict[str, Any]) -> list[str]:
+    """One line for every field where a record's own score disagrees with its rows."""
+    return [
+        f"{name}: its own score disagrees: {line}"
+        for name, counts in board["reproductions"].items()
+        for line in counts["score_mismatches"]
+    ]
+
+
 def _preset_files(chosen: list[Path] | None, results: Path) -> list[Path]:
     """The shipped presets (or those chosen), and the presets written beside the records (a
     calibrated preset from `pagelab calibrate`) under names of their own."""

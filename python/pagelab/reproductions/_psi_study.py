@@ -1,11 +1,11 @@
 """The setting of Bard's simulation study (Bard 1975, section 11), shared by the psi-table*
-reproductions: 40 logged-on users for 660 simulated seconds on CP-67 (presets/cp67.toml and
-presets/cp67-psi.toml), three workloads, 768 KB and 512 KB of main storage, 2301 drums.
+reproductions: 40 logged-on users for 660 simulated seconds on CP-67, three workloads, 768 KB and
+512 KB of main storage, 2301 drums.
 
-The paper's scenario (assemblies, compilations, object programs, APL functions, file editing)
-is not published; its members here are the engine's locality programs, one class per kind,
-with demands we chose [A]. Workload 1 has no compute-bound programs, workload 2 some (4 of 40
-users), workload 3 more (10 of 40).
+The workloads are presets: presets/cp67-workload1.toml, -2 and -3 (the machine of
+presets/cp67.toml with the users of one workload; docs/presets/cp67-workloads.md). A cell runs
+presets/cp67.toml, or presets/cp67-psi.toml for the Ψ-scheduler, with its workload's users and
+classes read from that preset.
 
 Storage: 768 KB leaves about 130 pageable frames (Bard section 6), so CP's fixed storage is
 about 62 frames; 512 KB therefore leaves 128 - 62 = 66 [I].
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import tomllib
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,77 +25,22 @@ FRAMES = {768: 130, 512: 66}
 #: Table 1: Ψc = Ψm = 13 for 768 KB, 11 for 512 KB.
 PSI_DEFAULT = {768: 13.0, 512: 11.0}
 
-_LOC = {"runs_per_phase": 30, "refs_per_run": 200.0, "write_fraction": 0.3}
+#: Bard's workloads (section 11: none, some, more compute-bound programs), each a preset.
+WORKLOADS = (1, 2, 3)
 
 
-def _cms(set_pages: int, address: int, overlap: float, loc: int) -> dict[str, Any]:
-    return {
-        "kind": "cms",
-        "set_pages": set_pages,
-        "address_pages": address,
-        "overlap": overlap,
-        "locality_pages": loc,
-        **_LOC,
-    }
+def workload_preset(workload: int) -> str:
+    """The preset of one of Bard's workloads: CP-67 at 768 KB with that workload's users."""
+    if workload not in WORKLOADS:
+        raise ValueError(f"workload {workload}: expected one of {WORKLOADS}")
+    return f"cp67-workload{workload}"
 
 
-def _cls(name: str, think: dict, cmd: dict, program: dict) -> dict[str, Any]:
-    return {"name": name, "think": think, "commands": [{"name": name, **cmd}], "program": program}
-
-
-def _exp(mean: float) -> dict[str, Any]:
-    return {"kind": "exponential", "mean_s": mean}
-
-
-#: One class per kind of program in Bard's scenario [A: demands ours].
-KINDS = {
-    "edit": _cls(
-        "edit",
-        _exp(10.0),
-        {"cpu_ms": 80.0, "vio": 3, "console_writes": 1, "console_write_ms": 100.0},
-        _cms(8, 14, 0.8, 4),
-    ),
-    "apl": _cls(
-        "apl",
-        _exp(15.0),
-        {"cpu_ms": 400.0, "vio": 4, "console_writes": 2, "console_write_ms": 100.0},
-        _cms(16, 30, 0.9, 6),
-    ),
-    "assemble": _cls(
-        "assemble",
-        _exp(20.0),
-        {"cpu_ms": 1500.0, "vio": 30, "console_writes": 1, "console_write_ms": 100.0},
-        _cms(24, 40, 0.6, 8),
-    ),
-    "compile": _cls(
-        "compile",
-        _exp(20.0),
-        {"cpu_ms": 3000.0, "vio": 40, "console_writes": 1, "console_write_ms": 100.0},
-        _cms(32, 60, 0.5, 10),
-    ),
-    "compute": _cls(
-        "compute",
-        {"kind": "fixed", "s": 2.0},
-        {"cpu_ms": 20000.0, "vio": 20},
-        {
-            "kind": "drifting",
-            "set_pages": 30,
-            "address_pages": 120,
-            "drift": 0.05,
-            "locality_pages": 12,
-            "runs_per_phase": 100,
-            "refs_per_run": 200.0,
-            "write_fraction": 0.4,
-        },
-    ),
-}
-
-#: Users of each kind out of 40, per workload (section 11: none, some, more compute-bound).
-WORKLOADS = {
-    1: {"edit": 16, "apl": 8, "assemble": 8, "compile": 8},
-    2: {"edit": 14, "apl": 8, "assemble": 7, "compile": 7, "compute": 4},
-    3: {"edit": 12, "apl": 6, "assemble": 6, "compile": 6, "compute": 10},
-}
+def workload_table(workload: int) -> dict[str, Any]:
+    """The `[workload]` table of a workload's preset: `users` and the `class` array."""
+    path = system.resolve_spec_path(workload_preset(workload))
+    with path.open("rb") as f:
+        return tomllib.load(f)["workload"]
 
 
 #: Smoke scale: a shorter run with a shorter warm-up.
@@ -122,15 +68,13 @@ def overrides(
 ) -> list[str]:
     """The `--set` overrides of one cell; `load_control` replaces the preset's controller."""
     scale = FULL if full else SMOKE
-    counts = WORKLOADS[workload]
-    users = sum(counts.values())
-    classes = [{**KINDS[k], "fraction": n / users} for k, n in counts.items()]
+    table = workload_table(workload)
     out = [
         f"run.duration_s={scale['duration_s']}",
         f"run.warmup_s={scale['warmup_s']}",
         f"memory.frames={FRAMES[kb]}",
-        f"workload.users={users}",
-        f"workload.class={toml_inline(classes)}",
+        f"workload.users={table['users']}",
+        f"workload.class={toml_inline(table['class'])}",
     ]
     if load_control is not None:
         out.append(f"load_control={toml_inline(load_control)}")

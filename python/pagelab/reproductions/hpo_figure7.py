@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from ..reproduce import Context
+from .hpo_table2 import q2_limit_input
 
 NAME = "hpo-figure7"
 PAPER = "Tetzlaff et al. 1987"
@@ -45,6 +46,7 @@ def run(ctx: Context) -> None:
             ):
                 ctx.row("Figure 7", f"{n} users: {row}", column, r.metric(key), unit=unit)
 
+    q2_limit_input(ctx, "Prototype", 40)
     base, proto = q1["Base"], q1["Prototype"]
     i310, i360 = users.index(310), users.index(360)
 

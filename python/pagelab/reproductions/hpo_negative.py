@@ -18,6 +18,7 @@ actuators (base and round turkey alike). Each claim tests the measure the paper 
 from __future__ import annotations
 
 from ..reproduce import Context
+from .hpo_table2 import q2_limit_input
 
 NAME = "hpo-negative"
 PAPER = "Tetzlaff et al. 1987"
@@ -157,6 +158,7 @@ def run(ctx: Context) -> None:
         for row, key, unit in METRICS:
             for column, r in (("Base", b), ("Variant", v)):
                 ctx.row(exp, row, column, r.metric(key), unit=unit)
+    q2_limit_input(ctx, "full-prepage (hpo-prototype)", 40)
     for exp, key, label, text, cid, direction in CLAIMS:
         b, v = res[exp]
         ctx.claim(

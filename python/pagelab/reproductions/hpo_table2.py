@@ -63,6 +63,13 @@ Q2_INPUT_WHY = (
     "the paper reports, used as a parameter because the limit it set is not given"
 )
 
+
+def q2_limit_input(ctx: Context, column: str, limit: int, why: str = Q2_INPUT_WHY) -> None:
+    """Records a prototype's fixed Q2 limit as what it is: an input taken from (or scaled
+    from) the paper's Table 2 result, until the prototype's own load control sets it."""
+    ctx.row("Inputs", "Q2 MPL limit", column, limit, paper=40, unit="users", role="input", why=why)
+
+
 #: (claim, text, metric, paper base, paper prototype): relative change prototype / base - 1.
 CLAIMS = [
     ("q1-halved", "Q1 seconds at least halved by the prototype", "q1_seconds", 0.78, 0.36),

@@ -20,6 +20,7 @@ prototype, 50 % more).
 from __future__ import annotations
 
 from ..reproduce import Context, Runs
+from .hpo_table2 import q2_limit_input
 
 NAME = "hpo-table3"
 PAPER = "Tetzlaff et al. 1987"
@@ -147,6 +148,13 @@ def run(ctx: Context) -> None:
             )
 
     curves = _figure8(ctx, cache, sweep)
+    q2_limit_input(
+        ctx,
+        "Prototype (4341)",
+        10,
+        "hpo-prototype-4341's Q2 limit is Table 2's result of 40 users in Q2 scaled with "
+        "storage (16 -> 4 MB); the limit the paper set is not given",
+    )
     if ctx.out is not None:
         import matplotlib
 

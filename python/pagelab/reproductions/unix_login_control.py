@@ -56,6 +56,19 @@ def run(ctx: Context) -> None:
         over = [100 * sum(1 for x in h if x > THRESHOLD_MS) / len(h) for h in halves]
         ctx.row("login control", label, "second-half intervals over the threshold", over, unit="%")
 
+    # Application 3 of the paper consults its own fitted equation: a result used as an input.
+    for term, value, paper in (("intercept", 588.0, 588.0), ("PCTRMM slope", -16.9, -16.9)):
+        ctx.row(
+            "Inputs",
+            f"eq. 1 {term}",
+            "login model",
+            value,
+            paper=paper,
+            unit="ms",
+            role="input",
+            why="Chanson's eq. 1 (a result of his regression) is the model "
+            "section 4.3 consults before admitting a login",
+        )
     free, held = runs["without control"], runs["with control"]
     ctx.claim(
         "control-refuses",

@@ -143,6 +143,9 @@ fn every_preset_has_a_golden_record() {
 const PRESETS: &[&str] = &[
     "cp67",
     "cp67-psi",
+    "cp67-workload1",
+    "cp67-workload2",
+    "cp67-workload3",
     "hpo-prepage",
     "hpo-prototype",
     "hpo-prototype-4341",
@@ -164,6 +167,9 @@ macro_rules! golden {
 golden! {
     golden_cp67 = "cp67";
     golden_cp67_psi = "cp67-psi";
+    golden_cp67_workload1 = "cp67-workload1";
+    golden_cp67_workload2 = "cp67-workload2";
+    golden_cp67_workload3 = "cp67-workload3";
     golden_hpo_prepage = "hpo-prepage";
     golden_hpo_prototype = "hpo-prototype";
     golden_hpo_prototype_4341 = "hpo-prototype-4341";

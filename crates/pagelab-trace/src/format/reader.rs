@@ -132,7 +132,8 @@ impl TraceReader {
                 format!("page size {}: expected a power of two", header.page_size),
             ));
         }
-        if by_kind.iter().sum::<u64>() != header.references {
+        // Checked: corrupt counts may add up past 2^64.
+        if by_kind.iter().try_fold(0u64, |s, &k| s.checked_add(k)) != Some(header.references) {
             return Err(corrupt(
                 48,
                 "references by kind do not add up to the reference count".into(),
@@ -209,7 +210,12 @@ impl TraceReader {
                 compressed_len: u32_at(&f, at + 20),
             };
             let entry_at = footer_offset + at as u64;
-            if e.offset != expect || e.runs == 0 || e.references < e.runs as u64 {
+            // No writer makes a chunk of more runs; the bound also bounds what decoding allocates.
+            if e.offset != expect
+                || e.runs == 0
+                || e.runs > MAX_CHUNK_RUNS
+                || e.references < e.runs as u64
+            {
                 return Err(corrupt(
                     entry_at,
                     format!("chunk {i} index entry is inconsistent"),
@@ -362,6 +368,11 @@ impl TraceReader {
         h.update(&payload);
         if h.finalize() != u32_at(&head, 16) {
             return Err(self.corrupt(at, "page map checksum mismatch"));
+        }
+        // The frame states its size: check it before allocating what the header claims.
+        let stated = zstd::zstd_safe::get_frame_content_size(&payload);
+        if stated.ok().flatten() != Some(entries * 8) {
+            return Err(self.corrupt(at, "page map frame size differs from its entries"));
         }
         let mut raw = vec![0u8; entries as usize * 8];
         let got = self

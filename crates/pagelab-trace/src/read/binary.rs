@@ -127,14 +127,16 @@ const PLAUSIBLE_VTIME: i64 = 1 << 48;
 /// is at least one record, clock times never decrease, and every record has a non-zero size and
 /// a next-access time that is -1 (never again) or lies after the record and below 2^48
 /// (libCacheSim counts references from 1), and, when `complete` (the sample is the whole
-/// input), no later than the last record. An array of u64 addresses fails the clock test (its
+/// input), no later than the last whole record. An array of u64 addresses fails the clock test (its
 /// low words jump about) and an array of small page numbers fails the size test.
 pub(crate) fn looks_like_oracle_general(sample: &[u8], complete: bool) -> bool {
-    if sample.len() < ORACLE_RECORD || (complete && !sample.len().is_multiple_of(ORACLE_RECORD)) {
+    // Only whole records are judged: a complete input with a partial record at its end is
+    // still oracleGeneral, for the reader to refuse with the partial record's offset.
+    if sample.len() < ORACLE_RECORD {
         return false;
     }
     let limit = if complete {
-        (sample.len() / ORACLE_RECORD) as i64 + 1
+        sample.len().div_ceil(ORACLE_RECORD) as i64 + 1
     } else {
         PLAUSIBLE_VTIME
     };

@@ -46,7 +46,8 @@ fn oracle_general_with_a_duplicated_slice_names_the_partial_record() {
     std::fs::write(&input, &bytes).unwrap();
     for from in [Some(InputFormat::OracleGeneral), None] {
         let e = convert_file(&input, from, None, &ConvertOptions::default());
-        // Guessed, the file reads as u64 (154 is not a multiple of 24): a partial u64 record.
+        // Guessed, the records after the damage read out of step and the file is taken for a
+        // u64 array (154 is not a multiple of 8 either): a partial u64 record.
         let expect = if from.is_none() { 152 } else { 144 };
         match e {
             Err(TraceError::Corrupt { offset, what, .. }) => {
@@ -63,6 +64,16 @@ fn misaligned_oracle_records_are_refused_unless_lenient() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("og.bin");
     let good = oracle(&[7, 8, 7, 9, 8, 7, 9, 9], 4096);
+    // Whole records with a cut tail: guessed as oracleGeneral, refused at the partial record.
+    let cut = dir.path().join("cut.bin");
+    std::fs::write(&cut, &good[..good.len() - 5]).unwrap();
+    match convert_file(&cut, None, None, &ConvertOptions::default()) {
+        Err(TraceError::Corrupt { offset, what, .. }) => {
+            assert_eq!(offset, 7 * ORACLE_RECORD as u64);
+            assert!(what.contains("24-byte oracleGeneral"), "{what}");
+        }
+        other => panic!("expected a partial oracleGeneral record, got {other:?}"),
+    }
     // Eight bytes cut from record 1 and eight added at the end: whole length, records out of step.
     let mut bytes = good.clone();
     bytes.drain(30..38);
