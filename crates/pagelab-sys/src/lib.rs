@@ -34,6 +34,7 @@ pub mod monitor;
 pub mod page_swap;
 pub mod psi_scheduler;
 pub mod spec;
+pub mod supply;
 pub mod survival;
 pub mod system;
 pub mod unix;

@@ -43,6 +43,7 @@ use crate::monitor::{self, ClassRow, Counters, IntervalTable, Percentiles, Repor
 use crate::page_swap::{identify_working_set, PageSwap, SwapList, SwapSet};
 use crate::psi_scheduler::Evict;
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
+use crate::supply::{FrameSupply, Supply};
 use crate::survival::SurvivalBooks;
 use crate::workload::{think_time, LocalityModel, Program, TraceOpener};
 use pagelab_core::random::exponential;
@@ -247,6 +248,10 @@ pub struct System<'o> {
     shared_owner: u32,
     shared_pages: u32,
     mem: Memory,
+    /// Frame supply: which resident frame SELECT frees next.
+    supply: Supply,
+    /// References reported to the supply [references].
+    supply_refs: u64,
     io: PagingIo,
     lc: LoadController,
     e1: VecDeque<u32>,
@@ -500,6 +505,18 @@ impl<'o> System<'o> {
             shared_owner: n_all,
             shared_pages: shared,
             mem: Memory::new(spec.memory.frames, n_all as usize + 1),
+            supply: Supply::build(
+                &spec.memory.replacement,
+                spec.memory.frames,
+                spec.memory.replacement_reserve,
+                n_all as usize + 1,
+            )
+            .map_err(|e| SysError::Invalid {
+                origin: "spec".into(),
+                path: "memory.replacement".into(),
+                what: e.to_string(),
+            })?,
+            supply_refs: 0,
             users,
             classes,
             io,
@@ -1135,6 +1152,8 @@ impl<'o> System<'o> {
         let mut used_ps = 0u64;
         let mut outcome = Outcome::Spent;
         let mut runs_done = 0u64;
+        let supply = &mut self.supply;
+        let tell_supply = supply.wants_references();
         'burst: loop {
             if usr.pos >= usr.runs.len() {
                 usr.runs.clear();
@@ -1165,6 +1184,10 @@ impl<'o> System<'o> {
             if f == NONE || self.mem.frames[f as usize].state != FrameState::Resident {
                 outcome = Outcome::Fault(r.page);
                 break 'burst;
+            }
+            if tell_supply && usr.left == r.count {
+                supply.on_reference(owner, page, r.count, self.supply_refs);
+                self.supply_refs += u64::from(r.count);
             }
             let fr = &mut self.mem.frames[f as usize];
             fr.referenced = true;
@@ -1446,6 +1469,7 @@ impl<'o> System<'o> {
             return;
         }
         self.mem.map(owner, idx, f, FrameState::PageIn);
+        self.supply.on_load(owner, idx, f, self.supply_refs);
         self.survival.referenced(f, u);
         let pte = *self.mem.pte_mut(owner, idx);
         if pte.slot == NONE {
@@ -1513,7 +1537,7 @@ impl<'o> System<'o> {
                     if self.swap.is_some() && self.swap_out()? {
                         continue;
                     }
-                    match self.mem.scan_victim() {
+                    match self.supply.select_victim(&mut self.mem) {
                         Some(f) => f,
                         None => break,
                     }
@@ -1770,6 +1794,7 @@ impl<'o> System<'o> {
                         continue;
                     };
                     self.mem.map(u, p, f, FrameState::PageIn);
+                    self.supply.on_load(u, p, f, self.supply_refs);
                     f
                 }
             };
@@ -2183,6 +2208,9 @@ impl<'o> System<'o> {
         let mut engine = BTreeMap::new();
         engine.insert("events".to_string(), self.n_events);
         engine.insert("reference_runs".to_string(), self.n_runs);
+        for (k, v) in self.supply.figures() {
+            engine.insert(k.to_string(), v);
+        }
         Report {
             version: env!("CARGO_PKG_VERSION").to_string(),
             seed: self.seed,

@@ -39,7 +39,9 @@ pub mod ar;
 pub mod arc;
 pub mod clock;
 pub mod clock_pro;
+pub mod driven;
 pub mod fifo;
+pub mod lfu;
 pub mod lirs;
 mod list;
 pub mod lru;
@@ -377,6 +379,9 @@ replacement_policies! {
         Sieve = sieve::Sieve, sieve::SieveSpec, "sieve", [], false,
             "SIEVE: FIFO queue with visited bits and a hand that moves from old to new",
             "Zhang, Yang, Yue, Vigfusson & Rashmi 2024 (NSDI)";
+        Lfu = lfu::Lfu, lfu::LfuSpec, "lfu", [], false,
+            "Least frequently used: reclaim the resident page with the fewest references, ties by LRU",
+            "Aho, Denning & Ullman 1971";
     }
     offline {
         Min = min::MinSpec, "min", ["opt", "belady"],
