@@ -9,7 +9,7 @@ OUT    ?= results/demo
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test build venv rust-test rust-lint py-lint py-test bench clean
+.PHONY: demo test build venv rust-test rust-lint py-lint py-test bench clean layout
 
 $(VENV)/.installed: pyproject.toml
 	@command -v valgrind >/dev/null || { echo "installing valgrind (trace capture needs it)"; \
@@ -39,6 +39,10 @@ rust-lint:
 rust-test:
 	cargo test --workspace
 
+# File and function sizes, and no import cycle between a crate's modules (scripts/layout_debt.txt).
+layout:
+	$(PYTHON) scripts/check_layout.py
+
 py-lint: venv
 	$(VENV)/bin/ruff check python tests benches
 	$(VENV)/bin/ruff format --check python tests benches
@@ -47,7 +51,7 @@ py-test: build
 	$(VENV)/bin/pytest -q
 
 # Everything CI checks: Rust tests, clippy with warnings as errors, rustfmt, ruff, pytest.
-test: rust-lint rust-test py-lint py-test
+test: layout rust-lint rust-test py-lint py-test
 
 bench: build
 	$(VENV)/bin/python benches/vs_libcachesim.py

@@ -84,7 +84,7 @@ pub fn run_toml(
     progress: &mut dyn FnMut(f64),
 ) -> Result<Report, SysError> {
     let value = spec::toml_with_overrides(toml_text, origin, overrides)?;
-    match SystemKind::of_value(&value, origin)? {
+    match system_kind(&value, origin)? {
         SystemKind::M44 => m44::run(&m44::spec::from_value(value, origin)?, seed, progress),
         SystemKind::Unix => unix::run(&unix::spec::from_value(value, origin)?, seed, progress),
         SystemKind::Vm => {
@@ -93,4 +93,15 @@ pub fn run_toml(
             System::build(&spec, seed, opener)?.run(progress)
         }
     }
+}
+
+/// The kind a resolved spec tree names in `[system] kind`; `vm` when it has no `[system]`.
+pub fn system_kind(value: &toml::Value, origin: &str) -> Result<SystemKind, SysError> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        system: kind::SystemSection,
+    }
+    let head: Head = spec::typed(value.clone(), origin)?;
+    Ok(head.system.kind)
 }
