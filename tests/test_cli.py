@@ -180,7 +180,8 @@ def test_reproduce_writes_its_record(cli, tmp_path):
     assert "holds" in proc.stdout
     record = json.loads((tmp_path / "belady-anomaly.json").read_text())
     assert record["name"] == "belady-anomaly" and record["scale"] == "smoke"
-    assert all(c["holds"] for c in record["claims"])
+    assert all(c["verdict"] == "holds" for c in record["claims"])
+    assert record["score"]["predicted"] == 6 and record["score"]["within_10"] == 6
     fifo = {r["row"]: r for r in record["rows"] if r["row"].startswith("fifo")}
     assert fifo["fifo 3 frames"]["pagelab"] == 9 and fifo["fifo 4 frames"]["pagelab"] == 10
     for f in record["figures"]:

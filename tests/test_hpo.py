@@ -31,7 +31,14 @@ def test_hpo_table2_page_wait_reading_and_floor():
     )
     # Users in page wait: a share of in-queue time, positive for a paging base.
     assert 0 < rows[("Percent page wait", "Base")] < 100
-    assert _claims(record)["page-wait-down"]["holds"]
+    assert _claims(record)["page-wait-down"]["verdict"] == "holds"
+    # The base column was tuned by hand to Table 2: fitted, not scored; Users in Q2 of the
+    # prototype is the paper's result used as its Q2 limit: an input.
+    roles = {(r["row"], r["column"]): r["role"] for r in record["rows"]}
+    assert roles[("Q1 seconds", "Base")] == "fitted"
+    assert roles[("Q1 seconds", "Prototype")] == "predicted"
+    assert roles[("Users in Q2", "Prototype")] == "input"
+    assert record["score"]["fitted"] > 0 and record["score"]["predicted"] > 0
 
 
 def test_hpo_figure7_smoke():
@@ -39,10 +46,13 @@ def test_hpo_figure7_smoke():
     q1 = {r["row"]: r for r in record["rows"] if r["row"].endswith("Q1 seconds")}
     assert {"125 users: Q1 seconds", "310 users: Q1 seconds", "360 users: Q1 seconds"} <= set(q1)
     claims = _claims(record)
-    assert claims["alike-at-low-load"]["holds"], claims["alike-at-low-load"]["evidence"]
-    assert claims["prototype-better-at-310"]["holds"], claims["prototype-better-at-310"]["evidence"]
-    for cid in ("base-unacceptable-at-310", "prototype-better-at-360"):
-        assert claims[cid]["holds"], claims[cid]["evidence"]
+    for cid in (
+        "alike-at-low-load",
+        "prototype-better-at-310",
+        "base-unacceptable-at-310",
+        "prototype-better-at-360",
+    ):
+        assert claims[cid]["verdict"] == "holds", claims[cid]
 
 
 def test_hpo_table3_smoke():
@@ -50,9 +60,11 @@ def test_hpo_table3_smoke():
     labels = {r["column"] for r in record["rows"] if r["table"] == "Table 3"}
     assert labels == {"50 users @10 s", "75 users @15 s"}
     claims = _claims(record)
+    # The paper's direction at both loads; the magnitude (its range of improvement) may not be.
     for row in ("Paging SIO decrease", "Paging rate increase", "I/O interrupt decrease"):
-        c = claims[f"direction: {row}"]
-        assert c["holds"], c["evidence"]
+        for load in sorted(labels):
+            c = claims[f"{row}, {load}"]
+            assert c["verdict"] in ("holds", "direction-only"), c
 
 
 def test_hpo_negative_smoke():
@@ -63,7 +75,6 @@ def test_hpo_negative_smoke():
         "lifo-flush-paging-up",
         "no-reset-at-drop-scan-faster",
         "no-reset-at-drop-steals-up",
-        "full-prepage-swap-up",
         "right-edge-worse",
     ):
-        assert claims[cid]["holds"], (cid, claims[cid]["evidence"])
+        assert claims[cid]["verdict"] == "holds", claims[cid]

@@ -91,11 +91,16 @@ def test_psi_table2_smoke():
     cells = [r for r in record["rows"] if r["table"] == "Table 2" and r["column"] != "difference"]
     assert len(cells) == 12 and all(0 < r["pagelab"] < 100 for r in cells)
     claims = {c["id"]: c for c in record["claims"]}
-    assert {"psi-better-every-cell", "psi-estimate-agrees"} <= set(claims)
+    cells = [c for cid, c in claims.items() if cid.startswith("psi-better workload")]
+    assert len(cells) == 6 and "psi-estimate-agrees" in claims
     # over the pages of owners in queue, Ψs (eq. 4) and Ψs* (eq. 5) follow each other
     corr = {r["column"]: r["pagelab"] for r in record["rows"] if r["row"] == "correlation"}
     assert corr["Ψs*, Ψs over stolen pages"] > 50, corr
-    assert claims["psi-better-every-cell"]["holds"], claims["psi-better-every-cell"]["evidence"]
+    # The Ψ-scheduler gains in every cell on the mean over seeds, never significantly loses.
+    assert all(c["effect"] > 0 and c["verdict"] != "fails" for c in cells), cells
+    assert claims["psi-better-beyond-noise"]["verdict"] == "holds"
+    for fig in ("figure2", "figure3", "figure4"):
+        assert claims[f"{fig}-degrades"]["verdict"] == "holds", claims[f"{fig}-degrades"]
 
 
 def test_psi_table3_and_table4_smoke():

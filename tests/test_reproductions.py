@@ -19,9 +19,10 @@ def test_m44_single_smoke_record(tmp_path):
     saved = json.loads((tmp_path / "m44-single.json").read_text())
     assert saved["rows"] == record["rows"] and saved["scale"] == "smoke"
     claims = {c["id"]: c for c in record["claims"]}
-    assert claims["programs-compute"]["holds"], claims["programs-compute"]["evidence"]
+    assert claims["programs-compute"]["verdict"] == "holds", claims["programs-compute"]
     # the casual keysort degrades as soon as it loses a little store, at any scale
-    assert claims["t4-casual-degrades"]["holds"], claims["t4-casual-degrades"]["evidence"]
+    assert claims["t4-casual-degrades"]["verdict"] == "holds", claims["t4-casual-degrades"]
+    assert all(c["seeds"] == 3 for c in claims.values())
     pages = {r["row"]: r["pagelab"] for r in record["rows"] if r["column"] == "pages"}
     assert len(pages) == 9 and all(p > 0 for p in pages.values())
     assert len(record["figures"]) == 3
@@ -36,9 +37,9 @@ def test_same_seed_same_record(tmp_path):
 def test_unix_reproductions_smoke(tmp_path):
     reg = rep.reproduce("unix-regression", scale="smoke", out=tmp_path)
     claims = {c["id"]: c for c in reg["claims"]}
-    assert claims["rt-falls-with-pctrmm"]["holds"], claims["rt-falls-with-pctrmm"]["evidence"]
+    assert claims["rt-falls-with-pctrmm"]["verdict"] == "holds", claims["rt-falls-with-pctrmm"]
     swap = rep.reproduce("unix-swap-interval", scale="smoke")
-    assert all(c["holds"] for c in swap["claims"]), swap["claims"]
+    assert all(c["verdict"] == "holds" for c in swap["claims"]), swap["claims"]
     bal = rep.reproduce("unix-balance", scale="smoke")
     waits = [r for r in bal["rows"] if r["column"] == "CPU queue wait"]
     assert waits[0]["pagelab"] < waits[-1]["pagelab"]  # CPU waits grow with PC
@@ -58,15 +59,17 @@ def test_hpo_table2_smoke():
     rows = {(r["row"], r["column"]) for r in record["rows"]}
     assert ("Q1 seconds", "Base") in rows and ("Swap paging rate", "Prototype") in rows
     claims = {c["id"]: c for c in record["claims"]}
-    for cid in ("page-reads-down", "demand-paging-down", "sio-down", "total-paging-up"):
-        assert claims[cid]["holds"], claims[cid]["evidence"]
+    # With the paper's magnitude: these reach its band; sio-down overshoots it (direction only).
+    for cid in ("page-reads-down", "demand-paging-down", "total-paging-up"):
+        assert claims[cid]["verdict"] == "holds", claims[cid]
+    assert claims["sio-down"]["verdict"] in ("holds", "direction-only"), claims["sio-down"]
 
 
 def test_unix_login_control_smoke():
     record = rep.reproduce("unix-login-control", scale="smoke")
-    assert all(c["holds"] for c in record["claims"]), record["claims"]
+    assert all(c["verdict"] == "holds" for c in record["claims"]), record["claims"]
 
 
 def test_hpo_round_turkey_smoke():
     record = rep.reproduce("hpo-round-turkey", scale="smoke")
-    assert all(c["holds"] for c in record["claims"]), record["claims"]
+    assert all(c["verdict"] == "holds" for c in record["claims"]), record["claims"]

@@ -30,3 +30,12 @@ __all__ = [
     "policies",
     "ws_curve",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # `pagelab.sweep(...)` without importing Dask, pandas or rich at `import pagelab`.
+    if name == "sweep":
+        import importlib
+
+        return importlib.import_module(".sweep", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

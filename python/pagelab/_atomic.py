@@ -1,6 +1,9 @@
 """Atomic result files: write to a temporary file beside the target, then rename.
 
-A run that fails half-way leaves the previous file (or nothing), never half a file.
+A run that fails half-way leaves the previous file (or nothing), never half a file. The file
+gets the mode an ordinary `open()` would give it (0666 less the umask, so 0644 under 022):
+`mkstemp` makes its temporary files 0600, which would hide results from the other readers of
+a shared folder.
 """
 
 from __future__ import annotations
@@ -22,12 +25,27 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())
         yield Path(tmp)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system allows."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)  # elsewhere: set and restore (not thread-safe, hence the above)
+    os.umask(mask)
+    return mask
 
 
 def write_text(target: str | os.PathLike[str], text: str) -> None:

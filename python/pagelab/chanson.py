@@ -27,6 +27,29 @@ def pctrmm(mm: float, pn: float, ps: float) -> float:
     return 100.0 * (mm - pn * ps) / mm
 
 
+def settings(
+    pn: int,
+    ps: int,
+    pc: float,
+    mm: int,
+    *,
+    duration_s: float | None = None,
+    extra: Sequence[str] = (),
+) -> tuple[str, list[str]]:
+    """The unix-v6 preset and the overrides of one operating point: PN, PS [blocks], PC [ms],
+    MM [blocks]."""
+    overrides = [
+        f"workload.processes={pn}",
+        f"workload.size_clicks={ps}",
+        f"workload.cpu_ms={pc}",
+        f"memory.core_clicks={mm}",
+        *extra,
+    ]
+    if duration_s is not None:
+        overrides.append(f"run.duration_s={duration_s}")
+    return "unix-v6", overrides
+
+
 def simulate(
     pn: int,
     ps: int,
@@ -38,16 +61,8 @@ def simulate(
     extra: Sequence[str] = (),
 ) -> dict[str, Any]:
     """One run of the unix-v6 preset at PN, PS [blocks], PC [ms], MM [blocks]: its metrics."""
-    overrides = [
-        f"workload.processes={pn}",
-        f"workload.size_clicks={ps}",
-        f"workload.cpu_ms={pc}",
-        f"memory.core_clicks={mm}",
-        *extra,
-    ]
-    if duration_s is not None:
-        overrides.append(f"run.duration_s={duration_s}")
-    report = system.run("unix-v6", overrides=overrides, seed=seed)
+    preset, overrides = settings(pn, ps, pc, mm, duration_s=duration_s, extra=extra)
+    report = system.run(preset, overrides=overrides, seed=seed)
     return {k: v["value"] for k, v in report["metrics"].items()}
 
 

@@ -10,33 +10,16 @@ from typing import Any
 
 import click
 
-from . import lab, traces
+from . import lab, traces, validate
 from .errors import PagelabError
 
 
-def _parse_sizes(text: str) -> list[int]:
-    """`4,41,203`, or a range `1:200` / `1:200:5` (inclusive)."""
-    sizes: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        try:
-            if ":" in part:
-                bits = [int(b) for b in part.split(":")]
-                if len(bits) not in (2, 3):
-                    raise ValueError
-                lo, hi, step = bits[0], bits[1], bits[2] if len(bits) == 3 else 1
-                if step <= 0 or hi < lo:
-                    raise ValueError
-                sizes.extend(range(lo, hi + 1, step))
-            else:
-                sizes.append(int(part))
-        except ValueError:
-            raise PagelabError(
-                f"--sizes {text!r}: expected frame counts like 4,41,203 or a range 1:200[:step]"
-            ) from None
-    if any(s <= 0 for s in sizes):
-        raise PagelabError(f"--sizes {text!r}: frame counts must be at least 1")
-    return sizes
+def _parse_sizes(text: str, option: str = "--sizes", clamp: int | None = None) -> list[int]:
+    """`4,41,203`, or a range `1:200` / `1:200:5` (inclusive); see validate.parse_points."""
+    values, note = validate.parse_points(text, option, clamp=clamp)
+    if note:
+        click.echo(f"pagelab: note: {note}", err=True)
+    return values
 
 
 def _split_policies(text: str) -> list[str]:
@@ -113,6 +96,13 @@ def capture(output: str, page_size: int, command: tuple[str, ...]) -> None:
     metavar="LO:HI",
     help="Keep only addresses in [LO, HI) (hex with 0x); may be repeated.",
 )
+@click.option(
+    "--max-access-pages",
+    default=1024,
+    show_default=True,
+    help="Refuse an access spanning more pages (a misread record).",
+)
+@click.option("--lenient", is_flag=True, help="Accept implausible records instead of refusing.")
 def convert(
     source: str,
     output: str,
@@ -121,6 +111,8 @@ def convert(
     page_size: int,
     only: str | None,
     ranges: tuple[str, ...],
+    max_access_pages: int,
+    lenient: bool,
 ) -> None:
     """Convert SOURCE (lackey, pinatrace, text, u64, oracleGeneral, pagelab) to a pagelab trace."""
     parsed = []
@@ -133,7 +125,15 @@ def convert(
         if not sep:
             raise PagelabError(f"--range {r!r}: expected LO:HI")
     info = traces.convert(
-        source, output, from_=from_, units=units, page_size=page_size, only=only, ranges=parsed
+        source,
+        output,
+        from_=from_,
+        units=units,
+        page_size=page_size,
+        only=only,
+        ranges=parsed,
+        max_access_pages=max_access_pages,
+        lenient=lenient,
     )
     _print_info(output, info)
 
@@ -141,13 +141,28 @@ def convert(
 @trace.command("info")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-def trace_info(path: str, as_json: bool) -> None:
+@click.option("--verify", "check", is_flag=True, help="Also check every chunk and the page map.")
+def trace_info(path: str, as_json: bool, check: bool) -> None:
     """Describe a pagelab trace."""
     info = traces.info(path)
+    if check:
+        traces.verify(path)
+        info["verified"] = "every chunk and the page map"
     if as_json:
         click.echo(json.dumps(info, indent=2))
     else:
         _print_info(path, info)
+
+
+@trace.command("verify")
+@click.argument("path", type=click.Path(dir_okay=False))
+def trace_verify(path: str) -> None:
+    """Check every chunk's checksum and the page map of a pagelab trace."""
+    r = traces.verify(path)
+    click.echo(
+        f"{path}: ok: {r['chunks']} chunks, {r['runs']:,} runs, {r['references']:,} references "
+        f"and a page map of {r['distinct_pages']:,} pages checked"
+    )
 
 
 @trace.command()
@@ -260,7 +275,9 @@ def curve(
     else:
         from . import progress
 
-        size_list = _parse_sizes(sizes)
+        distinct = traces.info(trace_path)["distinct_pages"]
+        size_list = _parse_sizes(sizes, clamp=distinct or None)
+        warmup = validate.integer(warmup, "--warmup")
         rows = []
         with progress.bar("simulating", total=len(policies)) as update:
             for i, p in enumerate(policies):
@@ -279,7 +296,13 @@ def curve(
 @table_output
 def ws_curve(trace_path: str, taus: str, fmt: str, output: str) -> None:
     """Working-set curve: mean working-set size and fault rate against τ, in one pass."""
-    result = lab.ws_curve(trace_path, _parse_sizes(taus))
+    length = traces.info(trace_path)["references"]
+    taus_, note = validate.parse_points(
+        taus, "--taus", hi=validate.U64_MAX, clamp=length or None, clamp_what="the trace's length"
+    )
+    if note:
+        click.echo(f"pagelab: note: {note}", err=True)
+    result = lab.ws_curve(trace_path, taus_)
     _emit_rows(result["rows"], fmt, output)
 
 
@@ -332,11 +355,7 @@ def psi(
 
 def _parse_psis(text: str) -> list[int]:
     """Like sizes, but Ψ may be 0."""
-    if text.startswith("0:"):
-        return [0, *_parse_sizes("1:" + text[2:])] if text != "0:0" else [0]
-    if text == "0":
-        return [0]
-    return _parse_sizes(text)
+    return validate.parse_points(text, "--psi", lo=0)[0]
 
 
 def _emit_rows(rows: list[dict[str, Any]], fmt: str, output: str) -> None:
@@ -380,6 +399,15 @@ def step(refs: str, frames: int, policy: str) -> None:
         writes.append(w)
     if not pages:
         raise PagelabError("--refs: expected at least one page")
+    frames = validate.integer(frames, "--frames", lo=1, hi=validate.U32_MAX)
+    pages = validate.integers(pages, "--refs", hi=validate.STEP_MAX_PAGE)
+    if frames > len(set(pages)):
+        click.echo(
+            f"pagelab: note: --frames {frames}: the string has {len(set(pages))} distinct "
+            "pages; clamped to it",
+            err=True,
+        )
+        frames = len(set(pages))
     stepper = lab.Stepper(policy, frames, pages, writes)
     faults = 0
     width = max(len(str(p)) for p in pages)
@@ -453,11 +481,19 @@ def list_reproductions() -> None:
 )
 @click.option("--seed", default=1, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default=None)
-def run(spec: str, overrides: tuple[str, ...], seed: int, out: str | None) -> None:
+@click.option(
+    "--max-memory",
+    default=None,
+    metavar="BYTES",
+    help="Allow a run this large (e.g. 64G); default: the memory available.",
+)
+def run(
+    spec: str, overrides: tuple[str, ...], seed: int, out: str | None, max_memory: str | None
+) -> None:
     """Run one simulation of SPEC (a TOML file or a preset name) and print its summary."""
     from . import system
 
-    report = system.run(spec, overrides=overrides, seed=seed, out=out)
+    report = system.run(spec, overrides=overrides, seed=seed, out=out, max_memory=max_memory)
     _print_metrics(report.get("metrics", {}))
     if out:
         click.echo(f"results in {out}/", err=True)
@@ -472,6 +508,53 @@ def _print_metrics(metrics: dict[str, Any]) -> None:
         v = m.get("value")
         t.add_row(name, f"{v:.4g}" if isinstance(v, float) else str(v), m.get("unit", ""))
     Console().print(t)
+
+
+@cli.command()
+@click.argument("spec")
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY.PATH=VALUE",
+    help="Override one value of the spec for every run; may be repeated.",
+)
+@click.option(
+    "--grid",
+    "grid",
+    multiple=True,
+    metavar="KEY.PATH=V1,V2|LO:HI:STEP",
+    help="An axis of the sweep: values, or an inclusive range; may be repeated (product).",
+)
+@click.option("--seeds", default=1, show_default=True, help="Seeds 1..N for every grid point.")
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Result store.")
+@click.option("--workers", type=int, default=None, help="Worker processes [default: one per core].")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="An existing scheduler.")
+def sweep(
+    spec: str,
+    overrides: tuple[str, ...],
+    grid: tuple[str, ...],
+    seeds: int,
+    out: str,
+    workers: int | None,
+    scheduler: str | None,
+) -> None:
+    """Run SPEC (a TOML file or a preset) at every grid point and seed, in parallel.
+
+    Each run is kept in OUT/runs/ as one Parquet row, keyed by the resolved spec, the seed and
+    the version: a run already there is not computed again.
+    """
+    from .sweep import run_sweep
+
+    outcome = run_sweep(
+        spec, grid=grid, seeds=seeds, set=overrides, out=out, workers=workers, scheduler=scheduler
+    )
+    n = len(outcome.rows)
+    click.echo(
+        f"{n} runs: {n - outcome.computed} from the store, {outcome.computed} computed, "
+        f"in {outcome.wall_seconds:.1f} s; dataset in {Path(out) / 'runs'}/",
+        err=True,
+    )
 
 
 @cli.group()
@@ -538,40 +621,156 @@ def chanson_memory(target_ms: float, pn: int, ps: int, fit: bool, check: bool, s
 
 
 @cli.command()
+@click.argument("preset")
+@click.option("--target", required=True, type=click.Path(dir_okay=False), help="TARGET.toml.")
+@click.option(
+    "--vary", multiple=True, required=True, metavar="KEY.PATH=LO:HI", help="A key to fit."
+)
+@click.option("--budget", default=40, show_default=True, help="Trials.")
+@click.option("--seeds", default=2, show_default=True, help="Seeds 1..N of every trial.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY.PATH=VALUE", help="Fixed override.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="FITTED.toml.")
+@click.option(
+    "--store",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Result store of the trials' runs [default: OUT without .toml, plus -runs].",
+)
+@click.option("--sampler", type=click.Choice(["cmaes", "tpe"]), default="cmaes", show_default=True)
+@click.option("--workers", type=int, default=None, help="Worker processes [default: one per core].")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="An existing scheduler.")
+def calibrate(
+    preset: str,
+    target: str,
+    vary: tuple[str, ...],
+    budget: int,
+    seeds: int,
+    overrides: tuple[str, ...],
+    out: str,
+    store: str | None,
+    sampler: str,
+    workers: int | None,
+    scheduler: str | None,
+) -> None:
+    """Fit the VARY keys of PRESET to the paper numbers in TARGET; write the fitted preset."""
+    from . import calibrate as cal
+
+    tgt = cal.load_target(target)
+    keys = [cal.parse_vary(v) for v in vary]
+    store = store or str(Path(out).with_suffix("")) + "-runs"
+
+    def report(trial: cal.Trial, best: cal.Trial, total: int) -> None:
+        vals = ", ".join(f"{k}={v:.4g}" for k, v in trial.values.items())
+        click.echo(
+            f"trial {trial.number + 1}/{total}: {vals}: loss {trial.loss:.4g} "
+            f"(best {best.loss:.4g} at trial {best.number + 1})",
+            err=True,
+        )
+
+    result = cal.calibrate(
+        preset,
+        tgt,
+        keys,
+        budget=budget,
+        seeds=seeds,
+        store=store,
+        set=overrides,
+        workers=workers,
+        scheduler=scheduler,
+        sampler=sampler,
+        on_trial=report,
+    )
+    path = cal.write_fitted(result, out, set=overrides)
+    best = result.best
+    for k, v in best.values.items():
+        click.echo(f"{k} = {v:.6g}")
+    click.echo(f"loss {best.loss:.4g}; fitted preset in {path}", err=True)
+
+
+@cli.command()
 @click.argument("name", required=False)
-@click.option("--list", "list_all", is_flag=True, help="List the reproductions.")
+@click.option(
+    "--list", "list_all", is_flag=True, help="List them, with each one's last full score."
+)
+@click.option("--all", "run_all", is_flag=True, help="Run every reproduction.")
 @click.option("--scale", type=click.Choice(["smoke", "full"]), default="smoke", show_default=True)
-@click.option("--seed", default=1, show_default=True)
+@click.option("--seed", default=1, show_default=True, help="First seed of every setting.")
+@click.option("--seeds", type=int, default=None, help="Seeds per setting [smoke 3, full 5].")
 @click.option("--out", type=click.Path(file_okay=False), default="results", show_default=True)
-def reproduce(name: str | None, list_all: bool, scale: str, seed: int, out: str) -> None:
-    """Rerun a paper experiment; writes OUT/NAME.json and its figures."""
+@click.option("--workers", type=int, default=None, help="Worker processes [default: one per core].")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="An existing scheduler.")
+def reproduce(
+    name: str | None,
+    list_all: bool,
+    run_all: bool,
+    scale: str,
+    seed: int,
+    seeds: int | None,
+    out: str,
+    workers: int | None,
+    scheduler: str | None,
+) -> None:
+    """Rerun a paper experiment; writes OUT/NAME.json, its figures, and its runs in OUT/store."""
     from . import reproduce as rep
+    from .sweep.engine import runner
 
-    if list_all or not name:
+    if list_all or not (name or run_all):
+        scores = rep.last_scores(out)
         for r in rep.available():
-            click.echo(f"{r['name']}: {r['title']} ({r['paper']})")
+            s = scores.get(r["name"])
+            click.echo(f"{r['name']}: {r['title']} ({r['paper']})  [{rep.score_line(s)}]")
         return
-    record = rep.reproduce(name, scale=scale, seed=seed, out=out)
-    print_record(record)
-    click.echo(f"record in {Path(out) / (name + '.json')}", err=True)
+    if name and run_all:
+        raise PagelabError("reproduce: give a NAME or --all, not both")
+    names = [r["name"] for r in rep.available()] if run_all else [name]
+    records = []
+    with runner(workers, scheduler) as pool:
+        for n in names:
+            record = rep.reproduce(
+                n,
+                scale=scale,
+                seed=seed,
+                out=out,
+                workers=workers,
+                scheduler=scheduler,
+                seeds=seeds,
+                pool=pool,
+            )
+            records.append(record)
+            if run_all:
+                click.echo(f"{n}: {rep.score_line(record['score'])}")
+            else:
+                rep.print_record(record)
+            click.echo(f"record in {Path(out) / (n + '.json')}", err=True)
+    if run_all:
+        total = rep.score(
+            [r for rec in records for r in rec["rows"]],
+            [c for rec in records for c in rec["claims"]],
+        )
+        click.echo(f"all {len(records)}: {rep.score_line(total)}")
 
 
-def print_record(record: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+@cli.command()
+@click.argument("results", type=click.Path(file_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Site directory.")
+def report(results: str, out: str) -> None:
+    """Write an offline HTML site setting every reproduction record in RESULTS beside its paper."""
+    from . import report as site
 
-    t = Table("table", "row", "column", "paper", "pagelab", "unit", title=record["title"])
-
-    def fmt(v: Any) -> str:
-        return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
-
-    for r in record["rows"]:
-        t.add_row(r["table"], r["row"], r["column"], fmt(r["paper"]), fmt(r["pagelab"]), r["unit"])
-    console = Console()
-    console.print(t)
-    for c in record["claims"]:
-        mark = "[green]holds[/green]" if c["holds"] else "[red]does not hold[/red]"
-        console.print(f"{mark}  {c['text']}: {c['evidence']}")
+    board = site.build(results, out)
+    total = board["overall"]
+    within = "; ".join(
+        f"{role} {total[role]['within_25']} of {total[role]['n']}"
+        for role in ("predicted", "fitted", "unknown")
+        if total[role]["n"]
+    )
+    claims = ", ".join(f"{n} {v}" for v, n in total["claims"].items() if n)
+    for name, counts in board["reproductions"].items():
+        for line in counts["score_mismatches"]:
+            click.echo(f"pagelab: warning: {name}: its own score disagrees: {line}", err=True)
+    click.echo(f"{len(board['reproductions'])} reproductions; within 25 %: {within or 'no rows'}")
+    click.echo(f"claims: {claims or 'none'}")
+    click.echo(str(Path(out) / "index.html"))
 
 
 @cli.command()
@@ -584,8 +783,14 @@ def demo(out: str) -> None:
 
 
 def main() -> None:
+    from . import interrupt
+
+    interrupt.install()
     try:
         cli.main(standalone_mode=False)
+    except interrupt.Interrupted as e:
+        click.echo(f"pagelab: {e}; nothing written", err=True)
+        sys.exit(e.exit_status)
     except PagelabError as e:
         click.echo(f"pagelab: error: {e}", err=True)
         sys.exit(2)

@@ -65,7 +65,12 @@ def run(out: Path, count: int = WORDS) -> dict[str, Any]:
 
     report = _report(out, info, rows, record)
     console.print(f"\nreport: [bold]{report}[/bold]")
-    return {"trace": str(trace), "report": str(report)}
+    from . import report as site
+
+    site.build(out, out / "site")
+    index = out / "site" / "index.html"
+    console.print(f"reproductions beside their papers: [bold]{index}[/bold]")
+    return {"trace": str(trace), "report": str(report), "site": str(index)}
 
 
 def _report(
@@ -84,7 +89,7 @@ def _report(
         by_size.setdefault(r["frames"], {"frames": r["frames"]})[r["policy"]] = r["faults"]
     info_rows = [{"property": k, "value": v} for k, v in info.items() if not isinstance(v, dict)]
     claims = [
-        {"claim": c["text"], "holds": c["holds"], "evidence": c["evidence"]}
+        {"claim": c["text"], "verdict": c["verdict"], "evidence": c["evidence"]}
         for c in record["claims"]
     ]
     page = f"""<!doctype html>
@@ -98,7 +103,7 @@ text-align:right}}img{{max-width:100%}}</style></head><body>
 <h2>Faults by policy and size</h2>{table(list(by_size.values()), ["frames", *POLICIES])}
 <h2>Reproduction: {html.escape(record["title"])}</h2>
 <img src="{html.escape(record["figures"][0]) if record["figures"] else ""}" alt="Belady anomaly">
-{table(claims, ["claim", "holds", "evidence"])}
+{table(claims, ["claim", "verdict", "evidence"])}
 <p>Tables: curves.csv, lru-every-size.csv, ws-curve.csv; record: belady-anomaly.json.</p>
 </body></html>
 """

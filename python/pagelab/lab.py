@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from . import _core
+from . import _core, validate
 from .errors import PagelabError
 
 #: Default constants of the M44 run-time model (Brawn & Gustavson 1968, "The real computer").
@@ -59,7 +60,12 @@ def _number(value: str) -> Any:
 
 
 def _spec_json(policy: str | dict[str, Any]) -> str:
-    return json.dumps(parse_policy(policy) if isinstance(policy, str) else policy)
+    if not isinstance(policy, str | dict):
+        raise PagelabError(f"policy {policy!r}: expected a name such as lru or a spec dict")
+    try:
+        return json.dumps(parse_policy(policy) if isinstance(policy, str) else policy)
+    except (TypeError, ValueError) as e:
+        raise PagelabError(f"policy {policy!r}: not JSON data ({e})") from None
 
 
 def policies() -> list[dict[str, Any]]:
@@ -70,7 +76,7 @@ def policies() -> list[dict[str, Any]]:
 def _call(fn: Any, *args: Any) -> Any:
     try:
         return fn(*args)
-    except ValueError as e:
+    except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
 
 
@@ -87,22 +93,33 @@ def curve(
     `trace` is a pagelab trace file or a list of page numbers (with optional `writes`).
     Rows: policy, frames, references, faults, pushes, fault_rate, and warm-up counts.
     """
-    if not sizes:
-        raise PagelabError("sizes: expected at least one number of frames")
+    sizes = validate.points(sizes, "sizes (frames)", lo=1, hi=validate.U32_MAX)
+    warmup = validate.integer(warmup, "warmup")
+    if isinstance(policies, str):
+        policies = [policies]
+    if isinstance(trace, str | os.PathLike):
+        distinct = _call(_core.trace_info, os.fspath(trace))["distinct_pages"]
+    else:
+        trace = validate.integers(trace, "trace", hi=validate.U32_MAX)
+        distinct = len(set(trace))
+        if writes is not None:
+            writes = [bool(w) for w in writes]
+            if len(writes) != len(trace):
+                raise PagelabError(f"writes: {len(writes)} flags for {len(trace)} references")
+    sizes, clamped = validate.clamp_sizes(sizes, distinct)
+    if clamped:
+        warnings.warn(
+            f"sizes above {distinct} (the trace's distinct pages) give the same counts as "
+            f"{distinct}; clamped to it",
+            stacklevel=2,
+        )
     rows: list[dict[str, Any]] = []
     for policy in policies:
         spec = _spec_json(policy)
         if isinstance(trace, str | os.PathLike):
-            out = _call(_core.simulate_trace, spec, os.fspath(trace), list(sizes), warmup)
+            out = _call(_core.simulate_trace, spec, os.fspath(trace), sizes, warmup)
         else:
-            out = _call(
-                _core.simulate_pages,
-                spec,
-                [int(p) for p in trace],
-                None if writes is None else [bool(w) for w in writes],
-                list(sizes),
-                warmup,
-            )
+            out = _call(_core.simulate_pages, spec, trace, writes, sizes, warmup)
         label = policy if isinstance(policy, str) else json.dumps(policy)
         for r in out:
             r["policy"] = label
@@ -112,19 +129,32 @@ def curve(
 
 def lru_curve(trace: str | os.PathLike[str], *, warmup: int = 0) -> dict[str, Any]:
     """LRU faults and pushes for every memory size, in one pass (Mattson et al. 1970)."""
-    return _call(_core.lru_curve, os.fspath(trace), warmup)
+    return _call(_core.lru_curve, os.fspath(trace), validate.integer(warmup, "warmup"))
 
 
 def opt_curve(
     trace: str | os.PathLike[str], *, warmup: int = 0, max_frames: int | None = None
 ) -> dict[str, Any]:
     """MIN (OPT) faults for every memory size up to `max_frames`, in one pass."""
+    warmup = validate.integer(warmup, "warmup")
+    if max_frames is not None:
+        max_frames = validate.integer(max_frames, "max_frames", lo=1, hi=validate.U32_MAX)
     return _call(_core.opt_curve, os.fspath(trace), warmup, max_frames)
 
 
 def ws_curve(trace: str | os.PathLike[str], taus: Sequence[int]) -> dict[str, Any]:
     """Mean working-set size and fault rate against the window τ [references], in one pass."""
-    return _call(_core.ws_curve, os.fspath(trace), list(taus))
+    taus = validate.points(taus, "taus", lo=1, hi=validate.U64_MAX)
+    # A window longer than the string holds the whole string: the same point as τ = length.
+    length = _call(_core.trace_info, os.fspath(trace))["references"]
+    taus, clamped = validate.clamp_sizes(taus, length)
+    if clamped:
+        warnings.warn(
+            f"taus above {length} (the trace's references) give the same point as {length}; "
+            "clamped to it",
+            stacklevel=2,
+        )
+    return _call(_core.ws_curve, os.fspath(trace), taus)
 
 
 def m44_run_time(
@@ -155,11 +185,23 @@ class Stepper:
         pages: Sequence[int],
         writes: Sequence[bool] | None = None,
     ) -> None:
+        frames = validate.integer(frames, "frames", lo=1, hi=validate.U32_MAX)
+        pages = validate.integers(pages, "pages", hi=validate.STEP_MAX_PAGE)
+        if not pages:
+            raise PagelabError("pages: expected at least one reference")
+        distinct = len(set(pages))
+        if frames > distinct:
+            # More frames than pages cannot change a fault; the table would only grow empty.
+            warnings.warn(
+                f"frames {frames}: the string has {distinct} distinct pages; clamped to it",
+                stacklevel=2,
+            )
+            frames = distinct
         self._inner = _call(
             _core.Stepper,
             _spec_json(policy),
             frames,
-            [int(p) for p in pages],
+            pages,
             None if writes is None else [bool(w) for w in writes],
         )
         self.last: dict[str, Any] | None = None
@@ -196,9 +238,17 @@ def psi_curve(
     exceptions per CPU second R, mean execution interval t [s] and fraction f of intervals
     ending in a page exception, with the break Ψ_c and the exponent β past it (Bard 1975 §3, §7).
     """
-    return _call(_core.psi_curve, os.fspath(trace), list(psis), reference_time_s, refs_per_io)
+    psis = validate.points(psis, "psis", lo=0, hi=validate.U32_MAX)
+    reference_time_s = validate.positive_float(reference_time_s, "reference_time_s")
+    refs_per_io = validate.integer(refs_per_io, "refs_per_io")
+    return _call(_core.psi_curve, os.fspath(trace), psis, reference_time_s, refs_per_io)
 
 
 def psi_predict(characteristics: Sequence[dict[str, Any]], frames: int) -> dict[str, Any]:
     """Ψ* solving Σ A_i(Ψ*) = N and the system paging rate (Bard 1975 §4, eq. 1-3)."""
-    return _call(_core.psi_predict, json.dumps(list(characteristics)), frames)
+    frames = validate.integer(frames, "frames", lo=1, hi=validate.U32_MAX)
+    try:
+        text = json.dumps(list(characteristics))
+    except (TypeError, ValueError) as e:
+        raise PagelabError(f"characteristics: not JSON data ({e})") from None
+    return _call(_core.psi_predict, text, frames)

@@ -10,7 +10,7 @@ import json
 import os
 from typing import Any
 
-from . import _core
+from . import _core, validate
 from .errors import PagelabError
 
 
@@ -30,7 +30,12 @@ def generate(
 
     Returns the trace's description with the program's result check.
     """
+    seed = validate.integer(seed, "seed")
     try:
-        return _core.m44_generate(program, json.dumps(params or {}), seed, os.fspath(output))
-    except ValueError as e:
+        text = json.dumps(params or {})
+    except (TypeError, ValueError) as e:
+        raise PagelabError(f"params: not JSON data ({e})") from None
+    try:
+        return _core.m44_generate(program, text, seed, os.fspath(output))
+    except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None

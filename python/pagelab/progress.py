@@ -20,7 +20,7 @@ Callback = Callable[[float, float | None], None]
 
 
 def enabled() -> bool:
-    return sys.stderr.isatty()
+    return sys.stderr.isatty() and not _quiet[0]
 
 
 @contextmanager
@@ -34,10 +34,24 @@ def bar(
     columns = [TextColumn("{task.description}"), BarColumn(), TaskProgressColumn()]
     columns += [DownloadColumn()] if bytes_ else []
     columns += [TimeElapsedColumn(), TimeRemainingColumn()]
-    with Progress(*columns, transient=True) as progress:
+    with Progress(*columns, transient=True) as progress, quiet():
+        # One live display at a time: a bar inside this one's work stays silent.
         task = progress.add_task(description, total=total)
 
         def update(done: float, total: float | None = None) -> None:
             progress.update(task, completed=done, total=total)
 
         yield update
+
+
+_quiet = [0]
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """No bar inside: for work that is itself one step of a bar already shown."""
+    _quiet[0] += 1
+    try:
+        yield
+    finally:
+        _quiet[0] -= 1

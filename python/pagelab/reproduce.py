@@ -1,65 +1,156 @@
 """The reproduction record: a paper experiment run by pagelab, set beside the paper's figures.
 
 A reproduction is a module in :mod:`pagelab.reproductions` defining ``NAME``, ``PAPER``,
-``TITLE`` and ``run(ctx)``. It adds raw rows (the paper's number beside ours) and claims whose
-``holds`` it computes from those rows, never from the expected answer. The record is written
-as ``DIR/NAME.json`` with the figures as PNG beside it (see DESIGN.md, "the reproduction record").
+``TITLE`` and ``run(ctx)``. It runs its settings through the sweep engine (``ctx.simulate``:
+every setting over the scale's seeds, in parallel, each run kept in the result store), records
+rows with a *role* (``input``, ``fitted``, ``predicted``, ``ours``) and states the paper's
+findings as paired claims whose verdict :mod:`pagelab.sweep.paired` computes. The record is
+written as ``DIR/NAME.json`` with the figures as PNG beside it (DESIGN.md, "the reproduction
+record"); its ``score`` counts predicted rows near the paper's and claims by verdict.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
+import math
 import pkgutil
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from . import _atomic, progress, reproductions
+from . import _atomic, reproductions
 from .errors import PagelabError
 
 SCALES = ("smoke", "full")
+#: Seeds per setting: enough at smoke for an interval, five at the paper's size.
+SEEDS = {"smoke": 3, "full": 5}
+ROLES = ("input", "fitted", "predicted", "ours")
+#: Relative distances the score counts predicted rows within.
+SCORE_BANDS = {"within_10": 0.10, "within_25": 0.25}
+STORE = "store"
+
+
+class Runs:
+    """One setting run over the context's seeds (common random numbers across settings)."""
+
+    def __init__(self, reports: list[dict[str, Any]]) -> None:
+        self.reports = reports
+
+    def __len__(self) -> int:
+        return len(self.reports)
+
+    def metric(self, name: str) -> list[float]:
+        """The metric's value in each seed's run."""
+        out = []
+        for r in self.reports:
+            v = r["metrics"][name]["value"]
+            out.append(math.nan if v is None else float(v))
+        return out
+
+    def mean(self, name: str) -> float:
+        xs = self.metric(name)
+        return sum(xs) / len(xs)
+
+    def metrics(self, seed_index: int = 0) -> dict[str, Any]:
+        """The metrics of one seed's run, as the report gives them."""
+        return self.reports[seed_index]["metrics"]
 
 
 @dataclass
 class Context:
-    """What a reproduction gets: the scale, the seed, where figures go; what it gives back."""
+    """What a reproduction gets: the scale, its seeds, where results go; what it gives back."""
 
     name: str
     scale: str
     seed: int
     out: Path | None
+    workers: int | None = 1
+    scheduler: str | None = None
+    pool: Any = None
+    n_seeds: int | None = None
     rows: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
     figures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    fitted: dict[str, Any] | None = None
+    runs_made: int = 0
+    runs_stored: int = 0
 
     @property
     def full(self) -> bool:
         return self.scale == "full"
+
+    @property
+    def seeds(self) -> list[int]:
+        """The seeds every setting runs with: `seed`, `seed + 1`, ..."""
+        n = self.n_seeds or SEEDS[self.scale]
+        return [self.seed + k for k in range(n)]
+
+    def simulate(self, settings: Sequence[tuple[str, Sequence[str]]]) -> list[Runs]:
+        """Runs each (spec, overrides) over the seeds through the sweep engine, all at once."""
+        from .sweep import Store, tasks_for
+        from .sweep.engine import execute
+
+        tasks = []
+        for spec, overrides in settings:
+            tasks += tasks_for(spec, list(overrides), self.seeds)
+        store = Store(self.out / STORE) if self.out is not None else None
+        outcome = execute(
+            tasks,
+            store,
+            workers=self.workers,
+            scheduler=self.scheduler,
+            label=f"{self.name}: runs",
+            pool=self.pool,
+        )
+        self.runs_made += outcome.computed
+        self.runs_stored += len(tasks) - outcome.computed
+        reports = [json.loads(r["report"]) for r in outcome.rows]
+        k = len(self.seeds)
+        return [Runs(reports[i * k : (i + 1) * k]) for i in range(len(settings))]
+
+    def run(self, spec: str, overrides: Sequence[str] = ()) -> Runs:
+        """One setting over the seeds."""
+        return self.simulate([(spec, overrides)])[0]
 
     def row(
         self,
         table: str,
         row: str,
         column: str,
-        pagelab: float | int | None,
+        pagelab: float | int | Sequence[float] | None,
         *,
         paper: float | int | None = None,
         unit: str = "",
+        role: str | None = None,
+        why: str | None = None,
     ) -> None:
-        """Records one number of ours beside the paper's (None where the paper gives none)."""
-        self.rows.append(
-            {
-                "table": table,
-                "row": row,
-                "column": column,
-                "paper": paper,
-                "pagelab": pagelab,
-                "unit": unit,
-            }
-        )
+        """Records our number (or its values over seeds: the mean and a 95 % interval) beside
+        the paper's. `role` defaults to `predicted` where the paper has a number, `ours` where
+        not; `why` says why a row is an input or fitted."""
+        role = role or ("ours" if paper is None else "predicted")
+        if role not in ROLES:
+            raise ValueError(f"role {role!r}: expected one of {', '.join(ROLES)}")
+        interval = None
+        if isinstance(pagelab, Sequence) and not isinstance(pagelab, str):
+            from .sweep.paired import estimate
+
+            vals = [v for v in pagelab if v is not None and not math.isnan(v)]
+            if vals:
+                est = estimate(vals)
+                pagelab = _round(sum(vals) / len(vals))
+                interval = [_round(x) for x in est.interval] if est.n > 1 else None
+            else:
+                pagelab = None
+        entry = {"table": table, "row": row, "column": column, "role": role, "paper": paper}
+        entry.update({"pagelab": pagelab, "interval": interval, "unit": unit})
+        if why:
+            entry["why"] = why
+        self.rows.append(entry)
 
     def value(self, table: str, row: str, column: str) -> Any:
         """Our number in a recorded row (for computing claims from rows)."""
@@ -68,9 +159,54 @@ class Context:
                 return r["pagelab"]
         raise KeyError((table, row, column))
 
-    def claim(self, id: str, text: str, holds: bool, evidence: str) -> None:
-        """Records whether one of the paper's findings holds here, with the numbers behind it."""
-        self.claims.append({"id": id, "text": text, "holds": bool(holds), "evidence": evidence})
+    def claim(
+        self,
+        id: str,
+        text: str,
+        *,
+        base: Sequence[float] | None = None,
+        treatment: Sequence[float] | None = None,
+        effects: Sequence[float] | None = None,
+        kind: str = "relative",
+        paper_effect: float | None = None,
+        direction: int | None = None,
+        band: float | tuple[float, float] | None = None,
+        exact: bool = False,
+        evidence: str = "",
+    ) -> dict[str, Any]:
+        """A finding of the paper as a paired test over seeds; the verdict is computed.
+
+        Either `base` and `treatment` (one value per seed, same seeds: their relative change or
+        difference per seed), or `effects` (any per-seed statistic of the `kind` given). The
+        paper's magnitude is `paper_effect` in the same terms; where the paper states only a
+        direction, `direction` (+1 or -1) instead; `band` overrides the ±25 % band, a pair
+        (lo, hi) giving it absolutely (needed when the paper's effect is 0: "no difference").
+        `exact` marks an effect that no random stream enters (a count on a fixed string).
+        """
+        from .sweep import paired
+
+        if effects is None:
+            if base is None or treatment is None:
+                raise ValueError(f"claim {id}: give base and treatment, or effects")
+            effects = paired.effects(base, treatment, kind)
+        est = paired.estimate(effects, relative=kind == "relative", exact=exact)
+        verdict = paired.verdict(est.interval, paper_effect, band=band, direction=direction)
+        b_lo, b_hi = paired.band_of(paper_effect, band, direction)
+        entry = {
+            "id": id,
+            "text": text,
+            "kind": kind,
+            "paper_effect": paper_effect,
+            "band": [_finite(b_lo), _finite(b_hi)],
+            "effect": _round(est.effect),
+            "interval": [_round(x) for x in est.interval],
+            "seeds": est.n,
+            "method": est.method,
+            "verdict": verdict,
+            "evidence": evidence,
+        }
+        self.claims.append(entry)
+        return entry
 
     def figure(self, name: str, fig: Any) -> None:
         """Saves a matplotlib figure as `NAME-name.png` in the output directory."""
@@ -79,6 +215,103 @@ class Context:
         path = self.out / f"{self.name}-{name}.png"
         _atomic.save_figure(fig, path)
         self.figures.append(path.name)
+
+
+def _round(x: float | None, digits: int = 4) -> float | None:
+    if x is None or not math.isfinite(x):
+        return None
+    return float(f"{x:.{digits}g}")
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def score(rows: list[dict[str, Any]], claims: list[dict[str, Any]]) -> dict[str, Any]:
+    """Predicted rows within 10 % / 25 % of the paper's number, fitted rows apart, claims by
+    verdict. Only predicted rows with both numbers are scored."""
+    from .sweep.paired import VERDICTS
+
+    def scorable(r: dict[str, Any]) -> bool:
+        return r["paper"] is not None and r["pagelab"] is not None
+
+    out: dict[str, Any] = {"predicted": 0, **dict.fromkeys(SCORE_BANDS, 0)}
+    for r in rows:
+        if r["role"] == "predicted" and scorable(r):
+            out["predicted"] += 1
+            for name, frac in SCORE_BANDS.items():
+                out[name] += _within(r["pagelab"], r["paper"], frac)
+    out["fitted"] = sum(1 for r in rows if r["role"] == "fitted" and scorable(r))
+    out["inputs"] = sum(1 for r in rows if r["role"] == "input")
+    out["claims"] = {v: sum(1 for c in claims if c["verdict"] == v) for v in VERDICTS}
+    return out
+
+
+def _within(ours: float, paper: float, frac: float) -> bool:
+    """|ours - paper| / |paper| within `frac`; a paper's 0 is met only by a 0."""
+    gap = abs(ours - paper)
+    if paper == 0:
+        return gap == 0
+    return gap / abs(paper) <= frac
+
+
+def score_line(score: dict[str, Any] | None) -> str:
+    """A score block in one line."""
+    if not score:
+        return "no full run yet"
+    claims = ", ".join(f"{v} {k}" for k, v in score["claims"].items())
+    return (
+        f"predicted {score['predicted']}: {score['within_10']} within 10 %, "
+        f"{score['within_25']} within 25 %; fitted {score['fitted']}; claims: {claims}"
+    )
+
+
+def print_record(record: dict[str, Any]) -> None:
+    """The record as a table on the terminal, its claims, and its score."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(
+        "table",
+        "row",
+        "column",
+        "role",
+        "paper",
+        "pagelab",
+        "95 % interval",
+        "unit",
+        title=record["title"],
+    )
+
+    def fmt(v: Any) -> str:
+        return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+
+    for r in record["rows"]:
+        iv = r.get("interval")
+        span = f"{fmt(iv[0])} .. {fmt(iv[1])}" if iv else ""
+        t.add_row(
+            r["table"],
+            r["row"],
+            r["column"],
+            r["role"],
+            fmt(r["paper"]),
+            fmt(r["pagelab"]),
+            span,
+            r["unit"],
+        )
+    console = Console()
+    console.print(t)
+    colour = {"holds": "green", "direction-only": "yellow", "fails": "red", "inconclusive": "blue"}
+    for c in record["claims"]:
+        v = c["verdict"]
+        lo, hi = c["interval"]
+        console.print(
+            f"[{colour[v]}]{v}[/{colour[v]}]  {c['text']}: effect {fmt(c['effect'])} "
+            f"[{fmt(lo)}, {fmt(hi)}] ({c['method']}, {c['seeds']} seeds), "
+            f"paper {fmt(c['paper_effect'])}; "
+            f"{c['evidence']}"
+        )
+    console.print(f"score: {score_line(record['score'])}")
 
 
 def _modules() -> dict[str, ModuleType]:
@@ -95,8 +328,30 @@ def available() -> list[dict[str, str]]:
     return [{"name": n, "paper": m.PAPER, "title": m.TITLE} for n, m in _modules().items()]
 
 
+def last_scores(out: str | Path) -> dict[str, dict[str, Any]]:
+    """The score of each reproduction's last full-scale record in `out`, by name."""
+    found = {}
+    for name in _modules():
+        path = Path(out) / f"{name}.json"
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if record.get("scale") == "full" and "score" in record:
+            found[name] = record["score"]
+    return found
+
+
 def reproduce(
-    name: str, *, scale: str = "smoke", seed: int = 1, out: str | Path | None = None
+    name: str,
+    *,
+    scale: str = "smoke",
+    seed: int = 1,
+    out: str | Path | None = None,
+    workers: int | None = 1,
+    scheduler: str | None = None,
+    seeds: int | None = None,
+    pool: Any = None,
 ) -> dict[str, Any]:
     """Runs one reproduction and returns its record; writes it to `out` if given."""
     modules = _modules()
@@ -104,25 +359,39 @@ def reproduce(
         raise PagelabError(f"reproduction {name!r}: expected one of {', '.join(modules)}")
     if scale not in SCALES:
         raise PagelabError(f"--scale {scale!r}: expected one of {', '.join(SCALES)}")
+    if seeds is not None and seeds < 2:
+        raise PagelabError(f"--seeds {seeds}: a paired claim needs at least 2")
     module = modules[name]
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-    ctx = Context(name=name, scale=scale, seed=seed, out=out_dir)
+    ctx = Context(
+        name=name,
+        scale=scale,
+        seed=seed,
+        out=out_dir,
+        workers=workers,
+        scheduler=scheduler,
+        pool=pool,
+        n_seeds=seeds,
+    )
     started = time.perf_counter()
-    with progress.bar(f"reproducing {name}"):
-        module.run(ctx)
+    module.run(ctx)
     record = {
         "name": name,
         "paper": module.PAPER,
         "title": module.TITLE,
         "scale": scale,
         "seed": seed,
+        "seeds": ctx.seeds,
         "version": _version(),
+        "fitted": ctx.fitted,
         "rows": ctx.rows,
         "claims": ctx.claims,
+        "score": score(ctx.rows, ctx.claims),
         "figures": ctx.figures,
         "notes": ctx.notes,
+        "runs": {"computed": ctx.runs_made, "from_store": ctx.runs_stored},
         "wall_seconds": round(time.perf_counter() - started, 3),
     }
     if out_dir is not None:

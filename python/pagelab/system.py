@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import _atomic, _core, progress
+from . import _atomic, _core, progress, validate
 from .errors import PagelabError
 
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
@@ -54,10 +54,19 @@ def run(
     overrides: Sequence[str] = (),
     seed: int = 1,
     out: str | os.PathLike[str] | None = None,
+    max_memory: str | int | None = None,
 ) -> dict[str, Any]:
     """Runs one simulation; returns the report; writes summary.json, the interval and per-user
-    tables as Parquet and the resolved spec to `out` if given."""
+    tables as Parquet and the resolved spec to `out` if given.
+
+    A spec whose memory estimate exceeds the memory available is refused before it is built;
+    `max_memory` (bytes, or with a K, M, G or T suffix) sets another limit, as does the
+    environment variable PAGELAB_MAX_MEMORY.
+    """
     path = resolve_spec_path(spec)
+    if max_memory is not None:
+        os.environ["PAGELAB_MAX_MEMORY"] = validate.byte_size(max_memory, "--max-memory")
+    seed = validate.integer(seed, "seed")
     pairs = []
     for o in overrides:
         key, sep, value = o.partition("=")
@@ -67,7 +76,7 @@ def run(
     with progress.bar(f"simulating {path.name}", total=1.0) as update:
         try:
             text = _core.run_system(path.read_text(), str(path), pairs, seed, update)
-        except ValueError as e:
+        except (ValueError, OverflowError) as e:
             raise PagelabError(str(e)) from None
     report = json.loads(text)
     if out is not None:

@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from . import _core, progress
+from . import _core, progress, validate
 from .errors import PagelabError
 
 #: Input formats `convert` understands (guessed from the content when not given).
@@ -16,13 +16,21 @@ INPUT_FORMATS = ("lackey", "pinatrace", "text", "u64", "oracle-general", "pagela
 def _call(fn: Any, *args: Any) -> Any:
     try:
         return fn(*args)
-    except ValueError as e:
+    except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
 
 
 def info(path: str | os.PathLike[str]) -> dict[str, Any]:
     """References, runs, distinct pages, footprint, kinds and compression of a pagelab trace."""
     return _call(_core.trace_info, os.fspath(path))
+
+
+def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Checks every chunk's checksum and the page map; returns what was checked.
+
+    A corrupt trace raises PagelabError naming the byte offset of the first problem.
+    """
+    return _call(_core.trace_verify, os.fspath(path))
 
 
 def capture(
@@ -33,6 +41,7 @@ def capture(
     page_size: int = 4096,
 ) -> dict[str, Any]:
     """Runs `program args` under valgrind's lackey and streams its references into `output`."""
+    page_size = validate.integer(page_size, "page_size", lo=1)
     with progress.bar(f"capturing {os.path.basename(program)}") as update:
         return _call(
             _core.trace_capture,
@@ -53,15 +62,24 @@ def convert(
     page_size: int = 4096,
     only: str | None = None,
     ranges: Sequence[tuple[int, int]] = (),
+    max_access_pages: int = 1024,
+    lenient: bool = False,
 ) -> dict[str, Any]:
     """Converts a trace in any known format to a pagelab trace, streaming in constant memory.
 
     `units` is "pages" or "addresses" (the format's own when None: addresses for lackey and
     pinatrace, pages otherwise); `only` is "instructions" or "data"; `ranges` keep only
-    addresses in [lo, hi).
+    addresses in [lo, hi). An access spanning more than `max_access_pages`, or an
+    oracleGeneral record whose next access precedes it, is refused unless `lenient`.
     """
     if from_ is not None and from_ not in INPUT_FORMATS:
         raise PagelabError(f"--from {from_!r}: expected one of {', '.join(INPUT_FORMATS)}")
+    page_size = validate.integer(page_size, "page_size", lo=1)
+    max_access_pages = validate.integer(max_access_pages, "max_access_pages", lo=1)
+    ranges = [
+        (validate.integer(lo, "range start"), validate.integer(hi, "range end"))
+        for lo, hi in ranges
+    ]
     with progress.bar(f"converting {os.path.basename(source)}", bytes_=True) as update:
         return _call(
             _core.trace_convert,
@@ -71,8 +89,10 @@ def convert(
             units,
             page_size,
             only,
-            [(int(lo), int(hi)) for lo, hi in ranges],
+            ranges,
             update,
+            max_access_pages,
+            bool(lenient),
         )
 
 

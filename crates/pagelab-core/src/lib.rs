@@ -6,11 +6,13 @@
 //! substreams split from one seed ([`RngStreams`]) and running statistics ([`Summary`]).
 
 pub mod event;
+pub mod interrupt;
 pub mod random;
 pub mod stats;
 pub mod time;
 
 pub use event::EventQueue;
+pub use interrupt::Interrupted;
 pub use random::{Rng, RngStreams};
 pub use stats::Summary;
 pub use time::{Tick, VTime};

@@ -31,6 +31,15 @@ fn trace_info(py: Python<'_>, path: &str) -> PyResult<PyObject> {
     to_py(py, &r.info())
 }
 
+/// Checks every chunk's checksum and the page map of a pagelab trace.
+#[pyfunction]
+fn trace_verify(py: Python<'_>, path: &str) -> PyResult<PyObject> {
+    let report = py
+        .allow_threads(|| pagelab_trace::format::verify(Path::new(path), &mut |_, _| Ok(())))
+        .map_err(err)?;
+    to_py(py, &report)
+}
+
 fn input_format(name: Option<&str>) -> PyResult<Option<InputFormat>> {
     let Some(name) = name else { return Ok(None) };
     InputFormat::ALL
@@ -49,7 +58,8 @@ fn input_format(name: Option<&str>) -> PyResult<Option<InputFormat>> {
 
 /// Converts any known trace format into a pagelab trace.
 #[pyfunction]
-#[pyo3(signature = (source, output, from_, units, page_size, only, ranges, progress=None))]
+#[pyo3(signature = (source, output, from_, units, page_size, only, ranges, progress=None,
+    max_access_pages=read::MAX_ACCESS_PAGES, lenient=false))]
 #[allow(clippy::too_many_arguments)]
 fn trace_convert(
     py: Python<'_>,
@@ -61,6 +71,8 @@ fn trace_convert(
     only: Option<&str>,
     ranges: Vec<(u64, u64)>,
     progress: Option<PyObject>,
+    max_access_pages: u64,
+    lenient: bool,
 ) -> PyResult<PyObject> {
     let from = input_format(from_)?;
     let units = match units {
@@ -82,6 +94,8 @@ fn trace_convert(
             .into_iter()
             .map(|(start, end)| AddressRange { start, end })
             .collect(),
+        max_access_pages,
+        lenient,
         ..ConvertOptions::default()
     };
     let mut cb = progress_fn(progress);
@@ -181,10 +195,21 @@ fn simulate_trace<'py>(
     }
     let runs = py.allow_threads(|| reader.read_all()).map_err(err)?;
     let out = py
-        .allow_threads(|| policy::simulate_sizes(&spec, &runs, &sizes, warmup))
+        .allow_threads(|| {
+            // A batch of sizes at a time, so that Ctrl-C waits for one batch at most.
+            let mut out = Vec::with_capacity(sizes.len());
+            for batch in sizes.chunks(SIZES_PER_BATCH) {
+                pagelab_core::interrupt::check().map_err(pagelab_trace::TraceError::from)?;
+                out.extend(policy::simulate_sizes(&spec, &runs, batch, warmup)?);
+            }
+            Ok::<_, pagelab_trace::TraceError>(out)
+        })
         .map_err(err)?;
     rows(py, &out)
 }
+
+/// Sizes simulated between two interrupt checks: enough to keep every thread busy.
+const SIZES_PER_BATCH: usize = 16;
 
 /// LRU at every size in one pass (Mattson stack distances).
 #[pyfunction]
@@ -279,6 +304,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(psi_curve, m)?)?;
     m.add_function(wrap_pyfunction!(psi_predict, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_verify, m)?)?;
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace_capture, m)?)?;
     m.add_function(wrap_pyfunction!(trace_export_oracle, m)?)?;

@@ -44,6 +44,12 @@ pub enum SysError {
     /// A program's reference string failed (a corrupt trace, a missing file).
     #[error("{0}")]
     Trace(#[from] pagelab_trace::TraceError),
+    /// The run was stopped by a signal (`pagelab_core::interrupt`).
+    #[error(transparent)]
+    Interrupted(#[from] pagelab_core::Interrupted),
+    /// The spec would need more memory than the machine has (see `budget`).
+    #[error("{0}")]
+    OverBudget(String),
 }
 
 /// One line from a possibly multi-line message.

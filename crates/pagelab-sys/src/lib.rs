@@ -23,6 +23,7 @@
 //! `m44` the M44/44X batch jobs of Brawn & Gustavson 1968 ([`m44`]); [`run_toml`] dispatches on
 //! that key alone.
 
+pub mod budget;
 pub mod device;
 pub mod error;
 pub mod guest;
@@ -84,6 +85,7 @@ pub fn run_toml(
     progress: &mut dyn FnMut(f64),
 ) -> Result<Report, SysError> {
     let value = spec::toml_with_overrides(toml_text, origin, overrides)?;
+    budget::check(&value, origin, budget::limit()?)?; // before anything is allocated
     match system_kind(&value, origin)? {
         SystemKind::M44 => m44::run(&m44::spec::from_value(value, origin)?, seed, progress),
         SystemKind::Unix => unix::run(&unix::spec::from_value(value, origin)?, seed, progress),

@@ -614,10 +614,19 @@ pub(crate) fn toml_with_overrides(
         what: one_line(&e.to_string()),
     })?;
     value = resolve_extends(value, origin, 0)?;
+    drop_provenance(&mut value);
     for (key, val) in overrides {
         apply_override(&mut value, key, val)?;
     }
     Ok(value)
+}
+
+/// Removes `[provenance]`: where a calibrated preset's fitted values came from (written by
+/// `pagelab calibrate`), a record for readers that the engine does not read.
+pub(crate) fn drop_provenance(value: &mut toml::Value) {
+    if let Some(table) = value.as_table_mut() {
+        table.remove("provenance");
+    }
 }
 
 /// Presets deep enough to be a cycle.

@@ -656,6 +656,9 @@ impl<'o> System<'o> {
     /// Runs to the end and returns the report; `progress` gets the fraction done.
     pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
         loop {
+            if self.n_events & 0x3ff == 0 {
+                pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: every 1024 events
+            }
             // The earliest burst end, lowest processor first; it goes before queued events
             // due at the same instant.
             let (bc, bt) = self.next_burst_end();

@@ -39,6 +39,9 @@ pub enum TraceError {
     /// power of two, ...). The message names the argument.
     #[error("{0}")]
     Invalid(String),
+    /// The work was stopped by a signal (`pagelab_core::interrupt`).
+    #[error(transparent)]
+    Interrupted(#[from] pagelab_core::Interrupted),
 }
 
 impl TraceError {

@@ -96,9 +96,6 @@ WORKLOADS = {
     3: {"edit": 12, "apl": 6, "assemble": 6, "compile": 6, "compute": 10},
 }
 
-#: Seeds averaged per cell at full scale (the paper's single runs carry about two points of
-#: run-to-run noise, section 11); one at smoke scale.
-FULL_SEEDS = 3
 
 #: Smoke scale: a shorter run with a shorter warm-up.
 SMOKE = {"duration_s": 150.0, "warmup_s": 30.0}
@@ -147,40 +144,12 @@ def psi_controller(kb: int, **params: Any) -> dict[str, Any]:
     return lc
 
 
-def run_cell(
-    workload: int,
-    kb: int,
-    *,
-    full: bool,
-    seed: int,
-    load_control: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """One simulation: CP-67's scheduler when `load_control` is None."""
+def cell(
+    workload: int, kb: int, *, full: bool, load_control: dict[str, Any] | None = None
+) -> tuple[str, list[str]]:
+    """The preset and overrides of one cell: CP-67's scheduler when `load_control` is None."""
     preset = "cp67" if load_control is None else "cp67-psi"
-    ov = overrides(workload, kb, full=full, load_control=load_control)
-    return system.run(preset, overrides=ov, seed=seed)
-
-
-def seeds(seed: int, full: bool, n: int = FULL_SEEDS) -> list[int]:
-    """The seeds of one cell: `seed`, `seed + 1`, ... (`n` at full scale, one at smoke)."""
-    return [seed + k for k in range(n if full else 1)]
-
-
-def mean_problem_state(
-    workload: int,
-    kb: int,
-    *,
-    full: bool,
-    seed: int,
-    load_control: dict[str, Any] | None = None,
-    n: int = FULL_SEEDS,
-) -> tuple[float, list[dict[str, Any]]]:
-    """Percent problem state of one cell averaged over its seeds, and the reports."""
-    reps = [
-        run_cell(workload, kb, full=full, seed=s, load_control=load_control)
-        for s in seeds(seed, full, n)
-    ]
-    return sum(problem_state(r) for r in reps) / len(reps), reps
+    return preset, overrides(workload, kb, full=full, load_control=load_control)
 
 
 def problem_state(report: dict[str, Any]) -> float:

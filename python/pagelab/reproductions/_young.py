@@ -4,10 +4,9 @@ effective guest multiprogramming) and the monitor's PERFORM, USER, DASTAP and SC
 
 from __future__ import annotations
 
-from statistics import mean, stdev
+from statistics import mean
 from typing import Any
 
-from .. import system
 from ..reproduce import Context
 
 PAPER = "Young 1976"
@@ -24,9 +23,7 @@ NO_CMS = ["workload.users=0"]
 # (column label, metric key, unit)
 METRICS = [
     ("batch resident time", "batch_s", "s"),
-    ("batch resident time, sd over seeds", "batch_s_sd", "s"),
     ("CMS response index", "cms_index_s", "s"),
-    ("CMS response index, sd over seeds", "cms_index_s_sd", "s"),
     ("CMS mean response", "cms_response_s", "s"),
     ("XMONIT turnaround", "xmonit_s", "s"),
     ("problem state", "problem_pct", "%"),
@@ -38,11 +35,6 @@ METRICS = [
     ("active partitions", "active_tasks", "tasks"),
     ("OS VM CPU", "os_cpu_s", "s"),
 ]
-
-
-def seeds(ctx: Context) -> list[int]:
-    """Full scale averages five seeds (a single benchmark run is noisy); smoke runs one."""
-    return [ctx.seed + k for k in range(5)] if ctx.full else [ctx.seed]
 
 
 def measure(report: dict[str, Any]) -> dict[str, float]:
@@ -81,34 +73,38 @@ def measure(report: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def run_case(ctx: Context, overrides: list[str]) -> tuple[dict[str, float], dict[str, Any]]:
-    """Runs one configuration over the scale's seeds; returns mean metrics and the first report."""
+class Case:
+    """One configuration of the benchmark over the context's seeds."""
+
+    def __init__(self, reports: list[dict[str, Any]]) -> None:
+        self.reports = reports
+        self.measures = [measure(r) for r in reports]
+
+    def values(self, key: str) -> list[float]:
+        return [m[key] for m in self.measures]
+
+    def mean(self, key: str) -> float:
+        xs = [x for x in self.values(key) if x == x]
+        return mean(xs) if xs else float("nan")
+
+
+def run_cases(ctx: Context, cases: dict[str, list[str]]) -> dict[str, Case]:
+    """Runs every configuration over the scale's seeds, all at once through the sweep engine."""
     extra = [] if ctx.full else SMOKE
-    runs = []
-    first = None
-    for s in seeds(ctx):
-        r = system.run(PRESET, seed=s, overrides=[*extra, *overrides])
-        first = first or r
-        runs.append(measure(r))
-    out = {k: mean(r[k] for r in runs) for k in runs[0]}
-    for k in ("batch_s", "cms_index_s"):
-        xs = [r[k] for r in runs if r[k] == r[k]]
-        out[f"{k}_sd"] = stdev(xs) if len(xs) > 1 else float("nan")
-    assert first is not None
-    return out, first
+    done = ctx.simulate([(PRESET, [*extra, *o]) for o in cases.values()])
+    return {label: Case(r.reports) for label, r in zip(cases, done, strict=True)}
 
 
-def table(ctx: Context, name: str, cases: dict[str, dict[str, float]]) -> None:
-    """One row per metric, one column per case."""
+def table(ctx: Context, name: str, cases: dict[str, Case]) -> None:
+    """One row per metric, one column per case: the mean over seeds and its interval."""
     for label, key, unit in METRICS:
-        for column, m in cases.items():
-            v = m[key]
-            ctx.row(name, label, column, None if v != v else round(v, 3), unit=unit)
+        for column, c in cases.items():
+            ctx.row(name, label, column, c.values(key), unit=unit)
 
 
-def gain(before: float, after: float) -> float:
-    """Relative fall from `before` to `after` (positive: `after` is lower)."""
-    return (before - after) / before if before else 0.0
+def rate(c: Case) -> list[float]:
+    """The OS virtual machine's CPU seconds per second of the run, per seed."""
+    return [m["os_cpu_s"] / m["ended_s"] for m in c.measures]
 
 
 def views(ctx: Context, report: dict[str, Any], column: str) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .. import system
 from ..reproduce import Context
 
 NAME = "m44-multi"
@@ -46,6 +45,7 @@ SENSITIVITY: list[tuple[str, list[Any]]] = [
 
 
 def _run(ctx: Context, sc: dict[str, Any], program: str, mpl: int, store: int, **kw: Any) -> dict:
+    """One configuration over the context's seeds: each metric's value per seed."""
     o = [
         f"workload.program={program}",
         f"workload.copies={mpl}",
@@ -61,19 +61,18 @@ def _run(ctx: Context, sc: dict[str, Any], program: str, mpl: int, store: int, *
     if kw.get("leveler"):
         o.append("leveler.enabled=true")
         o += [f"leveler.{k}={v}" for k, v in kw.get("leveler_params", {}).items()]
-    report = system.run("m44", overrides=o, seed=ctx.seed)
-    m = report["metrics"]
+    r = ctx.run("m44", o)
     return {
-        k: m[k]["value"] for k in ("time_per_job_s", "pulls_per_job", "cpu_busy_pct", "set_asides")
+        k: r.metric(k) for k in ("time_per_job_s", "pulls_per_job", "cpu_busy_pct", "set_asides")
     }
 
 
 def _row(ctx: Context, table: str, row: str, r: dict) -> None:
-    ctx.row(table, row, "time per job", round(r["time_per_job_s"], 1), unit="s")
-    ctx.row(table, row, "pulls per job", round(r["pulls_per_job"]), unit="pages")
-    ctx.row(table, row, "CPU busy", round(r["cpu_busy_pct"], 1), unit="%")
-    if r["set_asides"]:
-        ctx.row(table, row, "set asides", int(r["set_asides"]), unit="count")
+    ctx.row(table, row, "time per job", r["time_per_job_s"], unit="s")
+    ctx.row(table, row, "pulls per job", r["pulls_per_job"], unit="pages")
+    ctx.row(table, row, "CPU busy", r["cpu_busy_pct"], unit="%")
+    if any(r["set_asides"]):
+        ctx.row(table, row, "set asides", r["set_asides"], unit="count")
 
 
 def run(ctx: Context) -> None:
@@ -146,7 +145,7 @@ def run(ctx: Context) -> None:
                 f"BIFO interval sensitivity: well-coded 5 jobs at {k}K",
                 f"bifo_interval_s={v}",
                 "time per job",
-                round(r["time_per_job_s"], 1),
+                r["time_per_job_s"],
                 unit="s",
             )
 
@@ -163,95 +162,147 @@ def run(ctx: Context) -> None:
 
 def _sens_row(ctx: Context, what: str, k: int, setting: str, r: dict) -> None:
     table = f"leveler sensitivity: {what} at {k}K"
-    ctx.row(table, setting, "time per job", round(r["time_per_job_s"], 1), unit="s")
-    ctx.row(table, setting, "set asides", int(r["set_asides"]), unit="count")
+    ctx.row(table, setting, "time per job", r["time_per_job_s"], unit="s")
+    ctx.row(table, setting, "set asides", r["set_asides"], unit="count")
 
 
 def _t(res: dict, key: str) -> float:
-    return float(res[key]["time_per_job_s"])
+    """Mean time per job over the seeds."""
+    xs = res[key]["time_per_job_s"]
+    return float(sum(xs) / len(xs))
+
+
+def _ts(res: dict, key: str) -> list[float]:
+    """Time per job in each seed's run."""
+    return [float(x) for x in res[key]["time_per_job_s"]]
+
+
+def _by_seed(*series: list[float]) -> list[tuple[float, ...]]:
+    return list(zip(*series, strict=True))
 
 
 def _claims(ctx: Context, sc: dict[str, Any], res: dict) -> None:
-    store, k12 = sc["store"], sc["fig12"]
-    good = [_t(res, f"10/{GOOD}/{m}") for m in MPLS]
-    bad = [_t(res, f"10/{CASUAL}/{m}") for m in MPLS]
+    store = sc["store"]
+    good = _by_seed(*(_ts(res, f"10/{GOOD}/{m}") for m in MPLS))
+    bad = _by_seed(*(_ts(res, f"10/{CASUAL}/{m}") for m in MPLS))
     fmt = lambda xs: ", ".join(f"{x:.0f}" for x in xs)  # noqa: E731
-    spread = max(good[1:]) / min(good[1:])
-    ctx.claim(
+    mean_good = [_t(res, f"10/{GOOD}/{m}") for m in MPLS]
+    mean_bad = [_t(res, f"10/{CASUAL}/{m}") for m in MPLS]
+
+    def claim(cid: str, text: str, effects: list[float], evidence: str, **kw: Any) -> None:
+        ctx.claim(cid, text, effects=effects, kind="difference", evidence=evidence, **kw)
+
+    claim(
         "fig10-good-flat",
-        f"T4.1XQR* at {store}K: time per job nearly the same at MPL 2 to 5 (within 15%) "
-        "and below sequential at every level",
-        spread <= 1.15 and all(g < good[0] for g in good[1:]),
-        f"time/job MPL 1-5: {fmt(good)} s; spread over 2-5 {spread:.2f}x",
+        f"T4.1XQR* at {store}K: time per job nearly the same at MPL 2 to 5 (within 15%)",
+        [max(g[1:]) / min(g[1:]) - 1 for g in good],
+        f"time/job MPL 1-5: {fmt(mean_good)} s",
+        paper_effect=0.0,
+        band=(0.0, 0.15),
     )
-    ctx.claim(
+    claim(
+        "fig10-good-beats-sequential",
+        f"T4.1XQR* at {store}K: time per job below sequential at every level 2 to 5",
+        [max(g[1:]) / g[0] - 1 for g in good],
+        f"time/job MPL 1-5: {fmt(mean_good)} s",
+        direction=-1,
+    )
+    claim(
         "fig10-casual-worse",
-        f"T4.1XQ at {store}K: time per job grows with every added job and is worse than "
-        "sequential already at two",
-        all(b2 > b1 for b1, b2 in zip(bad, bad[1:], strict=False)),
-        f"time/job MPL 1-5: {fmt(bad)} s",
+        f"T4.1XQ at {store}K: time per job grows with every added job",
+        [min(b2 / b1 - 1 for b1, b2 in zip(b, b[1:], strict=False)) for b in bad],
+        f"time/job MPL 1-5: {fmt(mean_bad)} s (effect: the smallest step up)",
+        direction=1,
     )
-    lev = [_t(res, f"11/{m}") for m in MPLS[1:]]
-    gains = [lev[m - 2] / bad[m - 1] for m in (3, 4, 5)]
-    ctx.claim(
+    lev = _by_seed(*(_ts(res, f"11/{m}") for m in MPLS[1:]))
+    claim(
         "fig11-leveler-helps",
         "The load leveler markedly helps the casual sort at three or more jobs "
         "(time per job at most 0.75x unleveled)",
-        all(g <= 0.75 for g in gains),
-        f"leveled/unleveled at MPL 3, 4, 5: {', '.join(f'{g:.2f}' for g in gains)}",
+        [max(lv[m - 2] / b[m - 1] for m in (3, 4, 5)) - 1 for lv, b in zip(lev, bad, strict=True)],
+        "leveled/unleveled at MPL 3, 4, 5 (effect: the least gain, minus one)",
+        direction=-1,
+        band=(-1.0, -0.25),
     )
-    ctx.claim(
+    claim(
         "fig11-still-worse",
         "... but stays worse than sequential",
-        all(x > bad[0] for x in lev),
-        f"leveled time/job MPL 2-5: {fmt(lev)} s; sequential {bad[0]:.0f} s",
+        [min(lv) / b[0] - 1 for lv, b in zip(lev, bad, strict=True)],
+        f"leveled time/job MPL 2-5: {fmt([_t(res, f'11/{m}') for m in MPLS[1:]])} s; "
+        f"sequential {mean_bad[0]:.0f} s",
+        direction=1,
     )
-    best = {}
+    _claims_12_13(ctx, sc, res, claim)
+
+
+def _claims_12_13(ctx: Context, sc: dict[str, Any], res: dict, claim: Any) -> None:
+    """Figures 12 and 13: the best level, AR and the leveler at five jobs, small stores."""
+    store, k12 = sc["store"], sc["fig12"]
+    fmt = lambda xs: ", ".join(f"{x:.0f}" for x in xs)  # noqa: E731
+    seq = {}
     for policy in ("fifo", "bifo", "ar"):
-        ts = [_t(res, f"12/{policy}/{m}") for m in MPLS]
-        best[policy] = (MPLS[ts.index(min(ts))], ts)
-    ctx.claim(
-        "fig12-best-three",
-        f"T4.1XQR* at {k12}K: the best multiprogramming level is three for FIFO, BIFO and AR",
-        all(b == 3 for b, _ in best.values()),
-        "; ".join(f"{p.upper()} best at {b} ({fmt(ts)} s)" for p, (b, ts) in best.items()),
-    )
-    ar = best["ar"][1]
-    ctx.claim(
+        ts = _by_seed(*(_ts(res, f"12/{policy}/{m}") for m in MPLS))
+        seq[policy] = [t[0] for t in ts]
+        claim(
+            f"fig12-best-three {policy}",
+            f"T4.1XQR* at {k12}K: the best multiprogramming level is three ({policy.upper()})",
+            [float(MPLS[t.index(min(t))]) for t in ts],
+            f"{policy.upper()} time/job MPL 1-5: "
+            f"{fmt([_t(res, f'12/{policy}/{m}') for m in MPLS])} s",
+            paper_effect=3.0,
+            band=(2.5, 3.5),
+        )
+    ar5 = _ts(res, "12/ar/5")
+    claim(
         "fig12-ar-five",
         f"At {k12}K, AR at MPL 5 still beats running the five jobs sequentially",
-        ar[4] < ar[0],
-        f"AR time/job MPL 5 {ar[4]:.0f} s, sequential {ar[0]:.0f} s",
+        [a / s - 1 for a, s in zip(ar5, seq["ar"], strict=True)],
+        f"AR time/job MPL 5 {_t(res, '12/ar/5'):.0f} s, sequential {_t(res, '12/ar/1'):.0f} s",
+        direction=-1,
     )
-    lv = {p: _t(res, f"12/{p}/5L") for p in ("fifo", "bifo")}
-    ctx.claim(
-        "fig12-leveled-five",
-        f"At {k12}K, FIFO and BIFO with the load leveler at MPL 5 also beat sequential",
-        all(lv[p] < best[p][1][0] for p in lv),
-        "; ".join(
-            f"{p.upper()} leveled {lv[p]:.0f} s vs sequential {best[p][1][0]:.0f} s" for p in lv
-        ),
-    )
-    small = sc["fig13"][-2:]
-    helped = {k: (_t(res, f"13/{k}/5L"), _t(res, f"13/{k}/5"), _t(res, f"13/{k}/1")) for k in small}
-    ctx.claim(
-        "fig13-leveler-helps-not-enough",
-        f"At {small[0]}K and {small[1]}K the leveler improves MPL 5 but not to sequential",
-        all(lv5 < un5 and lv5 > seq for lv5, un5, seq in helped.values()),
-        "; ".join(
-            f"{k}K: leveled {a:.0f} s, unleveled {b:.0f} s, sequential {c:.0f} s"
-            for k, (a, b, c) in helped.items()
-        ),
-    )
+    for p in ("fifo", "bifo"):
+        claim(
+            f"fig12-leveled-five {p}",
+            f"At {k12}K, {p.upper()} with the load leveler at MPL 5 also beats sequential",
+            [a / s - 1 for a, s in zip(_ts(res, f"12/{p}/5L"), seq[p], strict=True)],
+            f"{p.upper()} leveled {_t(res, f'12/{p}/5L'):.0f} s vs sequential "
+            f"{_t(res, f'12/{p}/1'):.0f} s",
+            direction=-1,
+        )
+    for k in sc["fig13"][-2:]:
+        lv5, un5, one = _ts(res, f"13/{k}/5L"), _ts(res, f"13/{k}/5"), _ts(res, f"13/{k}/1")
+        where = (
+            f"{k}K: leveled {_t(res, f'13/{k}/5L'):.0f} s, unleveled {_t(res, f'13/{k}/5'):.0f} s, "
+            f"sequential {_t(res, f'13/{k}/1'):.0f} s"
+        )
+        claim(
+            f"fig13-leveler-helps {k}K",
+            f"At {k}K the leveler improves MPL 5",
+            [a / b - 1 for a, b in zip(lv5, un5, strict=True)],
+            where,
+            direction=-1,
+        )
+        claim(
+            f"fig13-not-enough {k}K",
+            f"... but not to sequential at {k}K",
+            [a / b - 1 for a, b in zip(lv5, one, strict=True)],
+            where,
+            direction=1,
+        )
     tiny = sc["fig13"][-1]
-    five = min(_t(res, f"13/{tiny}/5"), _t(res, f"13/{tiny}/5L"))
-    ref = _t(res, f"13/{store}/1")
-    ctx.claim(
+    five = [
+        min(a, b) for a, b in zip(_ts(res, f"13/{tiny}/5"), _ts(res, f"13/{tiny}/5L"), strict=True)
+    ]
+    ref = _ts(res, f"13/{store}/1")
+    claim(
         "fig13-five-share-32k",
         f"Five well-coded sorts share {tiny}K and still behave reasonably: time per job "
         f"within 2x of one job alone in {store}K",
-        five <= 2 * ref,
-        f"{five:.0f} s per job at {tiny}K MPL 5 (best of leveled/unleveled) vs {ref:.0f} s",
+        [f / r - 1 for f, r in zip(five, ref, strict=True)],
+        f"{sum(five) / len(five):.0f} s per job at {tiny}K MPL 5 (best of leveled/unleveled) "
+        f"vs {_t(res, f'13/{store}/1'):.0f} s",
+        paper_effect=0.0,
+        band=(-1.0, 1.0),
     )
 
 

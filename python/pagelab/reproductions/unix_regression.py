@@ -23,50 +23,107 @@ MIN_RT_MS = 50.0
 PAPER_PER_PC = {12: (588.0, -16.9, 0.96), 186: (595.0, -8.9, 0.96)}
 
 
-def run(ctx: Context) -> None:
-    design = FULL if ctx.full else SMOKE
-    duration = None if ctx.full else 300.0
-    runs = []
-    for i, (pn, ps, pc, mm) in enumerate(itertools.product(*design.values())):
-        m = chanson.simulate(pn, ps, pc, mm, seed=ctx.seed + i, duration_s=duration)
-        runs.append(
+def _fits(design: dict, runs: list[dict]) -> dict:
+    """The paper's equations fitted to one replication, and their validation on its held-out
+    runs (relative error only where there is a reaction time to speak of: when every process
+    fits, PCTRMM >= 0, this machine's reaction time is near zero; docs/presets/unix-v6.md)."""
+    fit_rows = [r for r in runs if not r["held_out"]]
+    held = [r for r in runs if r["held_out"]]
+    overall = chanson.fit(fit_rows, ["pctrmm", "pc", "pc_pn_ps"])
+    swapping = [r for r in held if r["rt"] >= MIN_RT_MS]
+    errors = [abs(overall.predict(r) - r["rt"]) / r["rt"] for r in swapping]
+    abs_err = [abs(overall.predict(r) - r["rt"]) for r in held]
+    return {
+        "overall": overall,
+        "alone": chanson.fit(fit_rows, ["pctrmm"]),
+        "per_pc": {
+            pc: chanson.fit([r for r in fit_rows if r["pc"] == pc], ["pctrmm"])
+            for pc in design["pc"]
+        },
+        "mae": 100 * sum(errors) / len(errors) if errors else float("nan"),
+        "n_swapping": len(swapping),
+        "abs_err": sum(abs_err) / len(abs_err) if abs_err else float("nan"),
+    }
+
+
+def _replicate(design: dict, runs: list, k: int) -> list[dict]:
+    """The design's runs of seed number `k`: one replication of the factorial experiment."""
+    out = []
+    for i, ((pn, ps, pc, mm), r) in enumerate(
+        zip(itertools.product(*design.values()), runs, strict=True)
+    ):
+        m = r.reports[k]["metrics"]
+        out.append(
             {
                 "pn": pn,
                 "ps": ps,
                 "pc": pc,
                 "mm": mm,
-                "pctrmm": m["pctrmm"],
+                "pctrmm": m["pctrmm"]["value"],
                 "pc_pn_ps": pc * pn * ps,
-                "rt": m["reaction_time_ms"],
+                "rt": m["reaction_time_ms"]["value"],
                 "held_out": i % HOLD_OUT == HOLD_OUT - 1,
             }
         )
-    fit_rows = [r for r in runs if not r["held_out"]]
-    held = [r for r in runs if r["held_out"]]
-    ctx.row("design", "runs", "fitted", len(fit_rows), paper=None, unit="runs")
-    ctx.row("design", "runs", "held out", len(held), unit="runs")
-    ctx.notes.append(
-        "the paper ran 83 twenty-minute runs; the full design here is "
-        f"{len(runs)} runs of 20 simulated minutes"
+    return out
+
+
+def _section4(ctx: Context, fits: list[dict], duration: float | None) -> None:
+    """Section 4's worked example with our PC = 12 ms equation, checked against the simulator."""
+    pn, ps, mm = 8, 200, 700
+    eq1s = [f["per_pc"][12] for f in fits]
+    needs = [chanson.memory_for(e, 1000, pn=pn, ps=ps, pc=12) for e in eq1s]
+    checks = ctx.simulate(
+        [chanson.settings(pn, ps, 12, m, duration_s=duration) for m in (mm, mm + 256)]
+        + [chanson.settings(pn, ps, 12, round(sum(needs) / len(needs)), duration_s=duration)]
+    )
+    for (label, memory, paper_rt), measured in zip(
+        (("700 blocks", mm, 2761), ("956 blocks", mm + 256, 1700)), checks, strict=False
+    ):
+        predicted = [chanson.predict_rt(e, mm=memory, pn=pn, ps=ps, pc=12) for e in eq1s]
+        ctx.row("section 4 example", label, "predicted", predicted, paper=paper_rt, unit="ms")
+        ctx.row(
+            "section 4 example", label, "simulated", measured.metric("reaction_time_ms"), unit="ms"
+        )
+    ctx.row(
+        "section 4 example",
+        "memory for 1 s",
+        "extra blocks",
+        [n - mm for n in needs],
+        paper=587,
+        unit="blocks",
+    )
+    ctx.row(
+        "section 4 example",
+        "memory for 1 s",
+        "simulated reaction",
+        checks[2].metric("reaction_time_ms"),
+        paper=1000,
+        unit="ms",
     )
 
-    overall = chanson.fit(fit_rows, ["pctrmm", "pc", "pc_pn_ps"])
-    paper_overall = {"intercept": 703, "pctrmm": -15, "pc": 2.3, "pc_pn_ps": -0.004}
-    for term, b in overall.coefficients.items():
-        ctx.row("overall equation", term, "coefficient", round(b, 4), paper=paper_overall[term])
-    ctx.row("overall equation", "r²", "value", round(overall.r2, 3), paper=0.9)
-    alone = chanson.fit(fit_rows, ["pctrmm"])
-    ctx.row("PCTRMM alone", "r²", "value", round(alone.r2, 3), paper=0.8)
 
+def _equation_rows(ctx: Context, design: dict, fits: list[dict]) -> None:
+    """The fitted equations beside the paper's, and their validation on held-out runs."""
+    paper_overall = {"intercept": 703, "pctrmm": -15, "pc": 2.3, "pc_pn_ps": -0.004}
+    for term in paper_overall:
+        ctx.row(
+            "overall equation",
+            term,
+            "coefficient",
+            [f["overall"].coefficients[term] for f in fits],
+            paper=paper_overall[term],
+        )
+    ctx.row("overall equation", "r²", "value", [f["overall"].r2 for f in fits], paper=0.9)
+    ctx.row("PCTRMM alone", "r²", "value", [f["alone"].r2 for f in fits], paper=0.8)
     for pc in design["pc"]:
-        rows = [r for r in fit_rows if r["pc"] == pc]
-        f = chanson.fit(rows, ["pctrmm"])
         p = PAPER_PER_PC.get(pc, (None, None, None))
+        per = [f["per_pc"][pc] for f in fits]
         ctx.row(
             f"PC = {pc} ms",
             "intercept",
             "ms",
-            round(f.coefficients["intercept"], 1),
+            [f.coefficients["intercept"] for f in per],
             paper=p[0],
             unit="ms",
         )
@@ -74,85 +131,61 @@ def run(ctx: Context) -> None:
             f"PC = {pc} ms",
             "PCTRMM",
             "ms per point",
-            round(f.coefficients["pctrmm"], 2),
+            [f.coefficients["pctrmm"] for f in per],
             paper=p[1],
             unit="ms/%",
         )
-        ctx.row(f"PC = {pc} ms", "r²", "value", round(f.r2, 3), paper=p[2])
-
-    # Relative error only where there is a reaction time to speak of: when every process fits
-    # (PCTRMM >= 0) this machine's reaction time is near zero (see docs/presets/unix-v6.md).
-    swapping = [r for r in held if r["rt"] >= MIN_RT_MS]
-    errors = [abs(overall.predict(r) - r["rt"]) / r["rt"] for r in swapping]
-    mae = 100 * sum(errors) / len(errors) if errors else float("nan")
+        ctx.row(f"PC = {pc} ms", "r²", "value", [f.r2 for f in per], paper=p[2])
+    label = f"held-out runs with RT >= {MIN_RT_MS:g} ms"
     ctx.row(
-        "validation",
-        "mean absolute error",
-        f"held-out runs with RT >= {MIN_RT_MS:g} ms",
-        round(mae, 1),
-        paper=20,
-        unit="%",
+        "validation", "mean absolute error", label, [f["mae"] for f in fits], paper=20, unit="%"
     )
-    ctx.row(
-        "validation",
-        "runs",
-        f"held-out runs with RT >= {MIN_RT_MS:g} ms",
-        len(swapping),
-        unit="runs",
-    )
-    abs_err = [abs(overall.predict(r) - r["rt"]) for r in held]
+    ctx.row("validation", "runs", label, [f["n_swapping"] for f in fits], unit="runs")
     ctx.row(
         "validation",
         "mean absolute error",
         "all held-out runs",
-        round(sum(abs_err) / len(abs_err), 1) if abs_err else None,
+        [f["abs_err"] for f in fits],
         unit="ms",
     )
 
+
+def run(ctx: Context) -> None:
+    design = FULL if ctx.full else SMOKE
+    duration = None if ctx.full else 300.0
+    points = list(itertools.product(*design.values()))
+    settings = [chanson.settings(*p, duration_s=duration) for p in points]
+    # Every seed replicates the whole design (the runs of one replication share its seed).
+    done = ctx.simulate(settings)
+    reps = [_replicate(design, done, k) for k in range(len(ctx.seeds))]
+    n_fit = sum(1 for r in reps[0] if not r["held_out"])
+    ctx.row("design", "runs", "fitted", n_fit, unit="runs")
+    ctx.row("design", "runs", "held out", len(reps[0]) - n_fit, unit="runs")
+    ctx.notes.append(
+        f"the paper ran 83 twenty-minute runs; the design here is {len(points)} runs, "
+        f"replicated over {len(ctx.seeds)} seeds"
+    )
+    fits = [_fits(design, rep) for rep in reps]
+    _equation_rows(ctx, design, fits)
     ctx.claim(
         "pctrmm-dominates",
-        "PCTRMM alone explains most of the variation in reaction time",
-        alone.r2 >= 0.5,
-        f"r² of RT on PCTRMM alone {alone.r2:.2f} (paper: over 0.8)",
+        "PCTRMM alone explains most of the variation in reaction time (paper: r² over 0.8)",
+        effects=[f["alone"].r2 for f in fits],
+        kind="difference",
+        paper_effect=0.8,
+        evidence="r² of RT on PCTRMM alone: " + ", ".join(f"{f['alone'].r2:.2f}" for f in fits),
     )
-    slope = alone.coefficients["pctrmm"]
     ctx.claim(
         "rt-falls-with-pctrmm",
-        "Reaction time falls as PCTRMM rises",
-        slope < 0,
-        f"{slope:.1f} ms per point of PCTRMM (paper: -16.9 at PC = 12 ms)",
+        "Reaction time falls as PCTRMM rises (paper: -16.9 ms per point at PC = 12 ms)",
+        effects=[f["alone"].coefficients["pctrmm"] for f in fits],
+        kind="difference",
+        paper_effect=-16.9,
+        evidence="ms per point of PCTRMM, per seed: "
+        + ", ".join(f"{f['alone'].coefficients['pctrmm']:.1f}" for f in fits),
     )
-
-    # Section 4's worked example with our PC = 12 ms equation, checked against the simulator.
-    eq1 = chanson.fit([r for r in fit_rows if r["pc"] == 12], ["pctrmm"])
-    pn, ps, mm = 8, 200, 700
-    for label, memory, paper_rt in (("700 blocks", mm, 2761), ("956 blocks", mm + 256, 1700)):
-        predicted = chanson.predict_rt(eq1, mm=memory, pn=pn, ps=ps, pc=12)
-        measured = chanson.simulate(pn, ps, 12, memory, seed=ctx.seed, duration_s=duration)
-        ctx.row(
-            "section 4 example", label, "predicted", round(predicted), paper=paper_rt, unit="ms"
-        )
-        ctx.row(
-            "section 4 example", label, "simulated", round(measured["reaction_time_ms"]), unit="ms"
-        )
-    need = chanson.memory_for(eq1, 1000, pn=pn, ps=ps, pc=12)
-    ctx.row(
-        "section 4 example",
-        "memory for 1 s",
-        "extra blocks",
-        round(need - mm),
-        paper=587,
-        unit="blocks",
-    )
-    at_need = chanson.simulate(pn, ps, 12, round(need), seed=ctx.seed, duration_s=duration)
-    ctx.row(
-        "section 4 example",
-        "memory for 1 s",
-        "simulated reaction",
-        round(at_need["reaction_time_ms"]),
-        paper=1000,
-        unit="ms",
-    )
+    _section4(ctx, fits, duration)
+    runs = reps[0]
     ctx.notes.append(
         "the paper's section 4 formula prints 6 * 200 where its text and its "
         "answer (2.8 s) use eight processes of 200 blocks; we use eight"

@@ -185,6 +185,9 @@ impl Machine {
             if slices.is_multiple_of(4096) {
                 progress(self.refs_done as f64 / self.total_refs.max(1) as f64);
             }
+            if slices.is_multiple_of(256) {
+                pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: every 256 slices
+            }
         }
         progress(1.0);
         Ok(self.report(slices))

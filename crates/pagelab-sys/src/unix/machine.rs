@@ -460,6 +460,9 @@ impl Machine {
         self.settle()?;
         let interval = Tick::from_secs_f64(self.spec.monitor.interval_s).max(Tick(1));
         loop {
+            if self.n_events & 0x3ff == 0 {
+                pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: every 1024 events
+            }
             let tq = self.q.peek_time().unwrap_or(Tick::NEVER);
             if self.cpu_end != Tick::NEVER && self.cpu_end <= tq {
                 self.advance(self.cpu_end);

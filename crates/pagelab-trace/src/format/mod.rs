@@ -34,6 +34,7 @@
 mod layout;
 mod prefetch;
 mod reader;
+mod verify;
 mod writer;
 
 pub(crate) mod atomic;
@@ -41,6 +42,7 @@ pub(crate) mod atomic;
 pub use layout::{FORMAT_VERSION, MAGIC};
 pub use prefetch::PrefetchReader;
 pub use reader::TraceReader;
+pub use verify::{verify, VerifyReport};
 pub use writer::{TraceWriter, WriterOptions};
 
 use serde::Serialize;

@@ -299,6 +299,16 @@ impl TraceReader {
         self.entries.len()
     }
 
+    /// Byte offset of chunk `i` (the file's length if there is no such chunk).
+    pub fn chunk_offset(&self, i: usize) -> u64 {
+        self.entries.get(i).map_or(self.file_len, |e| e.offset)
+    }
+
+    /// Byte offset of the page map.
+    pub fn page_map_offset(&self) -> u64 {
+        self.map_offset
+    }
+
     /// The description of the source (program, arguments, tool, filters).
     pub fn description(&self) -> &serde_json::Value {
         &self.description
@@ -527,6 +537,7 @@ impl TraceReader {
         let mut out = Vec::with_capacity(self.header.runs.min(1 << 28) as usize);
         let mut seen = [0u64; 4];
         for i in 0..self.entries.len() {
+            pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk read
             let k = self.read_chunk(i, &mut out)?;
             for (s, v) in seen.iter_mut().zip(k) {
                 *s += v;
@@ -556,6 +567,7 @@ impl ReferenceSource for TraceReader {
             }
             return Ok(false);
         }
+        pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk read
         let k = self.read_chunk(self.next_chunk, out)?;
         for (s, v) in self.by_kind_seen.iter_mut().zip(k) {
             *s += v;

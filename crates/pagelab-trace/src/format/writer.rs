@@ -260,6 +260,7 @@ impl TraceWriter {
         self.header.runs += 1;
         self.header.by_kind[kind as usize] += count as u64;
         if self.col_ck.len() >= self.options.chunk_runs as usize {
+            pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk written
             self.write_chunk()?;
         }
         Ok(())

@@ -38,6 +38,10 @@ enum Engine {
     Min(Min),
 }
 
+/// Page numbers step mode accepts are below this [pages]: its tables are indexed by the page
+/// numbers as written, and a string to follow reference by reference is short.
+pub const MAX_STEP_PAGE: u64 = 1 << 20;
+
 /// Walks a reference string one reference at a time.
 ///
 /// ```
@@ -69,7 +73,15 @@ impl Stepper {
             .iter()
             .flat_map(|r| std::iter::repeat_n(Run { count: 1, ..*r }, r.count as usize))
             .collect();
-        let bound = refs.iter().map(|r| r.page + 1).max().unwrap_or(0);
+        let top = refs.iter().map(|r| r.page as u64).max().unwrap_or(0);
+        if top >= MAX_STEP_PAGE {
+            // Step mode indexes its tables by the user's own page numbers (no densifying).
+            return Err(TraceError::invalid(format!(
+                "step: page {top}: step mode shows pages by their own numbers; expected pages \
+                 below {MAX_STEP_PAGE}"
+            )));
+        }
+        let bound = top as u32 + u32::from(!refs.is_empty());
         let (engine, next) = match Online::build(spec, frames, bound)? {
             Some(o) => (Engine::Online(o), Vec::new()),
             None => {

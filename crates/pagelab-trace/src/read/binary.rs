@@ -9,14 +9,39 @@ use crate::{AccessKind, TraceError};
 /// i64 next_access_vtime (libCacheSim `oracleGeneralBin.h`, packed).
 pub const ORACLE_RECORD: usize = 24;
 
-/// Reads fixed-size records from `input`, calling `record` on each; a trailing partial record
-/// is a [`TraceError::Corrupt`] at its (decompressed) offset.
+/// Checks that a file of `len` bytes holds whole `size`-byte records: a partial record is a
+/// [`TraceError::Corrupt`] naming its byte offset. Run before reading an uncompressed input,
+/// so that a file with a slice cut or duplicated is refused before any of it is converted.
+pub(crate) fn check_whole_records(
+    path: &Path,
+    len: u64,
+    size: usize,
+    what: &str,
+) -> Result<(), TraceError> {
+    let size = size as u64;
+    if len.is_multiple_of(size) {
+        return Ok(());
+    }
+    let offset = len / size * size;
+    Err(TraceError::Corrupt {
+        path: path.to_path_buf(),
+        offset,
+        what: format!(
+            "partial record: the file's {len} bytes are not a multiple of {size}-byte {what} \
+             records ({} bytes left over)",
+            len - offset
+        ),
+    })
+}
+
+/// Reads fixed-size records from `input`, calling `record(offset, bytes)` on each; a trailing
+/// partial record is a [`TraceError::Corrupt`] at its (decompressed) offset.
 fn for_each_record(
     input: &mut dyn Read,
     path: &Path,
     size: usize,
     what: &str,
-    mut record: impl FnMut(&[u8]) -> Result<(), TraceError>,
+    mut record: impl FnMut(u64, &[u8]) -> Result<(), TraceError>,
 ) -> Result<(), TraceError> {
     let mut buf = vec![0u8; size * 8192];
     let mut filled = 0usize;
@@ -41,8 +66,8 @@ fn for_each_record(
         }
         filled += n;
         let whole = filled / size * size;
-        for r in buf[..whole].chunks_exact(size) {
-            record(r)?;
+        for (k, r) in buf[..whole].chunks_exact(size).enumerate() {
+            record(offset + (k * size) as u64, r)?;
         }
         offset += whole as u64;
         buf.copy_within(whole..filled, 0);
@@ -56,7 +81,7 @@ pub(crate) fn read_u64(
     path: &Path,
     emit: &mut dyn FnMut(u64, u32, AccessKind) -> Result<(), TraceError>,
 ) -> Result<(), TraceError> {
-    for_each_record(input, path, 8, "u64", |r| {
+    for_each_record(input, path, 8, "u64", |_, r| {
         emit(
             u64::from_le_bytes(r.try_into().expect("8-byte record")),
             1,
@@ -66,15 +91,31 @@ pub(crate) fn read_u64(
 }
 
 /// Reads oracleGeneral records: `obj_id` as the value, `obj_size` as the size, all loads
-/// (the format carries no operation).
+/// (the format carries no operation). When `strict`, a record whose next-access time is
+/// neither -1 (never) nor after the record itself is refused with its byte offset: records
+/// read out of step (a file with a slice cut out or duplicated) fail this at once.
 pub(crate) fn read_oracle_general(
     input: &mut dyn Read,
     path: &Path,
+    strict: bool,
     emit: &mut dyn FnMut(u64, u32, AccessKind) -> Result<(), TraceError>,
 ) -> Result<(), TraceError> {
-    for_each_record(input, path, ORACLE_RECORD, "oracleGeneral", |r| {
+    for_each_record(input, path, ORACLE_RECORD, "oracleGeneral", |offset, r| {
         let id = u64::from_le_bytes(r[4..12].try_into().expect("8 bytes"));
         let size = u32::from_le_bytes(r[12..16].try_into().expect("4 bytes"));
+        let next = i64::from_le_bytes(r[16..24].try_into().expect("8 bytes"));
+        // libCacheSim counts references from 1: record k (0-based) is reference k + 1.
+        let position = offset / ORACLE_RECORD as u64 + 1;
+        if strict && next != -1 && (next < 0 || next as u64 <= position) {
+            return Err(TraceError::Corrupt {
+                path: path.to_path_buf(),
+                offset,
+                what: format!(
+                    "implausible oracleGeneral record {position}: next access at {next},                      expected -1 or a later reference (misaligned or corrupt records? \
+                     --lenient reads them anyway)"
+                ),
+            });
+        }
         emit(id, size.max(1), AccessKind::Load)
     })
 }

@@ -271,7 +271,17 @@ pub struct ConvertOptions {
     pub ranges: Vec<AddressRange>,
     /// Chunking and compression of the output.
     pub writer: WriterOptions,
+    /// Most pages one access may span [pages] -- parameter; default [`MAX_ACCESS_PAGES`].
+    pub max_access_pages: u64,
+    /// Accept implausible records (accesses spanning more than `max_access_pages`,
+    /// oracleGeneral next-access times before their record) instead of refusing them.
+    pub lenient: bool,
 }
+
+/// Most pages one access may span unless told otherwise [pages]: 4 MiB at 4 KiB pages. No
+/// instruction or operand of the machines traced comes near it; an access far larger is a
+/// record read out of step (an oracleGeneral `obj_size` of 4 GB made 10^6 references each).
+pub const MAX_ACCESS_PAGES: u64 = 1024;
 
 impl Default for ConvertOptions {
     fn default() -> Self {
@@ -280,6 +290,8 @@ impl Default for ConvertOptions {
             kinds: KindFilter::All,
             ranges: Vec::new(),
             writer: WriterOptions::default(),
+            max_access_pages: MAX_ACCESS_PAGES,
+            lenient: false,
         }
     }
 }
@@ -433,6 +445,7 @@ pub(crate) struct Pager<'a> {
     progress: &'a mut dyn FnMut(u64, Option<u64>),
     ticks: u32,
     reported: u64,
+    max_span: Option<u64>,
 }
 
 impl<'a> Pager<'a> {
@@ -458,7 +471,13 @@ impl<'a> Pager<'a> {
             progress,
             ticks: 0,
             reported: 0,
+            max_span: None,
         }
+    }
+
+    /// Refuses accesses spanning more than `max` pages (none if `None`).
+    pub(crate) fn limit_span(&mut self, max: Option<u64>) {
+        self.max_span = max;
     }
 
     /// One access of `size` [bytes] at `value` (an address or a page number).
@@ -472,6 +491,7 @@ impl<'a> Pager<'a> {
         self.ticks = self.ticks.wrapping_add(1);
         if self.ticks & 0x3fff == 0 {
             self.report(false);
+            pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: every 16384 accesses
         }
         if !self.kinds.keeps(kind) {
             return Ok(());
@@ -489,6 +509,16 @@ impl<'a> Pager<'a> {
         }
         let first = value >> self.shift;
         let last = value.saturating_add(size.max(1) as u64 - 1) >> self.shift;
+        if let Some(max) = self.max_span {
+            if last - first >= max {
+                return Err(TraceError::invalid(format!(
+                    "an access of {size} bytes at {value:#x} spans {} pages, more than the \
+                     {max} allowed (a corrupt or misaligned record? --max-access-pages raises \
+                     the limit, --lenient lifts it)",
+                    last - first + 1
+                )));
+            }
+        }
         for page in first..=last {
             self.writer.push(page, kind)?;
         }
@@ -554,6 +584,15 @@ pub fn convert(
             "address ranges: the input holds page numbers (--units pages); ranges need --units addresses",
         ));
     }
+    if src.compression == Compression::None {
+        match format {
+            InputFormat::U64 => binary::check_whole_records(input, src.file_bytes, 8, "u64")?,
+            InputFormat::OracleGeneral => {
+                binary::check_whole_records(input, src.file_bytes, ORACLE_RECORD, "oracleGeneral")?
+            }
+            _ => {}
+        }
+    }
     let description = serde_json::json!({
         "tool": "pagelab trace convert",
         "input": input.display().to_string(),
@@ -574,6 +613,7 @@ pub fn convert(
         total,
         progress,
     );
+    pager.limit_span((!opts.lenient).then_some(opts.max_access_pages));
     let mut emit = |v: u64, s: u32, k: AccessKind| pager.access(v, s, k);
     let compression = src.compression;
     let count = src.count.clone();
@@ -583,7 +623,9 @@ pub fn convert(
         InputFormat::Pinatrace => text::read_pinatrace(reader, input, &mut emit),
         InputFormat::Text => text::read_text(reader, input, &mut emit),
         InputFormat::U64 => binary::read_u64(reader, input, &mut emit),
-        InputFormat::OracleGeneral => binary::read_oracle_general(reader, input, &mut emit),
+        InputFormat::OracleGeneral => {
+            binary::read_oracle_general(reader, input, !opts.lenient, &mut emit)
+        }
         InputFormat::Pagelab => Err(TraceError::invalid(format!(
             "{}: a {}-compressed pagelab trace; decompress it first (its chunks are \
              compressed already)",
@@ -607,6 +649,9 @@ pub fn convert(
                 offset: count.get(),
                 what: format!("{} stream does not decode: {source}", compression.name()),
             });
+        }
+        Err(TraceError::Invalid(what)) => {
+            return Err(TraceError::invalid(format!("{}: {what}", input.display())))
         }
         r => r?,
     }

@@ -61,6 +61,7 @@ pub fn write_oracle_general(
     let mut done = 0u64;
     let mut next_report = step;
     for c in (0..reader.chunk_count()).rev() {
+        pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk
         runs.clear();
         reader.read_chunk(c, &mut runs)?;
         for r in runs.iter().rev() {

@@ -3,7 +3,9 @@
 mod capture;
 mod curves;
 mod format;
+mod fuzz_regressions;
 mod gen;
 mod policies;
 mod psi;
 mod read;
+mod strict;

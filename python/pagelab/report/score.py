@@ -1,0 +1,126 @@
+"""The scoreboard: how close pagelab comes to each paper, counted from the rows and claims.
+
+A row is scored when it has both numbers. Its distance is |pagelab - paper| / |paper| (zero when
+both are zero, infinite when only the paper's is). Only `predicted` rows make the score
+(DESIGN.md: a fitted number was aimed at, an input was fed in); `fitted` rows and rows whose role
+an older record does not give (`unknown`) are counted the same way but shown apart. Claims are
+counted by verdict.
+
+A record's own `score` block is never taken on trust: the site recomputes it and lists every
+field where the two disagree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from .records import ALL_VERDICTS, VERDICTS, Record, Row
+
+#: Relative distances that bound the "close" and "near" bands [fraction of the paper's number].
+WITHIN = (0.10, 0.25)
+#: Roles whose rows are counted against the paper's numbers, each in its own column.
+SCORED_ROLES = ("predicted", "fitted", "unknown")
+
+
+def distance(row: Row) -> float | None:
+    """|pagelab - paper| / |paper|, or None when either number is missing."""
+    if row.paper is None or row.pagelab is None:
+        return None
+    gap = abs(row.pagelab - row.paper)
+    if row.paper == 0:
+        return 0.0 if gap == 0 else math.inf
+    return gap / abs(row.paper)
+
+
+def band(d: float | None) -> str:
+    """The colour class of a distance: close (within 10 %), near (25 %), far, or none."""
+    if d is None:
+        return "none"
+    if d <= WITHIN[0]:
+        return "close"
+    if d <= WITHIN[1]:
+        return "near"
+    return "far"
+
+
+def _empty() -> dict[str, Any]:
+    return {
+        "rows": 0,
+        **{role: {"n": 0, "within_10": 0, "within_25": 0} for role in SCORED_ROLES},
+        "unpaired": 0,
+        "input": 0,
+        "ours": 0,
+        "claims": dict.fromkeys(ALL_VERDICTS, 0),
+    }
+
+
+def of_record(record: Record) -> dict[str, Any]:
+    """The counts of one record, computed from its rows and claims."""
+    s = _empty()
+    for row in record.rows:
+        s["rows"] += 1
+        if row.role in ("input", "ours"):
+            s[row.role] += 1
+            continue
+        d = distance(row)
+        if d is None:
+            s["unpaired"] += 1
+            continue
+        tally = s[row.role]
+        tally["n"] += 1
+        tally["within_10"] += d <= WITHIN[0]
+        tally["within_25"] += d <= WITHIN[1]
+    for claim in record.claims:
+        s["claims"][claim.verdict] += 1
+    return s
+
+
+def total(scores: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The sum of several records' counts."""
+    out = _empty()
+    for s in scores:
+        out["rows"] += s["rows"]
+        for key in ("unpaired", "input", "ours"):
+            out[key] += s[key]
+        for role in SCORED_ROLES:
+            for key in ("n", "within_10", "within_25"):
+                out[role][key] += s[role][key]
+        for verdict in ALL_VERDICTS:
+            out["claims"][verdict] += s["claims"][verdict]
+    return out
+
+
+def mismatches(record: Record, computed: dict[str, Any]) -> list[str]:
+    """Where the record's own `score` block disagrees with the counts recomputed from it."""
+    declared = record.declared_score
+    if declared is None:
+        return []
+    expected = {
+        "predicted": computed["predicted"]["n"],
+        "within_10": computed["predicted"]["within_10"],
+        "within_25": computed["predicted"]["within_25"],
+        "fitted": computed["fitted"]["n"],
+        "inputs": computed["input"],
+    }
+    found = []
+    for key, value in expected.items():
+        if key in declared and declared[key] != value:
+            found.append(f"{key}: record says {declared[key]}, rows give {value}")
+    claims = declared.get("claims")
+    if isinstance(claims, dict):
+        for verdict in VERDICTS:
+            value = computed["claims"][verdict]
+            if verdict in claims and claims[verdict] != value:
+                found.append(
+                    f"claims.{verdict}: record says {claims[verdict]}, claims give {value}"
+                )
+    elif claims is not None:
+        found.append(f"claims: record says {claims!r}, expected counts by verdict")
+    return found
+
+
+def percent(part: int, whole: int) -> str:
+    """`part` as a whole-number percentage of `whole`, or an en dash when there is none."""
+    return f"{100 * part / whole:.0f} %" if whole else "–"

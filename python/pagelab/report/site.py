@@ -1,0 +1,162 @@
+"""Writes the site: an index with the scoreboard, a page per reproduction and per preset.
+
+```
+SITE/index.html              scoreboard per paper and overall, every reproduction and preset
+SITE/scoreboard.json         the same numbers, for CI and other tools
+SITE/repro/NAME.html         paper beside pagelab, claims, charts, figures, command, fitted values
+SITE/preset/NAME.html        parameters with units and sources, the preset's notes
+SITE/figures/NAME/*.png      the figures, copied from the results directory
+SITE/assets/                 stylesheet, table sorter, chart glue, plotly.js (no network needed)
+```
+The site is built in a temporary directory beside SITE and renamed onto it when complete, so a
+failed build leaves the previous site (or nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import PagelabError
+from . import pages, score
+from .records import ALL_VERDICTS, Record, load
+
+ASSETS = Path(__file__).resolve().parent / "assets"
+
+
+def scoreboard(records: list[Record]) -> dict[str, Any]:
+    """Counts per reproduction, per paper and overall, recomputed from the rows and claims."""
+    by_name = {}
+    for r in records:
+        counts = score.of_record(r)
+        by_name[r.name] = {
+            "paper": r.paper,
+            "scale": r.scale,
+            "version": r.version,
+            "date": r.date,
+            "seeds": r.seeds,
+            **counts,
+            "score_mismatches": score.mismatches(r, counts),
+        }
+    papers: dict[str, Any] = {}
+    for paper in dict.fromkeys(r.paper for r in records):
+        mine = [by_name[r.name] for r in records if r.paper == paper]
+        papers[paper] = {
+            "reproductions": [r.name for r in records if r.paper == paper],
+            **score.total(mine),
+        }
+    return {
+        "generated": datetime.now(tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "within": {"close": score.WITHIN[0], "near": score.WITHIN[1]},
+        "verdicts": list(ALL_VERDICTS),
+        "scales": sorted({r.scale for r in records}),
+        "versions": sorted({r.version for r in records}),
+        "overall": score.total(by_name.values()),
+        "papers": papers,
+        "reproductions": by_name,
+    }
+
+
+def _preset_files(chosen: list[Path] | None, results: Path) -> list[Path]:
+    """The shipped presets (or those chosen), and the presets written beside the records (a
+    calibrated preset from `pagelab calibrate`) under names of their own."""
+    if chosen is None:
+        from .. import system
+
+        chosen = [Path(p["file"]) for p in system.presets()]
+    names = {p.stem for p in chosen}
+    return [*chosen, *(p for p in sorted(results.glob("*.toml")) if p.stem not in names)]
+
+
+def _write_assets(site: Path) -> None:
+    import plotly.offline
+
+    assets = site / "assets"
+    shutil.copytree(ASSETS, assets)
+    (assets / "plotly.min.js").write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
+
+
+def _copy_figures(record: Record, results: Path, site: Path) -> list[dict[str, str]]:
+    """Copies the record's figures; a figure named but absent is reported on the page."""
+    shown = []
+    for name in record.figures:
+        source = results / name
+        target = site / "figures" / record.name / name
+        if source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+            shown.append({"name": name, "src": f"../figures/{record.name}/{name}"})
+        else:
+            shown.append({"name": name, "src": "", "missing": str(source)})
+    return shown
+
+
+def build(
+    results: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    preset_files: list[Path] | None = None,
+) -> dict[str, Any]:
+    """Builds the site for the records in `results` into `out`; returns the scoreboard."""
+    results, out = Path(results), Path(out)
+    records = load(results)
+    board = scoreboard(records)
+    preset_pages = [pages.preset_context(p) for p in _preset_files(preset_files, results)]
+    _check_target(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        _write_assets(tmp)
+        env = pages.environment()
+        uses = pages.presets_used(records, [p["name"] for p in preset_pages])
+        for record in records:
+            figures = _copy_figures(record, results, tmp)
+            page = pages.reproduction_context(record, board["reproductions"][record.name])
+            page.update(figures=figures, presets=uses.get(record.name, []))
+            pages.render(env, "reproduction.html.j2", tmp, f"repro/{record.name}.html", page)
+        for preset in preset_pages:
+            users = [n for n, names in uses.items() if preset["name"] in names]
+            pages.render(
+                env,
+                "preset.html.j2",
+                tmp,
+                f"preset/{preset['name']}.html",
+                {**preset, "used_by": users},
+            )
+        index = pages.index_context(records, board, preset_pages)
+        pages.render(env, "index.html.j2", tmp, "index.html", index)
+        (tmp / "scoreboard.json").write_text(json.dumps(board, indent=2) + "\n")
+        _swap(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return board
+
+
+def _is_site(path: Path) -> bool:
+    return (path / "index.html").is_file() and (path / "scoreboard.json").is_file()
+
+
+def _check_target(out: Path) -> None:
+    """Refuses to replace a directory that holds anything but an earlier site."""
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not _is_site(out))):
+        raise PagelabError(
+            f"--out {out}: exists and is not a pagelab site; expected a new or empty directory"
+        )
+
+
+def _swap(tmp: Path, out: Path) -> None:
+    """Renames the finished site onto `out`, moving an earlier site aside first."""
+    os.chmod(tmp, 0o755)
+    if not out.exists():
+        os.replace(tmp, out)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+    os.replace(out, old / "site")
+    os.replace(tmp, out)
+    shutil.rmtree(old, ignore_errors=True)

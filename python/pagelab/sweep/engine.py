@@ -1,0 +1,185 @@
+"""Runs (spec point x seed) as tasks on Dask distributed and files each result in the store.
+
+A `LocalCluster` of worker processes, one per core unless told otherwise, or an existing
+scheduler (`--scheduler tcp://HOST:PORT`, e.g. one started by dask-jobqueue on Slurm or PBS;
+its workers must see the spec files at the same paths). With one worker and no scheduler the
+runs are made in this process: there is nothing to parallelise and no cluster to start. Dask is
+imported here, only when something is to be run, so the other commands start as fast as before.
+
+A run depends on its spec and seed alone (the engine's random streams are split from the seed),
+so which worker runs it, and in what order, changes nothing in the result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import progress
+from ..errors import PagelabError
+from .spec import Point
+from .store import Store, run_row
+
+#: How long to wait for an existing scheduler to answer [s].
+CONNECT_TIMEOUT_S = 5
+
+
+@dataclass(frozen=True)
+class Task:
+    """One run to have: a point of a spec, a seed, the swept keys' values for its row."""
+
+    point: Point
+    seed: int
+    key: str
+    params: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass
+class Outcome:
+    """Rows of the tasks in order, and how many were computed rather than read back."""
+
+    rows: list[dict[str, Any]]
+    computed: int
+    wall_seconds: float
+
+
+def run_point(path: str, overrides: Sequence[str], seed: int) -> dict[str, Any]:
+    """The task a worker runs: one simulation, its whole report."""
+    from .. import system
+
+    with progress.quiet():
+        return system.run(path, overrides=list(overrides), seed=seed)
+
+
+def execute(
+    tasks: Sequence[Task],
+    store: Store | None,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    label: str = "sweep",
+    pool: Runner | None = None,
+) -> Outcome:
+    """Has every task's run, computing only those not in the store; rows in task order."""
+    from .. import __version__
+
+    started = time.perf_counter()
+    present = store.check() if store is not None else set()
+    unique = {t.key: t for t in tasks}
+    pending = [t for k, t in unique.items() if k not in present]
+    fresh: dict[str, dict[str, Any]] = {}
+
+    def keep(task: Task, report: dict[str, Any]) -> None:
+        row, units = run_row(task.key, task.point, task.seed, task.params, report, __version__)
+        if store is not None:
+            store.write(row, units)
+        else:
+            fresh[task.key] = row
+
+    if pending:
+        done0 = len(unique) - len(pending)
+        with progress.bar(label, total=len(unique)) as update:
+            update(done0, len(unique))
+            with contextlib.nullcontext(pool) if pool else runner(workers, scheduler) as run:
+                for i, (task, report) in enumerate(run(pending), start=1):
+                    keep(task, report)
+                    update(done0 + i, len(unique))
+    stored = {}
+    if store is not None:
+        stored = dict(zip(unique, store.read(unique), strict=True))
+    rows = [fresh.get(t.key) or stored[t.key] for t in tasks]
+    return Outcome(rows, len(pending), time.perf_counter() - started)
+
+
+Runner = Any  # Callable[[list[Task]], Iterator[tuple[Task, dict]]]
+
+
+@contextlib.contextmanager
+def runner(workers: int | None, scheduler: str | None) -> Iterator[Runner]:
+    """Where runs are made: this process (one worker), a LocalCluster, or a scheduler's
+    workers. Open once to share a cluster between several `execute` calls (`pool=`)."""
+    if workers is not None and workers < 1:
+        raise PagelabError(f"--workers {workers}: expected at least 1")
+    if scheduler is None and workers == 1:
+        yield _inline
+        return
+    with contextlib.ExitStack() as stack:
+        clients: list[Any] = []
+
+        def on_dask(tasks: list[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
+            # The cluster starts at the first run to make: a sweep read from the store needs none.
+            if not clients:
+                clients.append(stack.enter_context(_client(workers, scheduler)))
+            return _on_dask(clients[0], tasks)
+
+        yield on_dask
+
+
+def _inline(tasks: list[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
+    for t in tasks:
+        yield t, run_point(str(t.point.path), t.point.overrides, t.seed)
+
+
+@contextlib.contextmanager
+def _client(workers: int | None, scheduler: str | None) -> Iterator[Any]:
+    import logging
+
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+        except Exception as e:
+            raise PagelabError(
+                f"--scheduler {scheduler}: no scheduler answers there ({_first_line(e)})"
+            ) from None
+        with client:
+            yield client
+        return
+    n = workers or os.cpu_count() or 1
+    with (
+        LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        yield client
+
+
+def _on_dask(client: Any, tasks: list[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
+    from dask.distributed import as_completed
+
+    futures = {
+        client.submit(
+            run_point, str(t.point.path), t.point.overrides, t.seed, key=f"run-{t.key}", pure=False
+        ): t
+        for t in tasks
+    }
+    try:
+        for fut in as_completed(futures):
+            task = futures[fut]
+            try:
+                report = fut.result()
+            except PagelabError:
+                raise
+            except Exception as e:
+                raise PagelabError(
+                    f"{task.point.name} seed {task.seed}: the run failed ({_first_line(e)})"
+                ) from None
+            yield task, report
+    finally:
+        # Ctrl-C or an error: drop what is queued; the store holds only finished runs.
+        client.cancel(list(futures))
+
+
+def _first_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text or type(e).__name__

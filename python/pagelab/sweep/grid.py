@@ -1,0 +1,93 @@
+"""Sweep axes: `--grid key=v1,v2,...` or `--grid key=lo:hi:step` (inclusive), and their product."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import PagelabError
+from .spec import lookup, parse_value, split_assignment
+
+#: Float ranges stop within this fraction of a step past `hi` (0.1:0.3:0.1 includes 0.3).
+RANGE_SLACK = 1e-9
+
+
+def parse_axis(arg: str) -> tuple[str, list[Any]]:
+    """One `--grid` argument: its key and its values, in order."""
+    key, text = split_assignment(arg, "--grid")
+    if not text:
+        raise PagelabError(f"--grid {arg!r}: no values: expected key=v1,v2 or key=lo:hi:step")
+    if ":" in text and "," not in text:
+        return key, _range(arg, text)
+    values = [parse_value(v.strip()) for v in text.split(",")]
+    if any(v == "" for v in values):
+        raise PagelabError(f"--grid {arg!r}: an empty value: expected key=v1,v2,...")
+    return key, _uniform(values)
+
+
+def _range(arg: str, text: str) -> list[Any]:
+    bits = [parse_value(b.strip()) for b in text.split(":")]
+    numeric = all(isinstance(b, int | float) and not isinstance(b, bool) for b in bits)
+    if len(bits) != 3 or not numeric:
+        raise PagelabError(f"--grid {arg!r}: expected a range lo:hi:step of numbers")
+    lo, hi, step = bits
+    if step <= 0 or hi < lo:
+        raise PagelabError(f"--grid {arg!r}: expected lo <= hi and step > 0")
+    if all(isinstance(b, int) for b in bits):
+        return list(range(lo, hi + 1, step))
+    n = int((hi - lo) / step + RANGE_SLACK)
+    return [round(lo + i * step, 12) for i in range(n + 1)]
+
+
+def _uniform(values: list[Any]) -> list[Any]:
+    # One type per column: an axis mixing 1 and 0.5 is an axis of floats.
+    if any(isinstance(v, float) for v in values) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in values
+    ):
+        return [float(v) for v in values]
+    return values
+
+
+def axes_of(grid: Mapping[str, Sequence[Any]] | Sequence[str] | None) -> dict[str, list[Any]]:
+    """Axes from CLI strings or a mapping {key: values}; an axis without values is an error."""
+    if grid is None:
+        return {}
+    if isinstance(grid, Mapping):
+        axes = {str(k): list(v) for k, v in grid.items()}
+    else:
+        axes = dict(parse_axis(a) for a in grid)
+    for k, v in axes.items():
+        if not v:
+            raise PagelabError(f"--grid {k}: no values: expected at least one")
+    return axes
+
+
+def check_keys(axes: Mapping[str, Any], tree: dict[str, Any], spec_name: str) -> None:
+    """Every axis must vary a key the spec has; a misspelt key fails before anything runs."""
+    for key in axes:
+        try:
+            lookup(tree, key)
+        except KeyError:
+            raise PagelabError(
+                f"--grid {key}: {spec_name} has no such key (expected a key path it sets, "
+                "e.g. workload.users; give a new key with --set first)"
+            ) from None
+
+
+def points(axes: Mapping[str, list[Any]]) -> list[dict[str, Any]]:
+    """The product of the axes, first axis slowest; one empty point when there is no axis."""
+    keys = list(axes)
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*axes.values())]
+
+
+def to_override(key: str, value: Any) -> str:
+    """`key=value` in TOML, as `--set` takes it."""
+    if isinstance(value, bool):
+        return f"{key}={'true' if value else 'false'}"
+    if isinstance(value, int | float):
+        return f"{key}={value!r}"
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        return f'{key}="{escaped}"'
+    raise PagelabError(f"--grid {key}: value {value!r}: expected a number, string or boolean")

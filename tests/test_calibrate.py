@@ -1,0 +1,98 @@
+"""pagelab calibrate: a known answer recovered, the fitted preset runs, bad input in one line."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from conftest import assert_one_line_error
+from pagelab import calibrate as cal
+from pagelab import system
+from pagelab.sweep import sweep
+
+#: A small, fast system: UNIX V6 for half an hour of simulated time.
+SHORT = ["run.duration_s=1800", "run.warmup_s=60"]
+TRUTH = {"workload.cpu_ms": 15.0, "workload.tty_chars_mean": 60.0}  # preset: 12 and 40
+METRICS = ("cpu_busy_pct", "swap_rate", "disk_io_rate")
+BUDGET = 60
+SEEDS = 2
+
+
+def _target(tmp_path):
+    changed = [*SHORT, *(f"{k}={v}" for k, v in TRUTH.items())]
+    df = sweep("unix-v6", set=changed, seeds=SEEDS, workers=1)
+    lines = ['[target]\nname = "known"\nsource = "unix-v6 with PC 15 ms, 60 tty chars"\n']
+    for m in METRICS:
+        lines.append(f'[[point]]\nmetric = "{m}"\nvalue = {float(df[m].mean())!r}\n')
+    path = tmp_path / "target.toml"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def test_calibration_recovers_two_known_parameters(tmp_path):
+    target = cal.load_target(_target(tmp_path))
+    vary = [
+        cal.parse_vary("workload.cpu_ms=6:24"),
+        cal.parse_vary("workload.tty_chars_mean=10:120"),
+    ]
+    seen = []
+    result = cal.calibrate(
+        "unix-v6",
+        target,
+        vary,
+        budget=BUDGET,
+        seeds=SEEDS,
+        set=SHORT,
+        store=tmp_path / "runs",
+        workers=1,
+        on_trial=lambda t, best, n: seen.append(t.number),
+    )
+    assert seen == list(range(BUDGET))
+    best = result.best.values
+    for key, truth in TRUTH.items():
+        assert abs(best[key] - truth) <= 0.05 * truth, (key, best[key], truth)
+
+    out = cal.write_fitted(result, tmp_path / "fitted.toml", set=SHORT)
+    text = out.read_text()
+    doc = tomllib.loads(text)
+    assert doc["workload"]["cpu_ms"] == pytest.approx(best["workload.cpu_ms"])
+    assert doc["provenance"]["fitted"] == list(TRUTH)
+    assert [p["metric"] for p in doc["provenance"]["aimed_at"]] == list(METRICS)
+    assert text.count("# fitted by pagelab calibrate to target.toml on ") == 2
+    # The fitted preset is a preset: it runs, and close to the target.
+    m = system.run(out, seed=1)["metrics"]
+    assert m["cpu_busy_pct"]["value"] == pytest.approx(target.points[0].value, rel=0.1)
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--vary", "workload.cpu_ms=9"], ["--vary", "lo:hi"]),
+        (["--vary", "workload.cpu_mz=1:2"], ["workload.cpu_mz", "no such key"]),
+        (["--vary", "workload.cpu_ms=1:2", "--budget", "0"], ["--budget 0"]),
+    ],
+)
+def test_bad_calibrations_say_so_in_one_line(cli, tmp_path, args, needles):
+    target = tmp_path / "t.toml"
+    target.write_text('[[point]]\nmetric = "cpu_busy_pct"\nvalue = 10.0\n')
+    out = tmp_path / "fitted.toml"
+    proc = cli("calibrate", "unix-v6", "--target", str(target), "--out", str(out), *args)
+    assert_one_line_error(proc, *needles)
+    assert not out.exists()
+
+
+def test_a_target_without_points_is_named(cli, tmp_path):
+    target = tmp_path / "t.toml"
+    target.write_text('[target]\nname = "x"\n')
+    proc = cli(
+        "calibrate",
+        "unix-v6",
+        "--target",
+        str(target),
+        "--vary",
+        "workload.cpu_ms=1:2",
+        "--out",
+        str(tmp_path / "f.toml"),
+    )
+    assert_one_line_error(proc, str(target), "[[point]]")

@@ -1,0 +1,78 @@
+"""Paired claims: hand-computed intervals and one case of each verdict."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from pagelab.sweep import paired
+
+# Differences -5, -4, -3: mean -4, sd 1, se 1/sqrt(3); t(0.975, 2) = 4.302653.
+BASE = [10.0, 10.0, 10.0]
+TREAT = [5.0, 6.0, 7.0]
+HALF = 4.302653 / math.sqrt(3)
+
+
+def test_difference_interval_by_hand():
+    est = paired.estimate(paired.effects(BASE, TREAT, "difference"))
+    assert est.effect == pytest.approx(-4.0)
+    assert est.interval[0] == pytest.approx(-4 - HALF, abs=1e-5)
+    assert est.interval[1] == pytest.approx(-4 + HALF, abs=1e-5)
+    assert est.n == 3 and est.method == "t"
+
+
+def test_relative_interval_is_on_the_log_scale():
+    # Ratios 0.5, 0.5: the geometric mean change is -50 % whatever the level.
+    est = paired.estimate(paired.effects([2.0, 4.0], [1.0, 2.0], "relative"), relative=True)
+    assert est.effect == pytest.approx(-0.5)
+    assert est.interval == (pytest.approx(-0.5), pytest.approx(-0.5))
+
+
+@pytest.mark.parametrize(
+    ("paper_effect", "expected"),
+    [
+        (-5.0, "holds"),  # band [-6.25, -3.75] meets [-6.48, -1.52]
+        (-10.0, "direction-only"),  # band [-12.5, -7.5] misses it
+        (5.0, "fails"),  # the paper's sign is the other one
+    ],
+)
+def test_verdicts_by_hand(paper_effect, expected):
+    est = paired.estimate(paired.effects(BASE, TREAT, "difference"))
+    assert paired.verdict(est.interval, paper_effect) == expected
+
+
+def test_straddling_zero_is_inconclusive():
+    est = paired.estimate([-1.0, 1.0, 0.5])
+    assert est.interval[0] < 0 < est.interval[1]
+    assert paired.verdict(est.interval, -1.0) == "inconclusive"
+
+
+def test_a_stated_band_replaces_the_default():
+    # [-6.48, -1.52] against -10 with a band of ±90 %: [-19, -1] meets it.
+    est = paired.estimate(paired.effects(BASE, TREAT, "difference"))
+    assert paired.verdict(est.interval, -10.0, band=0.9) == "holds"
+
+
+def test_direction_without_magnitude():
+    assert paired.verdict((0.1, 0.3), None, direction=1) == "holds"
+    assert paired.verdict((-0.3, -0.1), None, direction=1) == "fails"
+
+
+def test_no_difference_claims_need_the_interval_inside_the_band():
+    band = (-0.25, 0.25)
+    assert paired.verdict((-0.1, 0.2), 0.0, band=band) == "holds"
+    assert paired.verdict((0.3, 0.5), 0.0, band=band) == "fails"
+    assert paired.verdict((0.1, 0.4), 0.0, band=band) == "inconclusive"
+
+
+def test_one_seed_is_inconclusive():
+    est = paired.estimate([0.4])
+    assert est.interval == (None, None)
+    assert paired.verdict(est.interval, 0.4) == "inconclusive"
+
+
+def test_skewed_effects_over_many_seeds_are_bootstrapped():
+    est = paired.estimate([1, 1, 1, 1, 1, 1, 1, 1, 1, 30.0])
+    assert est.method == "bootstrap"
+    assert est.interval[0] < est.effect < est.interval[1]

@@ -1,0 +1,106 @@
+"""The reproduction record: roles on rows, computed claims, the score."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from pagelab.reproduce import Context, score
+
+BASE = [10.0, 10.0, 10.0]
+TREAT = [5.0, 6.0, 7.0]
+HALF = 4.302653 / math.sqrt(3)
+
+
+def test_context_claim_computes_the_verdict_and_the_score_counts_it():
+    ctx = Context(name="t", scale="smoke", seed=1, out=None)
+    c = ctx.claim(
+        "down",
+        "halved",
+        base=BASE,
+        treatment=TREAT,
+        kind="difference",
+        paper_effect=-5.0,
+        evidence="by hand",
+    )
+    assert c["verdict"] == "holds" and c["seeds"] == 3
+    assert c["interval"][0] == pytest.approx(-4 - HALF, abs=1e-3)
+    ctx.row("T", "a", "Base", [1.0, 1.1, 0.9], paper=1.05, role="fitted")
+    ctx.row("T", "a", "Proto", [2.0, 2.0, 2.0], paper=2.1)  # predicted, within 10 %
+    ctx.row("T", "b", "Proto", 3.0, paper=4.0)  # predicted, 25 % off: within 25 % only
+    ctx.row("T", "c", "Proto", 3.0)  # ours
+    s = score(ctx.rows, ctx.claims)
+    assert (s["predicted"], s["within_10"], s["within_25"], s["fitted"]) == (2, 1, 2, 1)
+    assert s["claims"] == {"holds": 1, "direction-only": 0, "fails": 0, "inconclusive": 0}
+    assert [r["role"] for r in ctx.rows] == ["fitted", "predicted", "predicted", "ours"]
+    assert ctx.rows[0]["pagelab"] == pytest.approx(1.0) and ctx.rows[0]["interval"] is not None
+
+
+def test_a_row_role_must_be_known():
+    ctx = Context(name="t", scale="smoke", seed=1, out=None)
+    with pytest.raises(ValueError, match="role"):
+        ctx.row("T", "a", "B", 1.0, role="guessed")
+
+
+FAST = ["belady-anomaly", "unix-swap-interval", "unix-login-control", "psi-table4"]
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_records_follow_the_format(name, tmp_path):
+    import pagelab.reproduce as rep
+    from pagelab.sweep.paired import VERDICTS
+
+    record = rep.reproduce(name, scale="smoke", out=tmp_path)
+    assert record["seeds"] == [1, 2, 3] and "fitted" in record
+    assert all(r["role"] in rep.ROLES for r in record["rows"])
+    for c in record["claims"]:
+        assert c["verdict"] in VERDICTS and c["seeds"] >= 1 and len(c["interval"]) == 2
+        assert {"paper_effect", "effect", "evidence"} <= set(c)
+    assert set(record["score"]) >= {"predicted", "within_10", "within_25", "claims"}
+    assert sum(record["score"]["claims"].values()) == len(record["claims"])
+    # Its runs are in the result store beside the record: a rerun computes none.
+    again = rep.reproduce(name, scale="smoke", out=tmp_path)
+    assert again["runs"]["computed"] == 0 and again["rows"] == record["rows"]
+
+
+def test_reproduce_on_workers_gives_the_same_record(cli, tmp_path):
+    import json
+
+    for workers in ("1", "2"):
+        cli(
+            "reproduce",
+            "unix-login-control",
+            "--workers",
+            workers,
+            "--out",
+            str(tmp_path / workers),
+            check=True,
+        )
+    one, two = (
+        json.loads((tmp_path / w / "unix-login-control.json").read_text()) for w in ("1", "2")
+    )
+    assert one["rows"] == two["rows"] and one["claims"] == two["claims"]
+
+
+def test_list_shows_the_score_of_the_last_full_run(cli, tmp_path):
+    import json
+
+    record = {
+        "name": "belady-anomaly",
+        "scale": "full",
+        "score": {
+            "predicted": 6,
+            "within_10": 6,
+            "within_25": 6,
+            "fitted": 0,
+            "inputs": 0,
+            "claims": {"holds": 3, "direction-only": 0, "fails": 0, "inconclusive": 0},
+        },
+    }
+    (tmp_path / "belady-anomaly.json").write_text(json.dumps(record))
+    out = cli("reproduce", "--list", "--out", str(tmp_path), check=True).stdout
+    line = next(x for x in out.splitlines() if x.startswith("belady-anomaly:"))
+    assert "6 within 10 %" in line and "3 holds" in line
+    other = next(x for x in out.splitlines() if x.startswith("hpo-table2:"))
+    assert "no full run yet" in other
