@@ -9,7 +9,7 @@ OUT    ?= results/demo
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test build wheel venv rust-test rust-lint py-lint py-test bench fuzz clean
+.PHONY: demo test build wheel venv rust-test rust-lint py-lint py-test bench fuzz clean layout
 
 $(VENV)/.installed: pyproject.toml
 	@command -v valgrind >/dev/null || { echo "installing valgrind (trace capture needs it)"; \
@@ -45,6 +45,10 @@ rust-lint:
 rust-test:
 	cargo test --workspace
 
+# File and function sizes, and no import cycle between a crate's modules (scripts/layout_debt.txt).
+layout:
+	$(PYTHON) scripts/check_layout.py
+
 py-lint: venv
 	$(VENV)/bin/ruff check python tests benches
 	$(VENV)/bin/ruff format --check python tests benches
@@ -53,7 +57,7 @@ py-test: build
 	$(VENV)/bin/pytest -q
 
 # Everything CI checks: Rust tests, clippy with warnings as errors, rustfmt, ruff, pytest.
-test: rust-lint rust-test py-lint py-test
+test: layout rust-lint rust-test py-lint py-test
 
 # pagelab against libCacheSim side by side (writes benches/RESULTS.md), then the Rust benches.
 bench: build

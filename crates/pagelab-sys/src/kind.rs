@@ -33,17 +33,6 @@ impl SystemKind {
         }
     }
 
-    /// The kind a (resolved) spec tree names; `vm` when it has no `[system]` table.
-    pub fn of_value(value: &toml::Value, origin: &str) -> Result<SystemKind, SysError> {
-        #[derive(Deserialize)]
-        struct Head {
-            #[serde(default)]
-            system: SystemSection,
-        }
-        let head: Head = crate::spec::typed(value.clone(), origin)?;
-        Ok(head.system.kind)
-    }
-
     /// An error unless `section` names `self` (a spec loaded by another system's loader).
     pub fn expect(self, section: &SystemSection, origin: &str) -> Result<(), SysError> {
         if section.kind == self {
@@ -92,7 +81,7 @@ mod tests {
 
     fn kind(text: &str) -> Result<SystemKind, String> {
         let v: toml::Value = toml::from_str(text).unwrap();
-        SystemKind::of_value(&v, "x.toml").map_err(|e| e.to_string())
+        crate::system_kind(&v, "x.toml").map_err(|e| e.to_string())
     }
 
     #[test]

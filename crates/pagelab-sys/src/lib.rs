@@ -35,6 +35,7 @@ pub mod monitor;
 pub mod page_swap;
 pub mod psi_scheduler;
 pub mod spec;
+pub mod supply;
 pub mod survival;
 pub mod system;
 pub mod unix;
@@ -85,7 +86,7 @@ pub fn run_toml(
 ) -> Result<Report, SysError> {
     let value = spec::toml_with_overrides(toml_text, origin, overrides)?;
     budget::check(&value, origin, budget::limit()?)?; // before anything is allocated
-    match SystemKind::of_value(&value, origin)? {
+    match system_kind(&value, origin)? {
         SystemKind::M44 => m44::run(&m44::spec::from_value(value, origin)?, seed, progress),
         SystemKind::Unix => unix::run(&unix::spec::from_value(value, origin)?, seed, progress),
         SystemKind::Vm => {
@@ -94,4 +95,15 @@ pub fn run_toml(
             System::build(&spec, seed, opener)?.run(progress)
         }
     }
+}
+
+/// The kind a resolved spec tree names in `[system] kind`; `vm` when it has no `[system]`.
+pub fn system_kind(value: &toml::Value, origin: &str) -> Result<SystemKind, SysError> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        system: kind::SystemSection,
+    }
+    let head: Head = spec::typed(value.clone(), origin)?;
+    Ok(head.system.kind)
 }

@@ -163,6 +163,22 @@ pub struct MemorySpec {
     /// Take frames from the flush list newest first (tetzlaff's LIFO flushing experiment).
     #[serde(default)]
     pub lifo_flush: bool,
+    /// Frame supply: `clock` (VM's core-table scan, the default) or any online policy of the
+    /// trace lab (`fifo`, `lru`, `arc`, `lirs`, `sieve`, `lfu`, `ar`, `ws`, ...) -- parameter.
+    #[serde(default = "default_replacement")]
+    pub replacement: String,
+    /// Frames kept outside a policy's resident set, free for faults while changed victims are
+    /// written (not used by `clock`) [frames]. Default 32 [A]: about the Table 2 base's MPL,
+    /// which VM's free-list target (MPL + 1) follows.
+    #[serde(default = "default_replacement_reserve")]
+    pub replacement_reserve: u32,
+}
+
+fn default_replacement() -> String {
+    "clock".into()
+}
+fn default_replacement_reserve() -> u32 {
+    32
 }
 
 /// Residency models: demand paging (this engine) or whole-process swapping (the UNIX V6
@@ -857,6 +873,22 @@ impl SystemSpec {
         }
         if self.memory.frames == 0 {
             return bad("memory.frames", "expected at least one pageable frame");
+        }
+        match crate::supply::Supply::build(
+            &self.memory.replacement,
+            self.memory.frames,
+            self.memory.replacement_reserve,
+            1,
+        ) {
+            Err(e) => return bad("memory.replacement", &e.to_string()),
+            Ok(s) if !s.wants_references() => {}
+            Ok(_) if self.memory.replacement_reserve < self.memory.frames => {}
+            Ok(_) => {
+                return bad(
+                    "memory.replacement_reserve",
+                    "expected fewer frames than memory.frames",
+                )
+            }
         }
         if self.memory.page_bytes == 0 {
             return bad("memory.page_bytes", "expected a positive page size [bytes]");

@@ -43,6 +43,7 @@ use crate::monitor::{self, ClassRow, Counters, IntervalTable, Percentiles, Repor
 use crate::page_swap::{identify_working_set, PageSwap, SwapList, SwapSet};
 use crate::psi_scheduler::Evict;
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
+use crate::supply::{FrameSupply, Supply};
 use crate::survival::SurvivalBooks;
 use crate::workload::{think_time, LocalityModel, Program, TraceOpener};
 use pagelab_core::random::exponential;
@@ -148,6 +149,24 @@ struct User {
 }
 
 impl User {
+    /// The program's next batch of reference runs; an ended program idles at its last page for
+    /// the rest of the demand (an exhausted trace without `repeat`).
+    fn refill_runs(&mut self, opener: Option<&TraceOpener>) -> Result<(), SysError> {
+        self.runs.clear();
+        self.pos = 0;
+        let more = self.program.next_batch(&mut self.runs, opener)?;
+        if !more || self.runs.is_empty() {
+            let last = self.runs.last().map(|r| r.page).unwrap_or(0);
+            self.runs.push(Run {
+                page: last,
+                count: u32::MAX,
+                kind: pagelab_trace::AccessKind::Load,
+            });
+        }
+        self.left = self.runs[0].count;
+        Ok(())
+    }
+
     fn new(class: u16, program: Program, lc: &LoadController, rng: Rng) -> User {
         User {
             class,
@@ -247,6 +266,10 @@ pub struct System<'o> {
     shared_owner: u32,
     shared_pages: u32,
     mem: Memory,
+    /// Frame supply: which resident frame SELECT frees next.
+    supply: Supply,
+    /// References reported to the supply [references].
+    supply_refs: u64,
     io: PagingIo,
     lc: LoadController,
     e1: VecDeque<u32>,
@@ -311,6 +334,9 @@ pub struct System<'o> {
 /// Marks a fault waiter as a guest task's pseudo page fault (the Accelerator): its wait does
 /// not block the virtual machine and its completion is the second external interrupt.
 const PSEUDO: u32 = 1 << 31;
+
+/// Events between invariant passes by default: 4096 in debug builds, none in release builds.
+const DEFAULT_CHECK_EVERY: u64 = if cfg!(debug_assertions) { 4096 } else { 0 };
 
 #[derive(Clone, Copy, Debug)]
 struct SupCost {
@@ -500,6 +526,18 @@ impl<'o> System<'o> {
             shared_owner: n_all,
             shared_pages: shared,
             mem: Memory::new(spec.memory.frames, n_all as usize + 1),
+            supply: Supply::build(
+                &spec.memory.replacement,
+                spec.memory.frames,
+                spec.memory.replacement_reserve,
+                n_all as usize + 1,
+            )
+            .map_err(|e| SysError::Invalid {
+                origin: "spec".into(),
+                path: "memory.replacement".into(),
+                what: e.to_string(),
+            })?,
+            supply_refs: 0,
             users,
             classes,
             io,
@@ -548,8 +586,8 @@ impl<'o> System<'o> {
             done_io: Vec::new(),
             n_events: 0,
             n_runs: 0,
-            check_every: 4096,
-            check_countdown: 4096,
+            check_every: DEFAULT_CHECK_EVERY,
+            check_countdown: DEFAULT_CHECK_EVERY,
             guests: (n_users..n_all).collect(),
             pagemons: Vec::new(),
             bench: None,
@@ -607,11 +645,12 @@ impl<'o> System<'o> {
         Ok(sys)
     }
 
-    /// In debug builds, run the invariant pass every `n` events (default 4096; 1 checks after
-    /// every event). Release builds never check.
+    /// Runs the invariant pass ([`System::check_invariants`]) every `n` events, in any build
+    /// (1: after every event; 0: never). Default: every 4096 events in debug builds, never in
+    /// release builds.
     pub fn set_check_every(&mut self, n: u64) {
-        self.check_every = n.max(1);
-        self.check_countdown = self.check_every;
+        self.check_every = n;
+        self.check_countdown = n;
     }
 
     /// Runs to the end and returns the report; `progress` gets the fraction done.
@@ -629,10 +668,7 @@ impl<'o> System<'o> {
                 self.n_events += 1;
                 self.handle_burst_ended(bc)?;
                 self.sample_on_cycles();
-                #[cfg(debug_assertions)]
-                if self.due_check() {
-                    self.debug_check()?;
-                }
+                self.periodic()?;
                 if self.done_at.is_some() {
                     break;
                 }
@@ -665,8 +701,9 @@ impl<'o> System<'o> {
                     if self.now == self.next_sample {
                         self.take_sample();
                         progress(self.now.as_secs_f64() / self.end.as_secs_f64());
-                        #[cfg(debug_assertions)]
-                        self.debug_check()?;
+                        if self.check_every > 0 {
+                            self.checked()?;
+                        }
                     }
                 }
                 Event::Collect => {
@@ -691,10 +728,7 @@ impl<'o> System<'o> {
                 }
             }
             self.sample_on_cycles();
-            #[cfg(debug_assertions)]
-            if self.due_check() {
-                self.debug_check()?;
-            }
+            self.periodic()?;
             if self.done_at.is_some() {
                 break;
             }
@@ -1138,22 +1172,11 @@ impl<'o> System<'o> {
         let mut used_ps = 0u64;
         let mut outcome = Outcome::Spent;
         let mut runs_done = 0u64;
+        let supply = &mut self.supply;
+        let tell_supply = supply.wants_references();
         'burst: loop {
             if usr.pos >= usr.runs.len() {
-                usr.runs.clear();
-                usr.pos = 0;
-                let more = usr.program.next_batch(&mut usr.runs, self.opener)?;
-                if !more || usr.runs.is_empty() {
-                    // The program has ended: it idles at its last page for the rest of the
-                    // demand (an exhausted trace without `repeat`).
-                    let last = usr.runs.last().map(|r| r.page).unwrap_or(0);
-                    usr.runs.push(Run {
-                        page: last,
-                        count: u32::MAX,
-                        kind: pagelab_trace::AccessKind::Load,
-                    });
-                }
-                usr.left = usr.runs[0].count;
+                usr.refill_runs(self.opener)?;
             }
             let r = usr.runs[usr.pos];
             let (owner, page) = if r.page < shared {
@@ -1168,6 +1191,10 @@ impl<'o> System<'o> {
             if f == NONE || self.mem.frames[f as usize].state != FrameState::Resident {
                 outcome = Outcome::Fault(r.page);
                 break 'burst;
+            }
+            if tell_supply && usr.left == r.count {
+                supply.on_reference(owner, page, r.count, self.supply_refs);
+                self.supply_refs += u64::from(r.count);
             }
             let fr = &mut self.mem.frames[f as usize];
             fr.referenced = true;
@@ -1449,6 +1476,7 @@ impl<'o> System<'o> {
             return;
         }
         self.mem.map(owner, idx, f, FrameState::PageIn);
+        self.supply.on_load(owner, idx, f, self.supply_refs);
         self.survival.referenced(f, u);
         let pte = *self.mem.pte_mut(owner, idx);
         if pte.slot == NONE {
@@ -1516,29 +1544,14 @@ impl<'o> System<'o> {
                     if self.swap.is_some() && self.swap_out()? {
                         continue;
                     }
-                    match self.mem.scan_victim() {
+                    match self.supply.select_victim(&mut self.mem) {
                         Some(f) => f,
                         None => break,
                     }
                 }
             };
-            self.c.victims += 1.0;
+            self.count_victim(f);
             let fr = self.mem.frames[f as usize];
-            let stolen =
-                fr.owner != self.shared_owner && self.users[fr.owner as usize].queue.is_some();
-            if stolen {
-                self.c.steals += 1.0;
-            }
-            if let Some(n) = self.survival.replaced(f) {
-                if self.warm {
-                    self.survival.tally(f, n);
-                }
-                self.c.psi_interruptions += n as f64;
-                self.c.psi_replaced += 1.0;
-                if stolen {
-                    self.c.psi_stolen_interruptions += n as f64;
-                }
-            }
             let pte = *self.mem.pte_mut(fr.owner, fr.page);
             let rewrite = self.write_unchanged && fr.owner != self.shared_owner;
             if fr.changed || pte.slot == NONE || rewrite {
@@ -1597,6 +1610,27 @@ impl<'o> System<'o> {
             self.submit_group(group_dev, &mut group);
         }
         Ok(())
+    }
+
+    /// Counts frame `f` taken by SELECT: a steal if its owner is in queue, and its page's
+    /// survival in interruptions (bard eq. 4).
+    fn count_victim(&mut self, f: u32) {
+        self.c.victims += 1.0;
+        let fr = self.mem.frames[f as usize];
+        let stolen = fr.owner != self.shared_owner && self.users[fr.owner as usize].queue.is_some();
+        if stolen {
+            self.c.steals += 1.0;
+        }
+        if let Some(n) = self.survival.replaced(f) {
+            if self.warm {
+                self.survival.tally(f, n);
+            }
+            self.c.psi_interruptions += n as f64;
+            self.c.psi_replaced += 1.0;
+            if stolen {
+                self.c.psi_stolen_interruptions += n as f64;
+            }
+        }
     }
 
     /// Queues a group of page-outs on `dev` at once (one SIO when they share a cylinder).
@@ -1773,6 +1807,7 @@ impl<'o> System<'o> {
                         continue;
                     };
                     self.mem.map(u, p, f, FrameState::PageIn);
+                    self.supply.on_load(u, p, f, self.supply_refs);
                     f
                 }
             };
@@ -1932,141 +1967,6 @@ impl<'o> System<'o> {
         }
     }
 
-    /// Counts down to the next invariant pass.
-    #[cfg(debug_assertions)]
-    fn due_check(&mut self) -> bool {
-        self.check_countdown = self.check_countdown.saturating_sub(1);
-        if self.check_countdown == 0 {
-            self.check_countdown = self.check_every;
-            true
-        } else {
-            false
-        }
-    }
-
-    #[cfg(debug_assertions)]
-    fn debug_check(&self) -> Result<(), SysError> {
-        self.check_invariants().map_err(|e| SysError::Invalid {
-            origin: "engine".into(),
-            path: format!("t={}", self.now.as_secs_f64()),
-            what: format!("invariant broken: {e}"),
-        })
-    }
-
-    /// Conservation: frames, pages and users are all accounted for.
-    pub fn check_invariants(&self) -> Result<(), String> {
-        self.mem.check()?;
-        let n = self.users.len();
-        let mut in_q = 0;
-        let mut by_state = [0usize; 8];
-        for (i, u) in self.users.iter().enumerate() {
-            by_state[u.state as usize] += 1;
-            if u.queue.is_some() {
-                in_q += 1;
-            }
-            let in_queue_state = matches!(
-                u.state,
-                UState::Ready
-                    | UState::Running
-                    | UState::PageWait
-                    | UState::FrameWait
-                    | UState::VioWait
-            );
-            if in_queue_state && u.queue.is_none() {
-                return Err(format!("user {i} is {:?} but not in queue", u.state));
-            }
-        }
-        if by_state.iter().sum::<usize>() != n || in_q != (self.n_q1 + self.n_q2) as usize {
-            return Err(format!(
-                "{in_q} users in queue, counters say {}",
-                self.n_q1 + self.n_q2
-            ));
-        }
-        let listed = self.e1.len() + self.e2.len();
-        if listed != by_state[UState::Eligible as usize] {
-            return Err(format!(
-                "{listed} on the eligible list, {} eligible",
-                by_state[UState::Eligible as usize]
-            ));
-        }
-        let ready = self.ready_q1.len() + self.ready_q2.len();
-        if ready != by_state[UState::Ready as usize] {
-            return Err(format!(
-                "{ready} on ready lists, {} ready",
-                by_state[UState::Ready as usize]
-            ));
-        }
-        let running = self
-            .cpus
-            .iter()
-            .filter(|c| c.busy && c.user != NONE)
-            .count();
-        if running != by_state[UState::Running as usize] {
-            return Err(format!(
-                "{running} bursts, {} running",
-                by_state[UState::Running as usize]
-            ));
-        }
-        // Slots: every page with a slot holds a used slot, and no slot twice.
-        let mut per_dev = vec![0u32; self.io.len()];
-        for t in &self.mem.tables {
-            for p in t {
-                if p.slot != NONE {
-                    if !self.io.slots(p.dev as usize).is_used(p.slot) {
-                        return Err(format!(
-                            "a page names free slot {} on device {}",
-                            p.slot, p.dev
-                        ));
-                    }
-                    per_dev[p.dev as usize] += 1;
-                }
-            }
-        }
-        for (d, &k) in per_dev.iter().enumerate() {
-            if k != self.io.slots(d).used() {
-                return Err(format!(
-                    "device {d}: {k} pages hold slots, {} slots used",
-                    self.io.slots(d).used()
-                ));
-            }
-        }
-        if let Some(ps) = &self.swap {
-            for u in 0..self.users.len() as u32 {
-                for &id in ps.sets_of(u) {
-                    let set = ps.get(id).ok_or("a user lists a dissolved swap set")?;
-                    for (i, &p) in set.pages.iter().enumerate() {
-                        if p == NONE {
-                            continue;
-                        }
-                        let pte = self
-                            .mem
-                            .pte(u, p)
-                            .ok_or("a swap set names a page with no entry")?;
-                        if pte.slot != set.first_slot + i as u32 || pte.dev != set.dev {
-                            return Err(format!(
-                                "user {u} page {p} of swap set {id} is on slot {}:{}, the set on {}:{}+{i}",
-                                pte.dev, pte.slot, set.dev, set.first_slot
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        let sum: f64 = self
-            .users
-            .iter()
-            .filter(|u| u.queue.is_some())
-            .map(|u| u.admitted_p)
-            .sum();
-        if (sum - self.sumwss).abs() > 1e-6 * (1.0 + sum) {
-            return Err(format!(
-                "SUMWSS {} but admitted projections sum to {sum}",
-                self.sumwss
-            ));
-        }
-        Ok(())
-    }
-
     fn report(&mut self, last: Counters) -> Report {
         let d = last.since(&self.warm_sample);
         let cpus = self.spec.cpu.count;
@@ -2186,6 +2086,9 @@ impl<'o> System<'o> {
         let mut engine = BTreeMap::new();
         engine.insert("events".to_string(), self.n_events);
         engine.insert("reference_runs".to_string(), self.n_runs);
+        for (k, v) in self.supply.figures() {
+            engine.insert(k.to_string(), v);
+        }
         Report {
             version: env!("CARGO_PKG_VERSION").to_string(),
             seed: self.seed,
@@ -2207,6 +2110,7 @@ impl<'o> System<'o> {
 }
 
 mod guest_hooks;
+mod invariants;
 
 #[cfg(test)]
 mod guest_tests;

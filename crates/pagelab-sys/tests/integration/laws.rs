@@ -214,3 +214,32 @@ fn slices_default_to_bards_values() {
     let d = load_spec(&text, "t.toml", &[]).unwrap();
     assert_eq!(d.load_control, spec.load_control);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
+    /// The invariant pass after every event, in any build (`cargo test --release` runs it
+    /// too): random machines, loads and frame supplies.
+    #[test]
+    fn invariants_hold_after_every_event_for_random_specs(
+        users in 1u32..12,
+        frames in 40u32..160,
+        cpus in 1u32..3,
+        policy in proptest::sample::select(vec![
+            "clock", "fifo", "lru", "arc", "lirs", "sieve", "lfu", "ar", "ws", "random",
+        ]),
+        reserve in 1u32..16,
+        flush in any::<bool>(),
+        seed in 0u64..1000,
+    ) {
+        let spec = small(users, frames, 30.0, &[
+            ("cpu.count", &cpus.to_string()),
+            ("memory.replacement", policy),
+            ("memory.replacement_reserve", &reserve.to_string()),
+            ("memory.flush_at_drop", &flush.to_string()),
+        ]);
+        let mut sys = System::build(&spec, seed, None).unwrap();
+        sys.set_check_every(1);
+        let r = sys.run(&mut |_| {});
+        prop_assert!(r.is_ok(), "{policy}: {:?}", r.err());
+    }
+}

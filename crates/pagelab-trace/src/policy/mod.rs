@@ -68,9 +68,11 @@ pub mod clock;
 pub mod clock_pro;
 mod clock_sizes;
 mod drive;
+pub mod driven;
 pub mod fifo;
 mod fifo_sizes;
 mod grid;
+pub mod lfu;
 pub mod lirs;
 mod list;
 pub mod lru;
@@ -415,6 +417,9 @@ replacement_policies! {
         Sieve = sieve::Sieve, sieve::SieveSpec, "sieve", [], false,
             "SIEVE: FIFO queue with visited bits and a hand that moves from old to new",
             "Zhang, Yang, Yue, Vigfusson & Rashmi 2024 (NSDI)";
+        Lfu = lfu::Lfu, lfu::LfuSpec, "lfu", [], false,
+            "Least frequently used: reclaim the resident page with the fewest references, ties by LRU",
+            "Aho, Denning & Ullman 1971";
     }
     offline {
         Min = min::MinSpec, "min", ["opt", "belady"],

@@ -34,7 +34,7 @@ pub fn locality_string(n: usize, seed: u64) -> Vec<Run> {
         .collect()
 }
 
-const SPECS: [&str; 11] = [
+const SPECS: [&str; 12] = [
     r#"{"kind":"fifo"}"#,
     r#"{"kind":"lru"}"#,
     r#"{"kind":"clock"}"#,
@@ -45,6 +45,7 @@ const SPECS: [&str; 11] = [
     r#"{"kind":"lirs"}"#,
     r#"{"kind":"sieve"}"#,
     r#"{"kind":"clock-pro"}"#,
+    r#"{"kind":"lfu"}"#,
     r#"{"kind":"min"}"#,
 ];
 

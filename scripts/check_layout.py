@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Checks the Rust crates' layout: no source file over 800 lines, no function over 100 lines,
+no import cycle between the top-level modules of a crate.
+
+Tests are excepted (files named `tests.rs` or `*_tests.rs`, `#[cfg(test)]` modules, the
+crates' `tests/` and `benches/` folders), as are the entries of `scripts/layout_debt.txt`: files
+and functions over the limits today, each with its size then, which it may not exceed (the
+list only shrinks); a `cycle CRATE: modules` entry lets those modules (or fewer of them) form
+a cycle while it is being cut. Prints the largest file and function and each crate's module graph;
+exits 1 on any violation.
+
+    python3 scripts/check_layout.py [--graph]
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_FILE = 800
+MAX_FN = 100
+FN = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:unsafe\s+)?fn\s+(\w+)")
+CRATE_REF = re.compile(r"\bcrate::(\w+)")
+
+
+def is_test_file(path: Path) -> bool:
+    return path.name == "tests.rs" or path.name.endswith("_tests.rs")
+
+
+def strip_test_modules(lines: list[str]) -> list[str | None]:
+    """The lines with those of `#[cfg(test)]` items replaced by None."""
+    out: list[str | None] = list(lines)
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() == "#[cfg(test)]":
+            depth, j, opened = 0, i + 1, False
+            while j < len(lines):
+                depth += lines[j].count("{") - lines[j].count("}")
+                opened = opened or "{" in lines[j]
+                if opened and depth <= 0:
+                    break
+                if not opened and lines[j].rstrip().endswith(";"):
+                    break
+                j += 1
+            for k in range(i, min(j + 1, len(lines))):
+                out[k] = None
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def functions(lines: list[str | None]) -> list[tuple[str, int, int]]:
+    """(name, first line, length in lines) of each function with a body."""
+    found = []
+    for i, line in enumerate(lines):
+        if line is None:
+            continue
+        m = FN.match(line)
+        if not m:
+            continue
+        depth, opened = 0, False
+        for j in range(i, len(lines)):
+            text = lines[j] or ""
+            if not opened and text.rstrip().endswith(";") and "{" not in text:
+                break  # a declaration without a body
+            depth += text.count("{") - text.count("}")
+            opened = opened or "{" in text
+            if opened and depth <= 0:
+                found.append((m.group(1), i + 1, j - i + 1))
+                break
+    return found
+
+
+def module_of(src: Path, path: Path) -> str:
+    rel = path.relative_to(src)
+    return rel.parts[0].removesuffix(".rs")
+
+
+def load_debt() -> dict[str, int]:
+    debt = {}
+    f = ROOT / "scripts" / "layout_debt.txt"
+    if f.exists():
+        for line in f.read_text().splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line.startswith("cycle "):
+                debt[line] = 0
+            elif line:
+                key, size = line.rsplit(None, 1)
+                debt[key] = int(size)
+    return debt
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main() -> int:
+    show_graph = "--graph" in sys.argv
+    debt = load_debt()
+    problems: list[str] = []
+    largest_file = ("", 0)
+    largest_fn = ("", 0)
+    for src in sorted(ROOT.glob("crates/*/src")):
+        crate = src.parent.name
+        graph: dict[str, set[str]] = {}
+        for path in sorted(src.rglob("*.rs")):
+            rel = str(path.relative_to(ROOT))
+            lines = path.read_text().splitlines()
+            module = module_of(src, path)
+            graph.setdefault(module, set())
+            kept = strip_test_modules(lines)
+            for line in kept:
+                if line is not None and not line.lstrip().startswith("//"):
+                    for ref in CRATE_REF.findall(line):
+                        known = (src / f"{ref}.rs").exists() or (src / ref).is_dir()
+                        if ref != module and known:
+                            graph[module].add(ref)
+            if is_test_file(path):
+                continue
+            n = len(lines)
+            if n > largest_file[1]:
+                largest_file = (rel, n)
+            if n > MAX_FILE and n > debt.get(rel, 0):
+                problems.append(f"{rel}: {n} lines (limit {MAX_FILE})")
+            for name, first, length in functions(kept):
+                key = f"{rel}::{name}"
+                if length > largest_fn[1]:
+                    largest_fn = (f"{key} (line {first})", length)
+                if length > MAX_FN and length > debt.get(key, 0):
+                    problems.append(f"{key} (line {first}): {length} lines (limit {MAX_FN})")
+        allowed = [set(k.split(":", 1)[1].split()) for k in debt if k.startswith(f"cycle {crate}:")]
+        for comp in cycles(graph):
+            if not any(set(comp) <= a for a in allowed):
+                problems.append(f"crates/{crate}: import cycle among modules {', '.join(comp)}")
+        if show_graph:
+            print(f"{crate}:")
+            for m in sorted(graph):
+                print(f"  {m} -> {', '.join(sorted(graph[m])) or '-'}")
+    print(f"largest file: {largest_file[0]} ({largest_file[1]} lines)")
+    print(f"largest function: {largest_fn[0]} ({largest_fn[1]} lines)")
+    for p in problems:
+        print(f"layout: {p}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
