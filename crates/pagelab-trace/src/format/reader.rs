@@ -132,8 +132,7 @@ impl TraceReader {
                 format!("page size {}: expected a power of two", header.page_size),
             ));
         }
-        // Checked: corrupt counts may add up past 2^64.
-        if by_kind.iter().try_fold(0u64, |s, &k| s.checked_add(k)) != Some(header.references) {
+        if checked_sum(&by_kind) != Some(header.references) {
             return Err(corrupt(
                 48,
                 "references by kind do not add up to the reference count".into(),
@@ -210,12 +209,7 @@ impl TraceReader {
                 compressed_len: u32_at(&f, at + 20),
             };
             let entry_at = footer_offset + at as u64;
-            // No writer makes a chunk of more runs; the bound also bounds what decoding allocates.
-            if e.offset != expect
-                || e.runs == 0
-                || e.runs > MAX_CHUNK_RUNS
-                || e.references < e.runs as u64
-            {
+            if !e.is_consistent(expect) {
                 return Err(corrupt(
                     entry_at,
                     format!("chunk {i} index entry is inconsistent"),
@@ -587,6 +581,21 @@ impl TraceReader {
             ));
         }
         Ok(())
+    }
+}
+
+/// The sum of `counts`, or None past 2^64 (corrupt counts may add up to anything).
+fn checked_sum(counts: &[u64]) -> Option<u64> {
+    counts.iter().try_fold(0u64, |s, &k| s.checked_add(k))
+}
+
+impl ChunkEntry {
+    /// Whether the entry can describe the chunk at `expect`: no writer makes a chunk of more
+    /// than [`MAX_CHUNK_RUNS`] runs (the bound also bounds what decoding allocates).
+    fn is_consistent(&self, expect: u64) -> bool {
+        self.offset == expect
+            && (1..=MAX_CHUNK_RUNS).contains(&self.runs)
+            && self.references >= self.runs as u64
     }
 }
 
