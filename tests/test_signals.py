@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -69,6 +70,63 @@ def test_a_signal_stops_a_conversion_and_leaves_no_temporary_file(tmp_path: Path
         pytest.skip("the conversion finished before the signal")
     assert p.returncode == 143, err
     assert sorted(x.name for x in tmp_path.iterdir()) == ["big.txt"]
+
+
+def _feed(fifo: Path, lines: int | None) -> threading.Thread:
+    """Writes page numbers into `fifo`: `lines` of them, or until the reader goes away."""
+
+    def feed() -> None:
+        block = "".join(f"{i % 977}\n" for i in range(1000)).encode()
+        try:
+            with fifo.open("wb") as f:
+                for _ in range(lines // 1000) if lines is not None else iter(int, 1):
+                    f.write(block)
+        except OSError:  # the reader closed the pipe
+            pass
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    return t
+
+
+def test_a_conversion_reads_a_named_pipe_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "in.txt"
+    os.mkfifo(fifo)
+    feeder = _feed(fifo, 5000)
+    out = tmp_path / "o.plt"
+    done = subprocess.run(
+        [*PAGELAB, "trace", "convert", str(fifo), str(out), "--from", "text"],
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+    )
+    feeder.join(timeout=HANG_S)
+    assert done.returncode == 0, done.stderr
+    from pagelab import traces
+
+    assert traces.info(out)["references"] == 5000
+
+
+def test_a_signal_stops_a_conversion_of_an_endless_pipe(tmp_path: Path) -> None:
+    fifo = tmp_path / "in.txt"
+    os.mkfifo(fifo)
+    p = subprocess.Popen(
+        [*PAGELAB, "trace", "convert", str(fifo), str(tmp_path / "o.plt"), "--from", "text"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    feeder = _feed(fifo, None)
+    deadline = time.monotonic() + HANG_S
+    while not any(x.name.endswith(".tmp") for x in tmp_path.iterdir()):
+        assert p.poll() is None and time.monotonic() < deadline, "the conversion never started"
+        time.sleep(0.01)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=HANG_S)
+    feeder.join(timeout=HANG_S)
+    assert p.returncode == 143, err
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["in.txt"]
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="trace capture needs valgrind")

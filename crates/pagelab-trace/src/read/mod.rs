@@ -556,19 +556,15 @@ pub fn convert(
             )));
         }
     }
-    let mut head = [0u8; 8];
-    {
-        let mut f = File::open(input).map_err(|e| TraceError::io(input, e))?;
-        let n = read_full(&mut f, &mut head).map_err(|e| TraceError::io(input, e))?;
-        if n < head.len() {
-            head = [0; 8];
-        }
-    }
-    let is_pagelab = head == MAGIC;
-    if from == Some(InputFormat::Pagelab) || (from.is_none() && is_pagelab) {
+    if from == Some(InputFormat::Pagelab) {
         return convert_pagelab(input, units, opts, output, progress);
     }
+    // One open only: a named pipe or `<(zcat ...)` cannot be read twice.
     let mut src = Input::open(input)?;
+    if from.is_none() && src.compression == Compression::None && src.sample.starts_with(&MAGIC) {
+        drop(src); // a pagelab trace is a seekable file: its reader opens it again
+        return convert_pagelab(input, units, opts, output, progress);
+    }
     let format = from.unwrap_or_else(|| guess_format(&src.sample));
     let units = match (format, units) {
         (InputFormat::Lackey | InputFormat::Pinatrace, Some(Units::Pages)) => {
