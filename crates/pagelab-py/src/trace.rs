@@ -5,7 +5,8 @@ use std::path::Path;
 use pagelab_trace::capture;
 use pagelab_trace::curve::{self, Curve};
 use pagelab_trace::format::{PrefetchReader, TraceReader};
-use pagelab_trace::policy::{self, PolicySpec};
+use pagelab_trace::grid;
+use pagelab_trace::policy::PolicySpec;
 use pagelab_trace::read::{self, AddressRange, ConvertOptions, InputFormat, KindFilter, Units};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -183,7 +184,7 @@ fn simulate_trace<'py>(
         .map(|s| parse_spec(s))
         .collect::<PyResult<Vec<PolicySpec>>>()?;
     let grid = py
-        .allow_threads(|| policy::simulate_trace_grid(&specs, Path::new(path), &sizes, warmup))
+        .allow_threads(|| grid::simulate_trace_grid(&specs, Path::new(path), &sizes, warmup))
         .map_err(err)?;
     let d = PyDict::new(py);
     d.set_item("rows", rows(py, &grid.outcomes)?)?;

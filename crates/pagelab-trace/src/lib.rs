@@ -21,6 +21,7 @@ pub mod curve;
 pub mod error;
 pub mod format;
 pub mod gen;
+pub mod grid;
 pub mod policy;
 pub mod read;
 pub mod reference;

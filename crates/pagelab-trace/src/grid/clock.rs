@@ -1,6 +1,6 @@
 //! CLOCK at up to 64 sizes in one pass over the runs.
 //!
-//! As in [`super::fifo_sizes`], bit j of a page's masks is its state with the j-th number of
+//! As in [`super::fifo`], bit j of a page's masks is its state with the j-th number of
 //! frames: resident, reference bit, changed. The reference bit belongs to the page's frame, and
 //! a resident page has exactly one frame, so it can be kept per page. A run whose page is
 //! resident at every size sets its bit at every size with one load and one store; only the
@@ -8,7 +8,7 @@
 //! [`super::clock::Clock`] does (the bit of a page just loaded is `bit_on_load`, or set by the
 //! run's second reference).
 
-use super::{Counts, Outcome, PolicySpec};
+use crate::policy::{Counts, Outcome, PolicySpec};
 use crate::Run;
 
 /// CLOCK at several sizes at once.

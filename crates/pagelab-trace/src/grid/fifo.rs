@@ -8,7 +8,7 @@
 //! does. FIFO has no inclusion property (Belady's anomaly), so the sizes cannot share a stack,
 //! but they can share the walk over the runs.
 
-use super::{Counts, Outcome, PolicySpec};
+use crate::policy::{Counts, Outcome, PolicySpec};
 use crate::Run;
 
 /// FIFO at several sizes at once.

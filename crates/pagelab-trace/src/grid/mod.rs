@@ -20,16 +20,19 @@
 //! LRU at several sizes (without a warm-up) is one cell: the one-pass stack of
 //! [`crate::curve::lru`] gives faults, pushes and changed resident pages at every size, exactly
 //! what one simulation per size gives (LRU is a stack algorithm, Mattson et al. 1970). FIFO and
-//! CLOCK at several sizes are one walk each ([`super::fifo_sizes`], [`super::clock_sizes`]).
+//! CLOCK at several sizes are one walk each ([`fifo`], [`clock`]).
 
-use super::clock_sizes::ClockSizes;
-use super::drive::{check_frames, min_run, Driver};
-use super::fifo_sizes::FifoSizes;
-use super::{min, Counts, Online, Outcome, PolicySpec};
 use crate::curve::LruStack;
 use crate::format::{PrefetchReader, TraceReader};
+use crate::policy::drive::{check_frames, min_run, Driver};
+use crate::policy::{min, Counts, Online, Outcome, PolicySpec};
 use crate::{ReferenceSource, Run, TraceError};
+use clock::ClockSizes;
+use fifo::FifoSizes;
 use rayon::prelude::*;
+
+mod clock;
+mod fifo;
 use std::path::Path;
 
 /// What a grid held in memory, by part [bytes].
@@ -134,7 +137,8 @@ impl Cell<'_> {
 /// ```
 /// # fn main() -> Result<(), pagelab_trace::TraceError> {
 /// use pagelab_trace::format::TraceWriter;
-/// use pagelab_trace::policy::{simulate_trace_grid, PolicySpec};
+/// use pagelab_trace::grid::simulate_trace_grid;
+/// use pagelab_trace::policy::PolicySpec;
 /// use pagelab_trace::AccessKind;
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("t.pltrace");
@@ -156,7 +160,7 @@ pub fn simulate_trace_grid(
     sizes: &[u32],
     warmup: u64,
 ) -> Result<Grid, TraceError> {
-    super::drive::check_sizes(sizes)?;
+    crate::policy::drive::check_sizes(sizes)?;
     if specs.is_empty() {
         return Err(TraceError::invalid(
             "policies: none given; expected at least one policy",
@@ -231,4 +235,16 @@ pub fn simulate_trace_grid(
         }
     }
     Ok(Grid { outcomes, memory })
+}
+
+/// MIN at every size of `sizes` [frames] over the trace file at `path`: one backward pass for
+/// next-use, then one forward decode shared by every size, the sizes spread over the cores
+/// (see [`simulate_trace_grid`]).
+pub fn simulate_min_trace_sizes(
+    spec: &PolicySpec,
+    path: &std::path::Path,
+    sizes: &[u32],
+    warmup: u64,
+) -> Result<Vec<Outcome>, TraceError> {
+    Ok(simulate_trace_grid(std::slice::from_ref(spec), path, sizes, warmup)?.outcomes)
 }

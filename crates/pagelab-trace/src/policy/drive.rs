@@ -7,7 +7,7 @@ use crate::{ReferenceSource, Run, TraceError};
 use rayon::prelude::*;
 
 /// The loop over runs shared by every policy: counts, warm-up split, change bits.
-pub(super) struct Driver {
+pub(crate) struct Driver {
     now: u64,
     warmup: u64,
     bound: u32,
@@ -18,7 +18,7 @@ pub(super) struct Driver {
 }
 
 impl Driver {
-    pub(super) fn new(page_bound: u32, warmup: u64) -> Self {
+    pub(crate) fn new(page_bound: u32, warmup: u64) -> Self {
         let mut d = Driver {
             now: 0,
             warmup,
@@ -48,7 +48,7 @@ impl Driver {
 
     /// Drives `runs`, collapsing each group of adjacent runs of one page (runs of different
     /// kinds) into one call: see "Runs, not references" above for why that is exact.
-    pub(super) fn drive<P: Replacement>(&mut self, p: &mut P, runs: &[Run]) {
+    pub(crate) fn drive<P: Replacement>(&mut self, p: &mut P, runs: &[Run]) {
         let Some((&first, rest)) = runs.split_first() else {
             return;
         };
@@ -104,7 +104,7 @@ impl Driver {
         None
     }
 
-    pub(super) fn outcome(
+    pub(crate) fn outcome(
         mut self,
         policy: &PolicySpec,
         frames: u32,
@@ -234,21 +234,9 @@ pub fn simulate_min_trace(
     Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
 }
 
-/// MIN at every size of `sizes` [frames] over the trace file at `path`: one backward pass for
-/// next-use, then one forward decode shared by every size, the sizes spread over the cores
-/// (see [`super::simulate_trace_grid`]).
-pub fn simulate_min_trace_sizes(
-    spec: &PolicySpec,
-    path: &std::path::Path,
-    sizes: &[u32],
-    warmup: u64,
-) -> Result<Vec<Outcome>, TraceError> {
-    Ok(super::simulate_trace_grid(std::slice::from_ref(spec), path, sizes, warmup)?.outcomes)
-}
-
 /// One run through MIN, splitting it at the end of the warm-up.
 #[inline(always)]
-pub(super) fn min_run(d: &mut Driver, m: &mut min::Min, r: Run, next: u64) {
+pub(crate) fn min_run(d: &mut Driver, m: &mut min::Min, r: Run, next: u64) {
     if r.kind.is_write() {
         d.mem.mark_dirty(r.page);
     }
@@ -342,7 +330,7 @@ pub fn simulate_stream_sizes<S: ReferenceSource + ?Sized>(
         .collect())
 }
 
-pub(super) fn check_sizes(sizes: &[u32]) -> Result<(), TraceError> {
+pub(crate) fn check_sizes(sizes: &[u32]) -> Result<(), TraceError> {
     if let Some(i) = sizes.iter().position(|&s| s == 0) {
         return Err(TraceError::invalid(format!(
             "sizes[{i}]: 0 frames; expected at least 1 frame"

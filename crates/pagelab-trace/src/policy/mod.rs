@@ -66,12 +66,9 @@ pub mod ar;
 pub mod arc;
 pub mod clock;
 pub mod clock_pro;
-mod clock_sizes;
-mod drive;
+pub(crate) mod drive;
 pub mod driven;
 pub mod fifo;
-mod fifo_sizes;
-mod grid;
 pub mod lfu;
 pub mod lirs;
 mod list;
@@ -85,10 +82,9 @@ pub mod ws;
 pub(crate) use drive::check_frames;
 use drive::Driver;
 pub use drive::{
-    simulate, simulate_min, simulate_min_trace, simulate_min_trace_sizes, simulate_sizes,
-    simulate_stream, simulate_stream_sizes,
+    simulate, simulate_min, simulate_min_trace, simulate_sizes, simulate_stream,
+    simulate_stream_sizes,
 };
-pub use grid::{simulate_trace_grid, Grid, GridMemory};
 pub use min::NextUse;
 pub use step::{Step, Stepper};
 
@@ -343,7 +339,7 @@ macro_rules! replacement_policies {
             }
 
             /// Runs `runs` through the policy (monomorphic loop per policy).
-            fn drive(&mut self, runs: &[Run], d: &mut Driver) {
+            pub(crate) fn drive(&mut self, runs: &[Run], d: &mut Driver) {
                 match self { $( Online::$ov(p) => d.drive(p, runs), )* }
             }
 

@@ -4,9 +4,8 @@ use crate::policies::{locality_string, write_trace};
 use pagelab_trace::curve::{
     curve_by_simulation, lru_curve, opt_curve, opt_curve_trace, ws_curve, CurvePoint, RunTimeModel,
 };
-use pagelab_trace::policy::{
-    simulate, simulate_min_trace_sizes, simulate_sizes, NextUse, PolicySpec,
-};
+use pagelab_trace::grid::simulate_min_trace_sizes;
+use pagelab_trace::policy::{simulate, simulate_sizes, NextUse, PolicySpec};
 use pagelab_trace::{AccessKind, Run};
 
 #[test]

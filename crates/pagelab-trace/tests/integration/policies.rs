@@ -2,9 +2,9 @@
 //! sizes over the cores, the registry.
 
 use pagelab_core::RngStreams;
+use pagelab_trace::grid::simulate_trace_grid;
 use pagelab_trace::policy::{
-    simulate, simulate_sizes, simulate_stream, simulate_trace_grid, PolicySpec, Stepper, Victim,
-    INFO,
+    simulate, simulate_sizes, simulate_stream, PolicySpec, Stepper, Victim, INFO,
 };
 use pagelab_trace::{AccessKind, Run, VecSource};
 use rand::Rng;
@@ -239,7 +239,7 @@ fn min_over_a_trace_file_equals_min_in_memory() {
     for warmup in [0, 12_345] {
         let mem = simulate_sizes(&spec, &runs, &sizes, warmup).unwrap();
         let file =
-            pagelab_trace::policy::simulate_min_trace_sizes(&spec, &path, &sizes, warmup).unwrap();
+            pagelab_trace::grid::simulate_min_trace_sizes(&spec, &path, &sizes, warmup).unwrap();
         for (a, b) in mem.iter().zip(&file) {
             assert_eq!(
                 a.measured, b.measured,
