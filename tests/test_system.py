@@ -195,9 +195,16 @@ def test_presets_are_read_from_the_checkout_when_running_from_one():
 
 
 def test_docstring_examples_run():
-    for module in (pagelab, pagelab.system):
+    for module in (pagelab, pagelab.system, pagelab.tomlout):
         failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert tried > 0 and failed == 0, module.__name__
+
+
+def test_a_fitted_preset_with_control_characters_reads_back():
+    from pagelab import tomlout
+
+    tree = {"run": {"note": 'a "q" \\ tab\t del\x7f', "when": [1, 2.5, True]}, "k-1": {"x": 1}}
+    assert tomllib.loads(tomlout.dumps(tree, {"run.note": "fitted"})) == tree
 
 
 # -- Bard's workloads as presets ---------------------------------------------------------------

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -32,6 +31,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _atomic, _core, validate
 from .errors import PagelabError
+from .tomlout import key as _key
+from .tomlout import value as toml_value
 
 if TYPE_CHECKING:
     import pandas
@@ -250,66 +251,6 @@ def _set_pairs(set_: Overrides | None) -> list[tuple[str, str]]:
     if isinstance(set_, Mapping):
         return [(str(k), toml_value(v, str(k))) for k, v in set_.items()]
     return [_pair(o) for o in set_]
-
-
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-}
-
-
-def _string(s: str) -> str:
-    """A TOML basic string: quotes, backslashes and control characters escaped."""
-    out = []
-    for ch in s:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def _key(k: Any) -> str:
-    k = str(k)
-    return k if _BARE_KEY.match(k) else _string(k)
-
-
-def toml_value(v: Any, where: str = "value") -> str:
-    """A Python value as an inline TOML value (``--set`` right-hand sides, dict specs).
-
-    >>> toml_value({"kind": "exponential", "mean_s": 10.0})
-    '{kind = "exponential", mean_s = 10.0}'
-    >>> toml_value([1, True, "a"])
-    '[1, true, "a"]'
-    """
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        return repr(v) if math.isfinite(v) else ("inf" if v > 0 else "-inf")
-    if isinstance(v, str):
-        return _string(v)
-    if isinstance(v, Mapping):
-        inner = ", ".join(f"{_key(k)} = {toml_value(x, f'{where}.{k}')}" for k, x in v.items())
-        return "{" + inner + "}"
-    if isinstance(v, list | tuple):
-        return "[" + ", ".join(toml_value(x, f"{where}[{i}]") for i, x in enumerate(v)) + "]"
-    if hasattr(v, "item"):  # a numpy scalar
-        return toml_value(v.item(), where)
-    raise PagelabError(f"{where}: expected a number, string, boolean, list or dict, got {v!r}")
 
 
 def to_toml(spec: Mapping[str, Any]) -> str:

@@ -6,10 +6,12 @@ Tables become `[a.b]` sections, arrays of tables `[[a.b]]`, everything else `key
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
+
+from .errors import PagelabError
 
 BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -39,13 +41,13 @@ def _table(
     scalars = {k: v for k, v in t.items() if not isinstance(v, dict) and not _is_table_array(v)}
     if header and (scalars or array or not t):
         lines.append("")
-        name = ".".join(_key(n) for n in names)
+        name = ".".join(key(n) for n in names)
         lines.append(f"[[{name}]]" if array else f"[{name}]")
     for k, v in scalars.items():
         note = comments.get(".".join([*path, k]))
         if note:
             lines.append(f"# {note}")
-        lines.append(f"{_key(k)} = {_value(v)}")
+        lines.append(f"{key(k)} = {value(v, '.'.join([*path, k]))}")
     for k, v in t.items():
         if isinstance(v, dict):
             _table(v, [*path, k], [*names, k], comments, lines, header=True)
@@ -57,11 +59,44 @@ def _table(
                 )
 
 
-def _key(k: str) -> str:
-    return k if BARE_KEY.match(k) else json.dumps(k)
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
 
 
-def _value(v: Any) -> str:
+def _string(s: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters escaped."""
+    out = []
+    for ch in s:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def key(k: Any) -> str:
+    """A TOML key: bare where it can be, quoted otherwise."""
+    k = str(k)
+    return k if BARE_KEY.match(k) else _string(k)
+
+
+def value(v: Any, where: str = "value") -> str:
+    """A Python value as an inline TOML value (``--set`` right-hand sides, dict specs).
+
+    >>> value({"kind": "exponential", "mean_s": 10.0})
+    '{kind = "exponential", mean_s = 10.0}'
+    >>> value([1, True, "a"])
+    '[1, true, "a"]'
+    """
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
@@ -69,15 +104,16 @@ def _value(v: Any) -> str:
     if isinstance(v, float):
         if math.isnan(v):
             return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
+        return repr(v) if math.isfinite(v) else ("inf" if v > 0 else "-inf")
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+        return _string(v)
     if isinstance(v, dt.date | dt.time):
         return v.isoformat()
-    if isinstance(v, list):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + "}"
-    raise TypeError(f"cannot write {type(v).__name__} as TOML")
+    if isinstance(v, Mapping):
+        inner = ", ".join(f"{key(k)} = {value(x, f'{where}.{k}')}" for k, x in v.items())
+        return "{" + inner + "}"
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(value(x, f"{where}[{i}]") for i, x in enumerate(v)) + "]"
+    if hasattr(v, "item"):  # a numpy scalar
+        return value(v.item(), where)
+    raise PagelabError(f"{where}: expected a number, string, boolean, list or dict, got {v!r}")
