@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -255,6 +256,19 @@ def test_a_sweep_table_is_drawn_as_curves_over_its_number(results):
     (mixed,) = charts.tables(records.parse(results / "hand-new.json", measures))
     assert mixed["spec"]["layout"]["xaxis"]["type"] == "category"
     assert all(t["mode"] == "markers" for t in mixed["spec"]["data"])
+
+
+def test_every_chart_has_a_static_png_beside_it(site):
+    pages = [site / "index.html", *sorted((site / "repro").glob("*.html"))]
+    charts = pngs = 0
+    for page in pages:
+        html = page.read_text()
+        charts += html.count('class="plot"')
+        for src in re.findall(r'class="fallback-png" src="([^"]+)"', html):
+            png = (page.parent / src).resolve()
+            assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", (page.name, src)
+            pngs += 1
+    assert charts > 0 and pngs == charts
 
 
 def test_preset_values_carry_unit_and_source():

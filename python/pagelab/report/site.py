@@ -6,6 +6,7 @@ SITE/scoreboard.json         the same numbers, for CI and other tools
 SITE/repro/NAME.html         paper beside pagelab, claims, charts, figures, command, fitted values
 SITE/preset/NAME.html        parameters with units and sources, the preset's notes
 SITE/figures/NAME/*.png      the figures, copied from the results directory
+SITE/charts/PAGE/*.png       each interactive chart as a static PNG, shown without JavaScript
 SITE/assets/                 stylesheet, table sorter, chart glue, plotly.js (no network needed)
 ```
 The site is built in a temporary directory beside SITE and renamed onto it when complete, so a
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PagelabError
-from . import pages, score
+from . import pages, score, static
 from .records import ALL_VERDICTS, Record, load
 
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -142,6 +143,7 @@ def build(
             figures = _copy_figures(record, results, tmp)
             page = pages.reproduction_context(record, board["reproductions"][record.name])
             page.update(figures=figures, presets=uses.get(record.name, []))
+            _draw_fallbacks(page, tmp, f"charts/{record.name}", "..")
             pages.render(env, "reproduction.html.j2", tmp, f"repro/{record.name}.html", page)
         for preset in preset_pages:
             users = [n for n, names in uses.items() if preset["name"] in names]
@@ -153,6 +155,7 @@ def build(
                 {**preset, "used_by": users},
             )
         index = pages.index_context(records, board, preset_pages)
+        _draw_fallbacks(index, tmp, "charts/index", ".")
         pages.render(env, "index.html.j2", tmp, "index.html", index)
         (tmp / "scoreboard.json").write_text(json.dumps(board, indent=2) + "\n")
         _swap(tmp, out)
@@ -160,6 +163,17 @@ def build(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return board
+
+
+def _draw_fallbacks(page: dict[str, Any], site: Path, folder: str, root: str) -> None:
+    """A static PNG of each of the page's charts, shown where plotly.js does not run."""
+    (site / folder).mkdir(parents=True, exist_ok=True)
+    if page.get("distances"):
+        static.draw(page["distances"], site / folder / "distances.png")
+        page["distances_png"] = f"{root}/{folder}/distances.png"
+    for i, chart in enumerate(page.get("table_charts", []), start=1):
+        static.draw(chart["spec"], site / folder / f"table-chart-{i}.png")
+        chart["png"] = f"{root}/{folder}/table-chart-{i}.png"
 
 
 def _is_site(path: Path) -> bool:
