@@ -789,11 +789,9 @@ def main() -> None:
     except click.ClickException as e:
         e.show()
         sys.exit(e.exit_code)
-    except FileNotFoundError as e:
-        click.echo(f"pagelab: error: {e.filename}: no such file", err=True)
-        sys.exit(2)
     except OSError as e:
-        click.echo(f"pagelab: error: {e}", err=True)
+        missing = isinstance(e, FileNotFoundError)
+        click.echo(f"pagelab: error: {f'{e.filename}: no such file' if missing else e}", err=True)
         sys.exit(2)
 
 
