@@ -8,7 +8,7 @@
 //! [`super::clock::Clock`] does (the bit of a page just loaded is `bit_on_load`, or set by the
 //! run's second reference).
 
-use crate::policy::{Counts, Outcome, PolicySpec};
+use crate::policy::{Outcome, PolicySpec};
 use crate::Run;
 
 /// CLOCK at several sizes at once.
@@ -113,30 +113,14 @@ impl ClockSizes {
 
     /// One outcome per size, in the order given (no warm-up).
     pub fn outcomes(self, spec: &PolicySpec, out: &mut Vec<Outcome>) {
-        for (j, &f) in self.frames.iter().enumerate() {
-            let b = 1u64 << j;
-            let dirty_resident = self
-                .resident
-                .iter()
-                .zip(&self.dirty)
-                .filter(|(r, d)| *r & *d & b != 0)
-                .count() as u64;
-            let measured = Counts {
-                references: self.references,
-                faults: self.faults[j],
-                pushes: self.pushes[j],
-                resident_sum: 0,
-            };
-            out.push(Outcome {
-                policy: spec.clone(),
-                frames: f,
-                measured,
-                warmup: Counts::default(),
-                dirty_resident,
-                fault_rate: measured.fault_rate(),
-                mean_resident: None,
-            });
-        }
+        let counts = (self.references, &self.faults[..], &self.pushes[..]);
+        super::mask_outcomes(
+            spec,
+            &self.frames,
+            counts,
+            (&self.resident, &self.dirty),
+            out,
+        );
     }
 }
 

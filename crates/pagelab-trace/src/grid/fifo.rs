@@ -8,7 +8,7 @@
 //! does. FIFO has no inclusion property (Belady's anomaly), so the sizes cannot share a stack,
 //! but they can share the walk over the runs.
 
-use crate::policy::{Counts, Outcome, PolicySpec};
+use crate::policy::{Outcome, PolicySpec};
 use crate::Run;
 
 /// FIFO at several sizes at once.
@@ -93,30 +93,14 @@ impl FifoSizes {
 
     /// One outcome per size, in the order given (no warm-up).
     pub fn outcomes(self, spec: &PolicySpec, out: &mut Vec<Outcome>) {
-        for (j, &f) in self.frames.iter().enumerate() {
-            let bit = 1u64 << j;
-            let dirty_resident = self
-                .resident
-                .iter()
-                .zip(&self.dirty)
-                .filter(|(r, d)| *r & *d & bit != 0)
-                .count() as u64;
-            let measured = Counts {
-                references: self.references,
-                faults: self.faults[j],
-                pushes: self.pushes[j],
-                resident_sum: 0,
-            };
-            out.push(Outcome {
-                policy: spec.clone(),
-                frames: f,
-                measured,
-                warmup: Counts::default(),
-                dirty_resident,
-                fault_rate: measured.fault_rate(),
-                mean_resident: None,
-            });
-        }
+        let counts = (self.references, &self.faults[..], &self.pushes[..]);
+        super::mask_outcomes(
+            spec,
+            &self.frames,
+            counts,
+            (&self.resident, &self.dirty),
+            out,
+        );
     }
 }
 

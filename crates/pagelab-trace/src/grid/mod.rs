@@ -110,24 +110,65 @@ impl Cell<'_> {
                 for &f in sizes {
                     // More frames than pages change nothing for a stack algorithm.
                     let p = curve.points[(f as usize).min(curve.points.len()) - 1];
-                    let measured = Counts {
-                        references: p.references,
-                        faults: p.faults,
-                        pushes: p.pushes.unwrap_or(0),
-                        resident_sum: 0,
-                    };
-                    out.push(Outcome {
-                        policy: spec.clone(),
-                        frames: f,
-                        measured,
-                        warmup: Counts::default(),
-                        dirty_resident: dirty[(f as usize).min(dirty.len() - 1)],
-                        fault_rate: measured.fault_rate(),
-                        mean_resident: None,
-                    });
+                    let dirty = dirty[(f as usize).min(dirty.len() - 1)];
+                    let pushes = p.pushes.unwrap_or(0);
+                    out.push(outcome(spec, f, p.references, p.faults, pushes, dirty));
                 }
             }
         }
+    }
+}
+
+/// The outcome of one size of a many-size walk: no warm-up, no mean resident set.
+fn outcome(
+    spec: &PolicySpec,
+    frames: u32,
+    references: u64,
+    faults: u64,
+    pushes: u64,
+    dirty: u64,
+) -> Outcome {
+    let measured = Counts {
+        references,
+        faults,
+        pushes,
+        resident_sum: 0,
+    };
+    Outcome {
+        policy: spec.clone(),
+        frames,
+        measured,
+        warmup: Counts::default(),
+        dirty_resident: dirty,
+        fault_rate: measured.fault_rate(),
+        mean_resident: None,
+    }
+}
+
+/// The outcomes of a walk that keeps one bit per size in each page's `resident` and `dirty`
+/// masks (FIFO and CLOCK at up to 64 sizes).
+fn mask_outcomes(
+    spec: &PolicySpec,
+    frames: &[u32],
+    (references, faults, pushes): (u64, &[u64], &[u64]),
+    (resident, dirty): (&[u64], &[u64]),
+    out: &mut Vec<Outcome>,
+) {
+    for (j, &f) in frames.iter().enumerate() {
+        let bit = 1u64 << j;
+        let dirty_resident = resident
+            .iter()
+            .zip(dirty)
+            .filter(|(r, d)| *r & *d & bit != 0)
+            .count();
+        out.push(outcome(
+            spec,
+            f,
+            references,
+            faults[j],
+            pushes[j],
+            dirty_resident as u64,
+        ));
     }
 }
 
