@@ -50,3 +50,30 @@ def list_reproductions() -> None:
 
     for r in reproduce.available():
         click.echo(f"{r['name']}: {r['title']} ({r['paper']})")
+
+
+@list_.command("metrics")
+@click.option(
+    "--system",
+    "kind",
+    type=click.Choice(["vm", "unix", "m44"]),
+    default=None,
+    help="Only the metrics this kind of system reports.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def list_metrics(kind: str | None, as_json: bool) -> None:
+    """Every metric a run reports, with its unit and the systems that produce it (read from
+    the engines: every preset runs briefly)."""
+    import json
+
+    from .. import metrics
+
+    rows = metrics.catalogue(on_preset=lambda name: click.echo(f"reading {name}", err=True))
+    if kind is not None:
+        rows = [r for r in rows if kind in r["systems"]]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        unit = f" [{r['unit']}]" if r["unit"] else ""
+        click.echo(f"{r['name']}{unit} ({', '.join(r['systems'])}): {r['description']}")
