@@ -85,6 +85,27 @@ impl Driver {
         self.now += measured.iter().map(|r| u64::from(r.count)).sum::<u64>();
     }
 
+    /// Drives MIN over `runs`, next uses from `next`: the warm-up's runs one at a time, the
+    /// rest in one [`min::Min::run_block`].
+    pub(crate) fn drive_min(
+        &mut self,
+        m: &mut min::Min,
+        runs: &[Run],
+        next: &mut min::NextUseCursor<'_>,
+    ) {
+        let mut at = 0;
+        while self.at_warmup_end.is_none() {
+            let Some(&r) = runs.get(at) else {
+                return;
+            };
+            min_run(self, m, r, next.next_use());
+            at += 1;
+        }
+        let measured = &runs[at..];
+        self.faults[1] += m.run_block(measured, next, &mut self.mem);
+        self.now += measured.iter().map(|r| u64::from(r.count)).sum::<u64>();
+    }
+
     /// One (collapsed) run, split at the end of the warm-up if it straddles it.
     #[inline(always)]
     fn drive_one<P: Replacement>(&mut self, p: &mut P, r: Run) {
@@ -270,9 +291,7 @@ pub fn simulate_min_trace(
     for c in 0..reader.chunk_count() {
         buf.clear();
         reader.read_chunk(c, &mut buf)?;
-        for &r in &buf {
-            min_run(&mut d, &mut m, r, next.next_use());
-        }
+        d.drive_min(&mut m, &buf, &mut next);
     }
     Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
 }
