@@ -140,7 +140,7 @@ def stale_debt(debt: dict[str, int], seen: dict[str, int]) -> list[str]:
         if now <= limit:
             out.append(f"scripts/layout_debt.txt: {key} is within the limit now: remove its entry")
         elif now < size:
-            out.append(f"scripts/layout_debt.txt: {key} is {now} lines now: lower its entry to {now}")
+            out.append(f"scripts/layout_debt.txt: {key} is {now} lines now: lower its entry")
     return out
 
 
