@@ -43,6 +43,7 @@ use crate::monitor::{self, ClassRow, Counters, IntervalTable, Percentiles, Repor
 use crate::page_swap::{identify_working_set, PageSwap, SwapList, SwapSet};
 use crate::psi_scheduler::Evict;
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
+use crate::steal::StealBooks;
 use crate::supply::{FrameSupply, Supply};
 use crate::survival::SurvivalBooks;
 use crate::workload::{think_time, LocalityModel, Program, TraceOpener};
@@ -323,6 +324,7 @@ pub struct System<'o> {
     done_at: Option<Tick>,
     /// Bard's eq. 4 books: essential interruptions per user, last-reference marks per frame.
     survival: SurvivalBooks,
+    steal: StealBooks,
     /// Admission order per user (the latest admitted has the lowest priority in queue).
     admit_seq: Vec<u64>,
     n_admitted: u64,
@@ -597,6 +599,7 @@ impl<'o> System<'o> {
                 kind: spec.monitor.essential,
                 ..SurvivalBooks::new(n_all as usize, spec.memory.frames as usize)
             },
+            steal: StealBooks::new(spec.memory.frames as usize),
             admit_seq: vec![0; n_all as usize],
             n_admitted: 0,
             next_sample: Tick::ZERO,
@@ -1052,6 +1055,7 @@ impl<'o> System<'o> {
         let usr = &mut self.users[u as usize];
         let Some(q) = usr.queue.take() else { return };
         usr.stay.resident_now = self.mem.resident[u as usize];
+        usr.stay.cpu_ns = usr.stay_cpu_ns;
         let stay = usr.stay;
         self.lc.on_queue_drop(&mut usr.proj, &stay);
         if let Some(b) = self.bench.as_mut() {
@@ -1485,12 +1489,14 @@ impl<'o> System<'o> {
             fr.state = FrameState::Resident;
             fr.changed = true;
             self.c.zero_fills += 1.0;
+            self.steal.reused(f);
             self.fault_done(w, true);
             return;
         }
         if owner == u {
             if let Some(id) = self.swap.as_ref().and_then(|ps| ps.set_of(u, idx)) {
                 self.c.swap_faults += 1.0;
+                self.steal.reused(f);
                 self.page_waiters.push((f, w));
                 self.fault_still_waits(w);
                 self.swap_in(u, id, Some((idx, f)));
@@ -1498,6 +1504,9 @@ impl<'o> System<'o> {
             }
         }
         self.c.page_reads += 1.0;
+        if self.steal.read_into(f) {
+            self.c.stolen_reads += 1.0;
+        }
         let resident = self.mem.resident[u as usize];
         let usr = &mut self.users[u as usize];
         usr.stay.page_reads += 1;
@@ -1621,6 +1630,7 @@ impl<'o> System<'o> {
         if stolen {
             self.c.steals += 1.0;
         }
+        self.steal.replaced(f, stolen);
         if let Some(n) = self.survival.replaced(f) {
             if self.warm {
                 self.survival.tally(f, n);
@@ -1808,6 +1818,7 @@ impl<'o> System<'o> {
                     };
                     self.mem.map(u, p, f, FrameState::PageIn);
                     self.supply.on_load(u, p, f, self.supply_refs);
+                    self.steal.reused(f);
                     f
                 }
             };
@@ -1980,6 +1991,10 @@ impl<'o> System<'o> {
             ("psi_s_stolen", "interruptions"),
             ("mpl", "users"),
             ("cpu_busy_pct", "%"),
+            ("problem_state_pct", "%"),
+            ("page_read_rate", "1/s"),
+            ("steal_ratio", "fraction"),
+            ("a_star", "pages"),
         ] {
             columns.push(n.into());
             units.push(un.into());
@@ -1996,6 +2011,11 @@ impl<'o> System<'o> {
             row.push(monitor::psi_s_stolen(&di).unwrap_or(f64::NAN));
             row.push(di.mpl_user_s / t);
             row.push(100.0 * (di.cpu_problem_s + di.cpu_supervisor_s) / (t * f64::from(cpus)));
+            let b = monitor::bard_quantities(&di, cpus, self.spec.memory.frames);
+            row.push(b.problem_state_pct);
+            row.push(b.page_read_rate);
+            row.push(b.steal_ratio);
+            row.push(b.a_star.unwrap_or(f64::NAN));
             rows.push(row);
             prev = *s;
         }

@@ -100,8 +100,9 @@ def _setting(
         }
         for t in traces
     ]
+    # Every program always in queue: VM/370's storage test with nothing projected admits all.
     lc = {
-        "kind": "cp67",
+        "kind": "vm370",
         "q1_slice_s": 1e6,
         "q2_slice_s": 1e6,
         "projection": "last",
