@@ -8,7 +8,7 @@
 //!   dispatchable list: Q1 stay ≤ 0.25 s CPU, Q2 stay ≤ 2.5 s CPU                     bard §9 [9]
 //!                    │ queue-drop: storage estimate for the next stay
 //!                    ▼
-//!   A = S/Q (resident pages summed at page reads / page reads)                       bard §9
+//!   A = max(S/Q, resident at the drop): S/Q corrected for the build-up              bard §9
 //!   R = Q / CPU seconds of the stay                                                   bard §3 R(Ψ)
 //!   W' = A · clamp((R / R_d)^(1/γ), 1/k, k)  the storage at which it would page at R_d bard §12
 //!   W  = σ W_prev + (1 − σ) W'  clamped to [W_min, N]
@@ -30,9 +30,8 @@
 //! Choices where bard is silent [A], each a parameter: R_d, γ, the clamp k on one stay's
 //! correction, the smoothing σ, the floor W_min, one estimate per program (not per activation
 //! type), and a stay without page reads estimated at its resident pages at the drop. A lone
-//! user is always admitted (as in [`crate::load_control`]).
+//! user is always admitted. The glue to the load-control seam is in [`crate::load_control`].
 
-use crate::load_control::{LoadAction, LoadView, Projection, Queue, StayStats};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of CP-67's scheduler.
@@ -53,7 +52,7 @@ pub struct Cp67Spec {
     #[serde(default = "five")]
     pub initial_ws_pages: f64,
     /// R_d, the desirable paging rate of one program [page reads per CPU second] [A]. Default:
-    /// bard §6's system limit of 65 page reads/s over a problem-state share of one half.
+    /// bard §6's limit of 65 page reads/s, so that Σ R_i CPU_i ≤ 65/s however the CPU is shared.
     #[serde(default = "desirable")]
     pub desirable_rate: f64,
     /// γ, the exponent of R ∝ A^(−γ) (bard §7: 2 ≤ γ ≤ 4) [A: the low end].
@@ -72,6 +71,11 @@ pub struct Cp67Spec {
     /// without the paging-rate correction), the scheduler without load feedback.
     #[serde(default = "yes")]
     pub rate_feedback: bool,
+    /// Correct A for the initial build-up of the stay (bard §9: "a correction for the initial
+    /// page build-up period may be applied"): A = max(S/Q, resident pages at the drop), since
+    /// S/Q averages over a resident set that grows from what survived the last dormancy [A].
+    #[serde(default = "yes")]
+    pub build_up_correction: bool,
 }
 
 fn q1_slice() -> f64 {
@@ -84,7 +88,7 @@ fn five() -> f64 {
     5.0
 }
 fn desirable() -> f64 {
-    130.0
+    65.0
 }
 fn two() -> f64 {
     2.0
@@ -142,84 +146,56 @@ pub fn storage_for_rate(a: f64, r: f64, r_d: f64, gamma: f64, k: f64) -> f64 {
     a * f
 }
 
-/// CP-67's scheduler with its parameters.
-#[derive(Clone, Debug)]
-pub struct Cp67Scheduler {
-    /// Parameters.
-    pub p: Cp67Spec,
+/// The next storage estimate [pages] from the last one, `prev`, and a stay's page reads, the
+/// resident pages summed at them, the resident pages at the drop and its CPU time.
+pub fn next_estimate(
+    p: &Cp67Spec,
+    prev: f64,
+    reads: u64,
+    sum: u64,
+    resident: u32,
+    cpu_ns: u64,
+) -> f64 {
+    let cpu_s = cpu_ns as f64 / 1e9;
+    let w = if reads == 0 {
+        // No page read: what it held sufficed [A].
+        f64::from(resident)
+    } else {
+        let mut a = sum as f64 / reads as f64;
+        if p.build_up_correction {
+            a = a.max(f64::from(resident));
+        }
+        if p.rate_feedback && cpu_s > 0.0 {
+            let r = reads as f64 / cpu_s;
+            storage_for_rate(a, r, p.desirable_rate, p.gamma, p.max_step)
+        } else {
+            a
+        }
+    };
+    (p.smoothing * prev + (1.0 - p.smoothing) * w).max(p.min_ws_pages)
 }
 
-impl Cp67Scheduler {
-    /// A user's state before its first stay.
-    pub fn initial_projection(&self) -> Projection {
-        let w = self.p.initial_ws_pages;
-        Projection {
-            p: w,
-            last_a: w,
-            last_p: w,
-            abar: [w; 2],
-            next: [w; 2],
+/// How many of the eligible users, in priority order with estimates `estimates`, to admit:
+/// the head while the dispatchable list's `committed` estimates plus its own fit in the
+/// `apages` pageable frames (bard §8: "admits programs only as long as their requirements can
+/// be met"). An estimate above N is tested as N so that a large program waits for an empty
+/// set rather than forever; with `in_queue` = 0 the head always enters.
+pub fn admit_count(apages: u32, committed: f64, in_queue: u32, estimates: &[f64]) -> usize {
+    let n = f64::from(apages);
+    let mut sum = committed;
+    for (i, &e) in estimates.iter().enumerate() {
+        let w = e.min(n);
+        if in_queue as usize + i > 0 && sum + w > n {
+            return i;
         }
+        sum += w;
     }
-
-    /// In-queue time slice of `q` [ns of CPU] (bard §9).
-    pub fn slice_ns(&self, q: Queue) -> u64 {
-        let s = match q {
-            Queue::Q1 => self.p.q1_slice_s,
-            Queue::Q2 => self.p.q2_slice_s,
-        };
-        (s * 1e9).round() as u64
-    }
-
-    /// The next stay's storage estimate from this stay's measurements.
-    pub fn on_queue_drop(&mut self, proj: &mut Projection, stay: &StayStats) {
-        let cpu_s = stay.cpu_ns as f64 / 1e9;
-        let w = if stay.page_reads == 0 {
-            // No page read: what it held sufficed [A].
-            f64::from(stay.resident_now)
-        } else {
-            let a = stay.resident_at_reads as f64 / stay.page_reads as f64;
-            if self.p.rate_feedback && cpu_s > 0.0 {
-                let r = stay.page_reads as f64 / cpu_s;
-                storage_for_rate(a, r, self.p.desirable_rate, self.p.gamma, self.p.max_step)
-            } else {
-                a
-            }
-        };
-        let s = self.p.smoothing;
-        let w = (s * proj.p + (1.0 - s) * w).max(self.p.min_ws_pages);
-        proj.last_a = w;
-        proj.last_p = proj.p;
-        proj.p = w;
-    }
-
-    /// Admits the eligible head while the dispatchable list's estimates plus its own fit in
-    /// the pageable frames (bard §8: "admits programs only as long as their requirements can
-    /// be met"); an estimate above N is tested as N so that a large program waits for an
-    /// empty set rather than forever.
-    pub fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
-        let n = f64::from(view.apages);
-        let mut sum = view.sumwss;
-        let first = out.len();
-        for c in view.eligible {
-            let in_queue = view.in_queue as usize + (out.len() - first);
-            let w = c.projected.min(n);
-            if in_queue > 0 && sum + w > n {
-                break;
-            }
-            out.push(LoadAction::Admit {
-                user: c.user,
-                queue: c.queue,
-            });
-            sum += w;
-        }
-    }
+    estimates.len()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load_control::Candidate;
 
     fn spec() -> Cp67Spec {
         toml::from_str("").unwrap()
@@ -235,77 +211,46 @@ mod tests {
         assert_eq!(storage_for_rate(10.0, 0.0, 130.0, 2.0, 4.0), 2.5);
     }
 
-    fn stay(reads: u64, sum: u64, resident: u32, cpu_ms: u64) -> StayStats {
-        StayStats {
-            page_reads: reads,
-            resident_at_reads: sum,
-            resident_now: resident,
-            queue: Some(Queue::Q2),
-            cpu_ns: cpu_ms * 1_000_000,
-        }
-    }
-
     #[test]
     fn queue_drop_moves_the_estimate_toward_the_desirable_rate() {
-        let mut s = Cp67Scheduler { p: spec() };
-        let mut pr = s.initial_projection();
-        assert_eq!(pr.p, 5.0);
-        // 52 reads in 0.1 s = 520/s at S/Q = 520/52 = 10 pages: W' = 20; W = (5 + 20)/2 = 12.5.
-        s.on_queue_drop(&mut pr, &stay(52, 520, 9, 100));
-        assert_eq!(pr.p, 12.5);
+        let mut p = Cp67Spec {
+            build_up_correction: false,
+            ..spec()
+        };
+        // 52 reads in 0.2 s = 260/s = 4 R_d at S/Q = 520/52 = 10 pages: W' = 20;
+        // W = (5 + 20)/2 = 12.5.
+        let w = next_estimate(&p, 5.0, 52, 520, 9, 200_000_000);
+        assert_eq!(w, 12.5);
         // No read: W' = the 6 resident pages; W = (12.5 + 6)/2 = 9.25.
-        s.on_queue_drop(&mut pr, &stay(0, 0, 6, 100));
-        assert_eq!(pr.p, 9.25);
+        assert_eq!(next_estimate(&p, w, 0, 0, 6, 100_000_000), 9.25);
         // Without rate feedback: W' = S/Q = 10.
-        s.p.rate_feedback = false;
-        s.on_queue_drop(&mut pr, &stay(52, 520, 9, 100));
-        assert_eq!(pr.p, 9.625);
+        p.rate_feedback = false;
+        assert_eq!(next_estimate(&p, 9.25, 52, 520, 9, 200_000_000), 9.625);
+        // The build-up correction: 9 resident at the drop beat S/Q = 520/104 = 5; R = 4 R_d.
+        p.rate_feedback = true;
+        p.build_up_correction = true;
+        p.smoothing = 0.0;
+        assert_eq!(next_estimate(&p, 9.625, 104, 520, 9, 400_000_000), 18.0);
         // The floor.
-        s.p.smoothing = 0.0;
-        s.on_queue_drop(&mut pr, &stay(0, 0, 0, 100));
-        assert_eq!(pr.p, 2.0);
+        assert_eq!(next_estimate(&p, 18.0, 0, 0, 0, 100_000_000), 2.0);
     }
 
     #[test]
     fn admits_in_priority_order_while_the_estimates_fit() {
-        let mut s = Cp67Scheduler { p: spec() };
-        let c = |user, projected| Candidate {
-            user,
-            queue: Queue::Q1,
-            projected,
-        };
-        let el = [c(1, 20.0), c(2, 30.0), c(3, 5.0)];
-        let mut out = Vec::new();
-        // 130 frames, 90 committed: 110 fits, 140 does not; user 3 waits behind user 2.
-        s.admit(
-            &LoadView {
-                apages: 130,
-                sumwss: 90.0,
-                in_queue: 4,
-                eligible: &el,
-            },
-            &mut out,
-        );
-        assert_eq!(out.len(), 1);
+        // 130 frames, 90 committed: 110 fits, 140 does not; the third waits behind the second.
+        assert_eq!(admit_count(130, 90.0, 4, &[20.0, 30.0, 5.0]), 1);
         // An empty set takes an estimate above N, tested as N: nothing after it fits.
-        out.clear();
-        let big = [c(4, 500.0), c(5, 1.0)];
-        s.admit(
-            &LoadView {
-                apages: 130,
-                sumwss: 0.0,
-                in_queue: 0,
-                eligible: &big,
-            },
-            &mut out,
-        );
-        assert_eq!(out.len(), 1);
+        assert_eq!(admit_count(130, 0.0, 0, &[500.0, 1.0]), 1);
+        assert_eq!(admit_count(130, 0.0, 0, &[60.0, 70.0]), 2);
     }
 
     #[test]
     fn defaults_and_checks() {
         let p = spec();
-        assert_eq!((p.q1_slice_s, p.q2_slice_s), (0.25, 2.5));
+        assert_eq!(
+            (p.q1_slice_s, p.q2_slice_s, p.desirable_rate),
+            (0.25, 2.5, 65.0)
+        );
         assert!(p.check().is_ok());
         let bad = Cp67Spec {
             smoothing: 1.0,

@@ -31,7 +31,7 @@
 //! projection (VM-SPG p.108 lets an oversized Q2 user in "when no other users are in Q1 or Q2";
 //! we apply the same to Q1 so that a lone user can always run).
 
-use crate::cp67_scheduler::Cp67Scheduler;
+use crate::cp67_scheduler::{admit_count, next_estimate, Cp67Spec};
 use crate::monitor::Counters;
 use crate::psi_scheduler::{Evict, Measures, PsiScheduler};
 use crate::spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
@@ -159,6 +159,71 @@ pub struct StorageTest {
     pub p: StorageTestSpec,
     /// Admit a Q2 candidate that does not fit if 0.75 P frames are uncommitted (VM-SPG p.108).
     pub q2_partial_fit: bool,
+}
+
+/// CP-67's scheduler ([`crate::cp67_scheduler`]) on the load-control seam.
+#[derive(Clone, Debug)]
+pub struct Cp67Scheduler {
+    /// Parameters.
+    pub p: Cp67Spec,
+}
+
+impl Cp67Scheduler {
+    fn initial_projection(&self) -> Projection {
+        let w = self.p.initial_ws_pages;
+        Projection {
+            p: w,
+            last_a: w,
+            last_p: w,
+            abar: [w; 2],
+            next: [w; 2],
+        }
+    }
+
+    fn slice_ns(&self, q: Queue) -> u64 {
+        let s = match q {
+            Queue::Q1 => self.p.q1_slice_s,
+            Queue::Q2 => self.p.q2_slice_s,
+        };
+        (s * 1e9).round() as u64
+    }
+
+    fn on_queue_drop(&mut self, proj: &mut Projection, st: &StayStats) {
+        let w = next_estimate(
+            &self.p,
+            proj.p,
+            st.page_reads,
+            st.resident_at_reads,
+            st.resident_now,
+            st.cpu_ns,
+        );
+        proj.last_a = w;
+        proj.last_p = proj.p;
+        proj.p = w;
+    }
+
+    fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
+        let est: Vec<f64> = view.eligible.iter().map(|c| c.projected).collect();
+        let k = admit_count(view.apages, view.sumwss, view.in_queue, &est);
+        for c in &view.eligible[..k] {
+            out.push(LoadAction::Admit {
+                user: c.user,
+                queue: c.queue,
+            });
+        }
+    }
+}
+
+impl LoadControlSpec {
+    /// The first parameter of the controller out of range: (key under `load_control`, what was
+    /// expected); VM/370's storage test is checked in `SystemSpec::validate`.
+    pub fn check_params(&self) -> Result<(), (&'static str, &'static str)> {
+        match self {
+            LoadControlSpec::Cp67(p) => p.check(),
+            LoadControlSpec::Psi(p) => p.check(),
+            LoadControlSpec::Vm370(_) => Ok(()),
+        }
+    }
 }
 
 impl LoadController {

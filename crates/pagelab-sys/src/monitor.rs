@@ -280,6 +280,53 @@ pub struct DeviceRow {
     pub rps_misses: u64,
 }
 
+/// The interval table of cumulative `samples` (each row the difference from the previous
+/// sample), on `cpus` processors with `frames` pageable frames.
+pub fn interval_table(samples: &[Counters], cpus: u32, frames: u32) -> IntervalTable {
+    let mut columns: Vec<String> = Counters::COLUMNS.iter().map(|c| c.0.to_string()).collect();
+    let mut units: Vec<String> = Counters::COLUMNS.iter().map(|c| c.1.to_string()).collect();
+    for (n, un) in [
+        ("t_end_s", "s"),
+        ("psi_s_star", "interruptions"),
+        ("psi_s", "interruptions"),
+        ("psi_s_stolen", "interruptions"),
+        ("mpl", "users"),
+        ("cpu_busy_pct", "%"),
+        ("problem_state_pct", "%"),
+        ("page_read_rate", "1/s"),
+        ("steal_ratio", "fraction"),
+        ("a_star", "pages"),
+    ] {
+        columns.push(n.into());
+        units.push(un.into());
+    }
+    let mut rows = Vec::new();
+    let mut prev = Counters::default();
+    for s in samples {
+        let di = s.since(&prev);
+        let mut row = di.values();
+        let t = di.time_s.max(f64::MIN_POSITIVE);
+        row.push(s.time_s);
+        row.push(psi_s_star(&di).unwrap_or(f64::NAN));
+        row.push(psi_s(&di).unwrap_or(f64::NAN));
+        row.push(psi_s_stolen(&di).unwrap_or(f64::NAN));
+        row.push(di.mpl_user_s / t);
+        row.push(100.0 * (di.cpu_problem_s + di.cpu_supervisor_s) / (t * f64::from(cpus)));
+        let b = bard_quantities(&di, cpus, frames);
+        row.push(b.problem_state_pct);
+        row.push(b.page_read_rate);
+        row.push(b.steal_ratio);
+        row.push(b.a_star.unwrap_or(f64::NAN));
+        rows.push(row);
+        prev = *s;
+    }
+    IntervalTable {
+        columns,
+        units,
+        rows,
+    }
+}
+
 /// Bard's eq. 5 over an interval; `None` without a scan cycle or MPL.
 pub fn psi_s_star(d: &Counters) -> Option<f64> {
     if d.scan_cycles <= 0.0 || d.mpl_user_s <= 0.0 {

@@ -945,15 +945,8 @@ impl SystemSpec {
         if !finite_nonneg(self.vio.service_ms) {
             return bad("vio.service_ms", "expected a time ≥ 0 [ms]");
         }
-        if let LoadControlSpec::Psi(p) = &self.load_control {
-            if let Err((k, what)) = p.check() {
-                return bad(&format!("load_control.{k}"), what);
-            }
-        }
-        if let LoadControlSpec::Cp67(p) = &self.load_control {
-            if let Err((k, what)) = p.check() {
-                return bad(&format!("load_control.{k}"), what);
-            }
+        if let Err((k, what)) = self.load_control.check_params() {
+            return bad(&format!("load_control.{k}"), what);
         }
         if let Some(lc) = self.load_control.params() {
             if !(lc.q1_slice_s.is_finite() && lc.q1_slice_s > 0.0) {

@@ -39,7 +39,7 @@ use crate::load_control::{
     Candidate, LoadAction, LoadControl, LoadController, LoadView, Projection, Queue, StayStats,
 };
 use crate::memory::{FrameState, Memory, NONE};
-use crate::monitor::{self, ClassRow, Counters, IntervalTable, Percentiles, Report, UserRow};
+use crate::monitor::{self, ClassRow, Counters, Percentiles, Report, UserRow};
 use crate::page_swap::{identify_working_set, PageSwap, SwapList, SwapSet};
 use crate::psi_scheduler::Evict;
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
@@ -595,10 +595,7 @@ impl<'o> System<'o> {
             bench: None,
             sessions: BTreeMap::new(),
             done_at: None,
-            survival: SurvivalBooks {
-                kind: spec.monitor.essential,
-                ..SurvivalBooks::new(n_all as usize, spec.memory.frames as usize)
-            },
+            survival: SurvivalBooks::of_kind(n_all, spec.memory.frames, spec.monitor.essential),
             steal: StealBooks::new(spec.memory.frames as usize),
             admit_seq: vec![0; n_all as usize],
             n_admitted: 0,
@@ -1982,43 +1979,7 @@ impl<'o> System<'o> {
         let d = last.since(&self.warm_sample);
         let cpus = self.spec.cpu.count;
         let metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
-        let mut columns: Vec<String> = Counters::COLUMNS.iter().map(|c| c.0.to_string()).collect();
-        let mut units: Vec<String> = Counters::COLUMNS.iter().map(|c| c.1.to_string()).collect();
-        for (n, un) in [
-            ("t_end_s", "s"),
-            ("psi_s_star", "interruptions"),
-            ("psi_s", "interruptions"),
-            ("psi_s_stolen", "interruptions"),
-            ("mpl", "users"),
-            ("cpu_busy_pct", "%"),
-            ("problem_state_pct", "%"),
-            ("page_read_rate", "1/s"),
-            ("steal_ratio", "fraction"),
-            ("a_star", "pages"),
-        ] {
-            columns.push(n.into());
-            units.push(un.into());
-        }
-        let mut rows = Vec::new();
-        let mut prev = Counters::default();
-        for s in &self.samples {
-            let di = s.since(&prev);
-            let mut row = di.values();
-            let t = di.time_s.max(f64::MIN_POSITIVE);
-            row.push(s.time_s);
-            row.push(monitor::psi_s_star(&di).unwrap_or(f64::NAN));
-            row.push(monitor::psi_s(&di).unwrap_or(f64::NAN));
-            row.push(monitor::psi_s_stolen(&di).unwrap_or(f64::NAN));
-            row.push(di.mpl_user_s / t);
-            row.push(100.0 * (di.cpu_problem_s + di.cpu_supervisor_s) / (t * f64::from(cpus)));
-            let b = monitor::bard_quantities(&di, cpus, self.spec.memory.frames);
-            row.push(b.problem_state_pct);
-            row.push(b.page_read_rate);
-            row.push(b.steal_ratio);
-            row.push(b.a_star.unwrap_or(f64::NAN));
-            rows.push(row);
-            prev = *s;
-        }
+        let intervals = monitor::interval_table(&self.samples, cpus, self.spec.memory.frames);
         let users = self
             .users
             .iter()
@@ -2114,11 +2075,7 @@ impl<'o> System<'o> {
             seed: self.seed,
             spec: serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
             metrics,
-            intervals: IntervalTable {
-                columns,
-                units,
-                rows,
-            },
+            intervals,
             users,
             classes,
             response,
