@@ -93,6 +93,18 @@ def psi_figures(
     Ψ/Ψc (programs with a break Ψc only); figure 7, R(Ψ) against Ψ on log-log axes. `system`
     holds (Ψs*, A* = N/X, system page exceptions per CPU second) of monitor intervals, which
     Bard superimposes on figures 5 and 7."""
+    fig = psi_figure(curves, title=title, system=system)
+    _atomic.save_figure(fig, target)
+    _pyplot().close(fig)
+
+
+def psi_figure(
+    curves: Sequence[tuple[str, dict[str, Any]]],
+    *,
+    title: str = "",
+    system: Sequence[tuple[float, float, float]] = (),
+) -> Any:
+    """The matplotlib figure of :func:`psi_figures`, for a caller that saves it itself."""
     plt = _pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
     ax_c, ax5, ax6, ax7 = axes.flat
@@ -124,8 +136,7 @@ def psi_figures(
             ax.legend(fontsize=7)
     fig.suptitle(title)
     fig.tight_layout()
-    _atomic.save_figure(fig, target)
-    plt.close(fig)
+    return fig
 
 
 def _a_at(pts: Sequence[dict[str, Any]], psi: float) -> float | None:
