@@ -130,6 +130,9 @@ def psi_figure(
     ax7.set(xlabel="Ψ", ylabel="R(Ψ) (exceptions per CPU s)", title="Figure 7: paging rates")
     ax7.set_xscale("log")
     ax7.set_yscale("log")
+    if not curves:  # monitor intervals only: Bard superimposes them on figures 5 and 7
+        ax_c.set_visible(False)
+        ax6.set_visible(False)
     for ax in axes.flat:
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
