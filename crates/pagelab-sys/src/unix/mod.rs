@@ -26,9 +26,15 @@
 //! `disk_io_rate`, `cpu_interval_ms`, `cpu_wait_ms`, `cpu_busy_pct`, `pctrmm` (§3), and the
 //! workload parameters `pn`, `ps`, `pc_ms`, `mm`.
 
+mod cpu;
+mod disk;
+mod invariants;
 pub mod machine;
 pub mod map;
+mod prototype;
+mod report;
 pub mod spec;
+mod swapio;
 pub mod swapper;
 
 pub use machine::Machine;
