@@ -6,6 +6,11 @@ use super::report::ms;
 use super::swapper::Stat;
 use pagelab_core::Tick;
 
+/// Microseconds of a spec as whole nanoseconds.
+pub(super) fn us_to_ns(us: f64) -> u64 {
+    (us * 1e3).round() as u64
+}
+
 impl Machine {
     /// `swtch`: selects a process; `false` when none is runnable (the CPU idles).
     pub(super) fn swtch(&mut self) -> bool {
@@ -60,8 +65,16 @@ impl Machine {
             self.cpu_end = now + Tick(self.syscall_ns);
             return true;
         }
-        self.return_to_user(i);
+        self.resume(i);
         true
+    }
+
+    /// The kernel half of a system call the process slept in (a block access, `sslep`'s
+    /// loop), then the return to user mode if it does not sleep again.
+    pub(super) fn resume(&mut self, i: usize) {
+        if self.kernel_steps(i) {
+            self.return_to_user(i);
+        }
     }
 
     /// Return to user mode: `setpri`, then switch if `runrun`, else the program continues.
@@ -70,7 +83,7 @@ impl Machine {
         if self.runrun {
             self.preempt(i);
         } else {
-            self.do_user(i);
+            self.proceed(i);
         }
     }
 
@@ -98,14 +111,14 @@ impl Machine {
         let p = &mut self.procs[i];
         if self.kernel {
             self.kernel = false;
-            p.cpu_ns += (now - self.compute_start).as_ns();
+            p.cpu_ns += now.saturating_sub(self.compute_start).as_ns();
         } else if self.cpu_end != Tick::NEVER {
-            let mut used = (now - self.compute_start).as_ns();
+            let mut used = now.saturating_sub(self.compute_start).as_ns();
             let o = used.min(p.overhead_ns);
             p.overhead_ns -= o;
             used -= o;
             p.left_ns = p.left_ns.saturating_sub(used);
-            p.cpu_ns += (now - self.compute_start).as_ns();
+            p.cpu_ns += now.saturating_sub(self.compute_start).as_ns();
         }
         self.cur = None;
         self.cpu_end = Tick::NEVER;
@@ -115,18 +128,45 @@ impl Machine {
         let Some(i) = self.cur else { return };
         if self.kernel {
             self.kernel = false;
-            self.procs[i].cpu_ns += (self.now - self.compute_start).as_ns();
+            self.procs[i].cpu_ns += self.now.saturating_sub(self.compute_start).as_ns();
             self.cpu_end = Tick::NEVER;
-            self.return_to_user(i);
+            self.resume(i);
             return;
         }
         let p = &mut self.procs[i];
-        p.cpu_ns += (self.now - self.compute_start).as_ns();
+        p.cpu_ns += self.now.saturating_sub(self.compute_start).as_ns();
         p.left_ns = 0;
         p.overhead_ns = 0;
-        p.step = Step::Disk;
+        p.step = Step::Compute;
+        self.procs[i].step = self.after_compute(i);
         self.cpu_end = Tick::NEVER;
-        self.do_user(i);
+        self.proceed(i);
+    }
+
+    /// An interrupt of `cost_ns` taken now: its handler runs before anything else is selected
+    /// (wake-ups it makes take effect when it returns; m45.s `call`), and the time is taken
+    /// from the process it interrupts.
+    pub(super) fn interrupt(&mut self, cost_ns: u64) {
+        if cost_ns == 0 {
+            return;
+        }
+        self.steal(cost_ns);
+        self.intr_until = self.intr_until.max(self.now) + Tick(cost_ns);
+        self.st.interrupts += 1.0;
+    }
+
+    /// Interrupt time that delays nothing but the process it interrupts: handlers of
+    /// characters sent while the machine was busy elsewhere (charged when it learns of them).
+    pub(super) fn steal(&mut self, cost_ns: u64) {
+        match self.cur {
+            Some(_) if self.cpu_end != Tick::NEVER => {
+                self.cpu_end += Tick(cost_ns);
+                self.compute_start += Tick(cost_ns);
+            }
+            Some(c) => self.procs[c].overhead_ns += cost_ns,
+            None => self.st.cpu_busy_s += cost_ns as f64 / 1e9,
+        }
+        self.st.intr_s += cost_ns as f64 / 1e9;
     }
 
     pub(super) fn sleep(&mut self, i: usize, pri: i32) {
@@ -164,6 +204,7 @@ impl Machine {
     }
 
     pub(super) fn clock(&mut self, k: u64) {
+        self.interrupt(us_to_ns(self.spec.machine.clock_intr_us));
         if let Some(c) = self.cur {
             let p = &mut self.procs[c];
             p.cpu = (p.cpu + 1).min(255);
@@ -182,11 +223,13 @@ impl Machine {
                     self.setpri(i);
                 }
             }
-            for i in 0..self.procs.len() {
-                let p = &self.procs[i];
-                if p.stat == Stat::SleepLow && p.sleep_pri == PSLEP && p.timer_s <= sec {
-                    self.procs[i].timer_s = u64::MAX;
-                    self.wakeup(i);
+            if self.tout.due(sec) {
+                // wakeup(tout): every sleeper of sslep, due or not (callout.rs).
+                for i in 0..self.procs.len() {
+                    let p = &self.procs[i];
+                    if p.stat == Stat::SleepLow && matches!(p.step, Step::Slept(_)) {
+                        self.wakeup(i);
+                    }
                 }
             }
             if self.sched == SchedState::Runin {

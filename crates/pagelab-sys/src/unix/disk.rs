@@ -10,7 +10,12 @@ use rand::Rng as _;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum ReqKind {
-    File(u32),
+    /// A block read into buffer `.0` (`bread`).
+    Read(usize),
+    /// Buffer `.0` written; `.1` the process waiting for it (`bwrite`), none if asynchronous
+    /// (`bawrite`, `bdwrite` pushed out, `bflush`).
+    Write(usize, Option<usize>),
+    /// A swap transfer through the swapper's buffer.
     Swap,
 }
 
@@ -24,31 +29,6 @@ pub(super) struct Req {
 }
 
 impl Machine {
-    pub(super) fn file_request(&mut self, i: usize) -> Req {
-        let d = &self.spec.disk;
-        let s = &self.spec.swapper;
-        let drive = self.disk_rng.gen_range(0..d.drives);
-        let block = if drive == s.swap_drive {
-            // The file system lies outside the swap area.
-            let outside = d.blocks_per_drive - s.swap_blocks;
-            let b = self.disk_rng.gen_range(0..outside.max(1));
-            if b >= s.swap_base {
-                b + s.swap_blocks
-            } else {
-                b
-            }
-        } else {
-            self.disk_rng.gen_range(0..d.blocks_per_drive)
-        };
-        Req {
-            kind: ReqKind::File(i as u32),
-            drive,
-            block,
-            sectors: 1,
-            queued: self.now,
-        }
-    }
-
     pub(super) fn submit(&mut self, r: Req) {
         self.disk_q.push_back(r);
         if self.disk_busy.is_none() {
@@ -87,11 +67,13 @@ impl Machine {
             return Ok(());
         };
         self.start_disk();
+        // rkintr: the controller's interrupt, iodone and the next request's start.
+        self.interrupt(super::cpu::us_to_ns(self.spec.machine.disk_intr_us));
         match r.kind {
-            ReqKind::File(p) => {
+            ReqKind::Read(b) | ReqKind::Write(b, _) => {
                 self.st.file_ios += 1.0;
                 self.st.file_wait_ms += ms(self.now - r.queued);
-                self.wakeup(p as usize);
+                self.buffer_io_done(r.kind, b);
             }
             ReqKind::Swap => self.swap_io_done()?,
         }

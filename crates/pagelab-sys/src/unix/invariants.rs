@@ -55,6 +55,7 @@ impl Machine {
                 self.swapmap.capacity()
             ));
         }
+        self.cache.check()?;
         if let Some(c) = self.cur {
             let p = &self.procs[c];
             if p.stat != Stat::Run || !p.loaded {

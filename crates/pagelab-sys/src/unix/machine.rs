@@ -37,6 +37,8 @@
 //! system calls cost `syscall_us` of CPU each, charged to the following compute stretch.
 //! Metrics are the ones named in the module essay of [`crate::unix`].
 
+use super::bufcache::BufCache;
+use super::callout::Tout;
 use super::disk::Req;
 use super::map::ResourceMap;
 use super::report::{ratio, Stats};
@@ -53,6 +55,10 @@ use std::collections::VecDeque;
 pub const PRIBIO: i32 = -50;
 /// V6 sleep priority of terminal output (`TTOPRI`).
 pub const TTOPRI: i32 = 20;
+/// V6 sleep priority of terminal input (`TTIPRI`).
+pub const TTIPRI: i32 = 10;
+/// V6 sleep priority of `wait` (`PWAIT`).
+pub const PWAIT: i32 = 40;
 /// V6 sleep priority of the `sleep` system call (`PSLEP`).
 pub const PSLEP: i32 = 90;
 /// Clicks of the per-process u-area, swapped with the image (`USIZE`) [clicks].
@@ -63,6 +69,10 @@ pub(super) enum Ev {
     Clock(u64),
     DiskDone,
     TtyWake(u32),
+    /// The handlers of the interrupts taken so far have finished.
+    IntrDone,
+    /// A command line typed at the console is complete.
+    ConsoleLine,
     Login,
     Sample,
     WarmupEnded,
@@ -71,11 +81,38 @@ pub(super) enum Ev {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Step {
+    /// A compute stretch in user mode; what follows depends on the role.
     Compute,
+    /// Prototype: its file I/O system call begins.
     Disk,
+    /// Prototype: perhaps a `sleep(n)` call.
     SleepCall,
+    /// Prototype: perhaps terminal output.
     TtyStart,
+    /// Writing characters to the terminal (`ttwrite`).
     TtyWrite,
+    /// Inside a block access through the buffer cache (fileio.rs).
+    Bio,
+    /// Inside `sslep` until the given second (callout.rs).
+    Slept(u64),
+    /// Asleep for good: init in `wait`, a getty with no input.
+    Idle,
+    /// update: `sync`'s synchronous writes, this many left.
+    Sync(u32),
+    /// Console shell: waiting for a command line at `TTIPRI`.
+    ConsoleWait,
+    /// Console shell: blocks left to read for the command.
+    ConsoleRead(u32),
+}
+
+/// What a process is: one of Chanson's prototypes or one of the system's own (sysproc.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Role {
+    Prototype,
+    Init,
+    Update,
+    Getty,
+    Shell,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +128,9 @@ pub(super) enum SchedState {
 }
 
 pub(super) struct Proc {
+    pub(super) role: Role,
+    pub(super) bio: Option<super::fileio::Bio>,
+    pub(super) file: (u32, u32),
     pub(super) stat: Stat,
     pub(super) loaded: bool,
     pub(super) locked: bool,
@@ -108,7 +148,6 @@ pub(super) struct Proc {
     pub(super) woke_at: Option<Tick>,
     pub(super) from_sleep: bool,
     pub(super) ready_since: Tick,
-    pub(super) timer_s: u64,
     pub(super) tty_q: f64,
     pub(super) tty_t: Tick,
     pub(super) tty_left: u32,
@@ -164,6 +203,16 @@ pub struct Machine {
     pub(super) recent: VecDeque<(Tick, f64)>,
     pub(super) n_events: u64,
     pub(super) check_every: u64,
+    pub(super) cache: BufCache,
+    pub(super) buf_waiters: Vec<Vec<usize>>,
+    pub(super) av_waiters: Vec<usize>,
+    pub(super) tout: Tout,
+    pub(super) intr_until: Tick,
+    pub(super) intr_ev: Tick,
+    pub(super) lines_pending: u32,
+    pub(super) console: Option<usize>,
+    pub(super) n_protos: u64,
+    pub(super) sys_rng: Rng,
 }
 
 impl Machine {
@@ -224,7 +273,19 @@ impl Machine {
             recent: VecDeque::new(),
             n_events: 0,
             check_every: 64,
+            cache: BufCache::new(spec.buffers.count as usize),
+            buf_waiters: vec![Vec::new(); spec.buffers.count as usize],
+            av_waiters: Vec::new(),
+            tout: Tout::default(),
+            intr_until: Tick::ZERO,
+            intr_ev: Tick::ZERO,
+            lines_pending: 0,
+            console: None,
+            n_protos: 0,
+            sys_rng: streams.stream("v6-sys", 0),
         };
+        m.spawn_system()
+            .map_err(|_| no_swap("the system processes"))?;
         for _ in 0..w.processes {
             m.spawn().map_err(|_| no_swap("the initial processes"))?;
         }
@@ -241,19 +302,36 @@ impl Machine {
         Ok(m)
     }
 
-    /// `fork` of a new prototype process at the end of the table: in core first fit if there
-    /// is room (with its text if none of the text's users is in core), else its image goes to
-    /// swap (V6 `newproc`, fidelity-notes §1.3). `Err` when swap space is exhausted.
+    /// `fork` of a new prototype process at the end of the table (see [`Machine::place`]).
+    /// Its random stream is keyed by its number among the prototypes, its file lies at a
+    /// random place in the file system (outside the swap area) of a random drive.
     pub(super) fn spawn(&mut self) -> Result<(), ()> {
         let w = &self.spec.workload;
-        let i = self.procs.len();
-        let mut rng = RngStreams::new(self.seed).stream("v6-proc", i as u64);
+        let mut rng = RngStreams::new(self.seed).stream("v6-proc", self.n_protos);
+        self.n_protos += 1;
         let u: f64 = rng.gen();
         let size = (f64::from(w.size_clicks) * (1.0 + w.size_spread * (2.0 * u - 1.0)))
             .round()
             .max(f64::from(USIZE + 1)) as u32;
         let text = (w.text_clicks > 0).then_some(0);
-        let mut p = Proc {
+        let file = self.place_file(&mut rng, w.file_blocks);
+        let p = self.new_proc(Role::Prototype, size, text, rng, file);
+        self.place(p)
+    }
+
+    /// A process-table entry, ready to run, not yet placed.
+    pub(super) fn new_proc(
+        &self,
+        role: Role,
+        size: u32,
+        text: Option<usize>,
+        rng: Rng,
+        file: (u32, u32),
+    ) -> Proc {
+        Proc {
+            role,
+            bio: None,
+            file,
             stat: Stat::Run,
             loaded: false,
             locked: false,
@@ -271,7 +349,6 @@ impl Machine {
             woke_at: None,
             from_sleep: false,
             ready_since: self.now,
-            timer_s: u64::MAX,
             tty_q: 0.0,
             tty_t: self.now,
             tty_left: 0,
@@ -282,7 +359,14 @@ impl Machine {
             swap_outs: 0,
             reaction_ms: 0.0,
             reactions: 0,
-        };
+        }
+    }
+
+    /// Places a new process: in core first fit if there is room (with its text if none of
+    /// the text's users is in core), else its image goes to swap (V6 `newproc`,
+    /// fidelity-notes §1.3). `Err` when swap space is exhausted.
+    pub(super) fn place(&mut self, mut p: Proc) -> Result<(), ()> {
+        let (size, text) = (p.size, p.text);
         let text_need = match text {
             Some(t) if self.texts[t].in_core == 0 => self.texts[t].size,
             _ => 0,
@@ -320,7 +404,12 @@ impl Machine {
         }
         let n = self.recent.len() as f64;
         let measured = ratio(self.recent.iter().map(|r| r.1).sum(), n);
-        if self.procs.len() as u32 >= l.max_processes {
+        let protos = self
+            .procs
+            .iter()
+            .filter(|p| p.role == Role::Prototype)
+            .count();
+        if protos as u32 >= l.max_processes {
             self.st.logins_full += 1.0;
         } else if measured > l.threshold_ms
             || l.model.as_ref().is_some_and(|m| {
@@ -342,7 +431,12 @@ impl Machine {
     /// PCTRMM (Chanson §3) of the processes now in the table plus one more of mean size.
     pub(super) fn pctrmm_with_newcomer(&self) -> f64 {
         let mm = f64::from(self.spec.memory.core_clicks);
-        let total: f64 = self.procs.iter().map(|p| f64::from(p.size)).sum::<f64>()
+        let total: f64 = self
+            .procs
+            .iter()
+            .filter(|p| p.role == Role::Prototype)
+            .map(|p| f64::from(p.size))
+            .sum::<f64>()
             + f64::from(self.spec.workload.size_clicks);
         100.0 * (mm - total) / mm
     }
@@ -378,7 +472,9 @@ impl Machine {
                     Ev::End => break,
                     Ev::Clock(k) => self.clock(k),
                     Ev::DiskDone => self.disk_done()?,
-                    Ev::TtyWake(p) => self.wakeup(p as usize),
+                    Ev::TtyWake(p) => self.tty_wake(p as usize),
+                    Ev::IntrDone => {}
+                    Ev::ConsoleLine => self.console_line(),
                     Ev::Login => self.login(),
                     Ev::Sample => {
                         self.samples.push(self.st);
@@ -431,6 +527,8 @@ impl Machine {
             }
             if self.cur.is_some() {
                 self.st.cpu_busy_s += dt;
+            } else if self.intr_until > self.last_t {
+                self.st.cpu_busy_s += (self.intr_until.min(t) - self.last_t).as_secs_f64();
             }
             let loaded = self.procs.iter().filter(|p| p.loaded).count();
             self.st.in_core_s += loaded as f64 * dt;
@@ -443,6 +541,14 @@ impl Machine {
     /// Runs the swapper if woken, preempts on `runrun`, and switches while the CPU is free.
     pub(super) fn settle(&mut self) -> Result<(), SysError> {
         for _ in 0..100_000 {
+            if self.now < self.intr_until {
+                // Nothing is selected while an interrupt handler runs (cpu.rs `interrupt`).
+                if self.intr_ev != self.intr_until {
+                    self.intr_ev = self.intr_until;
+                    self.q.schedule(self.intr_until, Ev::IntrDone);
+                }
+                return Ok(());
+            }
             if self.sched == SchedState::Ready {
                 self.run_sched()?;
                 continue;
@@ -481,8 +587,16 @@ mod tests {
     pub(super) fn machine(overrides: &[(&str, &str)]) -> Machine {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/unix-v6.toml");
         let text = std::fs::read_to_string(path).unwrap();
-        let o: Vec<(String, String)> = overrides
+        // The prototypes alone unless a test adds the system's processes.
+        let bare = [
+            ("system_processes.init_clicks", "0"),
+            ("system_processes.update_clicks", "0"),
+            ("system_processes.gettys", "0"),
+            ("system_processes.shell_clicks", "0"),
+        ];
+        let o: Vec<(String, String)> = bare
             .iter()
+            .chain(overrides.iter())
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let spec = super::super::load_spec(&text, "unix-v6.toml", &o).unwrap();

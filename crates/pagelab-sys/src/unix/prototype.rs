@@ -1,38 +1,50 @@
-//! Chanson's synthetic prototype process (§2.D): compute, one disk I/O, perhaps a `sleep(n)`,
-//! perhaps terminal output, forever.
+//! Running a process from its current step: Chanson's synthetic prototype (§2.D) and the
+//! dispatch of every role's steps.
+//!
+//! The prototype's loop: a compute stretch (exponential, mean PC), one file-system block
+//! access through the buffer cache (a read, or a read then a delayed write with probability
+//! `write_fraction`), with some probability a `sleep(n)` call (sys2.c `sslep`, on `tout`),
+//! with some probability terminal output (`ttwrite`), forever. System calls' CPU (`syscall_us`,
+//! `bio_us`) is charged to the next compute stretch.
 
+use super::fileio::{Bio, BioKind};
 use super::machine::*;
 use pagelab_core::random::exponential;
 use pagelab_core::Tick;
 use rand::Rng as _;
 
 impl Machine {
-    /// The prototype loop, from the running process's current step until it computes or sleeps.
-    pub(super) fn do_user(&mut self, i: usize) {
-        let w = self.spec.workload.clone();
+    /// Runs process `i`, which holds the CPU, until it computes or sleeps.
+    pub(super) fn proceed(&mut self, i: usize) {
         loop {
+            if !self.kernel_steps(i) {
+                return;
+            }
+            let w = &self.spec.workload;
             match self.procs[i].step {
                 Step::Compute => {
                     let p = &mut self.procs[i];
-                    if p.left_ns == 0 {
+                    if p.left_ns == 0 && p.role == Role::Prototype {
                         p.left_ns =
                             (exponential(&mut p.rng, w.cpu_ms) * 1e6).round().max(1.0) as u64;
                     }
+                    p.left_ns = p.left_ns.max(1);
                     self.compute_start = self.now;
                     self.cpu_end = self.now + Tick(p.left_ns + p.overhead_ns);
                     return;
                 }
                 Step::Disk => {
+                    let kind = if self.procs[i].rng.gen::<f64>() < w.write_fraction {
+                        BioKind::DelayedWrite
+                    } else {
+                        BioKind::Read
+                    };
+                    let blk = self.file_block(i);
                     let p = &mut self.procs[i];
                     p.overhead_ns += self.syscall_ns;
-                    p.step = Step::SleepCall;
                     p.disk_ios += 1;
-                    p.loops += 1;
-                    self.st.loops += 1.0;
-                    let req = self.file_request(i);
-                    self.submit(req);
-                    self.sleep(i, PRIBIO);
-                    return;
+                    p.bio = Some(Bio::new(blk, kind, Step::SleepCall));
+                    p.step = Step::Bio;
                 }
                 Step::SleepCall => {
                     let p = &mut self.procs[i];
@@ -40,9 +52,7 @@ impl Machine {
                     if p.rng.gen::<f64>() < w.sleep_probability {
                         p.overhead_ns += self.syscall_ns;
                         let n = p.rng.gen_range(w.sleep_min_s..=w.sleep_max_s);
-                        p.timer_s = self.now.as_ns() / 1_000_000_000 + u64::from(n);
-                        self.sleep(i, PSLEP);
-                        return;
+                        p.step = Step::Slept(self.now.as_ns() / 1_000_000_000 + u64::from(n));
                     }
                 }
                 Step::TtyStart => {
@@ -62,33 +72,69 @@ impl Machine {
                     }
                 }
                 Step::TtyWrite => {
-                    let t = &self.spec.terminal;
-                    let (cps, hi, lo) = (
-                        t.chars_per_s,
-                        f64::from(t.high_water),
-                        f64::from(t.low_water),
-                    );
-                    let now = self.now;
-                    let p = &mut self.procs[i];
-                    let drained = (now - p.tty_t).as_secs_f64() * cps;
-                    p.tty_q = (p.tty_q - drained).max(0.0);
-                    p.tty_t = now;
-                    let room = (hi + 1.0 - p.tty_q).max(0.0);
-                    if f64::from(p.tty_left) <= room {
-                        p.tty_q += f64::from(p.tty_left);
-                        p.tty_left = 0;
-                        p.step = Step::Compute;
-                    } else {
-                        p.tty_left -= room.floor() as u32;
-                        p.tty_q += room.floor();
-                        let wait = ((p.tty_q - lo) / cps).max(0.0);
-                        self.q
-                            .schedule(now + Tick::from_secs_f64(wait), Ev::TtyWake(i as u32));
-                        self.sleep(i, TTOPRI);
+                    if !self.tty_write(i) {
+                        return;
+                    }
+                    self.procs[i].step = self.after_tty(i);
+                }
+                Step::Idle | Step::Sync(_) | Step::ConsoleWait | Step::ConsoleRead(_) => {
+                    if !self.system_step(i) {
                         return;
                     }
                 }
+                Step::Bio | Step::Slept(_) => unreachable!("kernel steps are taken first"),
             }
+        }
+    }
+
+    /// The kernel steps of process `i`: a block access under way, `sslep`'s loop. `false`
+    /// when the process sleeps.
+    pub(super) fn kernel_steps(&mut self, i: usize) -> bool {
+        loop {
+            match self.procs[i].step {
+                Step::Bio => {
+                    if !self.bio_step(i) {
+                        return false;
+                    }
+                }
+                Step::Slept(d) => {
+                    let sec = self.now.as_ns() / 1_000_000_000;
+                    if sec < d {
+                        self.tout.arm(sec, d);
+                        self.sleep(i, PSLEP);
+                        return false;
+                    }
+                    self.procs[i].step = self.after_sleep(i);
+                }
+                _ => return true,
+            }
+        }
+    }
+
+    /// What follows a compute stretch, by role.
+    pub(super) fn after_compute(&self, i: usize) -> Step {
+        match self.procs[i].role {
+            Role::Prototype => Step::Disk,
+            Role::Update => Step::Sync(self.spec.system_processes.sync_blocks),
+            Role::Shell => Step::ConsoleRead(self.spec.system_processes.console_blocks),
+            Role::Init | Role::Getty => Step::Idle,
+        }
+    }
+
+    /// What follows terminal output, by role.
+    pub(super) fn after_tty(&self, i: usize) -> Step {
+        match self.procs[i].role {
+            Role::Shell => Step::ConsoleWait,
+            _ => Step::Compute,
+        }
+    }
+
+    /// What follows a completed `sleep(n)`, by role.
+    pub(super) fn after_sleep(&self, i: usize) -> Step {
+        match self.procs[i].role {
+            Role::Prototype => Step::TtyStart,
+            Role::Update => Step::Compute,
+            _ => Step::Idle,
         }
     }
 }

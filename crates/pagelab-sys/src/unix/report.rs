@@ -31,6 +31,13 @@ pub(super) struct Stats {
     pub(super) logins_admitted: f64,
     pub(super) logins_refused: f64,
     pub(super) logins_full: f64,
+    pub(super) interrupts: f64,
+    pub(super) intr_s: f64,
+    pub(super) tty_chars: f64,
+    pub(super) cache_hits: f64,
+    pub(super) fs_accesses: f64,
+    pub(super) fs_writes: f64,
+    pub(super) syncs: f64,
 }
 
 impl Stats {
@@ -60,6 +67,13 @@ impl Stats {
             logins_admitted: self.logins_admitted - e.logins_admitted,
             logins_refused: self.logins_refused - e.logins_refused,
             logins_full: self.logins_full - e.logins_full,
+            interrupts: self.interrupts - e.interrupts,
+            intr_s: self.intr_s - e.intr_s,
+            tty_chars: self.tty_chars - e.tty_chars,
+            cache_hits: self.cache_hits - e.cache_hits,
+            fs_accesses: self.fs_accesses - e.fs_accesses,
+            fs_writes: self.fs_writes - e.fs_writes,
+            syncs: self.syncs - e.syncs,
         }
     }
 }
@@ -87,6 +101,7 @@ impl Machine {
         let rows: Vec<(&str, f64, &str, &str)> = vec![
             ("reaction_time_ms", ratio(d.reaction_ms, d.reaction_n), "ms", "Mean priority-based reaction time: wake-up to selection, sleeps at TTIPRI or lower (Chanson §2.B)."),
             ("reactions", d.reaction_n, "count", "Reaction times observed."),
+            ("reaction_min_ms", self.reactions.iter().copied().fold(f64::INFINITY, f64::min), "ms", "Least reaction time observed after the warm-up."),
             ("swap_rate", swaps / t, "1/s", "Swap operations (in and out) per second."),
             ("swap_ins", d.swap_ins, "count", "Images swapped in."),
             ("swap_outs", d.swap_outs, "count", "Images swapped out."),
@@ -96,7 +111,13 @@ impl Machine {
             ("disk_queue_length", d.disk_len_s / t, "requests", "Time-average requests at the disk controller (queued and in service)."),
             ("disk_wait_ms", ratio(d.file_wait_ms, d.file_ios), "ms", "Mean file-system I/O wait: queue plus service."),
             ("disk_queue_wait_ms", ratio(d.disk_queue_wait_ms, d.disk_reqs), "ms", "Mean wait in the disk queue before service, every request."),
-            ("disk_io_rate", d.file_ios / t, "1/s", "File-system block I/Os per second."),
+            ("disk_io_rate", d.file_ios / t, "1/s", "File-system block transfers at the disk controller per second (buffer-cache misses, delayed and synchronous writes)."),
+            ("fs_access_rate", d.fs_accesses / t, "1/s", "File-system block accesses by processes through the buffer cache per second (the I/O operations of Chanson's PC)."),
+            ("cache_hit_pct", 100.0 * ratio(d.cache_hits, d.fs_accesses), "%", "Block accesses found in the buffer cache (getblk hits)."),
+            ("fs_write_rate", d.fs_writes / t, "1/s", "File-system block writes started per second (bdwrite pushed out, bflush, bwrite)."),
+            ("syncs", d.syncs, "count", "sync calls by update."),
+            ("interrupt_pct", 100.0 * d.intr_s / t, "%", "CPU in clock, disk and terminal interrupt handlers."),
+            ("tty_char_rate", d.tty_chars / t, "1/s", "Terminal characters sent and received per second."),
             ("disk_request_rate", d.disk_reqs / t, "1/s", "Requests served by the disk controller, file-system blocks and swap transfers (Chanson's disk waits)."),
             ("disk_busy_pct", 100.0 * d.disk_busy_s / t, "%", "Disk controller busy."),
             ("cpu_interval_ms", ratio(d.cpu_busy_s * 1e3, d.stretches), "ms", "Mean CPU interval: time a process holds the CPU between context switches."),
