@@ -33,7 +33,7 @@ HOLDOUT_SEED = 1982
 MIN_PAPER_RT_MS = 100.0
 #: The factorial design at the paper's size and at smoke size (levels of PN, PS, PC, MM).
 FULL = {"pn": [4, 6, 8, 10], "ps": [120, 200], "pc": [12, 186, 354], "mm": [700, 1024, 1400]}
-SMOKE = {"pn": [6, 8], "ps": [200], "pc": [12, 186], "mm": [700, 1024, 1400]}
+SMOKE = {"pn": [6, 8, 10], "ps": [200], "pc": [12, 186], "mm": [700, 1024, 1400]}
 
 
 def paper_rt(pn: float, ps: float, pc: float, mm: float) -> float:
@@ -66,18 +66,23 @@ def design_points(
     ]
 
 
-def split(n: int, seed: int = HOLDOUT_SEED) -> list[bool]:
-    """Which of `n` runs are held out: a random half (rounded down), drawn with `seed`."""
+def split(points: Sequence[tuple[int, int, float, int]], seed: int = HOLDOUT_SEED) -> list[bool]:
+    """Which design points are held out: a random half (rounded down) of each PC level, so
+    that every per-PC equation can be fitted on the rest, drawn with `seed`."""
     import random
 
-    held = set(random.Random(seed).sample(range(n), n // 2))
-    return [i in held for i in range(n)]
+    rng = random.Random(seed)
+    held: set[int] = set()
+    for pc in sorted({p[2] for p in points}):
+        idx = [i for i, p in enumerate(points) if p[2] == pc]
+        held.update(rng.sample(idx, len(idx) // 2))
+    return [i in held for i in range(len(points))]
 
 
 def training_target(design: dict[str, list[float]], duration_s: float | None) -> str:
     """A `pagelab calibrate` target (TOML): the paper's reaction time at each training point."""
     points = design_points(design)
-    held = split(len(points))
+    held = split(points)
     lines = [
         "# Chanson 1982: his per-PC equations at the training half of the design",
         f"# (hold-out drawn with seed {HOLDOUT_SEED}); written by pagelab.chanson.training_target",
