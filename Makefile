@@ -63,7 +63,8 @@ test: layout rust-lint rust-test py-lint py-test
 bench: build
 	$(VENV)/bin/python benches/vs_libcachesim.py --out benches/RESULTS.md
 	$(VENV)/bin/python benches/sweep_speedup.py
-	cargo bench -p pagelab-trace
+	cargo bench -p pagelab-trace --bench policies
+	cargo bench -p pagelab-trace --bench inner_loops -- --quick
 	cargo bench -p pagelab-sys
 
 # Fuzzes each target for FUZZ_SECONDS under libFuzzer (cargo-fuzz; needs the nightly toolchain:

@@ -493,37 +493,20 @@ impl TraceReader {
         ];
         let bound = self.header.distinct_pages;
         let start = out.len();
-        // One pass over the columns into preallocated runs (no per-run capacity check), the
-        // checks folded in: the largest page and the references by kind (in registers).
-        out.resize(
-            start + runs,
-            Run {
-                page: 0,
-                count: 0,
-                kind: AccessKind::Instr,
-            },
-        );
-        let dst = &mut out[start..];
-        let mut max_page = 0u32;
-        let mut by_kind = [0u64; 4];
-        let [mut k0, mut k1, mut k2, mut k3] = [0u64; 4];
-        for ((d, p), &b) in dst.iter_mut().zip(pages.chunks_exact(W)).zip(ck) {
+        // The checks run over the columns first, each a loop the compiler vectorizes (the
+        // largest page, the references by kind); then one pass builds the runs.
+        let max_page = max_page::<W>(pages);
+        let mut by_kind = kind_sums(ck);
+        out.extend(pages.chunks_exact(W).zip(ck).map(|(p, &b)| {
             let mut le = [0u8; 4];
             le[..W].copy_from_slice(p);
-            let page = u32::from_le_bytes(le);
-            max_page = max_page.max(page);
-            let (count, k) = (u32::from(b >> 2), b & 3);
-            let c = u64::from(count);
-            k0 += if k == 0 { c } else { 0 };
-            k1 += if k == 1 { c } else { 0 };
-            k2 += if k == 2 { c } else { 0 };
-            k3 += if k == 3 { c } else { 0 };
-            *d = Run {
-                page,
-                count,
-                kind: KINDS[usize::from(k)],
-            };
-        }
+            Run {
+                page: u32::from_le_bytes(le),
+                count: u32::from(b >> 2),
+                kind: KINDS[usize::from(b & 3)],
+            }
+        }));
+        let dst = &mut out[start..];
         let mut min_count = 1;
         if escapes > 0 {
             // Escaped counts (code 0) come from the overflow column, in run order.
@@ -533,9 +516,6 @@ impl TraceReader {
                 min_count = min_count.min(r.count);
                 by_kind[r.kind as usize] += u64::from(r.count);
             }
-        }
-        for (s, k) in by_kind.iter_mut().zip([k0, k1, k2, k3]) {
-            *s += k;
         }
         let sum: u64 = by_kind.iter().sum();
         if min_count == 0 || sum != refs || (runs > 0 && max_page as u64 >= bound) {
@@ -582,6 +562,47 @@ impl TraceReader {
         }
         Ok(())
     }
+}
+
+/// The largest page of a page column of `W`-byte little-endian numbers.
+fn max_page<const W: usize>(pages: &[u8]) -> u32 {
+    match W {
+        1 => pages.iter().copied().max().map_or(0, u32::from),
+        2 => pages
+            .chunks_exact(2)
+            .map(|p| u16::from_le_bytes([p[0], p[1]]))
+            .max()
+            .map_or(0, u32::from),
+        _ => pages
+            .chunks_exact(W)
+            .map(|p| {
+                let mut le = [0u8; 4];
+                le[..W].copy_from_slice(p);
+                u32::from_le_bytes(le)
+            })
+            .max()
+            .unwrap_or(0),
+    }
+}
+
+/// References by kind of a count-and-kind column (escaped counts, code 0, add nothing here).
+/// Counts are summed in 32-bit lanes over blocks small enough that none can overflow.
+fn kind_sums(ck: &[u8]) -> [u64; 4] {
+    let mut sums = [0u64; 4];
+    for block in ck.chunks(1 << 20) {
+        let [mut a0, mut a1, mut a2, mut a3] = [0u32; 4];
+        for &b in block {
+            let (c, k) = (u32::from(b >> 2), b & 3);
+            a0 += if k == 0 { c } else { 0 };
+            a1 += if k == 1 { c } else { 0 };
+            a2 += if k == 2 { c } else { 0 };
+            a3 += if k == 3 { c } else { 0 };
+        }
+        for (s, a) in sums.iter_mut().zip([a0, a1, a2, a3]) {
+            *s += u64::from(a);
+        }
+    }
+    sums
 }
 
 /// The sum of `counts`, or None past 2^64 (corrupt counts may add up to anything).
