@@ -73,6 +73,14 @@ def _fits(design: dict, runs: list[dict]) -> dict:
     }
 
 
+def _ci_rows(ctx: Context, table: str, term: str, fit: chanson.Fit) -> None:
+    """statsmodels' 95 % interval of a coefficient, fitted on every replication's training
+    runs together."""
+    lo, hi = fit.ci[term] if fit.ci else (float("nan"), float("nan"))
+    ctx.row(table, term, "statsmodels 95 % CI, low", lo)
+    ctx.row(table, term, "statsmodels 95 % CI, high", hi)
+
+
 def _equation_rows(ctx: Context, design: dict, fits: list[dict], pooled: dict) -> None:
     """The fitted equations beside the paper's (fitted: the calibration aimed at his
     equations at the training points), with statsmodels' intervals on the pooled runs."""
@@ -87,8 +95,7 @@ def _equation_rows(ctx: Context, design: dict, fits: list[dict], pooled: dict) -
             role="fitted",
             why=why,
         )
-        lo, hi = pooled["overall"].ci[term]
-        ctx.row("overall equation", term, "statsmodels 95 % CI", f"[{lo:.4g}, {hi:.4g}]")
+        _ci_rows(ctx, "overall equation", term, pooled["overall"])
     ctx.row("overall equation", "r²", "value", [f["overall"].r2 for f in fits], paper=0.9)
     ctx.row("PCTRMM alone", "r²", "value", [f["alone"].r2 for f in fits], paper=0.8)
     for pc in design["pc"]:
@@ -110,8 +117,7 @@ def _equation_rows(ctx: Context, design: dict, fits: list[dict], pooled: dict) -
                 role="fitted",
                 why=why,
             )
-            lo, hi = pooled["per_pc"][pc].ci[term]
-            ctx.row(f"PC = {pc} ms", term, "statsmodels 95 % CI", f"[{lo:.4g}, {hi:.4g}]")
+            _ci_rows(ctx, f"PC = {pc} ms", term, pooled["per_pc"][pc])
         ctx.row(f"PC = {pc} ms", "r²", "value", [f.r2 for f in per], paper=r2)
 
 
@@ -256,9 +262,7 @@ def run(ctx: Context) -> None:
         "keys": FITTED_KEYS,
         "target": "presets/targets/chanson-train.toml (per-PC equations, training half)",
     }
-    done = ctx.simulate(
-        [chanson.settings(*p, duration_s=duration, preset=PRESET) for p in points]
-    )
+    done = ctx.simulate([chanson.settings(*p, duration_s=duration, preset=PRESET) for p in points])
     reps = [_replicate(points, held, done, k) for k in range(len(ctx.seeds))]
     ctx.row("design", "runs", "training", len(points) - sum(held), unit="runs")
     ctx.row("design", "runs", "held out", sum(held), unit="runs")
