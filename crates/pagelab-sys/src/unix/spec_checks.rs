@@ -97,6 +97,30 @@ impl UnixSpec {
             );
         }
         let sizes = self.system_sizes();
+        if sizes.iter().any(|&c| c < super::machine::USIZE) {
+            return bad(
+                "system_processes",
+                format!(
+                    "expected images of at least the {}-click u-area (getty_clicks with gettys > 0)",
+                    super::machine::USIZE
+                ),
+            );
+        }
+        let w = &self.workload;
+        let largest = (f64::from(w.size_clicks) * (1.0 + w.size_spread)).ceil() as u32;
+        let n_protos = self
+            .login
+            .as_ref()
+            .map_or(w.processes, |l| l.max_processes.max(w.processes));
+        let need: u32 = sizes.iter().map(|c| c.div_ceil(8)).sum::<u32>()
+            + n_protos * largest.div_ceil(8)
+            + w.text_clicks.div_ceil(8);
+        if need > self.swapper.swap_blocks {
+            return bad(
+                "swapper.swap_blocks",
+                format!("expected at least {need} blocks for every process with the system's own"),
+            );
+        }
         if let Some(&big) = sizes.iter().max() {
             if big > self.memory.core_clicks {
                 return bad(
