@@ -159,7 +159,15 @@ impl Machine {
         .map(|s| s.to_string())
         .collect();
         let units = [
-            "s", "count", "ms", "count", "count", "count", "%", "requests",
+            "s",
+            "count",
+            "ms",
+            "count",
+            "count",
+            "count",
+            "%",
+            "requests",
+            "processes",
         ]
         .iter()
         .map(|s| s.to_string())
