@@ -50,8 +50,8 @@ layout:
 	$(PYTHON) scripts/check_layout.py
 
 py-lint: venv
-	$(VENV)/bin/ruff check python tests benches
-	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/ruff check python tests benches scripts
+	$(VENV)/bin/ruff format --check python tests benches scripts
 
 py-test: build
 	$(VENV)/bin/pytest -q
