@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import PagelabError
 
-BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")  # whole key: fullmatch (a $ would pass "k\n")
 
 
 def dumps(tree: dict[str, Any], comments: dict[str, str] | None = None) -> str:
@@ -86,7 +86,7 @@ def _string(s: str) -> str:
 def key(k: Any) -> str:
     """A TOML key: bare where it can be, quoted otherwise."""
     k = str(k)
-    return k if BARE_KEY.match(k) else _string(k)
+    return k if BARE_KEY.fullmatch(k) else _string(k)
 
 
 def value(v: Any, where: str = "value") -> str:
