@@ -183,6 +183,14 @@ pub struct WorkloadSpec {
     /// The program's sizes (defaults: the paper's).
     #[serde(default)]
     pub params: M44Params,
+    /// Each copy reads input data of its own (seeded from the run's seed and its number); false:
+    /// every copy reads the same data and makes the same reference string.
+    #[serde(default = "yes")]
+    pub distinct_inputs: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Loads `toml_text` with overrides into a validated [`M44Spec`].

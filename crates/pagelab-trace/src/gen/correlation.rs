@@ -83,6 +83,11 @@ pub struct CorrelationParams {
     /// Start the data base on a page boundary -- parameter. B&G 1968, Problem T2, count the
     /// data base as whole pages (4 and 13); we read that as page-aligned storage.
     pub align_data_base: bool,
+    /// Unexecuted words after each statement of the program's own routines [words] --
+    /// parameter, fitted (docs/m44-programs.md): the original's 17 subroutines "of reasonable
+    /// length" (B&G 1968, Problem T2) span more pages than our statements, and B&G's Figures 6-7
+    /// have T2.1X paging badly under FIFO at 32K where MIN still copes.
+    pub code_gap_words: u64,
 }
 
 impl Default for CorrelationParams {
@@ -95,6 +100,7 @@ impl Default for CorrelationParams {
             tolerance: 1e-6,
             max_iterations: 20,
             align_data_base: true,
+            code_gap_words: 900,
         }
     }
 }
@@ -361,6 +367,7 @@ pub(crate) fn run_program(
 ) -> Result<(Solution, ResultCheck), TraceError> {
     c.validate(version)?;
     let np = c.n_params();
+    mem.set_code_gap(c.code_gap_words);
     mem.begin_segment("main program");
     let main = [
         mem.stmt(5)?,
@@ -434,6 +441,7 @@ pub(crate) fn run_program(
     // MINV, so these two are placed after it.
     code.sqrt = mem.stmt(24)?;
     code.atan2 = mem.stmt(40)?;
+    mem.set_code_gap(0);
     let mut tape = super::matrix::place_io(mem, buffer_words, ex.tape.clone())?;
     if c.align_data_base {
         mem.align_to_page()?;
