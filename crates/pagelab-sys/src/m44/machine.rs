@@ -92,6 +92,8 @@ pub struct Machine {
     busy_ns: u64,
     last_slice: (u64, u64),
     refs_done: u64,
+    /// References executed at which AR next clears every use bit (`u64::MAX`: never).
+    next_reset: u64,
     pulls: u64,
     pushes: u64,
     done: u32,
@@ -171,6 +173,10 @@ impl Machine {
             busy_ns: 0,
             last_slice: (0, 0),
             refs_done: 0,
+            next_reset: match (spec.replacement.policy, spec.replacement.ar_reset_interval) {
+                (PolicyKind::Ar, n) if n > 0 => n,
+                _ => u64::MAX,
+            },
             pulls: 0,
             pushes: 0,
             done: 0,
@@ -401,6 +407,9 @@ impl Machine {
             if job.left == 0 {
                 job.pos += 1;
             }
+            if self.refs_done >= self.next_reset {
+                self.reset_use_bits(frame);
+            }
         };
         let ran = self.now - start;
         self.jobs[ji].cpu_ns += ran;
@@ -417,6 +426,19 @@ impl Machine {
             State::Waiting => self.fault(j),
             State::Done => self.finish(j),
         }
+    }
+
+    /// AR's periodic clearing of every use bit, as in the trace lab's AR (policy/ar.rs): after
+    /// every `ar_reset_interval` references executed. The frame whose run crossed the boundary
+    /// keeps its bit when the run has references after it.
+    fn reset_use_bits(&mut self, frame: u32) {
+        let interval = self.spec.replacement.ar_reset_interval;
+        for f in self.frames.iter_mut() {
+            f.used = false;
+        }
+        let boundary = self.refs_done - self.refs_done % interval;
+        self.frames[frame as usize].used = self.refs_done > boundary;
+        self.next_reset = boundary + interval;
     }
 
     /// Job `j` referenced a page not in core: a frame (free, or the replacement algorithm's

@@ -218,11 +218,11 @@ mod tests {
         let x = m.array1("X", 20).unwrap();
         start_job(&mut m);
         m.exec(s);
-        m.store(x.at(0), 1);
+        m.store(x.at(19), 1);
         io_block(&mut m);
         end_job(&mut m);
         let (runs, map, _, _) = m.finish();
-        // Nucleus page 0, job pages 1-3, code page 4, data page 5 (X's first word).
+        // Nucleus page 0, job pages 1-3, code page 4, data page 5 (X's last word).
         let mut pages: Vec<u64> = map.clone();
         pages.sort();
         assert_eq!(pages, vec![0, 1, 2, 3, 4, 5]);
