@@ -517,6 +517,62 @@ impl Machine {
     }
 
     fn report(&self, slices: u64) -> Report {
+        let users = self
+            .jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| UserRow {
+                user: i as u32,
+                class: self.spec.workload.program.clone(),
+                transactions: 1,
+                response_mean_s: j.finish_ns as f64 / NS,
+                cpu_s: j.cpu_ns as f64 / NS,
+                faults: j.pulls,
+                page_reads: j.pulls,
+                vios: 0,
+                drops: j.set_asides,
+                projected_ws: 0.0,
+                psi_s: None,
+            })
+            .collect();
+        let mut engine = BTreeMap::new();
+        engine.insert("slices".into(), slices);
+        engine.insert(
+            "runs".into(),
+            self.jobs.iter().map(|j| j.runs.len() as u64).sum(),
+        );
+        Report {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.seed,
+            spec: serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
+            metrics: self.metrics(),
+            intervals: IntervalTable {
+                columns: [
+                    "t",
+                    "cpu_busy_pct",
+                    "pulls_per_s",
+                    "active",
+                    "set_aside",
+                    "action",
+                ]
+                .map(String::from)
+                .to_vec(),
+                units: ["s", "%", "1/s", "jobs", "jobs", "-1 set aside, +1 restore"]
+                    .map(String::from)
+                    .to_vec(),
+                rows: self.samples.clone(),
+            },
+            users,
+            classes: Vec::new(),
+            response: BTreeMap::new(),
+            engine,
+            devices: Vec::new(),
+            benchmark: None,
+        }
+    }
+
+    /// The run's metrics in the paper's terms.
+    fn metrics(&self) -> BTreeMap<String, crate::monitor::Metric> {
         let n = self.jobs.len() as f64;
         let elapsed = self.now as f64 / NS;
         let mut m = BTreeMap::new();
@@ -589,57 +645,6 @@ impl Machine {
             "count",
             "Times the load leveler restored a job.",
         );
-        let users = self
-            .jobs
-            .iter()
-            .enumerate()
-            .map(|(i, j)| UserRow {
-                user: i as u32,
-                class: self.spec.workload.program.clone(),
-                transactions: 1,
-                response_mean_s: j.finish_ns as f64 / NS,
-                cpu_s: j.cpu_ns as f64 / NS,
-                faults: j.pulls,
-                page_reads: j.pulls,
-                vios: 0,
-                drops: j.set_asides,
-                projected_ws: 0.0,
-                psi_s: None,
-            })
-            .collect();
-        let mut engine = BTreeMap::new();
-        engine.insert("slices".into(), slices);
-        engine.insert(
-            "runs".into(),
-            self.jobs.iter().map(|j| j.runs.len() as u64).sum(),
-        );
-        Report {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            seed: self.seed,
-            spec: serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
-            metrics: m,
-            intervals: IntervalTable {
-                columns: [
-                    "t",
-                    "cpu_busy_pct",
-                    "pulls_per_s",
-                    "active",
-                    "set_aside",
-                    "action",
-                ]
-                .map(String::from)
-                .to_vec(),
-                units: ["s", "%", "1/s", "jobs", "jobs", "-1 set aside, +1 restore"]
-                    .map(String::from)
-                    .to_vec(),
-                rows: self.samples.clone(),
-            },
-            users,
-            classes: Vec::new(),
-            response: BTreeMap::new(),
-            engine,
-            devices: Vec::new(),
-            benchmark: None,
-        }
+        m
     }
 }

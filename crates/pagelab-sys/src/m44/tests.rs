@@ -117,11 +117,7 @@ fn every_policy_finishes_every_job_in_a_squeezed_store() {
                         .n_references
                 })
                 .sum();
-            assert_eq!(
-                metric(&r, "references") as u64,
-                refs,
-                "{policy} {leveler}"
-            );
+            assert_eq!(metric(&r, "references") as u64, refs, "{policy} {leveler}");
             assert_eq!(r.users.len(), 4);
             assert!(r.users.iter().all(|u| u.response_mean_s > 0.0));
         }
@@ -194,14 +190,34 @@ fn copies_read_their_own_input_unless_told_otherwise() {
             ("workload.distinct_inputs", distinct),
         ]);
         let r = run(&s, 5, &mut |_| {}).unwrap();
-        r.users
-            .iter()
-            .map(|u| u.cpu_s)
-            .collect::<Vec<f64>>()
+        r.users.iter().map(|u| u.cpu_s).collect::<Vec<f64>>()
     };
     let own = finish("true");
     assert!(own[0] != own[1] && own[1] != own[2], "{own:?}");
     let same = finish("false");
     assert!(same[0] == same[1] && same[1] == same[2], "{same:?}");
-    assert_eq!(super::machine::copy_seed(5, 0), 5, "copy 0 is the run's own seed");
+    assert_eq!(
+        super::machine::copy_seed(5, 0),
+        5,
+        "copy 0 is the run's own seed"
+    );
+}
+
+#[test]
+fn ar_clears_its_use_bits_every_interval_of_references() {
+    // Without the periodic clearing a job that waits for its pull keeps no bit set and the one
+    // running keeps all of its: the clearing changes which pages AR takes.
+    let pulls = |interval: &str| {
+        let s = spec(&[
+            ("workload.copies", "3"),
+            ("memory.store_words", "10240"),
+            ("replacement.policy", "\"ar\""),
+            ("replacement.ar_reset_interval", interval),
+        ]);
+        metric(&run(&s, 2, &mut |_| {}).unwrap(), "pulls")
+    };
+    let (never, slice) = (pulls("0"), pulls("10000"));
+    assert!(never > 0.0 && slice > 0.0);
+    assert_ne!(never, slice);
+    assert_eq!(slice, pulls("10000"), "deterministic");
 }

@@ -228,7 +228,11 @@ fn sort_versions_show_the_papers_working_sets() {
     // touched only when it starts and ends).
     let needed = casual.n_pages() - casual.pages_in("44X OS job pages");
     let pulls = fifo_pulls(&casual, needed - 12);
-    assert!(pulls > 20 * u64::from(needed), "{pulls} pulls at {} frames", needed - 12);
+    assert!(
+        pulls > 20 * u64::from(needed),
+        "{pulls} pulls at {} frames",
+        needed - 12
+    );
     assert!(fifo_pulls(&best, 16) < 3 * u64::from(best.n_pages()));
     assert!(fifo_pulls(&best, 10) > 100 * u64::from(best.n_pages()));
 }
