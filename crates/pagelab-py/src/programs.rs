@@ -34,7 +34,7 @@ fn m44_generate(
     let program = M44Program::from_name(program).map_err(err)?;
     let params: M44Params =
         serde_json::from_str(params).map_err(|e| err(format!("program parameters: {e}")))?;
-    let (info, check, extent) = py
+    let (info, check, extent, os_job_pages) = py
         .allow_threads(|| -> Result<_, pagelab_trace::TraceError> {
             let g = gen::generate(program, &params, seed)?;
             let description = serde_json::json!({
@@ -50,7 +50,8 @@ fn m44_generate(
             for r in &g.runs {
                 w.push_run(g.page_map[r.page as usize], r.count, r.kind)?;
             }
-            Ok((w.finish()?, g.check, g.extent_words))
+            let os_job_pages = g.pages_in("44X OS job pages");
+            Ok((w.finish()?, g.check, g.extent_words, os_job_pages))
         })
         .map_err(err)?;
     let value = serde_json::json!({
@@ -59,6 +60,7 @@ fn m44_generate(
         "distinct_pages": info.distinct_pages,
         "page_words": info.page_size,
         "extent_words": extent,
+        "os_job_pages": os_job_pages,
         "check": check,
         "trace": info,
     });

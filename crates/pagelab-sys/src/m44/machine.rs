@@ -36,6 +36,8 @@ enum Ev {
 }
 
 struct Job {
+    /// The job's reference string (its own input data: see [`copy_seed`]).
+    runs: Arc<Vec<Run>>,
     /// Position in the reference string: run index and references left of it (0: all).
     pos: usize,
     left: u32,
@@ -52,11 +54,24 @@ struct Job {
     finish_ns: u64,
 }
 
+/// The input-data seed of copy `copy` of the program: copy 0 reads the run's own seed (so one
+/// job alone is the single-programmed run), the others data of their own, so that identical
+/// background jobs do not run in lockstep (B&G 1968, "The effects of programming style":
+/// "multiple copies of a given program", each sorting its own input tape).
+pub fn copy_seed(seed: u64, copy: u64) -> u64 {
+    if copy == 0 {
+        return seed;
+    }
+    use rand::RngCore;
+    pagelab_core::RngStreams::new(seed)
+        .stream("m44-copy-input", copy)
+        .next_u64()
+}
+
 /// One run of the machine.
 pub struct Machine {
     spec: M44Spec,
     seed: u64,
-    runs: Arc<Vec<Run>>,
     total_refs: u64,
     jobs: Vec<Job>,
     frames: Vec<Frame>,
@@ -77,6 +92,8 @@ pub struct Machine {
     busy_ns: u64,
     last_slice: (u64, u64),
     refs_done: u64,
+    /// References executed at which AR next clears every use bit (`u64::MAX`: never).
+    next_reset: u64,
     pulls: u64,
     pushes: u64,
     done: u32,
@@ -90,15 +107,33 @@ impl Machine {
     /// Generates the program's reference string and sets up the jobs.
     pub fn build(spec: &M44Spec, seed: u64) -> Result<Self, SysError> {
         let program = M44Program::from_name(&spec.workload.program)?;
-        let g = generate(program, &spec.workload.params, seed)?;
         let n = spec.workload.copies as usize;
-        let pages = g.n_pages() as usize;
-        let total_refs = g.n_references;
-        let runs = Arc::new(g.runs);
+        let mut strings: Vec<(Arc<Vec<Run>>, usize)> = Vec::with_capacity(n);
+        let mut total_refs = 0;
+        for j in 0..n {
+            let s = if spec.workload.distinct_inputs {
+                copy_seed(seed, j as u64)
+            } else {
+                seed
+            };
+            if s == seed && !strings.is_empty() {
+                let first = strings[0].clone();
+                total_refs += first.0.iter().map(|r| u64::from(r.count)).sum::<u64>();
+                strings.push(first);
+                continue;
+            }
+            let g = generate(program, &spec.workload.params, s)?;
+            total_refs += g.n_references;
+            let pages = g.n_pages() as usize;
+            strings.push((Arc::new(g.runs), pages));
+        }
         let frames = spec.memory.frames() as usize;
         let ns = |s: f64| (s * NS).round() as u64;
-        let jobs = (0..n)
-            .map(|j| Job {
+        let jobs = strings
+            .into_iter()
+            .enumerate()
+            .map(|(j, (runs, pages))| Job {
+                runs,
                 pos: 0,
                 left: 0,
                 table: vec![NONE; pages],
@@ -114,8 +149,7 @@ impl Machine {
             .collect();
         let mut m = Machine {
             seed,
-            runs,
-            total_refs: total_refs * n as u64,
+            total_refs,
             jobs,
             frames: vec![Frame::default(); frames],
             free: (0..frames as u32).rev().collect(),
@@ -139,6 +173,10 @@ impl Machine {
             busy_ns: 0,
             last_slice: (0, 0),
             refs_done: 0,
+            next_reset: match (spec.replacement.policy, spec.replacement.ar_reset_interval) {
+                (PolicyKind::Ar, n) if n > 0 => n,
+                _ => u64::MAX,
+            },
             pulls: 0,
             pushes: 0,
             done: 0,
@@ -341,8 +379,8 @@ impl Machine {
     fn slice(&mut self, j: u16) {
         let start = self.now;
         let end = start + self.slice_ns;
-        let runs = Arc::clone(&self.runs);
         let ji = j as usize;
+        let runs = Arc::clone(&self.jobs[ji].runs);
         let outcome = loop {
             let job = &mut self.jobs[ji];
             let Some(run) = runs.get(job.pos) else {
@@ -369,6 +407,9 @@ impl Machine {
             if job.left == 0 {
                 job.pos += 1;
             }
+            if self.refs_done >= self.next_reset {
+                self.reset_use_bits(frame);
+            }
         };
         let ran = self.now - start;
         self.jobs[ji].cpu_ns += ran;
@@ -387,11 +428,24 @@ impl Machine {
         }
     }
 
+    /// AR's periodic clearing of every use bit, as in the trace lab's AR (policy/ar.rs): after
+    /// every `ar_reset_interval` references executed. The frame whose run crossed the boundary
+    /// keeps its bit when the run has references after it.
+    fn reset_use_bits(&mut self, frame: u32) {
+        let interval = self.spec.replacement.ar_reset_interval;
+        for f in self.frames.iter_mut() {
+            f.used = false;
+        }
+        let boundary = self.refs_done - self.refs_done % interval;
+        self.frames[frame as usize].used = self.refs_done > boundary;
+        self.next_reset = boundary + interval;
+    }
+
     /// Job `j` referenced a page not in core: a frame (free, or the replacement algorithm's
     /// victim, pushed if changed) is reserved and the page pulled from its disk.
     fn fault(&mut self, j: u16) {
         let ji = j as usize;
-        let page = self.runs[self.jobs[ji].pos].page;
+        let page = self.jobs[ji].runs[self.jobs[ji].pos].page;
         let (frame, push_disk) = match self.free.pop() {
             Some(f) => (f, None),
             None => {
@@ -463,6 +517,62 @@ impl Machine {
     }
 
     fn report(&self, slices: u64) -> Report {
+        let users = self
+            .jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| UserRow {
+                user: i as u32,
+                class: self.spec.workload.program.clone(),
+                transactions: 1,
+                response_mean_s: j.finish_ns as f64 / NS,
+                cpu_s: j.cpu_ns as f64 / NS,
+                faults: j.pulls,
+                page_reads: j.pulls,
+                vios: 0,
+                drops: j.set_asides,
+                projected_ws: 0.0,
+                psi_s: None,
+            })
+            .collect();
+        let mut engine = BTreeMap::new();
+        engine.insert("slices".into(), slices);
+        engine.insert(
+            "runs".into(),
+            self.jobs.iter().map(|j| j.runs.len() as u64).sum(),
+        );
+        Report {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.seed,
+            spec: serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
+            metrics: self.metrics(),
+            intervals: IntervalTable {
+                columns: [
+                    "t",
+                    "cpu_busy_pct",
+                    "pulls_per_s",
+                    "active",
+                    "set_aside",
+                    "action",
+                ]
+                .map(String::from)
+                .to_vec(),
+                units: ["s", "%", "1/s", "jobs", "jobs", "-1 set aside, +1 restore"]
+                    .map(String::from)
+                    .to_vec(),
+                rows: self.samples.clone(),
+            },
+            users,
+            classes: Vec::new(),
+            response: BTreeMap::new(),
+            engine,
+            devices: Vec::new(),
+            benchmark: None,
+        }
+    }
+
+    /// The run's metrics in the paper's terms.
+    fn metrics(&self) -> BTreeMap<String, crate::monitor::Metric> {
         let n = self.jobs.len() as f64;
         let elapsed = self.now as f64 / NS;
         let mut m = BTreeMap::new();
@@ -535,54 +645,6 @@ impl Machine {
             "count",
             "Times the load leveler restored a job.",
         );
-        let users = self
-            .jobs
-            .iter()
-            .enumerate()
-            .map(|(i, j)| UserRow {
-                user: i as u32,
-                class: self.spec.workload.program.clone(),
-                transactions: 1,
-                response_mean_s: j.finish_ns as f64 / NS,
-                cpu_s: j.cpu_ns as f64 / NS,
-                faults: j.pulls,
-                page_reads: j.pulls,
-                vios: 0,
-                drops: j.set_asides,
-                projected_ws: 0.0,
-                psi_s: None,
-            })
-            .collect();
-        let mut engine = BTreeMap::new();
-        engine.insert("slices".into(), slices);
-        engine.insert("runs".into(), self.runs.len() as u64 * n as u64);
-        Report {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            seed: self.seed,
-            spec: serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
-            metrics: m,
-            intervals: IntervalTable {
-                columns: [
-                    "t",
-                    "cpu_busy_pct",
-                    "pulls_per_s",
-                    "active",
-                    "set_aside",
-                    "action",
-                ]
-                .map(String::from)
-                .to_vec(),
-                units: ["s", "%", "1/s", "jobs", "jobs", "-1 set aside, +1 restore"]
-                    .map(String::from)
-                    .to_vec(),
-                rows: self.samples.clone(),
-            },
-            users,
-            classes: Vec::new(),
-            response: BTreeMap::new(),
-            engine,
-            devices: Vec::new(),
-            benchmark: None,
-        }
+        m
     }
 }

@@ -114,6 +114,15 @@ pub struct ReplacementSpec {
     /// How long BIFO favours one 44X before moving to the next [s].
     #[serde(default = "one_second")]
     pub bifo_interval_s: f64,
+    /// References executed between two clearings of all AR use bits [references]; 0: bits
+    /// are cleared only when every candidate's is on. Default: the trace lab's AR
+    /// (`pagelab_trace::policy::ar::ArSpec`), one 0.1 s time slice at 10 µs a reference.
+    #[serde(default = "ar_reset_default")]
+    pub ar_reset_interval: u64,
+}
+
+fn ar_reset_default() -> u64 {
+    pagelab_trace::policy::ar::ArSpec::default().reset_interval
 }
 
 fn one_second() -> f64 {
@@ -183,6 +192,14 @@ pub struct WorkloadSpec {
     /// The program's sizes (defaults: the paper's).
     #[serde(default)]
     pub params: M44Params,
+    /// Each copy reads input data of its own (seeded from the run's seed and its number); false:
+    /// every copy reads the same data and makes the same reference string.
+    #[serde(default = "yes")]
+    pub distinct_inputs: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Loads `toml_text` with overrides into a validated [`M44Spec`].

@@ -108,12 +108,16 @@ fn every_policy_finishes_every_job_in_a_squeezed_store() {
                 ("leveler.period_s", "0.5"),
             ]);
             let r = run(&s, 1, &mut |_| {}).unwrap();
-            let (_, refs) = fifo_pulls(M44Program::T4_1XQ, 600, 1);
-            assert_eq!(
-                metric(&r, "references") as u64,
-                4 * refs,
-                "{policy} {leveler}"
-            );
+            // Each copy reads its own input: the references of the four strings.
+            let refs: u64 = (0..4)
+                .map(|j| {
+                    let seed = super::machine::copy_seed(1, j);
+                    generate(M44Program::T4_1XQ, &s.workload.params, seed)
+                        .unwrap()
+                        .n_references
+                })
+                .sum();
+            assert_eq!(metric(&r, "references") as u64, refs, "{policy} {leveler}");
             assert_eq!(r.users.len(), 4);
             assert!(r.users.iter().all(|u| u.response_mean_s > 0.0));
         }
@@ -175,4 +179,45 @@ fn the_preset_is_the_papers_machine() {
     assert_eq!(s.machine.reference_us(), 10.0);
     assert_eq!(s.disk.count, 2);
     assert!(Machine::build(&s, 1).is_ok());
+}
+
+#[test]
+fn copies_read_their_own_input_unless_told_otherwise() {
+    // B&G's copies each sort their own tape: distinct strings, so they do not finish together.
+    let finish = |distinct: &str| {
+        let s = spec(&[
+            ("workload.copies", "3"),
+            ("workload.distinct_inputs", distinct),
+        ]);
+        let r = run(&s, 5, &mut |_| {}).unwrap();
+        r.users.iter().map(|u| u.cpu_s).collect::<Vec<f64>>()
+    };
+    let own = finish("true");
+    assert!(own[0] != own[1] && own[1] != own[2], "{own:?}");
+    let same = finish("false");
+    assert!(same[0] == same[1] && same[1] == same[2], "{same:?}");
+    assert_eq!(
+        super::machine::copy_seed(5, 0),
+        5,
+        "copy 0 is the run's own seed"
+    );
+}
+
+#[test]
+fn ar_clears_its_use_bits_every_interval_of_references() {
+    // Without the periodic clearing a job that waits for its pull keeps no bit set and the one
+    // running keeps all of its: the clearing changes which pages AR takes.
+    let pulls = |interval: &str| {
+        let s = spec(&[
+            ("workload.copies", "3"),
+            ("memory.store_words", "10240"),
+            ("replacement.policy", "\"ar\""),
+            ("replacement.ar_reset_interval", interval),
+        ]);
+        metric(&run(&s, 2, &mut |_| {}).unwrap(), "pulls")
+    };
+    let (never, slice) = (pulls("0"), pulls("10000"));
+    assert!(never > 0.0 && slice > 0.0);
+    assert_ne!(never, slice);
+    assert_eq!(slice, pulls("10000"), "deterministic");
 }

@@ -50,9 +50,10 @@ use super::matrix::Minv;
 use super::memory::{Array1, Mat, Stmt, TracedMemory};
 use super::ResultCheck;
 use crate::TraceError;
-use pagelab_core::Rng;
-use rand::Rng as _;
 use std::f64::consts::PI;
+
+mod exercise;
+pub(crate) use exercise::{generate_exercise, Exercise};
 
 /// Which of the two versions of T2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +84,11 @@ pub struct CorrelationParams {
     /// Start the data base on a page boundary -- parameter. B&G 1968, Problem T2, count the
     /// data base as whole pages (4 and 13); we read that as page-aligned storage.
     pub align_data_base: bool,
+    /// Unexecuted words after each statement of the program's own routines [words] --
+    /// parameter, fitted (docs/m44-programs.md): the original's 17 subroutines "of reasonable
+    /// length" (B&G 1968, Problem T2) span more pages than our statements, and B&G's Figures 6-7
+    /// have T2.1X paging badly under FIFO at 32K where MIN still copes.
+    pub code_gap_words: u64,
 }
 
 impl Default for CorrelationParams {
@@ -95,6 +101,7 @@ impl Default for CorrelationParams {
             tolerance: 1e-6,
             max_iterations: 20,
             align_data_base: true,
+            code_gap_words: 900,
         }
     }
 }
@@ -174,21 +181,6 @@ impl CorrelationParams {
     }
 }
 
-/// The generated exercise: the tape the program reads and the truth to judge it by.
-pub(crate) struct Exercise {
-    /// Tape words: ships, reports, the initial approximations, then 12 words per report.
-    pub tape: Vec<u64>,
-    /// True parameter vector.
-    pub truth: Vec<f64>,
-}
-
-fn normal(rng: &mut Rng) -> f64 {
-    // Box–Muller on an open interval.
-    let u1: f64 = rng.gen_range(f64::MIN_POSITIVE..1.0);
-    let u2: f64 = rng.gen_range(0.0..1.0);
-    (-2.0 * u1.ln()).sqrt() * (2.0 * PI * u2).cos()
-}
-
 fn wrap(a: f64) -> f64 {
     let mut a = a % (2.0 * PI);
     if a > PI {
@@ -202,77 +194,6 @@ fn wrap(a: f64) -> f64 {
 /// Position of ship `s` at time `t` under parameter vector `p`.
 fn position(p: &[f64], s: usize, t: f64) -> (f64, f64) {
     (p[4 * s] + p[4 * s + 2] * t, p[4 * s + 1] + p[4 * s + 3] * t)
-}
-
-pub(crate) fn generate_exercise(c: &CorrelationParams, rng: &mut Rng) -> Exercise {
-    let np = c.n_params() as usize;
-    let ships = c.ships as usize;
-    let mut truth = vec![0.0; np];
-    for s in 0..ships {
-        let speed = rng.gen_range(10.0..20.0);
-        let course = rng.gen_range(0.0..2.0 * PI);
-        truth[4 * s] = rng.gen_range(-10.0..10.0);
-        truth[4 * s + 1] = rng.gen_range(-10.0..10.0);
-        truth[4 * s + 2] = speed * course.sin();
-        truth[4 * s + 3] = speed * course.cos();
-    }
-    truth[np - 2] = TRUE_RANGE_BIAS;
-    truth[np - 1] = TRUE_BEARING_BIAS;
-    let mut times: Vec<f64> = (0..c.reports)
-        .map(|_| rng.gen_range(0.0..c.duration_hours * 3600.0))
-        .collect();
-    times.sort_by(f64::total_cmp);
-
-    let mut tape = vec![c.ships, c.reports];
-    for (q, &v) in truth.iter().enumerate() {
-        let init = if q >= np - 2 {
-            0.0
-        } else {
-            v + rng.gen_range(-2.0..2.0)
-        };
-        tape.push(init.to_bits());
-    }
-    for (r, &secs) in times.iter().enumerate() {
-        let whole = secs.floor() as u64;
-        let (day, hour, minute) = (1 + whole / 86_400, whole / 3600 % 24, whole / 60 % 60);
-        let second = secs - (whole - whole % 60) as f64;
-        let t = secs / 3600.0;
-        let s = rng.gen_range(0..ships);
-        let (kind, other, o1, o2, sd1, sd2) = if rng.gen_range(0..3) == 0 {
-            let (x, y) = position(&truth, s, t);
-            (
-                FIX,
-                s,
-                x + FIX_SD * normal(rng),
-                y + FIX_SD * normal(rng),
-                FIX_SD,
-                FIX_SD,
-            )
-        } else {
-            let o = (s + rng.gen_range(1..ships)) % ships;
-            let (xs, ys) = position(&truth, s, t);
-            let (xo, yo) = position(&truth, o, t);
-            let (dx, dy) = (xo - xs, yo - ys);
-            let rho = dx.hypot(dy) + truth[np - 2] + RANGE_SD * normal(rng);
-            let theta = wrap(dx.atan2(dy) + truth[np - 1] + BEARING_SD * normal(rng));
-            (SIGHTING, o, rho, theta, RANGE_SD, BEARING_SD)
-        };
-        tape.extend([
-            r as u64 + 1,
-            kind as u64,
-            s as u64,
-            other as u64,
-            day,
-            hour,
-            minute,
-            second.to_bits(),
-            o1.to_bits(),
-            o2.to_bits(),
-            sd1.to_bits(),
-            sd2.to_bits(),
-        ]);
-    }
-    Exercise { tape, truth }
 }
 
 /// Where the data base lives.
@@ -361,6 +282,71 @@ pub(crate) fn run_program(
 ) -> Result<(Solution, ResultCheck), TraceError> {
     c.validate(version)?;
     let np = c.n_params();
+    let (code, v, minv) = place_code(mem, c, np)?;
+    let mut tape = super::matrix::place_io(mem, buffer_words, ex.tape.clone())?;
+    let db = place_data_base(mem, version, c)?;
+
+    // Input: header, initial approximations, then the reports.
+    mem.exec(code.read_head);
+    tape.read_into(mem, v.ships);
+    tape.read_into(mem, v.reports);
+    let ships = mem.load_i(v.ships) as u64;
+    let nrep = mem.load_i(v.reports) as u64;
+    for q in 0..np {
+        mem.exec(code.read_item);
+        tape.read_into(mem, v.p.at(q));
+    }
+    for r in 0..nrep {
+        for f in 0..INPUT_FIELDS {
+            mem.exec(code.read_item);
+            tape.read_into(mem, db.at(r, f));
+        }
+    }
+
+    let (iterations, last_step) = iterate(mem, &code, &v, &db, &minv, c, np, nrep)?;
+
+    // Residuals and χ² at the accepted solution (no accumulation), then one pass per ship.
+    let mut chi = 0.0;
+    for r in 0..nrep {
+        chi += observe(mem, &code, &v, &db, r, np, false);
+    }
+    let err = write_tracks(mem, &code, &v, &db, &mut tape, ex, ships, nrep);
+    tape.flush(mem);
+
+    let params: Vec<f64> = (0..np).map(|q| mem.load_f(v.p.at(q))).collect();
+    let track: Vec<f64> = tape.output().iter().map(|w| f64::from_bits(*w)).collect();
+    let mut check = ResultCheck::new(
+        "largest correction of the last iteration [nmi, kn, rad]",
+        last_step,
+        c.tolerance,
+    );
+    check.detail = format!(
+        "{iterations} iterations; χ²/observation {:.3}; largest track error against the truth \
+         {err:.3} nmi",
+        chi / (2 * nrep) as f64
+    );
+    let chi2_per_observation = chi / (2 * nrep) as f64;
+    Ok((
+        Solution {
+            params,
+            iterations,
+            last_step,
+            track,
+            chi2_per_observation,
+            track_error: err,
+        },
+        check,
+    ))
+}
+
+/// Places the program's code and work storage: main program, subroutines, MINV and the
+/// mathematical library, each statement followed by `code_gap_words` unexecuted words.
+fn place_code(
+    mem: &mut TracedMemory,
+    c: &CorrelationParams,
+    np: u64,
+) -> Result<(Code, Vars, Minv), TraceError> {
+    mem.set_code_gap(c.code_gap_words);
     mem.begin_segment("main program");
     let main = [
         mem.stmt(5)?,
@@ -434,11 +420,20 @@ pub(crate) fn run_program(
     // MINV, so these two are placed after it.
     code.sqrt = mem.stmt(24)?;
     code.atan2 = mem.stmt(40)?;
-    let mut tape = super::matrix::place_io(mem, buffer_words, ex.tape.clone())?;
+    mem.set_code_gap(0);
+    Ok((code, v, minv))
+}
+
+/// Places the data base: one fixed-dimension array per field, or one array of records.
+fn place_data_base(
+    mem: &mut TracedMemory,
+    version: CorrelationVersion,
+    c: &CorrelationParams,
+) -> Result<DataBase, TraceError> {
     if c.align_data_base {
         mem.align_to_page()?;
     }
-    let db = match version {
+    Ok(match version {
         CorrelationVersion::FieldArrays => {
             let mut b = [0u64; 16];
             for (f, name) in FIELD_NAMES.iter().enumerate() {
@@ -451,25 +446,22 @@ pub(crate) fn run_program(
             mem.begin_segment("data array DATA");
             DataBase::Records(mem.array1("DATA", RECORD_WORDS * c.reports)?.base)
         }
-    };
+    })
+}
 
-    // Input: header, initial approximations, then the reports.
-    mem.exec(code.read_head);
-    tape.read_into(mem, v.ships);
-    tape.read_into(mem, v.reports);
-    let ships = mem.load_i(v.ships) as u64;
-    let nrep = mem.load_i(v.reports) as u64;
-    for q in 0..np {
-        mem.exec(code.read_item);
-        tape.read_into(mem, v.p.at(q));
-    }
-    for r in 0..nrep {
-        for f in 0..INPUT_FIELDS {
-            mem.exec(code.read_item);
-            tape.read_into(mem, db.at(r, f));
-        }
-    }
-
+/// Gauss–Newton iterations until the largest correction is within the tolerance: the
+/// iteration count and the last correction.
+#[allow(clippy::too_many_arguments)]
+fn iterate(
+    mem: &mut TracedMemory,
+    code: &Code,
+    v: &Vars,
+    db: &DataBase,
+    minv: &Minv,
+    c: &CorrelationParams,
+    np: u64,
+    nrep: u64,
+) -> Result<(u64, f64), TraceError> {
     let mut iterations = 0;
     let mut last_step = f64::INFINITY;
     while iterations < c.max_iterations && last_step > c.tolerance {
@@ -484,7 +476,7 @@ pub(crate) fn run_program(
             mem.store_f(v.rhs.at(j), 0.0);
         }
         for r in 0..nrep {
-            observe(mem, &code, &v, &db, r, np, true);
+            observe(mem, code, v, db, r, np, true);
         }
         mem.exec(code.call);
         if let Err(k) = minv.run(mem, v.norm, np, v.l, v.m) {
@@ -515,11 +507,22 @@ pub(crate) fn run_program(
         last_step = mem.load_f(v.dmax);
     }
 
-    // Residuals and χ² at the accepted solution (no accumulation), then one pass per ship.
-    let mut chi = 0.0;
-    for r in 0..nrep {
-        chi += observe(mem, &code, &v, &db, r, np, false);
-    }
+    Ok((iterations, last_step))
+}
+
+/// One pass over the reports per ship, writing (t, x, y, res1, res2) for each report that
+/// involves it; returns the largest distance from the true track [nmi].
+#[allow(clippy::too_many_arguments)]
+fn write_tracks(
+    mem: &mut TracedMemory,
+    code: &Code,
+    v: &Vars,
+    db: &DataBase,
+    tape: &mut super::memory::Tape,
+    ex: &Exercise,
+    ships: u64,
+    nrep: u64,
+) -> f64 {
     let mut err: f64 = 0.0;
     tape.rewind_for_output();
     for s in 0..ships {
@@ -530,7 +533,7 @@ pub(crate) fn run_program(
             if a != s && b != s {
                 continue;
             }
-            let t = time(mem, &code, &v, &db, r);
+            let t = time(mem, code, v, db, r);
             mem.exec(code.track_point);
             let x = mem.load_f(v.p.at(4 * s)) + mem.load_f(v.p.at(4 * s + 2)) * t;
             let y = mem.load_f(v.p.at(4 * s + 1)) + mem.load_f(v.p.at(4 * s + 3)) * t;
@@ -547,32 +550,7 @@ pub(crate) fn run_program(
             }
         }
     }
-    tape.flush(mem);
-
-    let params: Vec<f64> = (0..np).map(|q| mem.load_f(v.p.at(q))).collect();
-    let track: Vec<f64> = tape.output().iter().map(|w| f64::from_bits(*w)).collect();
-    let mut check = ResultCheck::new(
-        "largest correction of the last iteration [nmi, kn, rad]",
-        last_step,
-        c.tolerance,
-    );
-    check.detail = format!(
-        "{iterations} iterations; χ²/observation {:.3}; largest track error against the truth \
-         {err:.3} nmi",
-        chi / (2 * nrep) as f64
-    );
-    let chi2_per_observation = chi / (2 * nrep) as f64;
-    Ok((
-        Solution {
-            params,
-            iterations,
-            last_step,
-            track,
-            chi2_per_observation,
-            track_error: err,
-        },
-        check,
-    ))
+    err
 }
 
 /// Report time [h] from its day, hour, minute and second fields (subroutine TIMCON).

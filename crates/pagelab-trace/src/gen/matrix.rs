@@ -346,6 +346,8 @@ pub(crate) fn place_io(
     let block = mem.stmt(20)?;
     mem.begin_segment("tape buffer");
     let buffer = mem.array1("tape buffer", buffer_words)?;
+    // The program's code is placed: the job starts (the loader brings the code in).
+    super::runtime::start_job(mem);
     Ok(Tape::new(buffer, item, block, input))
 }
 

@@ -113,6 +113,8 @@ pub struct TracedMemory {
     runs: Vec<Run>,
     n_refs: u64,
     segments: Vec<Segment>,
+    os: Option<super::runtime::Os>,
+    code_gap: u64,
 }
 
 impl TracedMemory {
@@ -144,6 +146,8 @@ impl TracedMemory {
             runs: Vec::new(),
             n_refs: 0,
             segments: Vec::new(),
+            os: None,
+            code_gap: 0,
         })
     }
 
@@ -194,10 +198,46 @@ impl TracedMemory {
         }
     }
 
-    /// Places a statement of `words` instructions at the current allocation point.
+    /// Places a statement of `words` instructions at the current allocation point, followed by
+    /// the code gap (see [`TracedMemory::set_code_gap`]).
     pub fn stmt(&mut self, words: u32) -> Result<Stmt, TraceError> {
         let addr = self.alloc("a statement", u64::from(words))?;
+        if self.code_gap > 0 {
+            self.alloc("code not on the traced path", self.code_gap)?;
+        }
         Ok(Stmt { addr, words })
+    }
+
+    /// Leaves `words` unexecuted words after every statement placed from now on: the code of
+    /// the original routine that our statements stand for but that does not run on the traced
+    /// path (other branches, checks, formats), so a routine spans the pages it spanned.
+    pub fn set_code_gap(&mut self, words: u64) {
+        self.code_gap = words;
+    }
+
+    /// Installs the 44X OS run-time placed in this store ([`super::runtime::place`]).
+    pub(crate) fn set_os(&mut self, os: super::runtime::Os) {
+        self.os = Some(os);
+    }
+
+    /// The installed run-time, if any.
+    pub(crate) fn os(&self) -> Option<super::runtime::Os> {
+        self.os
+    }
+
+    /// The segments placed so far, the open one up to the allocation point.
+    pub fn segments_so_far(&self) -> Vec<Segment> {
+        let mut v = self.segments.clone();
+        if let Some(s) = v.last_mut() {
+            s.words = self.next - s.base;
+        }
+        v
+    }
+
+    /// The word at `addr` without a reference (the loader's source is the object deck, not the
+    /// store).
+    pub(crate) fn peek(&self, addr: u64) -> u64 {
+        self.words[addr as usize]
     }
 
     /// Places one scalar variable and returns its address.
@@ -374,6 +414,7 @@ impl Tape {
                 return false;
             }
             mem.exec(self.block);
+            super::runtime::io_block(mem);
             self.fill = left.min(self.buffer.len);
             for k in 0..self.fill {
                 mem.store(self.buffer.at(k), self.input[self.next_in]);
@@ -405,6 +446,7 @@ impl Tape {
             return;
         }
         mem.exec(self.block);
+        super::runtime::io_block(mem);
         for k in 0..self.fill {
             let w = mem.load(self.buffer.at(k));
             self.output.push(w);

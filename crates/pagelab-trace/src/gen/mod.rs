@@ -20,8 +20,9 @@
 //! (column-major arrays of fixed or variable dimension, one array per field or one per record,
 //! pointers or records), which a modern compiler and allocator would not reproduce.
 //!
-//! The modules: [`memory`] (the traced store, statements, tape I/O), [`matrix`] (T1 and the MINV
-//! routine), [`correlation`] (T2), [`sort`] (T4). `docs/m44-programs.md` describes each program,
+//! The modules: [`memory`] (the traced store, statements, tape I/O), [`runtime`] (the 44X OS
+//! and run-time pages below each program), [`matrix`] (T1 and the MINV routine),
+//! [`correlation`] (T2), [`sort`] (T4). `docs/m44-programs.md` describes each program,
 //! its layout and what we chose where the paper is silent.
 
 #![warn(missing_docs)]
@@ -29,6 +30,7 @@
 pub mod correlation;
 pub mod matrix;
 pub mod memory;
+pub mod runtime;
 pub mod sort;
 
 use crate::{Run, TraceError, VecSource};
@@ -36,6 +38,7 @@ use correlation::{CorrelationParams, CorrelationVersion};
 use matrix::{MatrixParams, MatrixVersion};
 use memory::{Segment, TracedMemory};
 use pagelab_core::RngStreams;
+use runtime::RuntimeParams;
 use sort::{SortParams, SortVersion};
 
 /// The nine program versions of the M44/44X study.
@@ -223,6 +226,8 @@ pub struct M44Params {
     pub correlation: CorrelationParams,
     /// Problem T4 sizes.
     pub sort: SortParams,
+    /// The 44X OS and run-time pages every program touches ([`runtime`]).
+    pub runtime: RuntimeParams,
 }
 
 impl Default for M44Params {
@@ -234,6 +239,7 @@ impl Default for M44Params {
             matrix: MatrixParams::default(),
             correlation: CorrelationParams::default(),
             sort: SortParams::default(),
+            runtime: RuntimeParams::default(),
         }
     }
 }
@@ -351,6 +357,8 @@ pub fn generate(
         ));
     }
     let mut mem = TracedMemory::new(params.page_words, params.address_space_words)?;
+    // The 44X OS sits below the program in the job's store (runtime.rs).
+    runtime::place(&mut mem, &params.runtime)?;
     // The data must fit the store before any input is generated for it.
     let fits = |key: &str, words: Option<u64>| match words {
         Some(w) if w <= params.address_space_words => Ok(()),
@@ -421,6 +429,7 @@ pub fn generate(
             sort::run_program(&mut mem, version, s, bw, &file)?.1
         }
     };
+    runtime::end_job(&mut mem);
     let extent_words = mem.extent();
     let page_words = mem.page_words();
     let (runs, page_map, n_references, segments) = mem.finish();
