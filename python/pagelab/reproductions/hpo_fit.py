@@ -92,7 +92,9 @@ def q2_limit(
     for n, r in zip(grid, runs[1:], strict=True):
         if chosen is None and r.mean("throughput") >= (1 - THROUGHPUT_TOL) * ceiling:
             chosen, at = n, r
-    for label, r in (("no limit", free), *((f"limit {n}", r) for n, r in zip(grid, runs[1:]))):
+    labelled = [("no limit", free)]
+    labelled += [(f"limit {n}", r) for n, r in zip(grid, runs[1:], strict=True)]
+    for label, r in labelled:
         ctx.row(table, "throughput", label, r.metric("throughput"), unit="1/s")
         ctx.row(table, "users in Q2", label, r.metric("users_in_q2"), unit="users")
         ctx.row(table, "Q1 seconds", label, r.metric("q1_seconds"), unit="s")
