@@ -572,7 +572,7 @@ impl<'o> System<'o> {
             reset_at_drop: spec.memory.reset_reference_at_drop,
             flush_at_drop: spec.memory.flush_at_drop,
             write_unchanged: spec.paging.write_unchanged,
-            swap: None,
+            swap,
             vmsp: vmsp_dispatch::VmspBooks::new(n_all as usize, streams.stream("spool", 0)),
             vio_busy: vec![Tick::ZERO; spec.vio.devices as usize],
             vio_ns: spec.vio.service_ms * 1e6,
@@ -605,7 +605,6 @@ impl<'o> System<'o> {
             next_sample: Tick::ZERO,
             cycles_at_sample: 0,
         };
-        sys.swap = swap;
         sys.mem.lifo_flush = spec.memory.lifo_flush;
         if sys.swap.is_some() && spec.swapping.garbage_collector {
             sys.q.schedule(

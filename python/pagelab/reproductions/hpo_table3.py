@@ -83,7 +83,16 @@ def _figure8(ctx: Context, cache: dict, sweep: list[int]) -> dict[str, list]:
             a = pts[-1][0]
         a_proto.append(a)
     where = "active users at the base's 50-user response"
-    ctx.row("Figure 8", where, "Base", a_base, paper=20, unit="users")
+    ctx.row(
+        "Figure 8",
+        where,
+        "Base",
+        a_base,
+        paper=20,
+        unit="users",
+        role="fitted",
+        why="the 4341 command demand was fitted to it (targets/hpo-4341-base.toml)",
+    )
     ctx.row("Figure 8", where, "Prototype", a_proto, paper=30, unit="users")
     bound = f"; in {unreached} seeds never reached: the sweep's end taken" if unreached else ""
     ctx.claim(
