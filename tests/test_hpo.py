@@ -107,7 +107,6 @@ def test_hpo_negative_smoke():
         "flush-every-drop-paging-up",
         "lifo-flush-paging-up",
         "no-reset-at-drop-scan-faster",
-        "no-reset-at-drop-steals-up",
         "right-edge-worse",
     ):
         assert claims[cid]["verdict"] == "holds", claims[cid]
