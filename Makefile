@@ -50,8 +50,8 @@ layout:
 	$(PYTHON) scripts/check_layout.py
 
 py-lint: venv
-	$(VENV)/bin/ruff check python tests benches
-	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/ruff check python tests benches scripts
+	$(VENV)/bin/ruff format --check python tests benches scripts
 
 py-test: build
 	$(VENV)/bin/pytest -q
@@ -63,7 +63,8 @@ test: layout rust-lint rust-test py-lint py-test
 bench: build
 	$(VENV)/bin/python benches/vs_libcachesim.py --out benches/RESULTS.md
 	$(VENV)/bin/python benches/sweep_speedup.py
-	cargo bench -p pagelab-trace
+	cargo bench -p pagelab-trace --bench policies
+	cargo bench -p pagelab-trace --bench inner_loops -- --quick
 	cargo bench -p pagelab-sys
 
 # Fuzzes each target for FUZZ_SECONDS under libFuzzer (cargo-fuzz; needs the nightly toolchain:

@@ -47,6 +47,8 @@ pub struct LocalityModel {
     runs_left: u32,
     rng: Rng,
     geo_q: f64,
+    /// ln(geo_q), computed once: run lengths draw one logarithm each, not two.
+    ln_q: f64,
 }
 
 impl LocalityModel {
@@ -72,6 +74,7 @@ impl LocalityModel {
             runs_left: 0,
             rng,
             geo_q,
+            ln_q: geo_q.ln(),
         };
         m.new_phase();
         m
@@ -133,7 +136,13 @@ impl LocalityModel {
             return 1;
         }
         let u: f64 = self.rng.gen_range(f64::MIN_POSITIVE..1.0);
-        (1.0 + (u.ln() / self.geo_q.ln()).floor()).min(u32::MAX as f64 / 2.0) as u32
+        let x = u.ln() / self.ln_q; // >= 0: both logarithms are negative
+        if x < 2_147_483_646.0 {
+            // floor(x) + 1 by truncation (x >= 0): a conversion instead of a call to floor.
+            x as u32 + 1
+        } else {
+            (1.0 + x.floor()).min(u32::MAX as f64 / 2.0) as u32
+        }
     }
 }
 

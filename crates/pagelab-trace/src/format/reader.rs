@@ -39,202 +39,15 @@ impl TraceReader {
     pub fn open(path: &Path) -> Result<TraceReader, TraceError> {
         let mut file = File::open(path).map_err(|e| TraceError::io(path, e))?;
         let file_len = file.metadata().map_err(|e| TraceError::io(path, e))?.len();
-        let corrupt = |offset: u64, what: String| TraceError::Corrupt {
-            path: path.to_path_buf(),
-            offset,
-            what,
+        let mut o = Opening {
+            path,
+            file: &mut file,
+            len: file_len,
         };
-        let mut read_at = |offset: u64, len: usize, what: &str| -> Result<Vec<u8>, TraceError> {
-            if offset
-                .checked_add(len as u64)
-                .is_none_or(|end| end > file_len)
-            {
-                return Err(corrupt(
-                    file_len,
-                    format!(
-                        "file ends before the {what} ({len} bytes at offset {offset}): truncated"
-                    ),
-                ));
-            }
-            let mut b = vec![0u8; len];
-            file.seek(SeekFrom::Start(offset))
-                .map_err(|e| TraceError::io(path, e))?;
-            file.read_exact(&mut b)
-                .map_err(|e| TraceError::io(path, e))?;
-            Ok(b)
-        };
-        let magic_len = MAGIC.len().min(file_len as usize);
-        let head = read_at(0, magic_len, "magic")?;
-        if head[..] != MAGIC[..magic_len] || (file_len as usize) < MAGIC.len() {
-            if head[..] == MAGIC[..magic_len] {
-                return Err(corrupt(
-                    file_len,
-                    "file ends inside the magic: truncated".into(),
-                ));
-            }
-            return Err(corrupt(
-                0,
-                format!(
-                    "wrong magic {:?}: expected {:?} (not a pagelab trace)",
-                    String::from_utf8_lossy(&head),
-                    String::from_utf8_lossy(&MAGIC)
-                ),
-            ));
-        }
-        let h = read_at(0, HEADER_LEN, "header")?;
-        let version = u32_at(&h, 8);
-        if version != FORMAT_VERSION {
-            return Err(corrupt(
-                8,
-                format!(
-                    "unknown format version {version}: this reader knows version {FORMAT_VERSION}"
-                ),
-            ));
-        }
-        let desc_len = u32_at(&h, 96) as usize;
-        if desc_len > MAX_DESCRIPTION {
-            return Err(corrupt(
-                96,
-                format!("description length {desc_len}: expected at most {MAX_DESCRIPTION}"),
-            ));
-        }
-        let desc = read_at(HEADER_LEN as u64, desc_len, "description")?;
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&h[..100]);
-        crc.update(&desc);
-        if crc.finalize() != u32_at(&h, 100) {
-            return Err(corrupt(
-                0,
-                "header checksum mismatch (bytes 0..104 + description)".into(),
-            ));
-        }
-        if u32_at(&h, 12) != 0 {
-            return Err(corrupt(12, "unknown flags: expected 0".into()));
-        }
-        let mut by_kind = [0u64; 4];
-        for (k, v) in by_kind.iter_mut().enumerate() {
-            *v = u64_at(&h, 48 + 8 * k);
-        }
-        let header = Header {
-            version,
-            page_size: u64_at(&h, 16),
-            references: u64_at(&h, 24),
-            runs: u64_at(&h, 32),
-            distinct_pages: u64_at(&h, 40),
-            by_kind,
-            chunks: u64_at(&h, 80),
-            footer_offset: u64_at(&h, 88),
-            description: desc,
-        };
-        if header.page_size == 0 || !header.page_size.is_power_of_two() {
-            return Err(corrupt(
-                16,
-                format!("page size {}: expected a power of two", header.page_size),
-            ));
-        }
-        if checked_sum(&by_kind) != Some(header.references) {
-            return Err(corrupt(
-                48,
-                "references by kind do not add up to the reference count".into(),
-            ));
-        }
-        if header.distinct_pages > u32::MAX as u64 {
-            return Err(corrupt(40, "more distinct pages than dense numbers".into()));
-        }
-        let description = serde_json::from_slice(&header.description)
-            .map_err(|e| corrupt(HEADER_LEN as u64, format!("description is not JSON: {e}")))?;
-        // Tail and footer.
-        if file_len < (TAIL_LEN + HEADER_LEN) as u64 {
-            return Err(corrupt(
-                file_len,
-                "no end marker: file truncated (or not finished by its writer)".into(),
-            ));
-        }
-        let tail = read_at(file_len - TAIL_LEN as u64, TAIL_LEN, "tail")?;
-        if tail[8..] != TAIL_MAGIC {
-            return Err(corrupt(
-                file_len,
-                "no end marker: file truncated (or not finished by its writer)".into(),
-            ));
-        }
-        let footer_offset = u64_at(&tail, 0);
-        if footer_offset != header.footer_offset {
-            return Err(corrupt(
-                file_len - TAIL_LEN as u64,
-                format!(
-                    "tail names footer offset {footer_offset}, header names {}",
-                    header.footer_offset
-                ),
-            ));
-        }
-        let n = header.chunks;
-        let footer_len = (FOOTER_FIXED_LEN as u64)
-            .checked_add(n.saturating_mul(CHUNK_ENTRY_LEN as u64))
-            .and_then(|l| l.checked_add(4))
-            .unwrap_or(u64::MAX);
-        if footer_offset
-            .checked_add(footer_len)
-            .and_then(|e| e.checked_add(TAIL_LEN as u64))
-            != Some(file_len)
-        {
-            return Err(corrupt(
-                footer_offset,
-                format!("footer of {n} chunks does not end where the tail begins"),
-            ));
-        }
-        let f = read_at(footer_offset, footer_len as usize, "footer")?;
-        let flen = f.len();
-        if f[..4] != FOOTER_MAGIC {
-            return Err(corrupt(footer_offset, "footer magic missing".into()));
-        }
-        if crc32fast::hash(&f[..flen - 4]) != u32_at(&f, flen - 4) {
-            return Err(corrupt(footer_offset, "footer checksum mismatch".into()));
-        }
-        if u64_at(&f, 8) != n {
-            return Err(corrupt(
-                footer_offset + 8,
-                "footer chunk count differs from header".into(),
-            ));
-        }
-        let map_offset = u64_at(&f, 16);
-        let mut entries = Vec::with_capacity(n as usize);
-        let mut expect = (HEADER_LEN + header.description.len()) as u64;
-        let (mut runs, mut refs) = (0u64, 0u64);
-        for i in 0..n as usize {
-            let at = FOOTER_FIXED_LEN + i * CHUNK_ENTRY_LEN;
-            let e = ChunkEntry {
-                offset: u64_at(&f, at),
-                references: u64_at(&f, at + 8),
-                runs: u32_at(&f, at + 16),
-                compressed_len: u32_at(&f, at + 20),
-            };
-            let entry_at = footer_offset + at as u64;
-            if !e.is_consistent(expect) {
-                return Err(corrupt(
-                    entry_at,
-                    format!("chunk {i} index entry is inconsistent"),
-                ));
-            }
-            expect = e.offset + (CHUNK_HEADER_LEN as u64) + e.compressed_len as u64;
-            runs += e.runs as u64;
-            refs = refs.saturating_add(e.references);
-            entries.push(e);
-        }
-        if expect != map_offset {
-            return Err(corrupt(
-                footer_offset + 16,
-                "page map does not follow the last chunk".into(),
-            ));
-        }
-        if runs != header.runs || refs != header.references {
-            return Err(corrupt(
-                footer_offset,
-                format!(
-                    "chunks hold {runs} runs and {refs} references; header says {} and {}",
-                    header.runs, header.references
-                ),
-            ));
-        }
+        o.magic()?;
+        let (header, description) = o.header()?;
+        let (f, footer_offset) = o.footer(&header)?;
+        let (entries, map_offset) = o.index(&header, &f, footer_offset)?;
         Ok(TraceReader {
             path: path.to_path_buf(),
             file,
@@ -493,37 +306,20 @@ impl TraceReader {
         ];
         let bound = self.header.distinct_pages;
         let start = out.len();
-        // One pass over the columns into preallocated runs (no per-run capacity check), the
-        // checks folded in: the largest page and the references by kind (in registers).
-        out.resize(
-            start + runs,
-            Run {
-                page: 0,
-                count: 0,
-                kind: AccessKind::Instr,
-            },
-        );
-        let dst = &mut out[start..];
-        let mut max_page = 0u32;
-        let mut by_kind = [0u64; 4];
-        let [mut k0, mut k1, mut k2, mut k3] = [0u64; 4];
-        for ((d, p), &b) in dst.iter_mut().zip(pages.chunks_exact(W)).zip(ck) {
+        // The checks run over the columns first, each a loop the compiler vectorizes (the
+        // largest page, the references by kind); then one pass builds the runs.
+        let max_page = max_page::<W>(pages);
+        let mut by_kind = kind_sums(ck);
+        out.extend(pages.chunks_exact(W).zip(ck).map(|(p, &b)| {
             let mut le = [0u8; 4];
             le[..W].copy_from_slice(p);
-            let page = u32::from_le_bytes(le);
-            max_page = max_page.max(page);
-            let (count, k) = (u32::from(b >> 2), b & 3);
-            let c = u64::from(count);
-            k0 += if k == 0 { c } else { 0 };
-            k1 += if k == 1 { c } else { 0 };
-            k2 += if k == 2 { c } else { 0 };
-            k3 += if k == 3 { c } else { 0 };
-            *d = Run {
-                page,
-                count,
-                kind: KINDS[usize::from(k)],
-            };
-        }
+            Run {
+                page: u32::from_le_bytes(le),
+                count: u32::from(b >> 2),
+                kind: KINDS[usize::from(b & 3)],
+            }
+        }));
+        let dst = &mut out[start..];
         let mut min_count = 1;
         if escapes > 0 {
             // Escaped counts (code 0) come from the overflow column, in run order.
@@ -533,9 +329,6 @@ impl TraceReader {
                 min_count = min_count.min(r.count);
                 by_kind[r.kind as usize] += u64::from(r.count);
             }
-        }
-        for (s, k) in by_kind.iter_mut().zip([k0, k1, k2, k3]) {
-            *s += k;
         }
         let sum: u64 = by_kind.iter().sum();
         if min_count == 0 || sum != refs || (runs > 0 && max_page as u64 >= bound) {
@@ -584,6 +377,47 @@ impl TraceReader {
     }
 }
 
+/// The largest page of a page column of `W`-byte little-endian numbers.
+fn max_page<const W: usize>(pages: &[u8]) -> u32 {
+    match W {
+        1 => pages.iter().copied().max().map_or(0, u32::from),
+        2 => pages
+            .chunks_exact(2)
+            .map(|p| u16::from_le_bytes([p[0], p[1]]))
+            .max()
+            .map_or(0, u32::from),
+        _ => pages
+            .chunks_exact(W)
+            .map(|p| {
+                let mut le = [0u8; 4];
+                le[..W].copy_from_slice(p);
+                u32::from_le_bytes(le)
+            })
+            .max()
+            .unwrap_or(0),
+    }
+}
+
+/// References by kind of a count-and-kind column (escaped counts, code 0, add nothing here).
+/// Counts are summed in 32-bit lanes over blocks small enough that none can overflow.
+fn kind_sums(ck: &[u8]) -> [u64; 4] {
+    let mut sums = [0u64; 4];
+    for block in ck.chunks(1 << 20) {
+        let [mut a0, mut a1, mut a2, mut a3] = [0u32; 4];
+        for &b in block {
+            let (c, k) = (u32::from(b >> 2), b & 3);
+            a0 += if k == 0 { c } else { 0 };
+            a1 += if k == 1 { c } else { 0 };
+            a2 += if k == 2 { c } else { 0 };
+            a3 += if k == 3 { c } else { 0 };
+        }
+        for (s, a) in sums.iter_mut().zip([a0, a1, a2, a3]) {
+            *s += u64::from(a);
+        }
+    }
+    sums
+}
+
 /// The sum of `counts`, or None past 2^64 (corrupt counts may add up to anything).
 fn checked_sum(counts: &[u64]) -> Option<u64> {
     counts.iter().try_fold(0u64, |s, &k| s.checked_add(k))
@@ -619,5 +453,239 @@ impl ReferenceSource for TraceReader {
 
     fn page_bound(&self) -> Option<u32> {
         Some(self.header.distinct_pages as u32)
+    }
+}
+
+/// A trace file being opened: each part checked in turn, in file order of trust (magic,
+/// header, tail and footer, then the chunk index the footer holds).
+struct Opening<'a> {
+    path: &'a Path,
+    file: &'a mut File,
+    len: u64,
+}
+
+impl Opening<'_> {
+    fn corrupt(&self, offset: u64, what: String) -> TraceError {
+        TraceError::Corrupt {
+            path: self.path.to_path_buf(),
+            offset,
+            what,
+        }
+    }
+
+    fn read_at(&mut self, offset: u64, len: usize, what: &str) -> Result<Vec<u8>, TraceError> {
+        if offset
+            .checked_add(len as u64)
+            .is_none_or(|end| end > self.len)
+        {
+            return Err(self.corrupt(
+                self.len,
+                format!("file ends before the {what} ({len} bytes at offset {offset}): truncated"),
+            ));
+        }
+        let mut b = vec![0u8; len];
+        let path = self.path;
+        self.file
+            .seek(SeekFrom::Start(offset))
+            .map_err(|e| TraceError::io(path, e))?;
+        self.file
+            .read_exact(&mut b)
+            .map_err(|e| TraceError::io(path, e))?;
+        Ok(b)
+    }
+
+    fn magic(&mut self) -> Result<(), TraceError> {
+        let magic_len = MAGIC.len().min(self.len as usize);
+        let head = self.read_at(0, magic_len, "magic")?;
+        if head[..] != MAGIC[..magic_len] || (self.len as usize) < MAGIC.len() {
+            if head[..] == MAGIC[..magic_len] {
+                return Err(self.corrupt(self.len, "file ends inside the magic: truncated".into()));
+            }
+            return Err(self.corrupt(
+                0,
+                format!(
+                    "wrong magic {:?}: expected {:?} (not a pagelab trace)",
+                    String::from_utf8_lossy(&head),
+                    String::from_utf8_lossy(&MAGIC)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The header, its description checked as JSON.
+    fn header(&mut self) -> Result<(Header, serde_json::Value), TraceError> {
+        let h = self.read_at(0, HEADER_LEN, "header")?;
+        let version = u32_at(&h, 8);
+        if version != FORMAT_VERSION {
+            return Err(self.corrupt(
+                8,
+                format!(
+                    "unknown format version {version}: this reader knows version {FORMAT_VERSION}"
+                ),
+            ));
+        }
+        let desc_len = u32_at(&h, 96) as usize;
+        if desc_len > MAX_DESCRIPTION {
+            return Err(self.corrupt(
+                96,
+                format!("description length {desc_len}: expected at most {MAX_DESCRIPTION}"),
+            ));
+        }
+        let desc = self.read_at(HEADER_LEN as u64, desc_len, "description")?;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&h[..100]);
+        crc.update(&desc);
+        if crc.finalize() != u32_at(&h, 100) {
+            return Err(self.corrupt(
+                0,
+                "header checksum mismatch (bytes 0..104 + description)".into(),
+            ));
+        }
+        if u32_at(&h, 12) != 0 {
+            return Err(self.corrupt(12, "unknown flags: expected 0".into()));
+        }
+        let mut by_kind = [0u64; 4];
+        for (k, v) in by_kind.iter_mut().enumerate() {
+            *v = u64_at(&h, 48 + 8 * k);
+        }
+        let header = Header {
+            version,
+            page_size: u64_at(&h, 16),
+            references: u64_at(&h, 24),
+            runs: u64_at(&h, 32),
+            distinct_pages: u64_at(&h, 40),
+            by_kind,
+            chunks: u64_at(&h, 80),
+            footer_offset: u64_at(&h, 88),
+            description: desc,
+        };
+        if header.page_size == 0 || !header.page_size.is_power_of_two() {
+            return Err(self.corrupt(
+                16,
+                format!("page size {}: expected a power of two", header.page_size),
+            ));
+        }
+        if checked_sum(&by_kind) != Some(header.references) {
+            return Err(self.corrupt(
+                48,
+                "references by kind do not add up to the reference count".into(),
+            ));
+        }
+        if header.distinct_pages > u32::MAX as u64 {
+            return Err(self.corrupt(40, "more distinct pages than dense numbers".into()));
+        }
+        let description = serde_json::from_slice(&header.description).map_err(|e| {
+            self.corrupt(HEADER_LEN as u64, format!("description is not JSON: {e}"))
+        })?;
+        Ok((header, description))
+    }
+
+    /// The footer, with its offset, checked against the tail and the header.
+    fn footer(&mut self, header: &Header) -> Result<(Vec<u8>, u64), TraceError> {
+        // Tail and footer.
+        if self.len < (TAIL_LEN + HEADER_LEN) as u64 {
+            return Err(self.corrupt(
+                self.len,
+                "no end marker: file truncated (or not finished by its writer)".into(),
+            ));
+        }
+        let tail = self.read_at(self.len - TAIL_LEN as u64, TAIL_LEN, "tail")?;
+        if tail[8..] != TAIL_MAGIC {
+            return Err(self.corrupt(
+                self.len,
+                "no end marker: file truncated (or not finished by its writer)".into(),
+            ));
+        }
+        let footer_offset = u64_at(&tail, 0);
+        if footer_offset != header.footer_offset {
+            return Err(self.corrupt(
+                self.len - TAIL_LEN as u64,
+                format!(
+                    "tail names footer offset {footer_offset}, header names {}",
+                    header.footer_offset
+                ),
+            ));
+        }
+        let n = header.chunks;
+        let footer_len = (FOOTER_FIXED_LEN as u64)
+            .checked_add(n.saturating_mul(CHUNK_ENTRY_LEN as u64))
+            .and_then(|l| l.checked_add(4))
+            .unwrap_or(u64::MAX);
+        if footer_offset
+            .checked_add(footer_len)
+            .and_then(|e| e.checked_add(TAIL_LEN as u64))
+            != Some(self.len)
+        {
+            return Err(self.corrupt(
+                footer_offset,
+                format!("footer of {n} chunks does not end where the tail begins"),
+            ));
+        }
+        let f = self.read_at(footer_offset, footer_len as usize, "footer")?;
+        let flen = f.len();
+        if f[..4] != FOOTER_MAGIC {
+            return Err(self.corrupt(footer_offset, "footer magic missing".into()));
+        }
+        if crc32fast::hash(&f[..flen - 4]) != u32_at(&f, flen - 4) {
+            return Err(self.corrupt(footer_offset, "footer checksum mismatch".into()));
+        }
+        if u64_at(&f, 8) != n {
+            return Err(self.corrupt(
+                footer_offset + 8,
+                "footer chunk count differs from header".into(),
+            ));
+        }
+        Ok((f, footer_offset))
+    }
+
+    /// The chunk index of footer `f`: entries that tile the file from the description to the
+    /// page map, adding up to the header's counts; and the page map's offset.
+    fn index(
+        &self,
+        header: &Header,
+        f: &[u8],
+        footer_offset: u64,
+    ) -> Result<(Vec<ChunkEntry>, u64), TraceError> {
+        let n = header.chunks;
+        let map_offset = u64_at(f, 16);
+        let mut entries = Vec::with_capacity(n as usize);
+        let mut expect = (HEADER_LEN + header.description.len()) as u64;
+        let (mut runs, mut refs) = (0u64, 0u64);
+        for i in 0..n as usize {
+            let at = FOOTER_FIXED_LEN + i * CHUNK_ENTRY_LEN;
+            let e = ChunkEntry {
+                offset: u64_at(f, at),
+                references: u64_at(f, at + 8),
+                runs: u32_at(f, at + 16),
+                compressed_len: u32_at(f, at + 20),
+            };
+            let entry_at = footer_offset + at as u64;
+            if !e.is_consistent(expect) {
+                return Err(
+                    self.corrupt(entry_at, format!("chunk {i} index entry is inconsistent"))
+                );
+            }
+            expect = e.offset + (CHUNK_HEADER_LEN as u64) + e.compressed_len as u64;
+            runs += e.runs as u64;
+            refs = refs.saturating_add(e.references);
+            entries.push(e);
+        }
+        if expect != map_offset {
+            return Err(self.corrupt(
+                footer_offset + 16,
+                "page map does not follow the last chunk".into(),
+            ));
+        }
+        if runs != header.runs || refs != header.references {
+            return Err(self.corrupt(
+                footer_offset,
+                format!(
+                    "chunks hold {runs} runs and {refs} references; header says {} and {}",
+                    header.runs, header.references
+                ),
+            ));
+        }
+        Ok((entries, map_offset))
     }
 }

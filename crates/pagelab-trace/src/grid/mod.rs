@@ -24,7 +24,7 @@
 
 use crate::curve::LruStack;
 use crate::format::{PrefetchReader, TraceReader};
-use crate::policy::drive::{check_frames, min_run, Driver};
+use crate::policy::drive::{check_frames, Driver};
 use crate::policy::{min, Counts, Online, Outcome, PolicySpec};
 use crate::{ReferenceSource, Run, TraceError};
 use clock::ClockSizes;
@@ -86,11 +86,7 @@ impl Cell<'_> {
     fn feed(&mut self, block: &[Run]) {
         match self {
             Cell::Online(p, d) => p.drive(block, d),
-            Cell::Min(m, d, next) => {
-                for &r in block {
-                    min_run(d, m, r, next.next_use());
-                }
-            }
+            Cell::Min(m, d, next) => d.drive_min(m, block, next),
             Cell::Lru(st) => st.push_runs(block),
             Cell::Fifo(f) => f.feed(block),
             Cell::Clock(c) => c.feed(block),

@@ -14,9 +14,9 @@
 //!
 //! Parameters: none.
 
-use super::list::{Links, List};
+use super::list::{self, Links, List};
 use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams};
-use crate::TraceError;
+use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
 
 /// ARC has no parameters.
@@ -170,6 +170,44 @@ impl Replacement for Arc {
             self.touch(page, mem);
         }
         hit
+    }
+
+    /// Hits (case I) in a loop over tables borrowed once; each miss through
+    /// [`Arc::reference`] with the lists written back.
+    fn run_block(&mut self, runs: &[Run], now: u64, mem: &mut Memory) -> u64 {
+        let (mut faults, mut now, mut i) = (0u64, now, 0usize);
+        while i < runs.len() {
+            let mut lists = self.lists;
+            let (place, link) = (&mut self.place[..], self.links.as_mut_slice());
+            while let Some(r) = runs.get(i) {
+                let x = r.page;
+                mem.dirty[x as usize] |= r.kind.is_write();
+                match place[x as usize] {
+                    T2 => {
+                        let t2 = &mut lists[T2 as usize];
+                        if t2.head != x {
+                            list::remove(link, t2, x);
+                            list::push_front(link, t2, x);
+                        }
+                    }
+                    T1 => {
+                        list::remove(link, &mut lists[T1 as usize], x);
+                        list::push_front(link, &mut lists[T2 as usize], x);
+                        place[x as usize] = T2;
+                    }
+                    _ => break,
+                }
+                now += u64::from(r.count);
+                i += 1;
+            }
+            self.lists = lists;
+            if let Some(r) = runs.get(i) {
+                faults += u64::from(!self.reference(r.page, r.count, now, mem));
+                now += u64::from(r.count);
+                i += 1;
+            }
+        }
+        faults
     }
 
     fn is_resident(&self, page: u32) -> bool {

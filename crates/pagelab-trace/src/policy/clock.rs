@@ -15,7 +15,7 @@
 use super::{
     frame_table_of, has_frame, Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL,
 };
-use crate::TraceError;
+use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of CLOCK.
@@ -105,6 +105,47 @@ impl Replacement for Clock {
         self.page_frame[page as usize] = f;
         self.bit[f as usize] = self.bit_on_load || count > 1;
         false
+    }
+
+    /// The loop of [`Clock::reference`] over tables borrowed once.
+    fn run_block(&mut self, runs: &[Run], _now: u64, mem: &mut Memory) -> u64 {
+        let mut m = mem.hot();
+        let page_frame = &mut self.page_frame[..];
+        let (cap, mut hand, mut faults) = (self.cap, self.hand, 0u64);
+        for r in runs {
+            let page = r.page as usize;
+            m.dirty[page] |= r.kind.is_write();
+            let f = page_frame[page];
+            if f != NIL {
+                self.bit[f as usize] = true;
+                continue;
+            }
+            faults += 1;
+            let f = if self.used < cap {
+                self.frame_page.push(NIL);
+                self.bit.push(false);
+                self.used += 1;
+                self.used - 1
+            } else {
+                let bit = &mut self.bit[..];
+                let mut h = hand;
+                while bit[h as usize] {
+                    bit[h as usize] = false;
+                    h = if h + 1 == cap { 0 } else { h + 1 };
+                }
+                let victim = self.frame_page[h as usize];
+                page_frame[victim as usize] = NIL;
+                m.reclaim(victim);
+                hand = if h + 1 == cap { 0 } else { h + 1 };
+                h
+            };
+            self.frame_page[f as usize] = r.page;
+            page_frame[page] = f;
+            self.bit[f as usize] = self.bit_on_load || r.count > 1;
+        }
+        self.hand = hand;
+        m.finish();
+        faults
     }
 
     fn is_resident(&self, page: u32) -> bool {

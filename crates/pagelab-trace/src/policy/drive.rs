@@ -46,25 +46,64 @@ impl Driver {
         self.now += u64::from(run.count);
     }
 
-    /// Drives `runs`, collapsing each group of adjacent runs of one page (runs of different
-    /// kinds) into one call: see "Runs, not references" above for why that is exact.
+    /// Drives `runs`: the runs of the warm-up one group at a time (one of them may straddle
+    /// its end), the rest in one [`Replacement::run_block`]. Each group of adjacent runs of one
+    /// page (runs of different kinds) may go in one call: see "Runs, not references" above for
+    /// why that is exact.
     pub(crate) fn drive<P: Replacement>(&mut self, p: &mut P, runs: &[Run]) {
-        let Some((&first, rest)) = runs.split_first() else {
-            return;
-        };
-        let mut cur = first;
-        for &r in rest {
-            if r.page == cur.page {
-                if let Some(c) = cur.count.checked_add(r.count) {
-                    cur.count = c;
-                    cur.kind = if cur.is_write() { cur.kind } else { r.kind };
-                    continue;
+        let mut at = 0;
+        if self.at_warmup_end.is_none() {
+            let Some((&first, rest)) = runs.split_first() else {
+                return;
+            };
+            at = 1;
+            let mut cur = first;
+            for &r in rest {
+                if r.page == cur.page {
+                    if let Some(c) = cur.count.checked_add(r.count) {
+                        cur.count = c;
+                        cur.kind = if cur.is_write() { cur.kind } else { r.kind };
+                        at += 1;
+                        continue;
+                    }
                 }
+                self.drive_one(p, cur);
+                if self.at_warmup_end.is_some() {
+                    break;
+                }
+                cur = r;
+                at += 1;
             }
-            self.drive_one(p, cur);
-            cur = r;
+            if self.at_warmup_end.is_none() || at == runs.len() {
+                self.drive_one(p, cur);
+                at = runs.len();
+            }
         }
-        self.drive_one(p, cur);
+        let measured = &runs[at..];
+        let faults = p.run_block(measured, self.now, &mut self.mem);
+        self.faults[1] += faults;
+        self.now += measured.iter().map(|r| u64::from(r.count)).sum::<u64>();
+    }
+
+    /// Drives MIN over `runs`, next uses from `next`: the warm-up's runs one at a time, the
+    /// rest in one [`min::Min::run_block`].
+    pub(crate) fn drive_min(
+        &mut self,
+        m: &mut min::Min,
+        runs: &[Run],
+        next: &mut min::NextUseCursor<'_>,
+    ) {
+        let mut at = 0;
+        while self.at_warmup_end.is_none() {
+            let Some(&r) = runs.get(at) else {
+                return;
+            };
+            min_run(self, m, r, next.next_use());
+            at += 1;
+        }
+        let measured = &runs[at..];
+        self.faults[1] += m.run_block(measured, next, &mut self.mem);
+        self.now += measured.iter().map(|r| u64::from(r.count)).sum::<u64>();
     }
 
     /// One (collapsed) run, split at the end of the warm-up if it straddles it.
@@ -143,6 +182,31 @@ impl Driver {
             mean_resident: variable.then(|| measured.mean_resident()),
         }
     }
+}
+
+/// The default [`Replacement::run_block`]: each group of adjacent runs of one page in one call
+/// to `reference`; returns the faults.
+pub(crate) fn run_each<P: Replacement>(p: &mut P, runs: &[Run], now: u64, mem: &mut Memory) -> u64 {
+    let Some((&first, rest)) = runs.split_first() else {
+        return 0;
+    };
+    let (mut now, mut faults) = (now, 0u64);
+    let mut cur = first;
+    for &r in rest {
+        if r.page == cur.page {
+            if let Some(c) = cur.count.checked_add(r.count) {
+                cur.count = c;
+                cur.kind = if cur.is_write() { cur.kind } else { r.kind };
+                continue;
+            }
+        }
+        mem.dirty[cur.page as usize] |= cur.kind.is_write();
+        faults += u64::from(!p.reference(cur.page, cur.count, now, mem));
+        now += u64::from(cur.count);
+        cur = r;
+    }
+    mem.dirty[cur.page as usize] |= cur.kind.is_write();
+    faults + u64::from(!p.reference(cur.page, cur.count, now, mem))
 }
 
 pub(crate) fn check_frames(frames: u32) -> Result<(), TraceError> {
@@ -227,9 +291,7 @@ pub fn simulate_min_trace(
     for c in 0..reader.chunk_count() {
         buf.clear();
         reader.read_chunk(c, &mut buf)?;
-        for &r in &buf {
-            min_run(&mut d, &mut m, r, next.next_use());
-        }
+        d.drive_min(&mut m, &buf, &mut next);
     }
     Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
 }

@@ -9,7 +9,7 @@
 //! Parameters: none. Deviations: none.
 
 use super::{frame_table_of, Memory, ParamInfo, PolicyState, Replacement, SpecParams};
-use crate::TraceError;
+use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
 
 /// FIFO has no parameters.
@@ -74,6 +74,34 @@ impl Replacement for Fifo {
         }
         self.resident[page as usize] = true;
         false
+    }
+
+    /// The loop of [`Fifo::reference`] over tables borrowed once.
+    fn run_block(&mut self, runs: &[Run], _now: u64, mem: &mut Memory) -> u64 {
+        let mut m = mem.hot();
+        let resident = &mut self.resident[..];
+        let (cap, mut hand, mut faults) = (self.cap, self.hand, 0u64);
+        for r in runs {
+            let page = r.page as usize;
+            m.dirty[page] |= r.kind.is_write();
+            if resident[page] {
+                continue;
+            }
+            faults += 1;
+            if self.used < cap {
+                self.frame_page.push(r.page);
+                self.used += 1;
+            } else {
+                let victim = std::mem::replace(&mut self.frame_page[hand as usize], r.page);
+                resident[victim as usize] = false;
+                m.reclaim(victim);
+                hand = if hand + 1 == cap { 0 } else { hand + 1 };
+            }
+            resident[page] = true;
+        }
+        self.hand = hand;
+        m.finish();
+        faults
     }
 
     fn is_resident(&self, page: u32) -> bool {

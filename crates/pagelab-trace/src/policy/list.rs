@@ -58,30 +58,18 @@ impl Links {
 
     #[inline]
     pub fn push_front(&mut self, l: &mut List, x: u32) {
-        self.link[x as usize] = [NIL, l.head];
-        if l.head != NIL {
-            self.link[l.head as usize][PREV] = x;
-        } else {
-            l.tail = x;
-        }
-        l.head = x;
-        l.len += 1;
+        push_front(&mut self.link, l, x);
     }
 
     #[inline]
     pub fn remove(&mut self, l: &mut List, x: u32) {
-        let [p, n] = self.link[x as usize];
-        if p != NIL {
-            self.link[p as usize][NEXT] = n;
-        } else {
-            l.head = n;
-        }
-        if n != NIL {
-            self.link[n as usize][PREV] = p;
-        } else {
-            l.tail = p;
-        }
-        l.len -= 1;
+        remove(&mut self.link, l, x);
+    }
+
+    /// The links as a slice, for a loop that borrows them once ([`push_front`], [`remove`]).
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [[u32; 2]] {
+        &mut self.link
     }
 
     /// Moves `x`, already in `l`, to the head.
@@ -113,4 +101,34 @@ impl Links {
         }
         v
     }
+}
+
+/// Puts `x` at the head of `l`, over links borrowed as a slice.
+#[inline(always)]
+pub(crate) fn push_front(link: &mut [[u32; 2]], l: &mut List, x: u32) {
+    link[x as usize] = [NIL, l.head];
+    if l.head != NIL {
+        link[l.head as usize][PREV] = x;
+    } else {
+        l.tail = x;
+    }
+    l.head = x;
+    l.len += 1;
+}
+
+/// Takes `x` out of `l`, over links borrowed as a slice.
+#[inline(always)]
+pub(crate) fn remove(link: &mut [[u32; 2]], l: &mut List, x: u32) {
+    let [p, n] = link[x as usize];
+    if p != NIL {
+        link[p as usize][NEXT] = n;
+    } else {
+        l.head = n;
+    }
+    if n != NIL {
+        link[n as usize][PREV] = p;
+    } else {
+        l.tail = p;
+    }
+    l.len -= 1;
 }

@@ -8,9 +8,9 @@
 //!
 //! Parameters: none. Deviations: none.
 
-use super::list::{Links, List};
+use super::list::{self, Links, List};
 use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams};
-use crate::TraceError;
+use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
 
 /// LRU has no parameters.
@@ -65,6 +65,38 @@ impl Replacement for Lru {
         self.links.push_front(&mut self.list, page);
         self.resident[page as usize] = true;
         false
+    }
+
+    /// The loop of [`Lru::reference`] over tables borrowed once (the default's grouping of
+    /// adjacent runs of one page is left out: a repeat of the head is a no-op here anyway).
+    fn run_block(&mut self, runs: &[Run], _now: u64, mem: &mut Memory) -> u64 {
+        let mut m = mem.hot();
+        let (link, resident) = (self.links.as_mut_slice(), &mut self.resident[..]);
+        let mut l = self.list;
+        let mut faults = 0u64;
+        for r in runs {
+            let (x, xu) = (r.page, r.page as usize);
+            m.dirty[xu] |= r.kind.is_write();
+            if resident[xu] {
+                if l.head != x {
+                    list::remove(link, &mut l, x);
+                    list::push_front(link, &mut l, x);
+                }
+                continue;
+            }
+            faults += 1;
+            if l.len == self.cap {
+                let victim = l.tail;
+                list::remove(link, &mut l, victim);
+                resident[victim as usize] = false;
+                m.reclaim(victim);
+            }
+            list::push_front(link, &mut l, x);
+            resident[xu] = true;
+        }
+        self.list = l;
+        m.finish();
+        faults
     }
 
     fn is_resident(&self, page: u32) -> bool {

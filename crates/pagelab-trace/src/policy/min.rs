@@ -303,6 +303,13 @@ fn page_out_of_range(reader: &TraceReader, page: u32, bound: u32) -> TraceError 
     }
 }
 
+/// The key of a page never referenced again: above every time, a clean page above a changed
+/// one, then the lower page number above (see "The dirty-page rule").
+#[inline(always)]
+fn never_key(page: u32, dirty: bool) -> u64 {
+    (1u64 << 63) | (u64::from(!dirty) << 32) | u64::from(u32::MAX - page)
+}
+
 /// MIN state: the resident pages with their keys, scanned for the largest key at a fault
 /// while that is cheap, an indexed max-heap once it is not.
 ///
@@ -351,7 +358,7 @@ impl Min {
     #[inline]
     fn key(page: u32, next: u64, mem: &Memory) -> u64 {
         if next == NEVER {
-            (1u64 << 63) | (u64::from(!mem.is_dirty(page)) << 32) | u64::from(u32::MAX - page)
+            never_key(page, mem.is_dirty(page))
         } else {
             next
         }
@@ -394,6 +401,45 @@ impl Min {
             self.heapify();
         }
         false
+    }
+
+    /// Runs `runs`, all past the warm-up, their next uses read from `next`; returns the
+    /// faults. In scan mode a hit is one store, done here in a loop over tables borrowed once;
+    /// a fault, and every run in heap mode, goes through [`Min::reference`].
+    pub(crate) fn run_block(
+        &mut self,
+        runs: &[Run],
+        next: &mut NextUseCursor<'_>,
+        mem: &mut Memory,
+    ) -> u64 {
+        let (mut faults, mut i) = (0u64, 0usize);
+        while i < runs.len() {
+            if !self.is_heap {
+                let (pos, heap, dirty) = (&self.pos[..], &mut self.heap[..], &mut mem.dirty[..]);
+                let start = i;
+                while let Some(r) = runs.get(i) {
+                    let slot = pos[r.page as usize];
+                    if slot == NIL {
+                        break;
+                    }
+                    dirty[r.page as usize] |= r.kind.is_write();
+                    let nu = next.next_use();
+                    heap[slot as usize].0 = if nu == NEVER {
+                        never_key(r.page, dirty[r.page as usize])
+                    } else {
+                        nu
+                    };
+                    i += 1;
+                }
+                self.n_runs += (i - start) as u64;
+            }
+            if let Some(r) = runs.get(i) {
+                mem.dirty[r.page as usize] |= r.kind.is_write();
+                faults += u64::from(!self.reference(r.page, next.next_use(), mem));
+                i += 1;
+            }
+        }
+        faults
     }
 
     /// The entry of largest key (scan mode).

@@ -167,6 +167,50 @@ impl Memory {
     }
 }
 
+/// [`Memory`] borrowed for a block of runs: the change bits as a slice and the push count as a
+/// local, so that a policy's loop keeps both in registers (see [`Replacement::run_block`]).
+/// [`HotMemory::finish`] writes the count back.
+pub(crate) struct HotMemory<'a> {
+    pub dirty: &'a mut [bool],
+    pushes: u64,
+    total: &'a mut u64,
+    record: Option<&'a mut Vec<Victim>>,
+}
+
+impl Memory {
+    /// The memory borrowed for a block of runs.
+    pub(crate) fn hot(&mut self) -> HotMemory<'_> {
+        HotMemory {
+            dirty: &mut self.dirty,
+            pushes: self.n_pushes,
+            total: &mut self.n_pushes,
+            record: self.record.as_mut(),
+        }
+    }
+}
+
+impl HotMemory<'_> {
+    /// As [`Memory::reclaim`].
+    #[inline(always)]
+    pub fn reclaim(&mut self, page: u32) {
+        let d = &mut self.dirty[page as usize];
+        let was_dirty = *d;
+        self.pushes += u64::from(was_dirty);
+        *d = false;
+        if let Some(r) = &mut self.record {
+            r.push(Victim {
+                page,
+                pushed: was_dirty,
+            });
+        }
+    }
+
+    /// Ends the block: the push count goes back to the memory.
+    pub fn finish(self) {
+        *self.total = self.pushes;
+    }
+}
+
 /// A page reclaimed, as step mode reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Victim {
@@ -215,6 +259,17 @@ pub trait Replacement {
     /// `count` references to `page`, the first at virtual time `now` [references since the
     /// start]. Returns `true` if the first reference hit.
     fn reference(&mut self, page: u32, count: u32, now: u64, mem: &mut Memory) -> bool;
+    /// Runs `runs`, all past the warm-up, the first at virtual time `now`; returns the faults.
+    /// The default takes each group of adjacent runs of one page in one call to
+    /// [`reference`](Replacement::reference). A policy whose step is a few loads and stores
+    /// overrides it with a loop over tables borrowed once (see [`hot`]): reached through `self`
+    /// on every run, a table's address is reloaded after every store.
+    fn run_block(&mut self, runs: &[Run], now: u64, mem: &mut Memory) -> u64
+    where
+        Self: Sized,
+    {
+        drive::run_each(self, runs, now, mem)
+    }
     /// True if `page` is resident.
     fn is_resident(&self, page: u32) -> bool;
     /// Pages resident now [pages].

@@ -471,6 +471,26 @@ proptest! {
     }
 
     #[test]
+    fn warm_up_counts_are_those_of_its_references(
+        r in arb_runs(8, 80), k in 1u32..8, w in 0u64..120
+    ) {
+        // The driver hands the runs after the warm-up to the policy's block loop (its own loop
+        // for LRU, FIFO, CLOCK); the warm-up's counts must be exactly those of the first `w`
+        // references taken one at a time.
+        for s in ALL {
+            let sp = spec(s);
+            if s.contains("lirs") && k < 2 { continue; }
+            let split = simulate(&sp, &r, k, w).unwrap();
+            let first: Vec<_> = Stepper::new(&sp, k, &r).unwrap().take(w as usize).collect();
+            let faults = first.iter().filter(|st| !st.hit).count() as u64;
+            let pushes = first.iter().flat_map(|st| &st.victims).filter(|v| v.pushed).count();
+            prop_assert_eq!(split.warmup.references, first.len() as u64, "{}", s);
+            prop_assert_eq!(split.warmup.faults, faults, "{}", s);
+            prop_assert_eq!(split.warmup.pushes, pushes as u64, "{}", s);
+        }
+    }
+
+    #[test]
     fn stream_equals_slice(r in arb_runs(40, 300), k in 2u32..20) {
         for s in &ALL[..10] {
             let sp = spec(s);

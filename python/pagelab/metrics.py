@@ -1,0 +1,66 @@
+"""The metrics a system run reports: name, unit, meaning, and which systems produce them.
+
+The catalogue is not a second list to keep in step with the engines: it is read from the
+engines themselves, by running every shipped preset for a short simulated time and collecting
+the metrics each report carries (every engine builds its report with `put_metric`, which
+records unit and meaning beside the value). A metric appears under each system kind
+(`[system] kind`: vm, unix, m44) whose presets produce it.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Callable
+from typing import Any
+
+from . import _core, system
+
+# A short run is enough: which metrics a report carries does not depend on how long it ran.
+_SHORT_S = 120.0
+_SHORT_WARMUP_S = 20.0
+
+
+def _short_run_overrides(preset: dict[str, Any]) -> list[tuple[str, str]]:
+    """`run.duration_s` and `run.warmup_s` cut to a short run, if the preset has a clock."""
+    run = preset.get("run") or {}
+    if "duration_s" not in run:
+        return []  # a batch system (the M44) runs until its jobs end
+    duration = min(float(run["duration_s"]), _SHORT_S)
+    warmup = min(float(run.get("warmup_s", 0.0)), _SHORT_WARMUP_S, duration / 2)
+    return [("run.duration_s", repr(duration)), ("run.warmup_s", repr(warmup))]
+
+
+def catalogue(on_preset: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """Every metric of every preset's report, sorted by name: ``name``, ``unit``,
+    ``description``, ``systems`` (the kinds that produce it) and ``presets``.
+
+    A metric whose unit differs between engines is listed once per unit, so a clash shows.
+    """
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for p in system.presets():
+        if on_preset is not None:
+            on_preset(p["name"])
+        with open(p["file"], "rb") as f:
+            preset = tomllib.load(f)
+        text = system.resolve_spec_path(p["name"]).read_text()
+        report = json.loads(
+            _core.run_system(text, p["file"], _short_run_overrides(preset), 1, lambda _f: None)
+        )
+        # The resolved spec: a preset that extends another inherits its kind.
+        kind = str(report.get("spec", {}).get("system", {}).get("kind", "?"))
+        for name, m in report.get("metrics", {}).items():
+            row = found.setdefault(
+                (name, m.get("unit", "")),
+                {
+                    "name": name,
+                    "unit": m.get("unit", ""),
+                    "description": m.get("description", ""),
+                    "systems": [],
+                    "presets": [],
+                },
+            )
+            if kind not in row["systems"]:
+                row["systems"].append(kind)
+            row["presets"].append(p["name"])
+    return [found[k] for k in sorted(found)]
