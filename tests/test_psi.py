@@ -50,3 +50,26 @@ def test_psi_command_writes_points_and_plot(cli, sort_trace, tmp_path):
     assert [r["psi"] for r in rows] == list(range(13))
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert_one_line_error(cli("psi", str(sort_trace), "--reference-time", "-1"), "reference")
+
+
+def test_psi_command_draws_figures_5_to_7_for_several_programs(cli, sort_trace, tmp_path):
+    png = tmp_path / "fig.png"
+    proc = cli(
+        "psi",
+        *(str(sort_trace),) * 2,
+        "--psi",
+        "0:8",
+        "--format",
+        "json",
+        "--plot",
+        str(png),
+        check=True,
+    )
+    rows = json.loads(proc.stdout)
+    # one row per program and Ψ, named by program; the figure holds all four panels
+    assert len(rows) == 18 and {r["program"] for r in rows} == {sort_trace.name}
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    from pagelab import plots
+
+    assert plots._a_at([{"psi": 0, "a": 1.0}, {"psi": 4, "a": 5.0}], 1.0) == 2.0
+    assert plots._a_at([{"psi": 0, "a": 1.0}], 3.0) is None

@@ -1,4 +1,5 @@
-"""Figures: fault curves and the M44 run-time model, drawn with matplotlib (Agg, files only)."""
+"""Figures: fault curves, the M44 run-time model and Bard's Ψ figures, drawn with matplotlib
+(Agg, files only)."""
 
 from __future__ import annotations
 
@@ -76,23 +77,75 @@ def run_time_curves(
 def psi_characteristic(
     curve: dict[str, Any], target: str | os.PathLike[str], *, title: str = ""
 ) -> None:
-    """The paging characteristic R against A, and A against Ψ with Ψ_c marked
-    (Bard 1975, figures 5-7)."""
-    plt = _pyplot()
-    pts = curve["points"]
-    fig, (ax_r, ax_a) = plt.subplots(1, 2, figsize=(11, 4))
-    ax_r.plot([p["a"] for p in pts], [p["r"] for p in pts], marker=".")
-    ax_r.set_xlabel("A(Ψ): mean resident set (pages)")
-    ax_r.set_ylabel("R(Ψ): page exceptions per CPU second")
-    ax_r.set_yscale("log")
-    ax_a.plot([p["psi"] for p in pts], [p["a"] for p in pts], marker=".")
-    if curve.get("psi_c") is not None:
-        ax_a.axvline(curve["psi_c"], color="grey", linestyle="--", label=f"Ψ_c = {curve['psi_c']}")
-        ax_a.legend()
-    ax_a.set_xlabel("Ψ (interruptions survived)")
-    ax_a.set_ylabel("A(Ψ) (pages)")
-    for ax in (ax_r, ax_a):
-        ax.grid(alpha=0.3)
-    fig.suptitle(title)
+    """One program's paging characteristic and Bard's figures 5-7 (Bard 1975 §3, §7)."""
+    psi_figures([(title or "program", curve)], target, title=title)
+
+
+def psi_figures(
+    curves: Sequence[tuple[str, dict[str, Any]]],
+    target: str | os.PathLike[str],
+    *,
+    title: str = "",
+    system: Sequence[tuple[float, float, float]] = (),
+) -> None:
+    """Bard 1975 §7 for several programs, one PNG of four panels: the paging characteristic
+    R against A (§3); figure 5, A(Ψ) against Ψ; figure 6, the generic A(Ψ)/A(Ψc) against
+    Ψ/Ψc (programs with a break Ψc only); figure 7, R(Ψ) against Ψ on log-log axes. `system`
+    holds (Ψs*, A* = N/X, system page exceptions per CPU second) of monitor intervals, which
+    Bard superimposes on figures 5 and 7."""
+    fig = psi_figure(curves, title=title, system=system)
     _atomic.save_figure(fig, target)
-    plt.close(fig)
+    _pyplot().close(fig)
+
+
+def psi_figure(
+    curves: Sequence[tuple[str, dict[str, Any]]],
+    *,
+    title: str = "",
+    system: Sequence[tuple[float, float, float]] = (),
+) -> Any:
+    """The matplotlib figure of :func:`psi_figures`, for a caller that saves it itself."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    ax_c, ax5, ax6, ax7 = axes.flat
+    for name, curve in curves:
+        pts = curve["points"]
+        ax_c.plot([p["a"] for p in pts], [p["r"] for p in pts], marker=".", label=name)
+        ax5.plot([p["psi"] for p in pts], [p["a"] for p in pts], marker=".", label=name)
+        pos = [p for p in pts if p["psi"] > 0 and p["r"] > 0]
+        ax7.plot([p["psi"] for p in pos], [p["r"] for p in pos], marker=".", label=name)
+        psi_c = curve.get("psi_c")
+        a_c = _a_at(pts, psi_c) if psi_c else None
+        if a_c:
+            xs = [p["psi"] / psi_c for p in pts]
+            ax6.plot(xs, [p["a"] / a_c for p in pts], marker=".", label=f"{name} (Ψc = {psi_c:g})")
+    if system:
+        ax5.scatter([s[0] for s in system], [s[1] for s in system], s=10, c="k", label="A* = N/X")
+        ax7.scatter([s[0] for s in system], [s[2] for s in system], s=10, c="k", label="system")
+    ax_c.set(xlabel="A(Ψ): mean resident set (pages)", ylabel="R(Ψ): exceptions per CPU s")
+    ax_c.set_yscale("log")
+    ax5.set(xlabel="Ψ", ylabel="A(Ψ) (pages)", title="Figure 5: storage requirements")
+    ax6.set(xlabel="Ψ/Ψc", ylabel="A(Ψ)/A(Ψc)", title="Figure 6: generic storage requirements")
+    ax6.axvline(1.0, color="grey", lw=0.8, ls="--")
+    ax7.set(xlabel="Ψ", ylabel="R(Ψ) (exceptions per CPU s)", title="Figure 7: paging rates")
+    ax7.set_xscale("log")
+    ax7.set_yscale("log")
+    if not curves:  # monitor intervals only: Bard superimposes them on figures 5 and 7
+        ax_c.set_visible(False)
+        ax6.set_visible(False)
+    for ax in axes.flat:
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def _a_at(pts: Sequence[dict[str, Any]], psi: float) -> float | None:
+    """A at a real Ψ, linear between the points; None outside them."""
+    for p0, p1 in zip(pts, pts[1:], strict=False):
+        if p0["psi"] <= psi <= p1["psi"]:
+            w = (psi - p0["psi"]) / (p1["psi"] - p0["psi"]) if p1["psi"] > p0["psi"] else 0.0
+            return p0["a"] + w * (p1["a"] - p0["a"])
+    return None

@@ -24,6 +24,7 @@
 //! that key alone.
 
 pub mod budget;
+pub mod cp67_scheduler;
 pub mod device;
 pub mod error;
 pub mod guest;
@@ -35,6 +36,7 @@ pub mod monitor;
 pub mod page_swap;
 pub mod psi_scheduler;
 pub mod spec;
+pub mod steal;
 pub mod supply;
 pub mod survival;
 pub mod system;

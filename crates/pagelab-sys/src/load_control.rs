@@ -22,11 +22,8 @@
 //! resident set sampled at page reads, with the damping rule `P = (A + P)/2` when the trend
 //! reverses, else `P = A`.
 //!
-//! **CP-67** (bard §6 and §9; fidelity notes §4.4): "estimates for each program separately the
-//! storage it would require" and admits while storage is not overcommitted. Its algorithm is not
-//! published; we read it as the same storage test with P = S/Q of the last stay (Bard's
-//! estimator, "all required data were available on CP-67") and no Q1 overcommitment. Both are
-//! parameters of [`crate::spec::StorageTestSpec`].
+//! **CP-67** (bard §6, §8, §12 and ref. [6]): storage estimated per program so that it would
+//! page at a desirable rate, admission while the estimates fit: [`crate::cp67_scheduler`].
 //!
 //! **Ψ-scheduler** (bard §8–10): the `psi` kind, in [`crate::psi_scheduler`].
 //!
@@ -34,6 +31,7 @@
 //! projection (VM-SPG p.108 lets an oversized Q2 user in "when no other users are in Q1 or Q2";
 //! we apply the same to Q1 so that a lone user can always run).
 
+use crate::cp67_scheduler::{admit_count, next_estimate, Cp67Spec};
 use crate::monitor::Counters;
 use crate::psi_scheduler::{Evict, Measures, PsiScheduler};
 use crate::spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
@@ -94,6 +92,8 @@ pub struct StayStats {
     pub resident_now: u32,
     /// The queue of the stay (set at admission).
     pub queue: Option<Queue>,
+    /// CPU time of the stay [ns].
+    pub cpu_ns: u64,
 }
 
 /// A user's working-set projection state.
@@ -144,15 +144,15 @@ pub trait LoadControl {
 /// The load controllers of the base systems: a closed enum, dispatched by `match`.
 #[derive(Clone, Debug)]
 pub enum LoadController {
-    /// CP-67.
-    Cp67(StorageTest),
+    /// CP-67's scheduler (bard ref. [6]).
+    Cp67(Cp67Scheduler),
     /// VM/370.
     Vm370(StorageTest),
     /// Bard's Ψ-scheduler.
     Psi(PsiScheduler),
 }
 
-/// The storage-test scheduler both base systems use, with their parameters.
+/// VM/370's storage-test scheduler, with its parameters.
 #[derive(Clone, Debug)]
 pub struct StorageTest {
     /// Parameters.
@@ -161,14 +161,76 @@ pub struct StorageTest {
     pub q2_partial_fit: bool,
 }
 
+/// CP-67's scheduler ([`crate::cp67_scheduler`]) on the load-control seam.
+#[derive(Clone, Debug)]
+pub struct Cp67Scheduler {
+    /// Parameters.
+    pub p: Cp67Spec,
+}
+
+impl Cp67Scheduler {
+    fn initial_projection(&self) -> Projection {
+        let w = self.p.initial_ws_pages;
+        Projection {
+            p: w,
+            last_a: w,
+            last_p: w,
+            abar: [w; 2],
+            next: [w; 2],
+        }
+    }
+
+    fn slice_ns(&self, q: Queue) -> u64 {
+        let s = match q {
+            Queue::Q1 => self.p.q1_slice_s,
+            Queue::Q2 => self.p.q2_slice_s,
+        };
+        (s * 1e9).round() as u64
+    }
+
+    fn on_queue_drop(&mut self, proj: &mut Projection, st: &StayStats) {
+        let w = next_estimate(
+            &self.p,
+            proj.p,
+            st.page_reads,
+            st.resident_at_reads,
+            st.resident_now,
+            st.cpu_ns,
+        );
+        proj.last_a = w;
+        proj.last_p = proj.p;
+        proj.p = w;
+    }
+
+    fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
+        let est: Vec<f64> = view.eligible.iter().map(|c| c.projected).collect();
+        let k = admit_count(view.apages, view.sumwss, view.in_queue, &est);
+        for c in &view.eligible[..k] {
+            out.push(LoadAction::Admit {
+                user: c.user,
+                queue: c.queue,
+            });
+        }
+    }
+}
+
+impl LoadControlSpec {
+    /// The first parameter of the controller out of range: (key under `load_control`, what was
+    /// expected); VM/370's storage test is checked in `SystemSpec::validate`.
+    pub fn check_params(&self) -> Result<(), (&'static str, &'static str)> {
+        match self {
+            LoadControlSpec::Cp67(p) => p.check(),
+            LoadControlSpec::Psi(p) => p.check(),
+            LoadControlSpec::Vm370(_) => Ok(()),
+        }
+    }
+}
+
 impl LoadController {
     /// Builds the controller of `spec`.
     pub fn build(spec: &LoadControlSpec) -> LoadController {
         match spec {
-            LoadControlSpec::Cp67(p) => LoadController::Cp67(StorageTest {
-                p: p.clone(),
-                q2_partial_fit: false,
-            }),
+            LoadControlSpec::Cp67(p) => LoadController::Cp67(Cp67Scheduler { p: p.clone() }),
             LoadControlSpec::Vm370(p) => LoadController::Vm370(StorageTest {
                 p: p.clone(),
                 q2_partial_fit: true,
@@ -181,37 +243,43 @@ impl LoadController {
 impl LoadControl for LoadController {
     fn initial_projection(&self) -> Projection {
         match self {
-            LoadController::Cp67(s) | LoadController::Vm370(s) => s.initial_projection(),
+            LoadController::Cp67(s) => s.initial_projection(),
+            LoadController::Vm370(s) => s.initial_projection(),
             LoadController::Psi(s) => s.initial_projection(),
         }
     }
     fn slice_ns(&self, q: Queue) -> u64 {
         match self {
-            LoadController::Cp67(s) | LoadController::Vm370(s) => s.slice_ns(q),
+            LoadController::Cp67(s) => s.slice_ns(q),
+            LoadController::Vm370(s) => s.slice_ns(q),
             LoadController::Psi(s) => s.slice_ns(q),
         }
     }
     fn eliminates_false_drops(&self) -> bool {
         match self {
-            LoadController::Cp67(s) | LoadController::Vm370(s) => s.eliminates_false_drops(),
+            LoadController::Cp67(s) => s.p.eliminate_false_drops,
+            LoadController::Vm370(s) => s.eliminates_false_drops(),
             LoadController::Psi(s) => s.p.eliminate_false_drops,
         }
     }
     fn on_queue_drop(&mut self, proj: &mut Projection, stay: &StayStats) {
         match self {
-            LoadController::Cp67(s) | LoadController::Vm370(s) => s.on_queue_drop(proj, stay),
+            LoadController::Cp67(s) => s.on_queue_drop(proj, stay),
+            LoadController::Vm370(s) => s.on_queue_drop(proj, stay),
             LoadController::Psi(s) => s.on_queue_drop(proj, stay),
         }
     }
     fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
         match self {
-            LoadController::Cp67(s) | LoadController::Vm370(s) => s.admit(view, out),
+            LoadController::Cp67(s) => s.admit(view, out),
+            LoadController::Vm370(s) => s.admit(view, out),
             LoadController::Psi(s) => s.admit(view, out),
         }
     }
     fn projected(&self, proj: &Projection, q: Queue) -> f64 {
         match self {
-            LoadController::Cp67(s) | LoadController::Vm370(s) => s.projected(proj, q),
+            LoadController::Cp67(_) => proj.p,
+            LoadController::Vm370(s) => s.projected(proj, q),
             LoadController::Psi(s) => s.projected(proj, q),
         }
     }
@@ -415,6 +483,7 @@ mod tests {
                 resident_at_reads: 160,
                 resident_now: 12,
                 queue: None,
+                cpu_ns: 0,
             },
         );
         assert_eq!(pr.p, 35.0);
@@ -433,6 +502,7 @@ mod tests {
                 resident_at_reads: 0,
                 resident_now: 12,
                 queue: None,
+                cpu_ns: 0,
             },
         );
         assert_eq!(pr.p, 12.0);

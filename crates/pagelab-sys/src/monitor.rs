@@ -73,6 +73,7 @@ counters! {
     rps_misses: "count", "Reconnects that found the channel busy.";
     vios: "count", "Virtual I/Os (Bard's V).";
     steals: "count", "Frames taken from users in queue.";
+    stolen_reads: "count", "Page reads that replaced a page of a user in queue (bard §6 steal ratio numerator).";
     victims: "count", "Frames taken by SELECT (flush list or scan).";
     scan_cycles: "count", "Core-table scan cycles (Bard's W).";
     psi_interruptions: "count", "Sum over replaced pages of the owner's essential interruptions since the page's last reference (Bard's eq. 4 numerator).";
@@ -128,7 +129,7 @@ pub fn put_metric(
 /// Rows of counters per monitor interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct IntervalTable {
-    /// Column names (the counters, then `t_end_s`, `psi_s_star`, `psi_s`, `psi_s_stolen`, `mpl`, `cpu_busy_pct`).
+    /// Column names (the counters, then `t_end_s`, `psi_s_star`, `psi_s`, `psi_s_stolen`, `mpl`, `cpu_busy_pct`, then bard §6: `problem_state_pct`, `page_read_rate`, `steal_ratio`, `a_star`).
     pub columns: Vec<String>,
     /// Column units.
     pub units: Vec<String>,
@@ -279,6 +280,53 @@ pub struct DeviceRow {
     pub rps_misses: u64,
 }
 
+/// The interval table of cumulative `samples` (each row the difference from the previous
+/// sample), on `cpus` processors with `frames` pageable frames.
+pub fn interval_table(samples: &[Counters], cpus: u32, frames: u32) -> IntervalTable {
+    let mut columns: Vec<String> = Counters::COLUMNS.iter().map(|c| c.0.to_string()).collect();
+    let mut units: Vec<String> = Counters::COLUMNS.iter().map(|c| c.1.to_string()).collect();
+    for (n, un) in [
+        ("t_end_s", "s"),
+        ("psi_s_star", "interruptions"),
+        ("psi_s", "interruptions"),
+        ("psi_s_stolen", "interruptions"),
+        ("mpl", "users"),
+        ("cpu_busy_pct", "%"),
+        ("problem_state_pct", "%"),
+        ("page_read_rate", "1/s"),
+        ("steal_ratio", "fraction"),
+        ("a_star", "pages"),
+    ] {
+        columns.push(n.into());
+        units.push(un.into());
+    }
+    let mut rows = Vec::new();
+    let mut prev = Counters::default();
+    for s in samples {
+        let di = s.since(&prev);
+        let mut row = di.values();
+        let t = di.time_s.max(f64::MIN_POSITIVE);
+        row.push(s.time_s);
+        row.push(psi_s_star(&di).unwrap_or(f64::NAN));
+        row.push(psi_s(&di).unwrap_or(f64::NAN));
+        row.push(psi_s_stolen(&di).unwrap_or(f64::NAN));
+        row.push(di.mpl_user_s / t);
+        row.push(100.0 * (di.cpu_problem_s + di.cpu_supervisor_s) / (t * f64::from(cpus)));
+        let b = bard_quantities(&di, cpus, frames);
+        row.push(b.problem_state_pct);
+        row.push(b.page_read_rate);
+        row.push(b.steal_ratio);
+        row.push(b.a_star.unwrap_or(f64::NAN));
+        rows.push(row);
+        prev = *s;
+    }
+    IntervalTable {
+        columns,
+        units,
+        rows,
+    }
+}
+
 /// Bard's eq. 5 over an interval; `None` without a scan cycle or MPL.
 pub fn psi_s_star(d: &Counters) -> Option<f64> {
     if d.scan_cycles <= 0.0 || d.mpl_user_s <= 0.0 {
@@ -295,6 +343,49 @@ pub fn psi_s(d: &Counters) -> Option<f64> {
 /// Eq. 4 over the pages stolen from users in queue; `None` without a steal.
 pub fn psi_s_stolen(d: &Counters) -> Option<f64> {
     (d.steals > 0.0).then(|| d.psi_stolen_interruptions / d.steals)
+}
+
+/// Bard's page steal ratio over an interval (bard §6, key variable 5): the fraction of pages
+/// read that replaced pages of active users; 0 without a page read. At most 1 by construction
+/// ([`crate::steal`]).
+pub fn steal_ratio(d: &Counters) -> f64 {
+    if d.page_reads > 0.0 {
+        d.stolen_reads / d.page_reads
+    } else {
+        0.0
+    }
+}
+
+/// The variables of bard §6 for one observation period, with eq. 6's A*.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BardQuantities {
+    /// 1. Percent problem state time: user-program CPU time per processor-second [%].
+    pub problem_state_pct: f64,
+    /// 2. Average multiprogramming level ΔM/ΔT [users].
+    pub mpl: f64,
+    /// 3. Ψs* (eq. 5); `None` without a scan cycle or MPL [interruptions].
+    pub psi_s_star: Option<f64>,
+    /// 4. Average paging rate [page reads/s].
+    pub page_read_rate: f64,
+    /// 5. Page steal ratio [fraction].
+    pub steal_ratio: f64,
+    /// Eq. 6: A* = N/X, the average program's resident set [pages]; `None` at MPL 0.
+    pub a_star: Option<f64>,
+}
+
+/// Bard's §6 variables of an interval's counter differences `d`, on `cpus` processors with
+/// `frames` pageable frames (N of eq. 6).
+pub fn bard_quantities(d: &Counters, cpus: u32, frames: u32) -> BardQuantities {
+    let t = d.time_s.max(f64::MIN_POSITIVE);
+    let mpl = d.mpl_user_s / t;
+    BardQuantities {
+        problem_state_pct: 100.0 * d.cpu_problem_s / (t * f64::from(cpus.max(1))),
+        mpl,
+        psi_s_star: psi_s_star(d),
+        page_read_rate: d.page_reads / t,
+        steal_ratio: steal_ratio(d),
+        a_star: (mpl > 0.0).then(|| f64::from(frames) / mpl),
+    }
 }
 
 /// The summary metrics of a run from its totals `d` on `cpus` processors.
@@ -467,9 +558,9 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
     );
     put(
         "steal_ratio",
-        div(d.steals, d.page_reads),
+        steal_ratio(d),
         "fraction",
-        "Steals per page read (bard §6).",
+        "Fraction of pages read that replaced pages of active users (bard §6).",
     );
     put(
         "problem_state_pct",
@@ -589,6 +680,54 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(psi_s_star(&d), Some(45.0));
+    }
+
+    /// One 30-s interval worked by hand: 1 CPU, 130 frames, 12 s problem state, MPL 4 on
+    /// average (M = 120), 600 page exceptions of which 540 read a page, 120 virtual I/Os,
+    /// 5 scan cycles; SELECT took 700 frames, 450 from active users, of which 405 received
+    /// a page read (the others went to zero fills or await a read).
+    #[test]
+    fn bard_quantities_of_a_hand_worked_interval() {
+        let d = Counters {
+            time_s: 30.0,
+            cpu_problem_s: 12.0,
+            mpl_user_s: 120.0,
+            faults: 600.0,
+            page_reads: 540.0,
+            vios: 120.0,
+            scan_cycles: 5.0,
+            victims: 700.0,
+            steals: 450.0,
+            stolen_reads: 405.0,
+            ..Default::default()
+        };
+        let q = bard_quantities(&d, 1, 130);
+        // 1. 12 / 30 = 40 %.
+        assert_eq!(q.problem_state_pct, 40.0);
+        // 2. 120 / 30 = 4 users.
+        assert_eq!(q.mpl, 4.0);
+        // 3. 1.5 × 720 × 30 / (120 × 5) = 54.
+        assert_eq!(q.psi_s_star, Some(54.0));
+        // 4. 540 / 30 = 18 page reads/s.
+        assert_eq!(q.page_read_rate, 18.0);
+        // 5. 405 / 540 = 0.75 (steals per page read would say 450 / 540 = 0.83).
+        assert_eq!(q.steal_ratio, 0.75);
+        // Eq. 6: 130 / 4 = 32.5 pages.
+        assert_eq!(q.a_star, Some(32.5));
+        // Two CPUs halve the percentage; an idle interval has no A* and no ratio.
+        assert_eq!(bard_quantities(&d, 2, 130).problem_state_pct, 20.0);
+        let idle = bard_quantities(
+            &Counters {
+                time_s: 30.0,
+                ..Default::default()
+            },
+            1,
+            130,
+        );
+        assert_eq!(
+            (idle.a_star, idle.steal_ratio, idle.psi_s_star),
+            (None, 0.0, None)
+        );
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //! first, or after an interval without a scan cycle (no paging pressure), A_obs is taken as is.
 
 use crate::load_control::{Candidate, LoadAction, LoadView, Projection, Queue, StayStats};
-use crate::monitor::{psi_s_star, Counters};
+use crate::monitor::{psi_s_star, steal_ratio, Counters};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of the Ψ-scheduler; defaults are bard's Table 1 for 768 KB.
@@ -219,7 +219,7 @@ pub struct Measures {
     pub psi_s_star: Option<f64>,
     /// Page reads per second.
     pub page_read_rate: f64,
-    /// Steals per page read.
+    /// Fraction of pages read that replaced pages of active users (bard §6).
     pub steal_ratio: f64,
 }
 
@@ -230,11 +230,7 @@ impl Measures {
         Measures {
             psi_s_star: psi_s_star(d),
             page_read_rate: d.page_reads / t,
-            steal_ratio: if d.page_reads > 0.0 {
-                d.steals / d.page_reads
-            } else {
-                0.0
-            },
+            steal_ratio: steal_ratio(d),
         }
     }
 }
@@ -457,6 +453,7 @@ mod tests {
                 resident_at_reads: 120,
                 resident_now: 3,
                 queue: Some(Queue::Q2),
+                cpu_ns: 0,
             },
         );
         assert!((pr.abar[1] - 20.4).abs() < 1e-12 && (pr.next[1] - 22.2).abs() < 1e-12);
@@ -583,7 +580,8 @@ mod tests {
         let d = Counters {
             time_s: 30.0,
             page_reads: 600.0,
-            steals: 300.0,
+            steals: 330.0,
+            stolen_reads: 300.0,
             faults: 600.0,
             vios: 300.0,
             mpl_user_s: 90.0,

@@ -365,8 +365,8 @@ impl Default for VioSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum LoadControlSpec {
-    /// CP-67's scheduler, as the baseline of Bard's tables.
-    Cp67(StorageTestSpec),
+    /// CP-67's scheduler, the baseline of Bard's tables (bard ref. [6]).
+    Cp67(crate::cp67_scheduler::Cp67Spec),
     /// VM/370's SUMWSS ≤ APAGES scheduler.
     Vm370(StorageTestSpec),
     /// Bard's Ψ-scheduler (bard §8–10).
@@ -374,11 +374,11 @@ pub enum LoadControlSpec {
 }
 
 impl LoadControlSpec {
-    /// The parameters of a storage-test scheduler (the base systems); `None` for `psi`.
+    /// The parameters of VM/370's storage-test scheduler; `None` for the others.
     pub fn params(&self) -> Option<&StorageTestSpec> {
         match self {
-            LoadControlSpec::Cp67(p) | LoadControlSpec::Vm370(p) => Some(p),
-            LoadControlSpec::Psi(_) => None,
+            LoadControlSpec::Vm370(p) => Some(p),
+            LoadControlSpec::Cp67(_) | LoadControlSpec::Psi(_) => None,
         }
     }
 }
@@ -956,10 +956,8 @@ impl SystemSpec {
         if !finite_nonneg(self.vio.service_ms) {
             return bad("vio.service_ms", "expected a time ≥ 0 [ms]");
         }
-        if let LoadControlSpec::Psi(p) = &self.load_control {
-            if let Err((k, what)) = p.check() {
-                return bad(&format!("load_control.{k}"), what);
-            }
+        if let Err((k, what)) = self.load_control.check_params() {
+            return bad(&format!("load_control.{k}"), what);
         }
         if let Some(lc) = self.load_control.params() {
             if !(lc.q1_slice_s.is_finite() && lc.q1_slice_s > 0.0) {

@@ -67,6 +67,14 @@ impl SurvivalBooks {
         }
     }
 
+    /// Books for `users` users and `frames` frames counting interruptions of `kind`.
+    pub fn of_kind(users: u32, frames: u32, kind: Essential) -> SurvivalBooks {
+        SurvivalBooks {
+            kind,
+            ..SurvivalBooks::new(users as usize, frames as usize)
+        }
+    }
+
     /// `u` became unrunnable on a page exception or a virtual I/O.
     pub fn interrupted(&mut self, u: u32) {
         self.essential[u as usize] += 1;

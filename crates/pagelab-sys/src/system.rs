@@ -39,10 +39,11 @@ use crate::load_control::{
     Candidate, LoadAction, LoadControl, LoadController, LoadView, Projection, Queue, StayStats,
 };
 use crate::memory::{FrameState, Memory, NONE};
-use crate::monitor::{self, ClassRow, Counters, IntervalTable, Percentiles, Report, UserRow};
+use crate::monitor::{self, ClassRow, Counters, Percentiles, Report, UserRow};
 use crate::page_swap::PageSwap;
 use crate::psi_scheduler::Evict;
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
+use crate::steal::StealBooks;
 use crate::supply::{FrameSupply, Supply};
 use crate::survival::SurvivalBooks;
 use crate::workload::{think_time, LocalityModel, Program, TraceOpener};
@@ -325,6 +326,7 @@ pub struct System<'o> {
     done_at: Option<Tick>,
     /// Bard's eq. 4 books: essential interruptions per user, last-reference marks per frame.
     survival: SurvivalBooks,
+    steal: StealBooks,
     /// Admission order per user (the latest admitted has the lowest priority in queue).
     admit_seq: Vec<u64>,
     n_admitted: u64,
@@ -596,10 +598,8 @@ impl<'o> System<'o> {
             bench: None,
             sessions: BTreeMap::new(),
             done_at: None,
-            survival: SurvivalBooks {
-                kind: spec.monitor.essential,
-                ..SurvivalBooks::new(n_all as usize, spec.memory.frames as usize)
-            },
+            survival: SurvivalBooks::of_kind(n_all, spec.memory.frames, spec.monitor.essential),
+            steal: StealBooks::new(spec.memory.frames as usize),
             admit_seq: vec![0; n_all as usize],
             n_admitted: 0,
             next_sample: Tick::ZERO,
@@ -1060,6 +1060,7 @@ impl<'o> System<'o> {
         let usr = &mut self.users[u as usize];
         let Some(q) = usr.queue.take() else { return };
         usr.stay.resident_now = self.mem.resident[u as usize];
+        usr.stay.cpu_ns = usr.stay_cpu_ns;
         let stay = usr.stay;
         self.lc.on_queue_drop(&mut usr.proj, &stay);
         if let Some(b) = self.bench.as_mut() {
@@ -1492,12 +1493,14 @@ impl<'o> System<'o> {
             fr.state = FrameState::Resident;
             fr.changed = true;
             self.c.zero_fills += 1.0;
+            self.steal.reused(f);
             self.fault_done(w, true);
             return;
         }
         if owner == u {
             if let Some(id) = self.swap.as_ref().and_then(|ps| ps.set_of(u, idx)) {
                 self.c.swap_faults += 1.0;
+                self.steal.reused(f);
                 self.page_waiters.push((f, w));
                 self.fault_still_waits(w);
                 self.swap_in(u, id, Some((idx, f)));
@@ -1505,6 +1508,9 @@ impl<'o> System<'o> {
             }
         }
         self.c.page_reads += 1.0;
+        if self.steal.read_into(f) {
+            self.c.stolen_reads += 1.0;
+        }
         let resident = self.mem.resident[u as usize];
         let usr = &mut self.users[u as usize];
         usr.stay.page_reads += 1;
@@ -1617,6 +1623,7 @@ impl<'o> System<'o> {
         if stolen {
             self.c.steals += 1.0;
         }
+        self.steal.replaced(f, stolen);
         if let Some(n) = self.survival.replaced(f) {
             if self.warm {
                 self.survival.tally(f, n);
@@ -1711,34 +1718,7 @@ impl<'o> System<'o> {
         let d = last.since(&self.warm_sample);
         let cpus = self.spec.cpu.count;
         let metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
-        let mut columns: Vec<String> = Counters::COLUMNS.iter().map(|c| c.0.to_string()).collect();
-        let mut units: Vec<String> = Counters::COLUMNS.iter().map(|c| c.1.to_string()).collect();
-        for (n, un) in [
-            ("t_end_s", "s"),
-            ("psi_s_star", "interruptions"),
-            ("psi_s", "interruptions"),
-            ("psi_s_stolen", "interruptions"),
-            ("mpl", "users"),
-            ("cpu_busy_pct", "%"),
-        ] {
-            columns.push(n.into());
-            units.push(un.into());
-        }
-        let mut rows = Vec::new();
-        let mut prev = Counters::default();
-        for s in &self.samples {
-            let di = s.since(&prev);
-            let mut row = di.values();
-            let t = di.time_s.max(f64::MIN_POSITIVE);
-            row.push(s.time_s);
-            row.push(monitor::psi_s_star(&di).unwrap_or(f64::NAN));
-            row.push(monitor::psi_s(&di).unwrap_or(f64::NAN));
-            row.push(monitor::psi_s_stolen(&di).unwrap_or(f64::NAN));
-            row.push(di.mpl_user_s / t);
-            row.push(100.0 * (di.cpu_problem_s + di.cpu_supervisor_s) / (t * f64::from(cpus)));
-            rows.push(row);
-            prev = *s;
-        }
+        let intervals = monitor::interval_table(&self.samples, cpus, self.spec.memory.frames);
         let users = self
             .users
             .iter()
@@ -1834,11 +1814,7 @@ impl<'o> System<'o> {
             seed: self.seed,
             spec: serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
             metrics,
-            intervals: IntervalTable {
-                columns,
-                units,
-                rows,
-            },
+            intervals,
             users,
             classes,
             response,

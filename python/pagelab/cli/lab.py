@@ -98,7 +98,9 @@ def ws_curve(trace_path: str, taus: str, fmt: str, output: str) -> None:
 
 
 @cli.command()
-@click.argument("trace_path", metavar="TRACE", type=click.Path(dir_okay=False))
+@click.argument(
+    "trace_paths", metavar="TRACE...", nargs=-1, required=True, type=click.Path(dir_okay=False)
+)
 @click.option(
     "--psi",
     "psis",
@@ -120,10 +122,10 @@ def ws_curve(trace_path: str, taus: str, fmt: str, output: str) -> None:
     "--plot",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Draw R against A and A against Ψ (Bard's figures 5-7) as PNG.",
+    help="Draw the paging characteristic and Bard's figures 5, 6 and 7 as one PNG.",
 )
 def psi(
-    trace_path: str,
+    trace_paths: tuple[str, ...],
     psis: str,
     reference_time: float,
     refs_per_io: int,
@@ -131,17 +133,28 @@ def psi(
     output: str,
     plot: str | None,
 ) -> None:
-    """Bard's Ψ-realization of a program: A, R, t and f for each Ψ, and Ψ_c."""
+    """Bard's Ψ-realization of each program: A, R, t and f for each Ψ, and Ψ_c (Bard 1975 §3,
+    §7). Several traces add a `program` column and share the figures."""
     values = _parse_psis(psis)
-    c = lab.psi_curve(trace_path, values, reference_time_s=reference_time, refs_per_io=refs_per_io)
-    _emit_rows(c["points"], fmt, output)
-    psi_c, beta = c.get("psi_c"), c.get("beta")
-    if psi_c is not None:
-        click.echo(f"Ψ_c = {psi_c}, β = {beta:.3f}", err=True)
+    curves = []
+    rows: list[dict] = []
+    for path in trace_paths:
+        c = lab.psi_curve(path, values, reference_time_s=reference_time, refs_per_io=refs_per_io)
+        name = os.path.basename(path)
+        curves.append((name, c))
+        if len(trace_paths) == 1:
+            rows = c["points"]
+        else:
+            rows += [{"program": name, **p} for p in c["points"]]
+        psi_c, beta = c.get("psi_c"), c.get("beta")
+        if psi_c is not None:
+            click.echo(f"{name}: Ψ_c = {psi_c}, β = {beta:.3f}", err=True)
+    _emit_rows(rows, fmt, output)
     if plot:
         from .. import plots
 
-        plots.psi_characteristic(c, plot, title=os.path.basename(trace_path))
+        title = curves[0][0] if len(curves) == 1 else "Bard 1975, figures 5-7"
+        plots.psi_figures(curves, plot, title=title)
 
 
 @cli.command()

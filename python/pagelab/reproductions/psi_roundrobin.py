@@ -100,8 +100,9 @@ def _setting(
         }
         for t in traces
     ]
+    # Every program always in queue: VM/370's storage test with nothing projected admits all.
     lc = {
-        "kind": "cp67",
+        "kind": "vm370",
         "q1_slice_s": 1e6,
         "q2_slice_s": 1e6,
         "projection": "last",
@@ -162,6 +163,21 @@ def _control(ctx: Context, ns: list[int], ctl_curves: list, done: list) -> None:
         )
 
 
+def _figures(ctx: Context, curves: list) -> None:
+    """Bard's figures 5-7 for the member programs (§7): A(Ψ), A/A(Ψc) against Ψ/Ψc, R(Ψ)."""
+    for name, c in curves:
+        if c.get("psi_c") is not None:
+            ctx.row("Section 7: program breaks", name, "Ψc", c["psi_c"])
+            ctx.row("Section 7: program breaks", name, "β past Ψc", round(c["beta"], 3))
+    if ctx.out is None:
+        return
+    from .. import plots
+
+    fig = plots.psi_figure(curves, title="Bard 1975, figures 5-7: the member programs")
+    ctx.figure("figures5-7", fig)
+    plots._pyplot().close(fig)
+
+
 def run(ctx: Context) -> None:
     mix = FULL_MIX if ctx.full else SMOKE_MIX
     ns = FULL_N if ctx.full else SMOKE_N
@@ -179,6 +195,7 @@ def run(ctx: Context) -> None:
             lab.psi_curve(p, PSIS, reference_time_s=CONTROL["reference_s"], refs_per_io=REFS_PER_IO)
             for p in traces
         ]
+        _figures(ctx, list(zip(mix, curves, strict=True)))
         frames = [n + len(traces) + 1 for n in ns]
         done = ctx.simulate(
             [_setting(traces, f, full=ctx.full) for f in frames]

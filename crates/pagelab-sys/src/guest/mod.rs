@@ -21,9 +21,11 @@
 //! readies every page-waiting task, and those whose page is still coming re-fault.
 
 pub mod pagemon;
+mod report;
 pub mod spec;
 
-use crate::monitor::Metric;
+pub use report::{BenchmarkReport, GuestReport, ScheduleRow, SessionRow, StreamRow, TaskRow};
+
 use crate::spec::{LocalitySpec, ProgramSpec};
 use crate::workload::LocalityModel;
 use pagelab_core::{Rng, RngStreams, Tick};
@@ -31,7 +33,7 @@ use pagelab_trace::{AccessKind, ReferenceSource, Run, TraceError};
 use rand::Rng as _;
 use serde::Serialize;
 use spec::GuestSpec;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// A guest task's state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -572,130 +574,6 @@ impl GuestOs {
             self.win_end += self.win;
         }
     }
-
-    /// The guest's section of the report.
-    pub fn report(&self) -> GuestReport {
-        let mut m = BTreeMap::new();
-        let mut put =
-            |n: &str, v: f64, u: &str, d: &str| crate::monitor::put_metric(&mut m, n, v, u, d);
-        let t = self.time_s.max(f64::MIN_POSITIVE);
-        put(
-            "effective_mpl",
-            if self.win_n > 0 {
-                self.win_sum / self.win_n as f64
-            } else {
-                0.0
-            },
-            "tasks",
-            "Mean number of guest tasks that ran in each window of mpl_window_s.",
-        );
-        put(
-            "active_tasks",
-            self.active_s / t,
-            "tasks",
-            "Time-average busy partitions not deactivated.",
-        );
-        put(
-            "task_page_wait_s",
-            self.tasks.iter().map(|x| x.page_wait_s).sum(),
-            "task-s",
-            "Task time in pseudo page wait (Accelerator).",
-        );
-        put(
-            "vm_page_wait_pct",
-            100.0 * self.vm_page_wait_s / t,
-            "%",
-            "Share of time the whole virtual machine was blocked in host page wait.",
-        );
-        put(
-            "vm_wait_pct",
-            100.0 * self.vm_wait_s / t,
-            "%",
-            "Share of time the virtual machine was in an enabled wait (all tasks waiting).",
-        );
-        put(
-            "pseudo_faults",
-            self.n_pseudo as f64,
-            "interrupts",
-            "First external interrupts.",
-        );
-        put(
-            "completions",
-            self.n_completions as f64,
-            "interrupts",
-            "Second external interrupts.",
-        );
-        put(
-            "tasks_readied",
-            self.n_readied as f64,
-            "tasks",
-            "Tasks made ready by completion interrupts.",
-        );
-        put(
-            "task_switches",
-            self.n_switches as f64,
-            "switches",
-            "Guest dispatches of a different task.",
-        );
-        put(
-            "deactivations",
-            self.n_deactivations as f64,
-            "tasks",
-            "PAGEMON deactivations.",
-        );
-        put(
-            "reactivations",
-            self.n_reactivations as f64,
-            "tasks",
-            "PAGEMON reactivations.",
-        );
-        let streams = self
-            .spec
-            .streams
-            .iter()
-            .enumerate()
-            .map(|(s, st)| {
-                let rows: Vec<&JobRow> = self.jobs.iter().filter(|j| j.stream == st.name).collect();
-                let total = st.copies * st.jobs.len() as u32;
-                let done = rows.len() as u32;
-                let _ = s;
-                StreamRow {
-                    name: st.name.clone(),
-                    jobs: total,
-                    done,
-                    completed_s: (done == total)
-                        .then(|| rows.iter().map(|j| j.ended_s).fold(0.0, f64::max)),
-                    mean_turnaround_s: if done > 0 {
-                        rows.iter().map(|j| j.ended_s - j.arrived_s).sum::<f64>() / f64::from(done)
-                    } else {
-                        0.0
-                    },
-                }
-            })
-            .collect();
-        let tasks = self
-            .tasks
-            .iter()
-            .map(|t| TaskRow {
-                name: t.name.clone(),
-                cpu_s: t.cpu_ns as f64 / 1e9,
-                jobs: t.jobs_done,
-                pseudo_faults: t.pseudo_faults,
-                page_wait_s: t.page_wait_s,
-            })
-            .collect();
-        GuestReport {
-            name: self.spec.name.clone(),
-            accelerator: self.spec.accelerator,
-            reserved_frames: self.spec.reserved_frames,
-            pagemon: self.spec.pagemon.as_ref().is_some_and(|p| p.enabled),
-            metrics: m,
-            streams,
-            tasks,
-            jobs: self.jobs.clone(),
-            pagemon_trace: self.pagemon_trace.clone(),
-        }
-    }
 }
 
 impl GuestOs {
@@ -747,106 +625,6 @@ impl GuestOs {
     pub fn clear_current(&mut self) {
         self.current = usize::MAX;
     }
-}
-
-/// A job stream's outcome.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct StreamRow {
-    /// Stream name.
-    pub name: String,
-    /// Jobs in the stream [count].
-    pub jobs: u32,
-    /// Jobs finished [count].
-    pub done: u32,
-    /// When its last job ended, if all did: the resident time of a stream loaded at 0 [s].
-    pub completed_s: Option<f64>,
-    /// Mean arrival-to-end time of its finished jobs [s].
-    pub mean_turnaround_s: f64,
-}
-
-/// A partition's totals.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TaskRow {
-    /// Partition name.
-    pub name: String,
-    /// CPU time [s].
-    pub cpu_s: f64,
-    /// Jobs finished [count].
-    pub jobs: u32,
-    /// Pseudo page faults [count].
-    pub pseudo_faults: u64,
-    /// Time in pseudo page wait [s].
-    pub page_wait_s: f64,
-}
-
-/// A guest's section of the report.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct GuestReport {
-    /// Guest name.
-    pub name: String,
-    /// Accelerator on.
-    pub accelerator: bool,
-    /// Reserved frames [frames].
-    pub reserved_frames: u32,
-    /// PAGEMON on.
-    pub pagemon: bool,
-    /// Guest metrics.
-    pub metrics: BTreeMap<String, Metric>,
-    /// Streams.
-    pub streams: Vec<StreamRow>,
-    /// Partitions.
-    pub tasks: Vec<TaskRow>,
-    /// Finished jobs.
-    pub jobs: Vec<JobRow>,
-    /// PAGEMON decisions: (time [s], measure, allowed tasks).
-    pub pagemon_trace: Vec<(f64, f64, u32)>,
-}
-
-/// A terminal-driver session's outcome (young ch. I §4).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SessionRow {
-    /// User index.
-    pub user: u32,
-    /// Class name.
-    pub class: String,
-    /// Release [s].
-    pub released_s: f64,
-    /// Sign-off [s], if reached.
-    pub signed_off_s: Option<f64>,
-    /// Response index: release to sign-off [s].
-    pub response_index_s: Option<f64>,
-}
-
-/// A SCHEDULE record: one queue-drop (young ch. II §4).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ScheduleRow {
-    /// Time [s].
-    pub t_s: f64,
-    /// User index.
-    pub user: u32,
-    /// `Q1` or `Q2`.
-    pub queue: crate::load_control::Queue,
-    /// CPU in the stay [s].
-    pub cpu_s: f64,
-    /// Resident pages at the drop [pages].
-    pub resident: u32,
-    /// Pages read in the stay [pages].
-    pub page_reads: u64,
-    /// New projected working set [pages].
-    pub projected_ws: f64,
-}
-
-/// The two-level benchmark's sections of the report: guests, sessions, SCHEDULE records.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct BenchmarkReport {
-    /// Guest operating systems.
-    pub guests: Vec<GuestReport>,
-    /// Terminal-driver sessions.
-    pub sessions: Vec<SessionRow>,
-    /// SCHEDULE records.
-    pub schedule: Vec<ScheduleRow>,
-    /// When the run ended [s].
-    pub ended_s: f64,
 }
 
 #[cfg(test)]

@@ -58,6 +58,7 @@ impl System<'_> {
             };
             self.mem.map(owner, idx, f, FrameState::Resident);
             self.supply.on_load(owner, idx, f, self.supply_refs);
+            self.steal.reused(f);
             let fr = &mut self.mem.frames[f as usize];
             fr.referenced = true;
             fr.changed = true;

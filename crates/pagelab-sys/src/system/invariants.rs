@@ -175,6 +175,7 @@ impl System<'_> {
                 c.transactions,
             ),
             ("steals", c.steals, "victims", c.victims),
+            ("stolen_reads", c.stolen_reads, "page_reads", c.page_reads),
             ("psi_replaced", c.psi_replaced, "victims", c.victims),
             (
                 "q1_stay_page_reads",

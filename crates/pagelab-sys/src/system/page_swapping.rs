@@ -110,6 +110,7 @@ impl System<'_> {
                     };
                     self.mem.map(u, p, f, FrameState::PageIn);
                     self.supply.on_load(u, p, f, self.supply_refs);
+                    self.steal.reused(f);
                     f
                 }
             };

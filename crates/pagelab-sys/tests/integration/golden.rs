@@ -142,6 +142,7 @@ fn every_preset_has_a_golden_record() {
 
 const PRESETS: &[&str] = &[
     "cp67",
+    "cp67-fitted",
     "cp67-psi",
     "cp67-workload1",
     "cp67-workload2",
@@ -168,6 +169,7 @@ macro_rules! golden {
 
 golden! {
     golden_cp67 = "cp67";
+    golden_cp67_fitted = "cp67-fitted";
     golden_cp67_psi = "cp67-psi";
     golden_cp67_workload1 = "cp67-workload1";
     golden_cp67_workload2 = "cp67-workload2";

@@ -54,3 +54,42 @@ fn an_interval_never_spans_more_than_the_cycle_limit() {
     // another revolution or two, never three.
     assert!(r.intervals.rows.iter().all(|row| row[cyc] <= 5.0));
 }
+
+fn column(r: &pagelab_sys::Report, name: &str) -> usize {
+    r.intervals
+        .columns
+        .iter()
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("no interval column {name}"))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+    /// Bard §6's steal ratio (pages read that replaced pages of active users, per page read)
+    /// is at most 1 in every monitor interval, whatever the load, storage and controller.
+    #[test]
+    fn steal_ratio_at_most_one_in_every_interval(
+        users in 4u32..30,
+        frames in 24u32..120,
+        kind in 0usize..3,
+        seed in 0u64..1000,
+    ) {
+        let lc = [
+            "{ kind = \"vm370\", projection = \"damped\", initial_ws_pages = 10.0 }",
+            "{ kind = \"psi\", psi_c = 6.0, psi_m = 6.0, strategy = 3 }",
+            "{ kind = \"cp67\", desirable_rate = 60.0 }",
+        ][kind];
+        let spec = small(users, frames, 60.0, &[("load_control", lc), ("monitor.interval_s", "2.0")]);
+        let r = pagelab_sys::run(&spec, seed).unwrap();
+        let (ratio, reads, stolen) = (
+            column(&r, "steal_ratio"),
+            column(&r, "page_reads"),
+            column(&r, "stolen_reads"),
+        );
+        proptest::prop_assert!(r.intervals.rows.len() > 10);
+        for row in &r.intervals.rows {
+            proptest::prop_assert!(row[ratio] <= 1.0 && row[ratio] >= 0.0, "ratio {}", row[ratio]);
+            proptest::prop_assert!(row[stolen] <= row[reads]);
+        }
+    }
+}

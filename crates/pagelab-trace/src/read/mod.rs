@@ -566,20 +566,7 @@ pub fn convert(
         return convert_pagelab(input, units, opts, output, progress);
     }
     let format = from.unwrap_or_else(|| guess_format(&src.sample));
-    let units = match (format, units) {
-        (InputFormat::Lackey | InputFormat::Pinatrace, Some(Units::Pages)) => {
-            return Err(TraceError::invalid(format!(
-                "--units pages: {format} input records byte addresses, expected --units addresses"
-            )))
-        }
-        (_, Some(u)) => u,
-        (f, None) => f.default_units(),
-    };
-    if units == Units::Pages && !opts.ranges.is_empty() {
-        return Err(TraceError::invalid(
-            "address ranges: the input holds page numbers (--units pages); ranges need --units addresses",
-        ));
-    }
+    let units = resolve_units(format, units, opts)?;
     if src.compression == Compression::None {
         match format {
             InputFormat::U64 => binary::check_whole_records(input, src.file_bytes, 8, "u64")?,
@@ -629,8 +616,44 @@ pub fn convert(
             compression.name()
         ))),
     };
+    translate_read_error(read, input, compression, count.get())?;
+    pager.report(true);
+    pager.writer.finish()
+}
+
+/// The units of `format`'s input: `units` if given and possible, else the format's own.
+fn resolve_units(
+    format: InputFormat,
+    units: Option<Units>,
+    opts: &ConvertOptions,
+) -> Result<Units, TraceError> {
+    let units = match (format, units) {
+        (InputFormat::Lackey | InputFormat::Pinatrace, Some(Units::Pages)) => {
+            return Err(TraceError::invalid(format!(
+                "--units pages: {format} input records byte addresses, expected --units addresses"
+            )))
+        }
+        (_, Some(u)) => u,
+        (f, None) => f.default_units(),
+    };
+    if units == Units::Pages && !opts.ranges.is_empty() {
+        return Err(TraceError::invalid(
+            "address ranges: the input holds page numbers (--units pages); ranges need --units addresses",
+        ));
+    }
+    Ok(units)
+}
+
+/// A reader's error as the user should see it: a decoder's complaint is a corrupt (or
+/// truncated) compressed stream at byte `offset`, not an I/O fault; an invalid record names
+/// the input.
+fn translate_read_error(
+    read: Result<(), TraceError>,
+    input: &Path,
+    compression: Compression,
+    offset: u64,
+) -> Result<(), TraceError> {
     match read {
-        // A decoder's complaint is a corrupt (or truncated) compressed stream, not an I/O fault.
         Err(TraceError::Io { source, .. })
             if compression != Compression::None
                 && matches!(
@@ -640,19 +663,17 @@ pub fn convert(
                         | std::io::ErrorKind::Other
                 ) =>
         {
-            return Err(TraceError::Corrupt {
+            Err(TraceError::Corrupt {
                 path: input.to_path_buf(),
-                offset: count.get(),
+                offset,
                 what: format!("{} stream does not decode: {source}", compression.name()),
-            });
+            })
         }
         Err(TraceError::Invalid(what)) => {
-            return Err(TraceError::invalid(format!("{}: {what}", input.display())))
+            Err(TraceError::invalid(format!("{}: {what}", input.display())))
         }
-        r => r?,
+        r => r,
     }
-    pager.report(true);
-    pager.writer.finish()
 }
 
 fn filters_json(opts: &ConvertOptions) -> serde_json::Value {

@@ -51,37 +51,16 @@ pub fn write_oracle_general(
     ));
     let (scratch, scratch_file) = AtomicFile::create(&scratch_target)?;
     let sio = |e| TraceError::io(scratch.temp_path(), e);
-    let step = 1u64 << 24;
 
     // Pass 1, backwards: next-use of every reference, written in reverse order.
-    let mut next_seen = vec![-1i64; map.len()];
     let mut w = BufWriter::with_capacity(1 << 20, scratch_file);
-    let mut runs: Vec<Run> = Vec::new();
-    let mut end = n;
-    let mut done = 0u64;
-    let mut next_report = step;
-    for c in (0..reader.chunk_count()).rev() {
-        pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk
-        runs.clear();
-        reader.read_chunk(c, &mut runs)?;
-        for r in runs.iter().rev() {
-            let start = end - r.count as u64;
-            let p = r.page as usize;
-            w.write_all(&next_seen[p].to_le_bytes()).map_err(sio)?;
-            for pos in (start..end - 1).rev() {
-                w.write_all(&((pos + 2) as i64).to_le_bytes())
-                    .map_err(sio)?;
-            }
-            next_seen[p] = start as i64 + 1;
-            end = start;
-        }
-        done += runs.iter().map(|r| r.count as u64).sum::<u64>();
-        if done >= next_report {
-            next_report = done + step;
-            progress(done, Some(2 * n));
-        }
-    }
-    drop(next_seen);
+    write_next_uses(
+        &mut reader,
+        map.len(),
+        &mut w,
+        scratch.temp_path(),
+        progress,
+    )?;
     let mut scratch_file = w.into_inner().map_err(|e| sio(e.into_error()))?;
 
     // Pass 2, forwards: the records.
@@ -89,12 +68,12 @@ pub fn write_oracle_general(
     let oio = |e| TraceError::io(atomic.temp_path(), e);
     let mut out = BufWriter::with_capacity(1 << 20, out_file);
     let mut remaining = n;
+    let mut runs: Vec<Run> = Vec::new();
     let mut block: Vec<i64> = Vec::with_capacity(BLOCK);
     let mut bytes = vec![0u8; BLOCK * 8];
     let mut i = 0u64;
     let mut rec = [0u8; ORACLE_RECORD];
     reader.rewind();
-    runs.clear();
     while reader.next_batch(&mut runs)? {
         for r in &runs {
             let id = map[r.page as usize];
@@ -120,7 +99,7 @@ pub fn write_oracle_general(
                 rec[16..24].copy_from_slice(&next.to_le_bytes());
                 out.write_all(&rec).map_err(oio)?;
                 i += 1;
-                if i.is_multiple_of(step) {
+                if i.is_multiple_of(STEP) {
                     progress(n + i, Some(2 * n));
                 }
             }
@@ -133,4 +112,45 @@ pub fn write_oracle_general(
     drop(scratch_file);
     drop(scratch);
     Ok(i)
+}
+
+/// Progress is reported every this many references.
+const STEP: u64 = 1 << 24;
+
+/// Pass 1 of [`write_oracle_general`]: the chunks backwards, the 1-based time of the next
+/// reference of each reference's page (-1: none) written to `w` from the string's end.
+fn write_next_uses(
+    reader: &mut TraceReader,
+    pages: usize,
+    w: &mut BufWriter<std::fs::File>,
+    scratch: &Path,
+    progress: &mut dyn FnMut(u64, Option<u64>),
+) -> Result<(), TraceError> {
+    let sio = |e| TraceError::io(scratch, e);
+    let n = reader.references();
+    let mut next_seen = vec![-1i64; pages];
+    let mut runs: Vec<Run> = Vec::new();
+    let (mut end, mut done, mut next_report) = (n, 0u64, STEP);
+    for c in (0..reader.chunk_count()).rev() {
+        pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk
+        runs.clear();
+        reader.read_chunk(c, &mut runs)?;
+        for r in runs.iter().rev() {
+            let start = end - r.count as u64;
+            let p = r.page as usize;
+            w.write_all(&next_seen[p].to_le_bytes()).map_err(sio)?;
+            for pos in (start..end - 1).rev() {
+                w.write_all(&((pos + 2) as i64).to_le_bytes())
+                    .map_err(sio)?;
+            }
+            next_seen[p] = start as i64 + 1;
+            end = start;
+        }
+        done += runs.iter().map(|r| r.count as u64).sum::<u64>();
+        if done >= next_report {
+            next_report = done + STEP;
+            progress(done, Some(2 * n));
+        }
+    }
+    Ok(())
 }

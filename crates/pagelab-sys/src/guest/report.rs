@@ -1,0 +1,243 @@
+//! A guest's section of the report: its metrics, job streams and partitions (young ch. I §4,
+//! ch. II §4), and the two-level benchmark's sections.
+
+use super::{GuestOs, JobRow};
+use crate::monitor::{put_metric, Metric};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+impl GuestOs {
+    /// The guest's section of the report.
+    pub fn report(&self) -> GuestReport {
+        GuestReport {
+            name: self.spec.name.clone(),
+            accelerator: self.spec.accelerator,
+            reserved_frames: self.spec.reserved_frames,
+            pagemon: self.spec.pagemon.as_ref().is_some_and(|p| p.enabled),
+            metrics: self.metrics(),
+            streams: self.stream_rows(),
+            tasks: self.task_rows(),
+            jobs: self.jobs.clone(),
+            pagemon_trace: self.pagemon_trace.clone(),
+        }
+    }
+
+    fn metrics(&self) -> BTreeMap<String, Metric> {
+        let t = self.time_s.max(f64::MIN_POSITIVE);
+        let effective_mpl = if self.win_n > 0 {
+            self.win_sum / self.win_n as f64
+        } else {
+            0.0
+        };
+        let rows: [(&str, f64, &str, &str); 11] = [
+            (
+                "effective_mpl",
+                effective_mpl,
+                "tasks",
+                "Mean number of guest tasks that ran in each window of mpl_window_s.",
+            ),
+            (
+                "active_tasks",
+                self.active_s / t,
+                "tasks",
+                "Time-average busy partitions not deactivated.",
+            ),
+            (
+                "task_page_wait_s",
+                self.tasks.iter().map(|x| x.page_wait_s).sum(),
+                "task-s",
+                "Task time in pseudo page wait (Accelerator).",
+            ),
+            (
+                "vm_page_wait_pct",
+                100.0 * self.vm_page_wait_s / t,
+                "%",
+                "Share of time the whole virtual machine was blocked in host page wait.",
+            ),
+            (
+                "vm_wait_pct",
+                100.0 * self.vm_wait_s / t,
+                "%",
+                "Share of time the virtual machine was in an enabled wait (all tasks waiting).",
+            ),
+            (
+                "pseudo_faults",
+                self.n_pseudo as f64,
+                "interrupts",
+                "First external interrupts.",
+            ),
+            (
+                "completions",
+                self.n_completions as f64,
+                "interrupts",
+                "Second external interrupts.",
+            ),
+            (
+                "tasks_readied",
+                self.n_readied as f64,
+                "tasks",
+                "Tasks made ready by completion interrupts.",
+            ),
+            (
+                "task_switches",
+                self.n_switches as f64,
+                "switches",
+                "Guest dispatches of a different task.",
+            ),
+            (
+                "deactivations",
+                self.n_deactivations as f64,
+                "tasks",
+                "PAGEMON deactivations.",
+            ),
+            (
+                "reactivations",
+                self.n_reactivations as f64,
+                "tasks",
+                "PAGEMON reactivations.",
+            ),
+        ];
+        let mut m = BTreeMap::new();
+        for (name, value, unit, description) in rows {
+            put_metric(&mut m, name, value, unit, description);
+        }
+        m
+    }
+
+    fn stream_rows(&self) -> Vec<StreamRow> {
+        self.spec
+            .streams
+            .iter()
+            .map(|st| {
+                let rows: Vec<&JobRow> = self.jobs.iter().filter(|j| j.stream == st.name).collect();
+                let total = st.copies * st.jobs.len() as u32;
+                let done = rows.len() as u32;
+                StreamRow {
+                    name: st.name.clone(),
+                    jobs: total,
+                    done,
+                    completed_s: (done == total)
+                        .then(|| rows.iter().map(|j| j.ended_s).fold(0.0, f64::max)),
+                    mean_turnaround_s: if done > 0 {
+                        rows.iter().map(|j| j.ended_s - j.arrived_s).sum::<f64>() / f64::from(done)
+                    } else {
+                        0.0
+                    },
+                }
+            })
+            .collect()
+    }
+
+    fn task_rows(&self) -> Vec<TaskRow> {
+        self.tasks
+            .iter()
+            .map(|t| TaskRow {
+                name: t.name.clone(),
+                cpu_s: t.cpu_ns as f64 / 1e9,
+                jobs: t.jobs_done,
+                pseudo_faults: t.pseudo_faults,
+                page_wait_s: t.page_wait_s,
+            })
+            .collect()
+    }
+}
+
+/// A job stream's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StreamRow {
+    /// Stream name.
+    pub name: String,
+    /// Jobs in the stream [count].
+    pub jobs: u32,
+    /// Jobs finished [count].
+    pub done: u32,
+    /// When its last job ended, if all did: the resident time of a stream loaded at 0 [s].
+    pub completed_s: Option<f64>,
+    /// Mean arrival-to-end time of its finished jobs [s].
+    pub mean_turnaround_s: f64,
+}
+
+/// A partition's totals.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskRow {
+    /// Partition name.
+    pub name: String,
+    /// CPU time [s].
+    pub cpu_s: f64,
+    /// Jobs finished [count].
+    pub jobs: u32,
+    /// Pseudo page faults [count].
+    pub pseudo_faults: u64,
+    /// Time in pseudo page wait [s].
+    pub page_wait_s: f64,
+}
+
+/// A guest's section of the report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GuestReport {
+    /// Guest name.
+    pub name: String,
+    /// Accelerator on.
+    pub accelerator: bool,
+    /// Reserved frames [frames].
+    pub reserved_frames: u32,
+    /// PAGEMON on.
+    pub pagemon: bool,
+    /// Guest metrics.
+    pub metrics: BTreeMap<String, Metric>,
+    /// Streams.
+    pub streams: Vec<StreamRow>,
+    /// Partitions.
+    pub tasks: Vec<TaskRow>,
+    /// Finished jobs.
+    pub jobs: Vec<JobRow>,
+    /// PAGEMON decisions: (time [s], measure, allowed tasks).
+    pub pagemon_trace: Vec<(f64, f64, u32)>,
+}
+
+/// A terminal-driver session's outcome (young ch. I §4).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SessionRow {
+    /// User index.
+    pub user: u32,
+    /// Class name.
+    pub class: String,
+    /// Release [s].
+    pub released_s: f64,
+    /// Sign-off [s], if reached.
+    pub signed_off_s: Option<f64>,
+    /// Response index: release to sign-off [s].
+    pub response_index_s: Option<f64>,
+}
+
+/// A SCHEDULE record: one queue-drop (young ch. II §4).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScheduleRow {
+    /// Time [s].
+    pub t_s: f64,
+    /// User index.
+    pub user: u32,
+    /// `Q1` or `Q2`.
+    pub queue: crate::load_control::Queue,
+    /// CPU in the stay [s].
+    pub cpu_s: f64,
+    /// Resident pages at the drop [pages].
+    pub resident: u32,
+    /// Pages read in the stay [pages].
+    pub page_reads: u64,
+    /// New projected working set [pages].
+    pub projected_ws: f64,
+}
+
+/// The two-level benchmark's sections of the report: guests, sessions, SCHEDULE records.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BenchmarkReport {
+    /// Guest operating systems.
+    pub guests: Vec<GuestReport>,
+    /// Terminal-driver sessions.
+    pub sessions: Vec<SessionRow>,
+    /// SCHEDULE records.
+    pub schedule: Vec<ScheduleRow>,
+    /// When the run ended [s].
+    pub ended_s: f64,
+}
