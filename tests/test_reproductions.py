@@ -37,12 +37,45 @@ def test_same_seed_same_record(tmp_path):
 def test_unix_reproductions_smoke(tmp_path):
     reg = rep.reproduce("unix-regression", scale="smoke", out=tmp_path)
     claims = {c["id"]: c for c in reg["claims"]}
-    assert claims["rt-falls-with-pctrmm"]["verdict"] == "holds", claims["rt-falls-with-pctrmm"]
+    slope = claims["rt-falls-with-pctrmm"]
+    assert slope["verdict"] in ("holds", "direction-only") and slope["interval"][1] < 0, slope
+    roles = {r["role"] for r in reg["rows"] if r["table"] == "hold-out"}
+    assert roles == {"predicted"}
+    assert reg["fitted"]["preset"] == "unix-v6-fitted"
     swap = rep.reproduce("unix-swap-interval", scale="smoke")
-    assert all(c["verdict"] == "holds" for c in swap["claims"]), swap["claims"]
+    swaps = {c["id"]: c for c in swap["claims"]}
+    assert swaps["swaps-intensify"]["verdict"] == "holds", swaps["swaps-intensify"]
     bal = rep.reproduce("unix-balance", scale="smoke")
     waits = [r for r in bal["rows"] if r["column"] == "CPU queue wait"]
     assert waits[0]["pagelab"] < waits[-1]["pagelab"]  # CPU waits grow with PC
+
+
+def test_chanson_hold_out_is_a_seeded_random_half_of_each_pc_level():
+    from pagelab import chanson
+
+    points = chanson.design_points(chanson.FULL)
+    held = chanson.split(points)
+    assert held == chanson.split(points, chanson.HOLDOUT_SEED)
+    assert held != chanson.split(points, chanson.HOLDOUT_SEED + 1)
+    assert held != [i % 6 == 5 for i in range(len(points))]
+    for pc in chanson.FULL["pc"]:
+        level = [h for p, h in zip(points, held, strict=True) if p[2] == pc]
+        assert sum(level) == len(level) // 2
+    # Every design point swaps (PCTRMM < 0) and lies where the paper's equations are positive.
+    assert all(chanson.pctrmm(p[3], p[0], p[1]) < 0 for p in points)
+    assert min(chanson.paper_rt(*p) for p in points) >= chanson.MIN_PAPER_RT_MS
+    # The calibration target holds the training points only.
+    target = chanson.training_target(chanson.FULL, 300.0)
+    assert target.count("[[point]]") == len(points) - sum(held)
+
+
+def test_chanson_fit_gives_statsmodels_intervals():
+    from pagelab import chanson
+
+    rows = [{"pctrmm": x, "rt": 600 - 15 * x + (7 if x % 2 else -7)} for x in range(-50, 0, 5)]
+    f = chanson.fit(rows, ["pctrmm"])
+    lo, hi = f.ci["pctrmm"]
+    assert lo < f.coefficients["pctrmm"] < hi and lo < -15 < hi
 
 
 def test_chanson_applications_solve_the_worked_example():

@@ -89,6 +89,26 @@ def test_unix_v6_reaction_time_falls_as_memory_grows(cli, tmp_path):
     assert ordered == sorted(ordered, reverse=True), times
 
 
+@pytest.mark.presets
+def test_unix_v6_reaction_time_is_never_zero_when_everything_fits(cli, tmp_path):
+    """Interrupt handlers and the switch stand between a wake-up and the selection."""
+    out = tmp_path / "fits"
+    cli(
+        "run",
+        "unix-v6",
+        "--set",
+        "memory.core_clicks=3000",
+        "--set",
+        "run.duration_s=300",
+        "--out",
+        str(out),
+        check=True,
+    )
+    m = json.loads((out / "summary.json").read_text())["metrics"]
+    assert m["pctrmm"]["value"] > 0 and m["swap_rate"]["value"] == 0
+    assert m["reaction_min_ms"]["value"] > 0 and m["reaction_time_ms"]["value"] > 0
+
+
 # -- the Python API: pagelab.run_system / pagelab.system.run ----------------------------------
 
 TINY = {"run.duration_s": 60.0, "run.warmup_s": 10.0, "workload.users": 8}

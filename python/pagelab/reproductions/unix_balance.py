@@ -9,12 +9,15 @@ from ..reproduce import Context
 NAME = "unix-balance"
 PAPER = "Chanson 1982"
 TITLE = "Reaction time against PC, and the balance of CPU and disk queue waits (section 3.1)"
+PRESET = "unix-v6-fitted"
 
 
 def run(ctx: Context) -> None:
     pcs = [6, 12, 25, 50, 100, 186, 250, 354, 500] if ctx.full else [12, 100, 186, 354]
     duration = None if ctx.full else 300.0
-    runs = ctx.simulate([chanson.settings(8, 200, pc, 1024, duration_s=duration) for pc in pcs])
+    runs = ctx.simulate(
+        [chanson.settings(8, 200, pc, 1024, duration_s=duration, preset=PRESET) for pc in pcs]
+    )
     keys = (
         ("reaction time", "reaction_time_ms"),
         ("CPU queue wait", "cpu_wait_ms"),

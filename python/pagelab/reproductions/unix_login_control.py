@@ -39,7 +39,9 @@ def run(ctx: Context) -> None:
         ("with control", [f"login.threshold_ms={THRESHOLD_MS}"]),
         ("with control and eq. 1", [f"login.threshold_ms={THRESHOLD_MS}", f"login.model={EQ1}"]),
     )
-    done = ctx.simulate([("unix-v6", [*BASE, *extra, *settings]) for _, settings in variants])
+    done = ctx.simulate(
+        [("unix-v6-fitted", [*BASE, *extra, *settings]) for _, settings in variants]
+    )
     runs = {label: r for (label, _), r in zip(variants, done, strict=True)}
     late: dict[str, list[float]] = {}
     for label, r in runs.items():

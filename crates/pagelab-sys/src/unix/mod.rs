@@ -9,7 +9,16 @@
 //!  sched (proc 0): swap in the ready process out longest; swap out easy core, else deserving
 //!  core (coremap, 64-B clicks) and swap (swapmap, 512-B blocks): first fit, contiguous
 //!  RK11 controller: one FIFO queue, two RK05 drives, no overlapped seeks
+//!  buffer cache (bio.c): NBUF 512-B buffers, LRU av-list, delayed writes, update's sync / 30 s
+//!  system processes: init, update, a getty per idle terminal, the console shell
+//!  sleep(n): the one `tout` of sys2.c sslep; interrupts (clock, disk, terminal) cost CPU
 //! ```
+//!
+//! Files by mechanism: `machine` (the table, build, the event loop), `cpu` (swtch, setpri,
+//! sleep/wakeup, clock, interrupts), `prototype` (running a process's steps), `fileio` and
+//! `bufcache` (the file-system path), `callout` (`tout`), `sysproc` (the system's
+//! processes), `tty` (terminal output and console input), `swapper` and `swapio` (sched and
+//! its transfers), `disk` (the RK11), `map` (coremap/swapmap), `report`, `invariants`.
 //!
 //! Everything follows Chanson 1982 (PDP-11/45, 112 KB of which ~48 KB the system, two RK05 on
 //! one controller without overlapped seeks; §2) and the V6 source as restated in
@@ -23,13 +32,26 @@
 //!
 //! Metrics (in the report's `metrics`): `reaction_time_ms` (Chanson §2.B), `swap_rate`,
 //! `swap_interval_s` (Figure 1), `swap_wait_ms`, `disk_queue_length`, `disk_wait_ms`, `disk_request_rate`,
-//! `disk_io_rate`, `cpu_interval_ms`, `cpu_wait_ms`, `cpu_busy_pct`, `pctrmm` (§3), and the
+//! `disk_io_rate` (physical file-system transfers), `fs_access_rate` (block accesses
+//! through the cache), `cache_hit_pct`, `reaction_min_ms`, `interrupt_pct`, `cpu_interval_ms`, `cpu_wait_ms`, `cpu_busy_pct`, `pctrmm` (§3), and the
 //! workload parameters `pn`, `ps`, `pc_ms`, `mm`.
 
+pub mod bufcache;
+pub mod callout;
+mod cpu;
+mod disk;
+mod fileio;
+mod invariants;
 pub mod machine;
 pub mod map;
+mod prototype;
+mod report;
 pub mod spec;
+mod spec_checks;
+mod swapio;
 pub mod swapper;
+mod sysproc;
+mod tty;
 
 pub use machine::Machine;
 pub use map::ResourceMap;

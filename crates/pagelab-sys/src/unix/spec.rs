@@ -40,6 +40,12 @@ pub struct UnixSpec {
     pub terminal: TerminalSpec,
     /// The synthetic prototype processes -- parameter.
     pub workload: PrototypeSpec,
+    /// The block buffer cache (bio.c) -- parameter.
+    #[serde(default)]
+    pub buffers: BuffersSpec,
+    /// The system's own processes: init, update, getty, the console shell -- parameter.
+    #[serde(default)]
+    pub system_processes: SystemProcessesSpec,
     /// Login load control (an `/etc/init` that refuses logins while the system is slow;
     /// Chanson §4.3); absent: no logins after the start -- parameter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,6 +104,18 @@ pub struct MachineSpec {
     /// CPU time of one system call or interrupt handled for a process [µs].
     #[serde(default)]
     pub syscall_us: f64,
+    /// CPU time of one clock interrupt (`clock`, every tick) [µs].
+    #[serde(default)]
+    pub clock_intr_us: f64,
+    /// CPU time of one disk interrupt (`rkintr`, `iodone`, `rkstart`) [µs].
+    #[serde(default)]
+    pub disk_intr_us: f64,
+    /// CPU time of one terminal character interrupt (`klxint`/`klrint`, `ttstart`) [µs].
+    #[serde(default)]
+    pub tty_intr_us: f64,
+    /// CPU time of one buffer-cache access in a `read`/`write`: `getblk`, `iomove` of 512 bytes [µs].
+    #[serde(default)]
+    pub bio_us: f64,
 }
 
 /// Main storage of a swapping machine.
@@ -294,6 +312,88 @@ pub struct PrototypeSpec {
     /// Shared text segment of every process (0: none, as Chanson's workload, §5) [clicks].
     #[serde(default)]
     pub text_clicks: u32,
+    /// Each process reads and writes its own file of this many blocks, a uniformly random
+    /// block per I/O [512-B blocks].
+    #[serde(default = "file_blocks")]
+    pub file_blocks: u32,
+}
+
+fn file_blocks() -> u32 {
+    1000
+}
+
+/// The block buffer cache.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuffersSpec {
+    /// Buffers of 512 bytes (`NBUF`, param.h: 15) [buffers].
+    #[serde(default = "nbuf")]
+    pub count: u32,
+}
+
+fn nbuf() -> u32 {
+    15
+}
+
+impl Default for BuffersSpec {
+    /// V6 `NBUF` 15.
+    fn default() -> Self {
+        BuffersSpec { count: 15 }
+    }
+}
+
+/// The system's own processes, created before the prototypes (table order: init, update,
+/// the gettys, the console shell). Their images are swappable but not in Chanson's PN × PS.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SystemProcessesSpec {
+    /// `/etc/init`'s image (0: no init); it waits for its children at `PWAIT` [clicks].
+    #[serde(default)]
+    pub init_clicks: u32,
+    /// `/etc/update`'s image (0: no update) [clicks].
+    #[serde(default)]
+    pub update_clicks: u32,
+    /// update's `sleep` between `sync` calls [s].
+    #[serde(default = "thirty")]
+    pub update_s: u32,
+    /// Blocks each `sync` writes synchronously besides the delayed writes: the super-block
+    /// and the i-node blocks of written files (`update`, `iupdat`) [blocks].
+    #[serde(default)]
+    pub sync_blocks: u32,
+    /// Idle terminals, each with a getty waiting for input at `TTIPRI` [count].
+    #[serde(default)]
+    pub gettys: u32,
+    /// A getty's image [clicks].
+    #[serde(default)]
+    pub getty_clicks: u32,
+    /// The console shell's image (0: no console shell) [clicks].
+    #[serde(default)]
+    pub shell_clicks: u32,
+    /// Mean time between command lines typed at the console; exponential [s].
+    #[serde(default = "thirty_f")]
+    pub console_line_s: f64,
+    /// Characters per command line, each a receive and an echo interrupt [characters].
+    #[serde(default = "ten")]
+    pub console_line_chars: u32,
+    /// CPU of one console command [ms].
+    #[serde(default)]
+    pub console_cpu_ms: f64,
+    /// Blocks one console command reads through the buffer cache [blocks].
+    #[serde(default)]
+    pub console_blocks: u32,
+    /// Characters one console command writes to the terminal [characters].
+    #[serde(default)]
+    pub console_output_chars: u32,
+}
+
+fn thirty() -> u32 {
+    30
+}
+fn thirty_f() -> f64 {
+    30.0
+}
+fn ten() -> u32 {
+    10
 }
 
 /// Parses `toml_text` (with dotted `key.path=value` overrides) into a validated [`UnixSpec`].
@@ -486,34 +586,8 @@ impl UnixSpec {
                 "expected a mean ≥ 1 [characters]".into(),
             );
         }
-        if let Some(l) = &self.login {
-            if !pos(l.arrival_s) {
-                return bad("login.arrival_s", "expected a positive interval [s]".into());
-            }
-            if !nonneg(l.threshold_ms) {
-                return bad("login.threshold_ms", "expected a threshold ≥ 0 [ms]".into());
-            }
-            if !pos(l.window_s) {
-                return bad("login.window_s", "expected a positive window [s]".into());
-            }
-            if let Some(m) = &l.model {
-                if !m.intercept_ms.is_finite() {
-                    return bad("login.model.intercept_ms", "expected a number [ms]".into());
-                }
-                if !(m.slope_ms.is_finite() && m.slope_ms <= 0.0) {
-                    return bad(
-                        "login.model.slope_ms",
-                        "expected a slope ≤ 0: reaction time falls as PCTRMM rises [ms/%]".into(),
-                    );
-                }
-            }
-            if l.max_processes > 49 || l.max_processes < w.processes {
-                return bad(
-                    "login.max_processes",
-                    format!("expected workload.processes = {} to 49", w.processes),
-                );
-            }
-        }
+        self.validate_login(origin)?;
+        self.validate_kernel(origin)?;
         if !pos(self.monitor.interval_s) {
             return bad(
                 "monitor.interval_s",

@@ -155,6 +155,7 @@ const PRESETS: &[&str] = &[
     "hpo-round-turkey",
     "m44",
     "unix-v6",
+    "unix-v6-fitted",
     "vm370",
     "vm370-mft",
     "vmsp",
@@ -182,6 +183,7 @@ golden! {
     golden_hpo_round_turkey = "hpo-round-turkey";
     golden_m44 = "m44";
     golden_unix_v6 = "unix-v6";
+    golden_unix_v6_fitted = "unix-v6-fitted";
     golden_vm370 = "vm370";
     golden_vm370_mft = "vm370-mft";
     golden_vmsp_table2_hour = "vmsp";

@@ -195,7 +195,8 @@ mod conservation {
             seed in 0u64..1000,
         ) {
             let largest = (f64::from(ps) * (1.0 + spread)).ceil() as u32 + text;
-            let mm = ((f64::from(pn * ps) * mm_factor) as u32).max(largest + 1);
+            // The system's own processes (the console shell: 130 clicks) must fit too.
+            let mm = ((f64::from(pn * ps) * mm_factor) as u32).max(largest + 1).max(131);
             let o = set(&[
                 ("run.duration_s", "60.0"),
                 ("run.warmup_s", "0.0"),

@@ -1,0 +1,239 @@
+//! Counters and the report: Chanson's measures (§2.B-C, §3) from the machine's counters.
+
+use super::machine::*;
+use crate::monitor::{put_metric, IntervalTable, Percentiles, Report, UserRow};
+use pagelab_core::Tick;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Stats {
+    pub(super) time_s: f64,
+    pub(super) reaction_n: f64,
+    pub(super) reaction_ms: f64,
+    pub(super) swap_ins: f64,
+    pub(super) swap_outs: f64,
+    pub(super) swap_ops_ms: f64,
+    pub(super) swap_clicks: f64,
+    pub(super) file_ios: f64,
+    pub(super) file_wait_ms: f64,
+    pub(super) disk_reqs: f64,
+    pub(super) disk_queue_wait_ms: f64,
+    pub(super) disk_len_s: f64,
+    pub(super) disk_busy_s: f64,
+    pub(super) cpu_busy_s: f64,
+    pub(super) stretches: f64,
+    pub(super) cpu_waits: f64,
+    pub(super) cpu_wait_ms: f64,
+    pub(super) in_core_s: f64,
+    pub(super) loops: f64,
+    pub(super) sched_wait_runin: f64,
+    pub(super) procs_s: f64,
+    pub(super) logins_admitted: f64,
+    pub(super) logins_refused: f64,
+    pub(super) logins_full: f64,
+    pub(super) interrupts: f64,
+    pub(super) intr_s: f64,
+    pub(super) tty_chars: f64,
+    pub(super) cache_hits: f64,
+    pub(super) fs_accesses: f64,
+    pub(super) fs_writes: f64,
+    pub(super) syncs: f64,
+}
+
+impl Stats {
+    pub(super) fn since(&self, e: &Stats) -> Stats {
+        Stats {
+            time_s: self.time_s - e.time_s,
+            reaction_n: self.reaction_n - e.reaction_n,
+            reaction_ms: self.reaction_ms - e.reaction_ms,
+            swap_ins: self.swap_ins - e.swap_ins,
+            swap_outs: self.swap_outs - e.swap_outs,
+            swap_ops_ms: self.swap_ops_ms - e.swap_ops_ms,
+            swap_clicks: self.swap_clicks - e.swap_clicks,
+            file_ios: self.file_ios - e.file_ios,
+            file_wait_ms: self.file_wait_ms - e.file_wait_ms,
+            disk_reqs: self.disk_reqs - e.disk_reqs,
+            disk_queue_wait_ms: self.disk_queue_wait_ms - e.disk_queue_wait_ms,
+            disk_len_s: self.disk_len_s - e.disk_len_s,
+            disk_busy_s: self.disk_busy_s - e.disk_busy_s,
+            cpu_busy_s: self.cpu_busy_s - e.cpu_busy_s,
+            stretches: self.stretches - e.stretches,
+            cpu_waits: self.cpu_waits - e.cpu_waits,
+            cpu_wait_ms: self.cpu_wait_ms - e.cpu_wait_ms,
+            in_core_s: self.in_core_s - e.in_core_s,
+            loops: self.loops - e.loops,
+            sched_wait_runin: self.sched_wait_runin - e.sched_wait_runin,
+            procs_s: self.procs_s - e.procs_s,
+            logins_admitted: self.logins_admitted - e.logins_admitted,
+            logins_refused: self.logins_refused - e.logins_refused,
+            logins_full: self.logins_full - e.logins_full,
+            interrupts: self.interrupts - e.interrupts,
+            intr_s: self.intr_s - e.intr_s,
+            tty_chars: self.tty_chars - e.tty_chars,
+            cache_hits: self.cache_hits - e.cache_hits,
+            fs_accesses: self.fs_accesses - e.fs_accesses,
+            fs_writes: self.fs_writes - e.fs_writes,
+            syncs: self.syncs - e.syncs,
+        }
+    }
+}
+
+pub(super) fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b
+    } else {
+        0.0
+    }
+}
+
+pub(super) fn ms(t: Tick) -> f64 {
+    t.as_ns() as f64 / 1e6
+}
+
+impl Machine {
+    /// Chanson's measures and the machine's counters since the warm-up.
+    fn metrics(&self) -> BTreeMap<String, crate::monitor::Metric> {
+        let d = self.st.since(&self.warm_st);
+        let w = &self.spec.workload;
+        let t = d.time_s.max(f64::MIN_POSITIVE);
+        let swaps = d.swap_ins + d.swap_outs;
+        let mut m = BTreeMap::new();
+        let rows: Vec<(&str, f64, &str, &str)> = vec![
+            ("reaction_time_ms", ratio(d.reaction_ms, d.reaction_n), "ms", "Mean priority-based reaction time: wake-up to selection, sleeps at TTIPRI or lower (Chanson §2.B)."),
+            ("reactions", d.reaction_n, "count", "Reaction times observed."),
+            ("reaction_min_ms", self.reactions.iter().copied().fold(f64::INFINITY, f64::min), "ms", "Least reaction time observed after the warm-up."),
+            ("swap_rate", swaps / t, "1/s", "Swap operations (in and out) per second."),
+            ("swap_ins", d.swap_ins, "count", "Images swapped in."),
+            ("swap_outs", d.swap_outs, "count", "Images swapped out."),
+            ("swap_interval_s", if swaps > 0.0 { t / swaps } else { f64::NAN }, "s", "Real time between successive swaps (Chanson Figure 1)."),
+            ("swap_wait_ms", ratio(d.swap_ops_ms, swaps), "ms", "Mean swap wait: queue plus transfer per swap operation (Chanson §2.C)."),
+            ("swap_kb_per_s", d.swap_clicks * f64::from(self.spec.memory.click_bytes) / 1024.0 / t, "KB/s", "Swap traffic."),
+            ("disk_queue_length", d.disk_len_s / t, "requests", "Time-average requests at the disk controller (queued and in service)."),
+            ("disk_wait_ms", ratio(d.file_wait_ms, d.file_ios), "ms", "Mean file-system I/O wait: queue plus service."),
+            ("disk_queue_wait_ms", ratio(d.disk_queue_wait_ms, d.disk_reqs), "ms", "Mean wait in the disk queue before service, every request."),
+            ("disk_io_rate", d.file_ios / t, "1/s", "File-system block transfers at the disk controller per second (buffer-cache misses, delayed and synchronous writes)."),
+            ("fs_access_rate", d.fs_accesses / t, "1/s", "File-system block accesses by processes through the buffer cache per second (the I/O operations of Chanson's PC)."),
+            ("cache_hit_pct", 100.0 * ratio(d.cache_hits, d.fs_accesses), "%", "Block accesses found in the buffer cache (getblk hits)."),
+            ("fs_write_rate", d.fs_writes / t, "1/s", "File-system block writes started per second (bdwrite pushed out, bflush, bwrite)."),
+            ("syncs", d.syncs, "count", "sync calls by update."),
+            ("interrupt_pct", 100.0 * d.intr_s / t, "%", "CPU in clock, disk and terminal interrupt handlers."),
+            ("tty_char_rate", d.tty_chars / t, "1/s", "Terminal characters sent and received per second."),
+            ("disk_request_rate", d.disk_reqs / t, "1/s", "Requests served by the disk controller, file-system blocks and swap transfers (Chanson's disk waits)."),
+            ("disk_busy_pct", 100.0 * d.disk_busy_s / t, "%", "Disk controller busy."),
+            ("cpu_interval_ms", ratio(d.cpu_busy_s * 1e3, d.stretches), "ms", "Mean CPU interval: time a process holds the CPU between context switches."),
+            ("cpu_wait_ms", ratio(d.cpu_wait_ms, d.cpu_waits), "ms", "Mean wait of a ready process in core for the CPU."),
+            ("cpu_busy_pct", 100.0 * d.cpu_busy_s / t, "%", "CPU busy."),
+            ("in_core", d.in_core_s / t, "processes", "Mean processes in core."),
+            ("processes_mean", d.procs_s / t, "processes", "Mean processes in the table (logins add them)."),
+            ("processes_end", self.procs.len() as f64, "processes", "Processes at the end of the run."),
+            ("logins_admitted", d.logins_admitted, "count", "Login attempts admitted (Chanson §4.3)."),
+            ("logins_refused", d.logins_refused, "count", "Login attempts refused: reaction time over the threshold."),
+            ("logins_full", d.logins_full, "count", "Login attempts refused: process table or swap space full."),
+            ("loop_rate", d.loops / t, "1/s", "Prototype loops completed per second."),
+            ("pctrmm", self.spec.pctrmm(), "%", "PCTRMM = 100 (MM − PN·PS)/MM (Chanson §3)."),
+            ("pn", f64::from(w.processes), "processes", "PN."),
+            ("ps", f64::from(w.size_clicks), "clicks", "PS, mean process size."),
+            ("pc_ms", w.cpu_ms, "ms", "PC, mean CPU time between disk I/Os."),
+            ("mm", f64::from(self.spec.memory.core_clicks), "clicks", "MM, swappable main memory."),
+        ];
+        for (name, value, unit, desc) in rows {
+            put_metric(&mut m, name, value, unit, desc);
+        }
+        m
+    }
+
+    /// Per monitor interval: reactions, swaps, disk I/O, CPU, disk queue, processes.
+    fn intervals(&self) -> IntervalTable {
+        let columns: Vec<String> = [
+            "t_end_s",
+            "reactions",
+            "reaction_time_ms",
+            "swap_ins",
+            "swap_outs",
+            "disk_ios",
+            "cpu_busy_pct",
+            "disk_queue_length",
+            "processes",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let units = [
+            "s",
+            "count",
+            "ms",
+            "count",
+            "count",
+            "count",
+            "%",
+            "requests",
+            "processes",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut rows = Vec::new();
+        let mut prev = Stats::default();
+        for s in &self.samples {
+            let di = s.since(&prev);
+            let ti = di.time_s.max(f64::MIN_POSITIVE);
+            rows.push(vec![
+                s.time_s,
+                di.reaction_n,
+                ratio(di.reaction_ms, di.reaction_n),
+                di.swap_ins,
+                di.swap_outs,
+                di.file_ios,
+                100.0 * di.cpu_busy_s / ti,
+                di.disk_len_s / ti,
+                di.procs_s / ti,
+            ]);
+            prev = *s;
+        }
+        IntervalTable {
+            columns,
+            units,
+            rows,
+        }
+    }
+
+    pub(super) fn report(&mut self) -> Report {
+        let users = self
+            .procs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| UserRow {
+                user: i as u32,
+                class: "prototype".into(),
+                transactions: p.loops,
+                response_mean_s: ratio(p.reaction_ms, p.reactions as f64) / 1e3,
+                cpu_s: p.cpu_ns as f64 / 1e9,
+                faults: 0,
+                page_reads: 0,
+                vios: p.disk_ios,
+                drops: p.swap_outs,
+                projected_ws: f64::from(p.size),
+                psi_s: None,
+            })
+            .collect();
+        let mut response = BTreeMap::new();
+        let mut rs: Vec<f64> = self.reactions.iter().map(|r| r / 1e3).collect();
+        response.insert("reaction".to_string(), Percentiles::of(&mut rs));
+        let mut engine = BTreeMap::new();
+        engine.insert("events".to_string(), self.n_events);
+        Report {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.seed,
+            spec: serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
+            metrics: self.metrics(),
+            intervals: self.intervals(),
+            users,
+            classes: Vec::new(),
+            response,
+            engine,
+            // Swap space is the swap map, not paging devices with slots.
+            devices: Vec::new(),
+            benchmark: None,
+        }
+    }
+}

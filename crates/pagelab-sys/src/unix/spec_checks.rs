@@ -1,0 +1,164 @@
+//! Cross-field checks of the UNIX spec's later sections: login control, interrupt costs, the
+//! buffer cache and the system processes. Errors name the key path and what was expected.
+
+use super::spec::UnixSpec;
+use crate::error::SysError;
+
+impl UnixSpec {
+    fn bad(origin: &str, path: &str, what: String) -> Result<(), SysError> {
+        Err(SysError::Invalid {
+            origin: origin.into(),
+            path: path.into(),
+            what,
+        })
+    }
+
+    /// Login control (Chanson §4.3).
+    pub(super) fn validate_login(&self, origin: &str) -> Result<(), SysError> {
+        let bad = |path: &str, what: String| Self::bad(origin, path, what);
+        let pos = |x: f64| x.is_finite() && x > 0.0;
+        let nonneg = |x: f64| x.is_finite() && x >= 0.0;
+        let w = &self.workload;
+        if let Some(l) = &self.login {
+            if !pos(l.arrival_s) {
+                return bad("login.arrival_s", "expected a positive interval [s]".into());
+            }
+            if !nonneg(l.threshold_ms) {
+                return bad("login.threshold_ms", "expected a threshold ≥ 0 [ms]".into());
+            }
+            if !pos(l.window_s) {
+                return bad("login.window_s", "expected a positive window [s]".into());
+            }
+            if let Some(m) = &l.model {
+                if !m.intercept_ms.is_finite() {
+                    return bad("login.model.intercept_ms", "expected a number [ms]".into());
+                }
+                if !(m.slope_ms.is_finite() && m.slope_ms <= 0.0) {
+                    return bad(
+                        "login.model.slope_ms",
+                        "expected a slope ≤ 0: reaction time falls as PCTRMM rises [ms/%]".into(),
+                    );
+                }
+            }
+            if l.max_processes > 49 || l.max_processes < w.processes {
+                return bad(
+                    "login.max_processes",
+                    format!("expected workload.processes = {} to 49", w.processes),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Interrupt costs, the buffer cache, the file size and the system processes.
+    pub(super) fn validate_kernel(&self, origin: &str) -> Result<(), SysError> {
+        let bad = |path: &str, what: String| Self::bad(origin, path, what);
+        let m = &self.machine;
+        for (k, v) in [
+            ("machine.clock_intr_us", m.clock_intr_us),
+            ("machine.disk_intr_us", m.disk_intr_us),
+            ("machine.tty_intr_us", m.tty_intr_us),
+            ("machine.bio_us", m.bio_us),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(k, "expected a cost ≥ 0 [µs]".into());
+            }
+        }
+        if 1e6 / f64::from(m.clock_hz) <= m.clock_intr_us {
+            return bad(
+                "machine.clock_intr_us",
+                "expected less than one clock period [µs]".into(),
+            );
+        }
+        if self.buffers.count == 0 {
+            return bad("buffers.count", "expected at least one buffer".into());
+        }
+        let fs_blocks = self.disk.blocks_per_drive - self.swapper.swap_blocks;
+        if self.workload.file_blocks == 0 || self.workload.file_blocks > fs_blocks {
+            return bad(
+                "workload.file_blocks",
+                format!("expected 1 to {fs_blocks} blocks (the file system outside swap)"),
+            );
+        }
+        let s = &self.system_processes;
+        if s.update_s == 0 {
+            return bad("system_processes.update_s", "expected ≥ 1 [s]".into());
+        }
+        if !(s.console_line_s.is_finite() && s.console_line_s > 0.0) {
+            return bad(
+                "system_processes.console_line_s",
+                "expected a positive mean [s]".into(),
+            );
+        }
+        if !(s.console_cpu_ms.is_finite() && s.console_cpu_ms >= 0.0) {
+            return bad(
+                "system_processes.console_cpu_ms",
+                "expected a CPU time ≥ 0 [ms]".into(),
+            );
+        }
+        let sizes = self.system_sizes();
+        if sizes.iter().any(|&c| c < super::machine::USIZE) {
+            return bad(
+                "system_processes",
+                format!(
+                    "expected images of at least the {}-click u-area (getty_clicks with gettys > 0)",
+                    super::machine::USIZE
+                ),
+            );
+        }
+        let w = &self.workload;
+        let largest = (f64::from(w.size_clicks) * (1.0 + w.size_spread)).ceil() as u32;
+        let n_protos = self
+            .login
+            .as_ref()
+            .map_or(w.processes, |l| l.max_processes.max(w.processes));
+        let need: u32 = sizes.iter().map(|c| c.div_ceil(8)).sum::<u32>()
+            + n_protos * largest.div_ceil(8)
+            + w.text_clicks.div_ceil(8);
+        if need > self.swapper.swap_blocks {
+            return bad(
+                "swapper.swap_blocks",
+                format!("expected at least {need} blocks for every process with the system's own"),
+            );
+        }
+        if let Some(&big) = sizes.iter().max() {
+            if big > self.memory.core_clicks {
+                return bad(
+                    "system_processes",
+                    format!(
+                        "a system process of {big} clicks cannot fit in memory.core_clicks = {}",
+                        self.memory.core_clicks
+                    ),
+                );
+            }
+        }
+        let procs = sizes.len() as u32 + self.workload.processes;
+        let n_max = self.login.as_ref().map_or(procs, |l| {
+            l.max_processes.max(self.workload.processes) + sizes.len() as u32
+        });
+        if n_max > 49 {
+            return bad(
+                "system_processes",
+                format!("expected at most 49 processes with the system's own, not {n_max}"),
+            );
+        }
+        Ok(())
+    }
+
+    /// Image sizes of the system processes in table order: init, update, gettys, shell [clicks].
+    pub fn system_sizes(&self) -> Vec<u32> {
+        let s = &self.system_processes;
+        let mut v = Vec::new();
+        if s.init_clicks > 0 {
+            v.push(s.init_clicks);
+        }
+        if s.update_clicks > 0 {
+            v.push(s.update_clicks);
+        }
+        v.extend(std::iter::repeat_n(s.getty_clicks, s.gettys as usize));
+        if s.shell_clicks > 0 {
+            v.push(s.shell_clicks);
+        }
+        v
+    }
+}
