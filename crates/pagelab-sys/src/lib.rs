@@ -41,6 +41,7 @@ pub mod supply;
 pub mod survival;
 pub mod system;
 pub mod unix;
+pub mod vmsp_spec;
 pub mod workload;
 
 pub use error::SysError;

@@ -40,7 +40,7 @@ use crate::load_control::{
 };
 use crate::memory::{FrameState, Memory, NONE};
 use crate::monitor::{self, ClassRow, Counters, Percentiles, Report, UserRow};
-use crate::page_swap::{identify_working_set, PageSwap, SwapList, SwapSet};
+use crate::page_swap::PageSwap;
 use crate::psi_scheduler::Evict;
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
 use crate::steal::StealBooks;
@@ -299,6 +299,8 @@ pub struct System<'o> {
     write_unchanged: bool,
     /// Page swapping books (residency `page-swapping`).
     swap: Option<PageSwap>,
+    /// VM/SP dispatcher books and the spool writer ([`vmsp_dispatch`], [`cp_spool`]).
+    vmsp: vmsp_dispatch::VmspBooks,
     vio_busy: Vec<Tick>,
     vio_ns: f64,
     vio_exp: bool,
@@ -572,7 +574,8 @@ impl<'o> System<'o> {
             reset_at_drop: spec.memory.reset_reference_at_drop,
             flush_at_drop: spec.memory.flush_at_drop,
             write_unchanged: spec.paging.write_unchanged,
-            swap: None,
+            swap,
+            vmsp: vmsp_dispatch::VmspBooks::new(n_all as usize, streams.stream("spool", 0)),
             vio_busy: vec![Tick::ZERO; spec.vio.devices as usize],
             vio_ns: spec.vio.service_ms * 1e6,
             vio_exp: spec.vio.exponential,
@@ -602,7 +605,6 @@ impl<'o> System<'o> {
             next_sample: Tick::ZERO,
             cycles_at_sample: 0,
         };
-        sys.swap = swap;
         sys.mem.lifo_flush = spec.memory.lifo_flush;
         if sys.swap.is_some() && spec.swapping.garbage_collector {
             sys.q.schedule(
@@ -895,6 +897,9 @@ impl<'o> System<'o> {
             self.n_page_wait += 1;
         }
         self.users[u as usize].state = s;
+        if s == UState::Eligible && old != UState::Eligible {
+            self.vmsp_eligible(u);
+        }
     }
 
     fn make_ready(&mut self, u: u32, front: bool) {
@@ -967,6 +972,8 @@ impl<'o> System<'o> {
         usr.program.on_transaction_start(cmd.set_fraction);
         usr.wants = Queue::Q1;
         self.set_state(u, UState::Eligible);
+        self.vmsp_transaction_started(u);
+        self.write_spool_pages();
         self.e1.push_back(u);
         self.admit();
     }
@@ -981,7 +988,7 @@ impl<'o> System<'o> {
             (Some(_), Some(lim)) => lim.saturating_sub(self.n_q2),
             _ => u32::MAX,
         };
-        for &u in self.e1.iter().chain(self.e2.iter()) {
+        for u in self.eligible_order() {
             let queue = self.users[u as usize].wants;
             if queue == Queue::Q2 {
                 if q2_room == 0 {
@@ -1039,6 +1046,7 @@ impl<'o> System<'o> {
                 Queue::Q1 => self.n_q1 += 1,
                 Queue::Q2 => self.n_q2 += 1,
             }
+            self.vmsp_admitted(user, queue);
             self.make_ready(user, false);
             if self.swap.is_some() {
                 self.swap_queue_add(user, queue);
@@ -1127,9 +1135,7 @@ impl<'o> System<'o> {
                     break;
                 };
                 // In-queue slice already spent (a fault landed on its last nanosecond).
-                let slice = self
-                    .lc
-                    .slice_ns(self.users[u as usize].queue.unwrap_or(Queue::Q2));
+                let slice = self.stay_slice_ns(u);
                 if self.users[u as usize].stay_cpu_ns >= slice {
                     self.slice_expired(u);
                     continue;
@@ -1264,7 +1270,8 @@ impl<'o> System<'o> {
         if let Outcome::Fault(page) = cpu.outcome {
             return self.handle_fault(u, page);
         }
-        let slice = self.lc.slice_ns(usr.queue.unwrap_or(Queue::Q2));
+        let slice = self.stay_slice_ns(u);
+        let usr = &mut self.users[u as usize];
         if usr.seg_left_ns == 0 {
             self.segment_ended(u);
         } else if usr.stay_cpu_ns >= slice {
@@ -1572,18 +1579,7 @@ impl<'o> System<'o> {
                         }
                     }
                 }
-                let (addr, closed) =
-                    self.io
-                        .allocate_page_out()
-                        .ok_or_else(|| {
-                            SysError::Invalid {
-                        origin: "engine".into(),
-                        path: "device".into(),
-                        what:
-                            "every paging area is full: expected more paging devices or cylinders"
-                                .into(),
-                    }
-                        })?;
+                let (addr, closed) = self.page_out_slot()?;
                 let p = self.mem.pte_mut(fr.owner, fr.page);
                 p.slot = addr.slot;
                 p.dev = addr.dev;
@@ -1718,263 +1714,6 @@ impl<'o> System<'o> {
         self.pump_memory()
     }
 
-    /// Queue-drop under page swapping: the working set is the private pages referenced in the
-    /// stay (bits reset now), the rest are trimmed to the flush list, unreferenced prepaged
-    /// pages are counted as prepage errors, and the user joins the Q1 or Q2 swap list.
-    fn swap_queue_drop(&mut self, u: u32, q: Queue) {
-        let Some(ps) = self.swap.as_mut() else { return };
-        let mut pages: Vec<u32> = Vec::new();
-        let mut refs: Vec<bool> = Vec::new();
-        for (i, pte) in self.mem.tables[u as usize].iter().enumerate() {
-            let f = pte.frame;
-            if f == NONE {
-                continue;
-            }
-            let fr = self.mem.frames[f as usize];
-            if fr.state != FrameState::Resident || fr.flushed {
-                continue;
-            }
-            if std::mem::take(&mut ps.prepaged[f as usize]) && !fr.referenced {
-                self.c.prepage_errors += 1.0;
-            }
-            pages.push(i as u32);
-            refs.push(fr.referenced);
-        }
-        let ws = identify_working_set(&refs, ps.min_ws_pages());
-        for &k in &ws.keep {
-            let f = self.mem.tables[u as usize][pages[k] as usize].frame;
-            self.mem.frames[f as usize].referenced = false;
-        }
-        for &k in &ws.trim {
-            let f = self.mem.tables[u as usize][pages[k] as usize].frame;
-            self.mem.frames[f as usize].referenced = false;
-            self.mem.push_flush(f);
-            self.c.trimmed += 1.0;
-        }
-        if !ws.keep.is_empty() {
-            let list = match q {
-                Queue::Q1 => SwapList::Q1,
-                Queue::Q2 => SwapList::Q2,
-            };
-            ps.enlist(u, list);
-        }
-    }
-
-    /// Queue-add under page swapping: logical swap-in (off the swap list; trimmed pages still
-    /// in storage reclaimed from the flush list), then prepaging: `prepage_sets` swap sets for
-    /// an interactive (Q1) user, none for a long-running one, every set with `full_prepage`.
-    fn swap_queue_add(&mut self, u: u32, queue: Queue) {
-        let Some(ps) = self.swap.as_mut() else { return };
-        ps.delist(u);
-        for pte in &self.mem.tables[u as usize] {
-            if pte.frame != NONE {
-                self.mem.frames[pte.frame as usize].flushed = false;
-            }
-        }
-        let n = if ps.spec.full_prepage {
-            usize::MAX
-        } else if queue == Queue::Q1 {
-            ps.spec.prepage_sets as usize
-        } else {
-            0
-        };
-        let ids: Vec<u32> = ps.sets_of(u).iter().take(n).copied().collect();
-        for id in ids {
-            if self.mem.free_len() == 0 {
-                break;
-            }
-            self.swap_in(u, id, None);
-        }
-    }
-
-    /// Reads swap set `id` of user `u` with one SIO into free frames (the faulting page, if
-    /// any, into the frame given); the set is dissolved and its slots freed. Pages for which
-    /// no free frame remains stay on their slots as ordinary pages.
-    fn swap_in(&mut self, u: u32, id: u32, faulting: Option<(u32, u32)>) {
-        let Some(ps) = self.swap.as_mut() else { return };
-        let Some(set) = ps.take(id) else { return };
-        let mut batch: Vec<PageIo> = Vec::new();
-        for (i, &p) in set.pages.iter().enumerate() {
-            if p == NONE {
-                continue;
-            }
-            let slot = set.first_slot + i as u32;
-            let pte = *self.mem.pte_mut(u, p);
-            if pte.slot != slot || pte.dev != set.dev {
-                continue;
-            }
-            let f = match faulting {
-                Some((fp, ff)) if fp == p => ff,
-                _ => {
-                    if pte.frame != NONE {
-                        // Reclaimed while its swap-out was under way: resident already.
-                        continue;
-                    }
-                    let Some(f) = self.mem.take_free() else {
-                        continue;
-                    };
-                    self.mem.map(u, p, f, FrameState::PageIn);
-                    self.supply.on_load(u, p, f, self.supply_refs);
-                    self.steal.reused(f);
-                    f
-                }
-            };
-            self.io.release_slot(SlotAddr { dev: set.dev, slot });
-            self.mem.pte_mut(u, p).slot = NONE;
-            let is_faulting = matches!(faulting, Some((fp, _)) if fp == p);
-            ps.prepaged[f as usize] = !is_faulting;
-            ps.in_swap_io[f as usize] = true;
-            batch.push(PageIo {
-                op: IoOp::Read,
-                slot,
-                frame: f,
-                queued: self.now,
-            });
-        }
-        if batch.is_empty() {
-            return;
-        }
-        self.c.swap_reads += batch.len() as f64;
-        self.c.swap_sets_in += 1.0;
-        self.sup_debt_ns += self.cost.sio + self.cost.page * batch.len() as u64;
-        if let Some(s) = self.io.submit_batch(set.dev as usize, &batch, self.now) {
-            self.schedule_device(set.dev as usize, s);
-        }
-    }
-
-    /// Physical swap-out: the next user on the swap lists (Q2 before Q1) writes swap sets of
-    /// its working-set pages, in virtual-address order, each to consecutive slots with one
-    /// SIO, at least the minimum working set's worth unless drained. `false` when no user on
-    /// the lists has a page to give.
-    fn swap_out(&mut self) -> Result<bool, SysError> {
-        let mem = &self.mem;
-        let users = &self.users;
-        let Some(ps) = self.swap.as_mut() else {
-            return Ok(false);
-        };
-        let swappable = |u: u32| {
-            users[u as usize].queue.is_none()
-                && mem.tables[u as usize].iter().any(|p| {
-                    p.frame != NONE && {
-                        let fr = &mem.frames[p.frame as usize];
-                        fr.state == FrameState::Resident && !fr.flushed
-                    }
-                })
-        };
-        let Some(u) = ps.next_victim_user(swappable) else {
-            return Ok(false);
-        };
-        let size = ps.spec.swap_set_pages as usize;
-        let sets = ps.spec.min_ws_sets.max(1);
-        let mut wrote = false;
-        for _ in 0..sets {
-            let pages: Vec<u32> = self.mem.tables[u as usize]
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| {
-                    p.frame != NONE && {
-                        let fr = &self.mem.frames[p.frame as usize];
-                        fr.state == FrameState::Resident && !fr.flushed
-                    }
-                })
-                .map(|(i, _)| i as u32)
-                .take(size)
-                .collect();
-            if pages.is_empty() {
-                break;
-            }
-            // A fragmented area may lack a run of the full size: the set shrinks to the
-            // longest run found (the rest of the pages wait for the next swap set).
-            let mut pages = pages;
-            let addr = loop {
-                if let Some(a) = self.io.allocate_swap_set(pages.len() as u32) {
-                    break a;
-                }
-                if pages.len() == 1 {
-                    return Err(SysError::Invalid {
-                        origin: "engine".into(),
-                        path: "device".into(),
-                        what: "no free slot for a swap set: expected more swap or paging cylinders"
-                            .into(),
-                    });
-                }
-                pages.pop();
-            };
-            let ps = self.swap.as_mut().expect("checked above");
-            let mut batch = Vec::with_capacity(pages.len());
-            for (i, &p) in pages.iter().enumerate() {
-                let pte = *self.mem.pte_mut(u, p);
-                if pte.slot != NONE {
-                    self.io.release_slot(SlotAddr {
-                        dev: pte.dev,
-                        slot: pte.slot,
-                    });
-                    ps.detach(u, p);
-                }
-                let slot = addr.slot + i as u32;
-                let e = self.mem.pte_mut(u, p);
-                e.slot = slot;
-                e.dev = addr.dev;
-                let f = pte.frame;
-                let fr = &mut self.mem.frames[f as usize];
-                fr.state = FrameState::PageOut;
-                fr.changed = false;
-                fr.referenced = false;
-                ps.prepaged[f as usize] = false;
-                ps.in_swap_io[f as usize] = true;
-                batch.push(PageIo {
-                    op: IoOp::Write,
-                    slot,
-                    frame: f,
-                    queued: self.now,
-                });
-            }
-            ps.record(SwapSet {
-                owner: u,
-                dev: addr.dev,
-                first_slot: addr.slot,
-                pages,
-            });
-            self.pending_outs += batch.len() as u32;
-            self.c.swap_writes += batch.len() as f64;
-            self.c.swap_sets_out += 1.0;
-            self.sup_debt_ns += self.cost.sio + self.cost.page * batch.len() as u64;
-            if let Some(s) = self.io.submit_batch(addr.dev as usize, &batch, self.now) {
-                self.schedule_device(addr.dev as usize, s);
-            }
-            wrote = true;
-        }
-        Ok(wrote)
-    }
-
-    /// The garbage collector (contiguous-block prototype): examines the next `gc_fraction` of
-    /// the frames; pages of no working set (the shared segment; users out of queue and off the
-    /// swap lists) have their reference bits reset, and unreferenced ones go to the flush list.
-    fn collect_garbage(&mut self) {
-        let Some(ps) = self.swap.as_mut() else { return };
-        let n = self.mem.frames.len() as u32;
-        let k = ((f64::from(n) * ps.spec.gc_fraction).ceil() as u32).min(n);
-        for _ in 0..k {
-            let f = ps.gc_cursor;
-            ps.gc_cursor = (ps.gc_cursor + 1) % n;
-            let fr = self.mem.frames[f as usize];
-            if fr.state != FrameState::Resident || fr.flushed {
-                continue;
-            }
-            let disposable = fr.owner == self.shared_owner
-                || (self.users[fr.owner as usize].queue.is_none() && !ps.is_listed(fr.owner));
-            if !disposable {
-                continue;
-            }
-            if fr.referenced {
-                self.mem.frames[f as usize].referenced = false;
-            } else {
-                self.mem.push_flush(f);
-                self.c.gc_flushed += 1.0;
-            }
-        }
-    }
-
     fn report(&mut self, last: Counters) -> Report {
         let d = last.since(&self.warm_sample);
         let cpus = self.spec.cpu.count;
@@ -2086,8 +1825,12 @@ impl<'o> System<'o> {
     }
 }
 
+mod cp_spool;
 mod guest_hooks;
 mod invariants;
+mod page_swapping;
+mod paging_full;
+mod vmsp_dispatch;
 
 #[cfg(test)]
 mod guest_tests;

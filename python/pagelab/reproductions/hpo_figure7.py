@@ -1,6 +1,8 @@
 """Tetzlaff et al. 1987, Figure 7: trivial transaction response against the number of users
 (125 to 360, 15 s mean think) on the 16 MB 3081D, base (presets/vmsp.toml) against the
-contiguous-block prototype (presets/hpo-prototype.toml), the configurations of Table 2.
+contiguous-block prototype (presets/hpo-prototype.toml), the configurations of Table 2: the
+base's workload fitted to Table 2's base column, the prototype's Q2 limit found by the paper's
+own experiment at Table 2's load (hpo_fit.py), one fixed limit for every load as in the paper.
 
 The figure prints no numbers; the paper's words are the claims: little difference at low load,
 the base's response "became unacceptable" at 310 users, and the prototype "could still support
@@ -13,7 +15,8 @@ from __future__ import annotations
 import math
 
 from ..reproduce import Context
-from .hpo_table2 import q2_limit_input
+from .hpo_fit import limit_override, q2_limit, record_fit, runs_note
+from .hpo_table2 import SMOKE
 
 NAME = "hpo-figure7"
 PAPER = "Tetzlaff et al. 1987"
@@ -21,7 +24,6 @@ TITLE = "Figure 7: trivial response against users (125 to 360), base and prototy
 
 FULL_USERS = [125, 175, 225, 275, 310, 360]
 SMOKE_USERS = [125, 310, 360]
-SMOKE = ["run.duration_s=240", "run.warmup_s=60", "monitor.interval_s=30"]
 #: Acceptable: trivial response at most this multiple of the system's own at 125 users [A].
 ACCEPTABLE = 2.0
 SYSTEMS = (("Base", "vmsp"), ("Prototype", "hpo-prototype"))
@@ -29,8 +31,10 @@ SYSTEMS = (("Base", "vmsp"), ("Prototype", "hpo-prototype"))
 
 def run(ctx: Context) -> None:
     users = FULL_USERS if ctx.full else SMOKE_USERS
-    extra = [] if ctx.full else SMOKE
-    settings = [(p, [f"workload.users={n}", *extra]) for _, p in SYSTEMS for n in users]
+    fit = [*record_fit(ctx, "3081"), *([] if ctx.full else SMOKE)]
+    limit, _ = q2_limit(ctx, "hpo-prototype", fit, "3081", "Q2 limit experiment")
+    extra = {"Base": fit, "Prototype": [*fit, *limit_override(limit)]}
+    settings = [(p, [f"workload.users={n}", *extra[c]]) for c, p in SYSTEMS for n in users]
     runs = iter(ctx.simulate(settings))
     q1: dict[str, list[list[float]]] = {}
     for column, _ in SYSTEMS:
@@ -46,7 +50,6 @@ def run(ctx: Context) -> None:
             ):
                 ctx.row("Figure 7", f"{n} users: {row}", column, r.metric(key), unit=unit)
 
-    q2_limit_input(ctx, "Prototype", 40)
     base, proto = q1["Base"], q1["Prototype"]
     i310, i360 = users.index(310), users.index(360)
 
@@ -108,3 +111,4 @@ def run(ctx: Context) -> None:
         ax.legend()
         ctx.figure("response", fig)
         plt.close(fig)
+    runs_note(ctx)

@@ -18,7 +18,7 @@ actuators (base and round turkey alike). Each claim tests the measure the paper 
 from __future__ import annotations
 
 from ..reproduce import Context
-from .hpo_table2 import q2_limit_input
+from .hpo_fit import limit_override, q2_limit, record_fit, runs_note
 
 NAME = "hpo-negative"
 PAPER = "Tetzlaff et al. 1987"
@@ -148,17 +148,20 @@ CLAIMS = [
 
 
 def run(ctx: Context) -> None:
-    extra = [] if ctx.full else SMOKE
+    extra = [*record_fit(ctx, "3081"), *([] if ctx.full else SMOKE)]
+    # The prototype's Q2 limit by the paper's experiment (the runs hpo-table2 makes).
+    limit, _ = q2_limit(ctx, "hpo-prototype", extra, "3081", "Q2 limit experiment")
+    proto = limit_override(limit)
     settings = []
     for _, bp, bo, vp, vo in EXPERIMENTS:
-        settings += [(bp, [*bo, *extra]), (vp, [*vo, *extra])]
+        lim = proto if bp == "hpo-prototype" else []
+        settings += [(bp, [*bo, *lim, *extra]), (vp, [*vo, *lim, *extra])]
     runs = ctx.simulate(settings)
     res = {exp[0]: (runs[2 * i], runs[2 * i + 1]) for i, exp in enumerate(EXPERIMENTS)}
     for exp, (b, v) in res.items():
         for row, key, unit in METRICS:
             for column, r in (("Base", b), ("Variant", v)):
                 ctx.row(exp, row, column, r.metric(key), unit=unit)
-    q2_limit_input(ctx, "full-prepage (hpo-prototype)", 40)
     for exp, key, label, text, cid, direction in CLAIMS:
         b, v = res[exp]
         ctx.claim(
@@ -169,3 +172,4 @@ def run(ctx: Context) -> None:
             direction=direction,
             evidence=f"{label} {b.mean(key):.3g} -> {v.mean(key):.3g}; the paper gives no number",
         )
+    runs_note(ctx)

@@ -3,6 +3,7 @@
 //! before Q1 users; the working set is identified and the rest trimmed at queue-drop.
 
 use super::*;
+use crate::page_swap::{SwapList, SwapSet};
 use crate::spec::load_spec;
 
 /// One CPU, one 3380 swap area and one drum, two users, page swapping on.

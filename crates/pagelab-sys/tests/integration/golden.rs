@@ -147,6 +147,8 @@ const PRESETS: &[&str] = &[
     "cp67-workload1",
     "cp67-workload2",
     "cp67-workload3",
+    "hpo-base-3081-fitted",
+    "hpo-base-4341-fitted",
     "hpo-prepage",
     "hpo-prototype",
     "hpo-prototype-4341",
@@ -173,6 +175,8 @@ golden! {
     golden_cp67_workload1 = "cp67-workload1";
     golden_cp67_workload2 = "cp67-workload2";
     golden_cp67_workload3 = "cp67-workload3";
+    golden_hpo_base_3081_fitted = "hpo-base-3081-fitted";
+    golden_hpo_base_4341_fitted = "hpo-base-4341-fitted";
     golden_hpo_prepage = "hpo-prepage";
     golden_hpo_prototype = "hpo-prototype";
     golden_hpo_prototype_4341 = "hpo-prototype-4341";
