@@ -42,6 +42,19 @@ impl SpecParams for ClockSpec {
     }];
 }
 
+/// The hand's sweep from frame `hand`: bits found set are cleared and passed; returns the
+/// first frame whose bit is clear (the victim). `bit` is every frame's bit, all frames used.
+#[inline(always)]
+fn sweep(bit: &mut [bool], hand: u32) -> u32 {
+    let cap = bit.len() as u32;
+    let mut h = hand;
+    while bit[h as usize] {
+        bit[h as usize] = false;
+        h = if h + 1 == cap { 0 } else { h + 1 };
+    }
+    h
+}
+
 /// CLOCK state: frame table, one bit per frame, page -> frame map and the hand.
 #[derive(Clone, Debug)]
 pub struct Clock {
@@ -90,11 +103,7 @@ impl Replacement for Clock {
             self.used += 1;
             self.used - 1
         } else {
-            let mut h = self.hand;
-            while self.bit[h as usize] {
-                self.bit[h as usize] = false;
-                h = if h + 1 == cap { 0 } else { h + 1 };
-            }
+            let h = sweep(&mut self.bit, self.hand);
             let victim = self.frame_page[h as usize];
             self.page_frame[victim as usize] = NIL;
             mem.reclaim(victim);
@@ -127,12 +136,7 @@ impl Replacement for Clock {
                 self.used += 1;
                 self.used - 1
             } else {
-                let bit = &mut self.bit[..];
-                let mut h = hand;
-                while bit[h as usize] {
-                    bit[h as usize] = false;
-                    h = if h + 1 == cap { 0 } else { h + 1 };
-                }
+                let h = sweep(&mut self.bit, hand);
                 let victim = self.frame_page[h as usize];
                 page_frame[victim as usize] = NIL;
                 m.reclaim(victim);

@@ -59,13 +59,9 @@ impl Driver {
             at = 1;
             let mut cur = first;
             for &r in rest {
-                if r.page == cur.page {
-                    if let Some(c) = cur.count.checked_add(r.count) {
-                        cur.count = c;
-                        cur.kind = if cur.is_write() { cur.kind } else { r.kind };
-                        at += 1;
-                        continue;
-                    }
+                if absorb(&mut cur, r) {
+                    at += 1;
+                    continue;
                 }
                 self.drive_one(p, cur);
                 if self.at_warmup_end.is_some() {
@@ -184,6 +180,21 @@ impl Driver {
     }
 }
 
+/// Adds run `r` to `cur` if it is a run of the same page (and the count fits): one call for
+/// both, a write if either writes ("Runs, not references" above).
+#[inline(always)]
+fn absorb(cur: &mut Run, r: Run) -> bool {
+    if r.page != cur.page {
+        return false;
+    }
+    let Some(c) = cur.count.checked_add(r.count) else {
+        return false;
+    };
+    cur.count = c;
+    cur.kind = if cur.is_write() { cur.kind } else { r.kind };
+    true
+}
+
 /// The default [`Replacement::run_block`]: each group of adjacent runs of one page in one call
 /// to `reference`; returns the faults.
 pub(crate) fn run_each<P: Replacement>(p: &mut P, runs: &[Run], now: u64, mem: &mut Memory) -> u64 {
@@ -193,12 +204,8 @@ pub(crate) fn run_each<P: Replacement>(p: &mut P, runs: &[Run], now: u64, mem: &
     let (mut now, mut faults) = (now, 0u64);
     let mut cur = first;
     for &r in rest {
-        if r.page == cur.page {
-            if let Some(c) = cur.count.checked_add(r.count) {
-                cur.count = c;
-                cur.kind = if cur.is_write() { cur.kind } else { r.kind };
-                continue;
-            }
+        if absorb(&mut cur, r) {
+            continue;
         }
         mem.dirty[cur.page as usize] |= cur.kind.is_write();
         faults += u64::from(!p.reference(cur.page, cur.count, now, mem));
