@@ -129,7 +129,7 @@ pub fn place(mem: &mut TracedMemory, p: &RuntimeParams) -> Result<(), TraceError
     let job_base = mem.alloc("44X OS job pages", words(p.job_pages)?)?;
     // The loader's card loop sits in the last job page, after the executed stretch.
     let loader = Stmt {
-        addr: job_base + (p.job_pages - 1) * pw + u64::from(job_words).min(pw - 8),
+        addr: job_base + (p.job_pages - 1) * pw + u64::from(job_words).min(pw.saturating_sub(8)),
         words: 8,
     };
     mem.set_os(Os {
