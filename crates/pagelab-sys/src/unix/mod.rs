@@ -14,7 +14,8 @@
 //!  sleep(n): the one `tout` of sys2.c sslep; interrupts (clock, disk, terminal) cost CPU
 //! ```
 //!
-//! Files by mechanism: `machine` (the table, build, the event loop), `cpu` (swtch, setpri,
+//! Files by mechanism: `machine` (the table, build), `kernel_impl` (its events on the one run
+//! loop), `cpu` (swtch, setpri,
 //! sleep/wakeup, clock, interrupts), `prototype` (running a process's steps), `fileio` and
 //! `bufcache` (the file-system path), `callout` (`tout`), `sysproc` (the system's
 //! processes), `tty` (terminal output and console input), `swapper` and `swapio` (sched and
@@ -42,6 +43,7 @@ mod cpu;
 mod disk;
 mod fileio;
 mod invariants;
+mod kernel_impl;
 pub mod machine;
 pub mod map;
 mod prototype;
