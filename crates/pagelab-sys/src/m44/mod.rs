@@ -22,6 +22,7 @@
 //! `pulls_per_job`, `cpu_busy_pct`, `set_asides`, `restores`, `references`, `jobs`, `frames`.
 //! The interval table has one row per leveler sample.
 
+mod kernel_impl;
 pub mod leveler;
 pub mod machine;
 pub mod replacement;
