@@ -45,6 +45,7 @@ use super::report::{ratio, Stats};
 use super::spec::UnixSpec;
 use super::swapio::SwapJob;
 use super::swapper::Stat;
+use crate::device::Geometry;
 use crate::monitor::Report;
 use crate::SysError;
 use pagelab_core::{EventQueue, Rng, RngStreams, Tick};
@@ -192,6 +193,8 @@ pub struct Machine {
     pub(super) disk_q: VecDeque<Req>,
     pub(super) disk_busy: Option<Req>,
     pub(super) arm: Vec<u32>,
+    /// The drives' seek law, rotation and sector transfer (the device catalogue's RK05).
+    pub(super) disk_geom: Geometry,
     pub(super) disk_rng: Rng,
     pub(super) tick_hz: u64,
     pub(super) switch_ns: u64,
@@ -262,6 +265,7 @@ impl Machine {
             disk_q: VecDeque::new(),
             disk_busy: None,
             arm: vec![0; spec.disk.drives as usize],
+            disk_geom: Geometry::rk05(&spec.disk.format()),
             disk_rng: streams.stream("v6-disk", 0),
             tick_hz: u64::from(spec.machine.clock_hz),
             switch_ns: (spec.machine.switch_us * 1e3).round() as u64,
@@ -584,6 +588,17 @@ mod tests {
             assert_eq!(m.st.logins_admitted, admitted, "threshold {threshold}");
             assert_eq!(m.st.logins_refused, 1.0 - admitted, "threshold {threshold}");
         }
+    }
+
+    #[test]
+    fn the_presets_drives_are_the_catalogues_rk05() {
+        use crate::device::{Disk, Timing};
+        let m = machine(&[]);
+        assert_eq!(
+            Disk::Rk05.timing(512, 0.0),
+            Timing::Mechanical(m.disk_geom),
+            "presets/unix-v6.toml [disk] and the catalogue's RK05 differ"
+        );
     }
 
     #[test]
