@@ -76,6 +76,17 @@ pub enum Timing {
     },
 }
 
+impl Timing {
+    /// The time per page of a measured device [ns]; `None` for a mechanical one, whose time
+    /// depends on where the arm and the platter are.
+    pub fn measured_page_ns(&self) -> Option<u64> {
+        match self {
+            Timing::Measured { page_ns } => Some(*page_ns),
+            Timing::Mechanical(_) => None,
+        }
+    }
+}
+
 impl Disk {
     /// The catalogue entry for pages of `page_bytes`; `measured_page_s` is the measured time
     /// per page of a device with no mechanical model ([`Disk::Ibm1301`]), ignored otherwise.

@@ -12,6 +12,7 @@ use pagelab_trace::Run;
 use super::leveler::{Action, Leveler, Sample};
 use super::replacement::{Frame, Replacer};
 use super::spec::{M44Spec, PolicyKind};
+use crate::device::Disk;
 use crate::monitor::{put_metric, IntervalTable, Report, UserRow};
 use crate::SysError;
 
@@ -169,7 +170,12 @@ impl Machine {
             now: 0,
             ref_ns: ns(spec.machine.reference_us() * 1e-6),
             slice_ns: ns(spec.machine.time_slice_s),
-            pull_ns: ns(spec.disk.pull_s),
+            // The disks are the device catalogue's IBM 1301, timed by the paper's measured
+            // page time (device/geometry.rs, `Disk::Ibm1301`).
+            pull_ns: Disk::Ibm1301
+                .timing(0, spec.disk.pull_s)
+                .measured_page_ns()
+                .expect("the 1301 is a measured device"),
             push_ns: ns(spec.disk.push_s),
             busy_ns: 0,
             last_slice: (0, 0),
