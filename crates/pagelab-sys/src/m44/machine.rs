@@ -409,17 +409,15 @@ impl Machine {
         }
     }
 
-    /// AR's periodic clearing of every use bit, as in the trace lab's AR (policy/ar.rs): after
-    /// every `ar_reset_interval` references executed. The frame whose run crossed the boundary
-    /// keeps its bit when the run has references after it.
+    /// AR's periodic clearing of every use bit ([`super::replacement::clear_use_bits`]).
     fn reset_use_bits(&mut self, frame: u32) {
         let interval = self.spec.replacement.ar_reset_interval;
-        for f in self.frames.iter_mut() {
-            f.used = false;
-        }
-        let boundary = self.refs_done - self.refs_done % interval;
-        self.frames[frame as usize].used = self.refs_done > boundary;
-        self.next_reset = boundary + interval;
+        self.next_reset = super::replacement::clear_use_bits(
+            &mut self.frames,
+            frame as usize,
+            self.refs_done,
+            interval,
+        );
     }
 
     /// Job `j` referenced a page not in core: a frame (free, or the replacement algorithm's

@@ -39,4 +39,6 @@ pub fn run(spec: &M44Spec, seed: u64, progress: &mut dyn FnMut(f64)) -> Result<R
 }
 
 #[cfg(test)]
+mod ar_tests;
+#[cfg(test)]
 mod tests;
