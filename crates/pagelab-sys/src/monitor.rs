@@ -21,6 +21,8 @@
 //! (the monitor's user-state sampling: the reading of tetzlaff Table 2's "percent page wait"
 //! that agrees with its 100 % CPU busy, see docs/presets/hpo.md); *page I/O time* is a page request's mean time from queueing to completion.
 
+pub mod benchmark;
+
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -247,7 +249,7 @@ pub struct Report {
     pub devices: Vec<DeviceRow>,
     /// Guests, terminal-driver sessions and SCHEDULE records, when the run has them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub benchmark: Option<crate::guest::BenchmarkReport>,
+    pub benchmark: Option<benchmark::BenchmarkReport>,
 }
 
 /// One paging actuator at the end of a run. `used_by_cylinder` is the allocation density by

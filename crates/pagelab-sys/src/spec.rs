@@ -205,6 +205,9 @@ fn default_page_bytes() -> u32 {
 fn one() -> u32 {
     1
 }
+fn one_f() -> f64 {
+    1.0
+}
 fn yes() -> bool {
     true
 }
@@ -361,70 +364,6 @@ impl Default for VioSpec {
     }
 }
 
-/// Load controllers of the base systems.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum LoadControlSpec {
-    /// CP-67's scheduler, the baseline of Bard's tables (bard ref. [6]).
-    Cp67(crate::cp67_scheduler::Cp67Spec),
-    /// VM/370's SUMWSS ≤ APAGES scheduler.
-    Vm370(StorageTestSpec),
-    /// Bard's Ψ-scheduler (bard §8–10).
-    Psi(crate::psi_scheduler::PsiSchedulerSpec),
-}
-
-impl LoadControlSpec {
-    /// The parameters of VM/370's storage-test scheduler; `None` for the others.
-    pub fn params(&self) -> Option<&StorageTestSpec> {
-        match self {
-            LoadControlSpec::Vm370(p) => Some(p),
-            LoadControlSpec::Cp67(_) | LoadControlSpec::Psi(_) => None,
-        }
-    }
-}
-
-/// Parameters of a storage-test scheduler (admit while the projected working sets fit).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StorageTestSpec {
-    /// Q1 in-queue time slice [s of CPU] (default: bard §9, 0.25 s on CP-67).
-    #[serde(default = "default_q1_slice")]
-    pub q1_slice_s: f64,
-    /// Q2 in-queue time slice [s of CPU] (default: bard §9, 2.5 s on CP-67).
-    #[serde(default = "default_q2_slice")]
-    pub q2_slice_s: f64,
-    /// Q1 candidates are admitted while SUMWSS + P ≤ APAGES × this (tetzlaff: 1.25 on VM).
-    #[serde(default = "one_f")]
-    pub q1_overcommit: f64,
-    /// How a user's working set is projected at queue-drop.
-    pub projection: ProjectionKind,
-    /// Projected working set of a user never dropped yet [pages].
-    pub initial_ws_pages: f64,
-    /// Keep the user in queue across intra-transaction terminal writes (tetzlaff's false drops).
-    #[serde(default)]
-    pub eliminate_false_drops: bool,
-}
-
-fn default_q1_slice() -> f64 {
-    0.25
-}
-fn default_q2_slice() -> f64 {
-    2.5
-}
-fn one_f() -> f64 {
-    1.0
-}
-
-/// Working-set projection at queue-drop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProjectionKind {
-    /// P = A, the last stay's mean resident set at page reads (bard §9 S/Q).
-    Last,
-    /// VM/370's damped rule: P = (A + P)/2 when the trend reverses, else A (fidelity §2.2).
-    Damped,
-}
-
 /// The monitor.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -469,7 +408,7 @@ pub struct WorkloadSpec {
     pub classes: Vec<ClassSpec>,
     /// Guest operating systems, each one virtual machine after the users ([`crate::guest`]).
     #[serde(rename = "guest", default, skip_serializing_if = "Vec::is_empty")]
-    pub guests: Vec<crate::guest::spec::GuestSpec>,
+    pub guests: Vec<crate::spec::guest::GuestSpec>,
 }
 
 /// A class of users.
@@ -491,7 +430,7 @@ pub struct ClassSpec {
     pub program: ProgramSpec,
     /// A terminal-driver session: released in turn, the script once, then sign-off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session: Option<crate::guest::spec::SessionSpec>,
+    pub session: Option<crate::spec::guest::SessionSpec>,
 }
 
 /// Think-time laws.
@@ -623,8 +562,10 @@ impl SystemSpec {
 }
 
 mod checks;
+pub mod guest;
 mod loading;
 
+pub use crate::load_control::spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
 pub use loading::{apply_override, load_spec};
 pub(crate) use loading::{toml_with_overrides, typed};
 

@@ -35,13 +35,13 @@ use crate::device::{
 use crate::error::SysError;
 use crate::guest::pagemon::Pagemon;
 use crate::guest::{BenchmarkReport, GuestOs, ScheduleRow, SessionRow};
+use crate::load_control::psi_scheduler::Evict;
 use crate::load_control::{
     Candidate, LoadAction, LoadControl, LoadController, LoadView, Projection, Queue, StayStats,
 };
 use crate::memory::{FrameState, Memory, NONE};
 use crate::monitor::{self, ClassRow, Counters, Percentiles, Report, UserRow};
 use crate::page_swap::PageSwap;
-use crate::psi_scheduler::Evict;
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
 use crate::steal::StealBooks;
 use crate::supply::{FrameSupply, Supply};

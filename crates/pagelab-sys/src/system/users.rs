@@ -163,7 +163,7 @@ pub(super) struct ClassRt {
 
 impl ClassRt {
     /// A guest virtual machine's report class: one user, no script.
-    pub(super) fn guest(g: &crate::guest::spec::GuestSpec) -> ClassRt {
+    pub(super) fn guest(g: &crate::spec::guest::GuestSpec) -> ClassRt {
         ClassRt {
             spec: ClassSpec {
                 name: g.name.clone(),

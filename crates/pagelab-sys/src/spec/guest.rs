@@ -1,7 +1,7 @@
 //! The spec of a guest operating system (`[[workload.guest]]`) and of a terminal-driver
 //! session (`workload.class.session`).
 
-use crate::spec::LocalitySpec;
+use super::LocalitySpec;
 use serde::{Deserialize, Serialize};
 
 fn yes() -> bool {
@@ -141,7 +141,7 @@ pub struct StepSpec {
     #[serde(default)]
     pub ios: u32,
     /// What it references (a locality program inside the partition).
-    pub program: crate::spec::ProgramSpec,
+    pub program: super::ProgramSpec,
 }
 
 /// What the host measures for PAGEMON.
@@ -287,8 +287,7 @@ impl GuestSpec {
                         return bad(format!("{r}.cpu_s"), "expected a positive CPU demand [s]");
                     }
                     match &st.program {
-                        crate::spec::ProgramSpec::Cms(l)
-                        | crate::spec::ProgramSpec::Drifting(l) => {
+                        super::ProgramSpec::Cms(l) | super::ProgramSpec::Drifting(l) => {
                             check_locality(l, &format!("{r}.program"))?;
                             if l.address_pages > smallest {
                                 return bad(
@@ -303,7 +302,7 @@ impl GuestSpec {
                                 );
                             }
                         }
-                        crate::spec::ProgramSpec::Trace(_) => {
+                        super::ProgramSpec::Trace(_) => {
                             return bad(
                                 format!("{r}.program.kind"),
                                 "expected `cms` or `drifting` (a guest step is a locality program)",
