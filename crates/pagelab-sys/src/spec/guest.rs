@@ -224,6 +224,26 @@ impl GuestSpec {
         if self.partitions.is_empty() || self.partitions.len() > 64 {
             return bad(format!("{p}.partition"), "expected 1 to 64 partitions");
         }
+        self.check_partitions(p)?;
+        self.check_streams(p)?;
+        if let Some(m) = &self.pagemon {
+            let q = format!("{p}.pagemon");
+            if !(m.period_s.is_finite() && m.period_s > 0.0) {
+                return bad(format!("{q}.period_s"), "expected a positive period [s]");
+            }
+            if !(m.low.is_finite() && m.high.is_finite() && m.low <= m.high) {
+                return bad(
+                    format!("{q}.low"),
+                    "expected finite thresholds with low ≤ high",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The partitions: a queue or a spooler each (`p` the guest's key path).
+    fn check_partitions(&self, p: &str) -> Result<(), (String, String)> {
+        let bad = |k: String, w: &str| Err((k, w.to_string()));
         for (i, t) in self.partitions.iter().enumerate() {
             let q = format!("{p}.partition.{i}");
             if t.pages == 0 {
@@ -249,6 +269,12 @@ impl GuestSpec {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The job streams: a served queue, times, and jobs whose steps fit their partitions.
+    fn check_streams(&self, p: &str) -> Result<(), (String, String)> {
+        let bad = |k: String, w: &str| Err((k, w.to_string()));
         for (i, s) in self.streams.iter().enumerate() {
             let q = format!("{p}.stream.{i}");
             if !self
@@ -310,18 +336,6 @@ impl GuestSpec {
                         }
                     }
                 }
-            }
-        }
-        if let Some(m) = &self.pagemon {
-            let q = format!("{p}.pagemon");
-            if !(m.period_s.is_finite() && m.period_s > 0.0) {
-                return bad(format!("{q}.period_s"), "expected a positive period [s]");
-            }
-            if !(m.low.is_finite() && m.high.is_finite() && m.low <= m.high) {
-                return bad(
-                    format!("{q}.low"),
-                    "expected finite thresholds with low ≤ high",
-                );
             }
         }
         Ok(())
