@@ -158,7 +158,12 @@ impl System<'_> {
             }
             // Frame supply order: flush list, then physical swap-out, then the scan.
             let f = match self.mem.pop_flush() {
-                Some(f) => f,
+                Some(f) => {
+                    // Trimmed or flushed at queue-drop: not the supply's choice.
+                    let fr = self.mem.frames[f as usize];
+                    self.supply.on_free(fr.owner, fr.page);
+                    f
+                }
                 None => {
                     if self.swap.is_some() && self.swap_out()? {
                         continue;
