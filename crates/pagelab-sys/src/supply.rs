@@ -22,8 +22,11 @@
 //!    `Resident` and the system carries out the decision (page-out if changed, else free).
 //!    Frames in transit (`PageIn`, `PageOut`) are never returned. A load controller may call
 //!    [`FrameSupply::reclaim`] to take several at once.
-//! 4. *Other departures*: a page that leaves for another reason (trim, swap-out, logoff) is
-//!    reported by [`FrameSupply::on_free`].
+//! 4. *Other departures*: a page that leaves for another reason is reported by
+//!    [`FrameSupply::on_free`]: SELECT taking a trimmed or queue-drop-flushed page from the
+//!    flush list, and each page of a physical swap-out (HPO). A policy supply tells its policy
+//!    to forget the page (LRU and SIEVE can; a policy that cannot keeps counting the page until
+//!    it reclaims it, and SELECT skips it then; `supply_forgotten`/`supply_unforgettable`).
 //!
 //! Two supplies exist. [`CoreTableScan`] is VM's global one-bit clock over the frame table
 //! (tetzlaff "Background"; bard §2), the default (`memory.replacement = "clock"`). Any other
@@ -100,6 +103,11 @@ pub struct PolicySupply {
     pub refault_distance_sum: u64,
     /// Victims the scan gave because the policy had none while no frame was free [frames].
     pub n_fallbacks: u64,
+    /// Pages that left otherwise (trim, swap-out) and the policy forgot [pages].
+    pub n_forgotten: u64,
+    /// Pages that left otherwise but the policy cannot forget: it counts them until it
+    /// reclaims them itself, and SELECT skips them then [pages].
+    pub n_unforgettable: u64,
 }
 
 impl PolicySupply {
@@ -121,6 +129,8 @@ impl PolicySupply {
             n_refaults: 0,
             refault_distance_sum: 0,
             n_fallbacks: 0,
+            n_forgotten: 0,
+            n_unforgettable: 0,
         })
     }
 
@@ -163,6 +173,22 @@ impl FrameSupply for PolicySupply {
     fn on_reference(&mut self, owner: u32, page: u32, count: u32, now: u64) {
         let key = self.key(owner, page);
         self.reference(key, count, now);
+    }
+
+    fn on_free(&mut self, owner: u32, page: u32) {
+        let known = self.keys[owner as usize].get(page as usize).copied();
+        let Some(key) = known.filter(|&k| k != NONE) else {
+            return;
+        };
+        if self.pages[key as usize].2 == NONE || !self.policy.is_resident(key) {
+            return; // not held, or the policy's own reclaim on its way through SELECT
+        }
+        self.pages[key as usize].2 = NONE;
+        if self.policy.forget(key) {
+            self.n_forgotten += 1;
+        } else {
+            self.n_unforgettable += 1;
+        }
     }
 
     fn select_victim(&mut self, mem: &mut Memory) -> Option<u32> {
@@ -235,6 +261,8 @@ impl Supply {
                 ("supply_refaults", p.n_refaults),
                 ("supply_refault_distance_sum", p.refault_distance_sum),
                 ("supply_scan_fallbacks", p.n_fallbacks),
+                ("supply_forgotten", p.n_forgotten),
+                ("supply_unforgettable", p.n_unforgettable),
             ],
         }
     }
@@ -294,6 +322,35 @@ mod tests {
         // Page 1 was taken back (and the policy reclaimed 2 for it): 2 goes.
         assert_eq!(m.frames[v as usize].page, 2);
         m.check().unwrap();
+    }
+
+    /// A page trimmed by the system leaves the policy's count: with LRU the next load fills
+    /// its place and nothing is reclaimed; a policy that cannot forget (ARC) keeps counting it.
+    #[test]
+    fn a_page_that_left_otherwise_frees_its_place_in_the_policy() {
+        for (name, forgets) in [("lru", true), ("sieve", true), ("arc", false)] {
+            let mut m = Memory::new(6, 1);
+            let mut s = Supply::build(name, 6, 2, 1).unwrap();
+            let frames: Vec<u32> = (0..4)
+                .map(|p| load(&mut m, &mut s, p, u64::from(p)))
+                .collect();
+            // The system trims page 1 (say, to the flush list) and frees its frame.
+            s.on_free(0, 1);
+            m.unmap(frames[1]);
+            m.put_free(frames[1]);
+            load(&mut m, &mut s, 4, 10);
+            let Supply::Policy(p) = &s else {
+                panic!("{name}: a policy supply")
+            };
+            assert_eq!(p.n_forgotten, u64::from(forgets), "{name}");
+            assert_eq!(p.n_unforgettable, u64::from(!forgets), "{name}");
+            // LRU and SIEVE hold 0, 2, 3, 4 within their 4 pages: no victim is queued.
+            let queued = !p.inactive.is_empty();
+            assert_eq!(queued, !forgets, "{name}: a victim queued");
+            // A page not held is ignored.
+            s.on_free(0, 1);
+            m.check().unwrap();
+        }
     }
 
     #[test]

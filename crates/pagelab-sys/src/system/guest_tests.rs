@@ -179,9 +179,9 @@ fn pagemon_under_load_deactivates_down_to_its_floor_and_the_stream_still_complet
         st.cpu_s *= 0.05;
     }
     // A measure always above `high`: one task fewer every period, down to min_tasks.
-    g.pagemon = Some(crate::guest::spec::PagemonSpec {
+    g.pagemon = Some(crate::spec::guest::PagemonSpec {
         enabled: true,
-        measure: crate::guest::spec::PagemonMeasure::PagingRate,
+        measure: crate::spec::guest::PagemonMeasure::PagingRate,
         period_s: 0.01,
         high: -1.0,
         low: -2.0,
