@@ -12,6 +12,7 @@ pub mod kernel;
 pub mod random;
 pub mod stats;
 pub mod time;
+pub mod units;
 
 pub use event::EventQueue;
 pub use interrupt::Interrupted;
@@ -19,3 +20,4 @@ pub use kernel::{Engine, Flow};
 pub use random::{Rng, RngStreams};
 pub use stats::Summary;
 pub use time::{Tick, VTime};
+pub use units::{Bytes, Frames, Ms, Pages, Secs, Us};

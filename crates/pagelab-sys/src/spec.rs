@@ -13,6 +13,7 @@
 //! integer nanoseconds when the system is built.
 
 use crate::error::{one_line, SysError};
+use pagelab_core::{Bytes, Frames, Ms, Secs, Us};
 use serde::{Deserialize, Serialize};
 
 /// A whole simulated system: hardware, policies and workload.
@@ -82,10 +83,10 @@ pub struct PresetInfo {
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
     /// Simulated time to run [s].
-    pub duration_s: f64,
+    pub duration_s: Secs,
     /// Initial period excluded from every statistic [s].
     #[serde(default)]
-    pub warmup_s: f64,
+    pub warmup_s: Secs,
 }
 
 /// Processors.
@@ -97,7 +98,7 @@ pub struct CpuSpec {
     /// Problem-state time per reference [ns].
     pub reference_ns: f64,
     /// Dispatch (minor) time slice [ms].
-    pub dispatch_slice_ms: f64,
+    pub dispatch_slice_ms: Ms,
     /// Order of the Q1 ready list (Q1 is always served before Q2).
     #[serde(default)]
     pub dispatch_order: DispatchOrder,
@@ -124,19 +125,19 @@ pub enum DispatchOrder {
 pub struct SupervisorSpec {
     /// Per page fault [µs].
     #[serde(default)]
-    pub fault_us: f64,
+    pub fault_us: Us,
     /// Per start I/O (paging or virtual) [µs].
     #[serde(default)]
-    pub sio_us: f64,
+    pub sio_us: Us,
     /// Per I/O interrupt [µs].
     #[serde(default)]
-    pub interrupt_us: f64,
+    pub interrupt_us: Us,
     /// Per dispatch of a user [µs].
     #[serde(default)]
-    pub dispatch_us: f64,
+    pub dispatch_us: Us,
     /// Per page moved in or out of main storage [µs].
     #[serde(default)]
-    pub page_moved_us: f64,
+    pub page_moved_us: Us,
 }
 
 /// Main storage and frame management.
@@ -144,10 +145,10 @@ pub struct SupervisorSpec {
 #[serde(deny_unknown_fields)]
 pub struct MemorySpec {
     /// Pageable frames (APAGES) [frames].
-    pub frames: u32,
+    pub frames: Frames,
     /// Page size [bytes].
     #[serde(default = "default_page_bytes")]
-    pub page_bytes: u32,
+    pub page_bytes: Bytes,
     /// How a program's pages come to be resident.
     #[serde(default)]
     pub residency: ResidencyKind,
@@ -174,14 +175,14 @@ pub struct MemorySpec {
     /// written (not used by `clock`) [frames]. Default 32 [A]: about the Table 2 base's MPL,
     /// which VM's free-list target (MPL + 1) follows.
     #[serde(default = "default_replacement_reserve")]
-    pub replacement_reserve: u32,
+    pub replacement_reserve: Frames,
 }
 
 fn default_replacement() -> String {
     "clock".into()
 }
-fn default_replacement_reserve() -> u32 {
-    32
+fn default_replacement_reserve() -> Frames {
+    Frames(32)
 }
 
 /// Residency models: demand paging (this engine) or whole-process swapping (the UNIX V6
@@ -199,8 +200,8 @@ pub enum ResidencyKind {
     PageSwapping,
 }
 
-fn default_page_bytes() -> u32 {
-    4096
+fn default_page_bytes() -> Bytes {
+    Bytes(4096)
 }
 fn one() -> u32 {
     1
@@ -227,7 +228,7 @@ pub struct PagingSpec {
     pub combine_same_cylinder: bool,
     /// Control-unit protocol time per SIO [ms] (tetzlaff Figure 3's part of overhead A).
     #[serde(default)]
-    pub sio_overhead_ms: f64,
+    pub sio_overhead_ms: Ms,
     /// Round turkey: most page-outs in a row to one device [pages] (tetzlaff: eight).
     #[serde(default = "eight")]
     pub round_turkey_run: u32,
@@ -247,7 +248,7 @@ impl Default for PagingSpec {
             slot_allocation: SlotAllocationKind::Zigzag,
             device_selection: DeviceSelectionKind::RoundRobin,
             combine_same_cylinder: true,
-            sio_overhead_ms: 0.0,
+            sio_overhead_ms: Ms(0.0),
             round_turkey_run: 8,
             write_unchanged: false,
         }
@@ -344,14 +345,14 @@ pub struct VioSpec {
     pub devices: u32,
     /// Mean service time of one virtual I/O [ms].
     #[serde(default = "default_vio_ms")]
-    pub service_ms: f64,
+    pub service_ms: Ms,
     /// Exponential (`true`) or fixed service time.
     #[serde(default = "yes")]
     pub exponential: bool,
 }
 
-fn default_vio_ms() -> f64 {
-    25.0
+fn default_vio_ms() -> Ms {
+    Ms(25.0)
 }
 
 impl Default for VioSpec {
@@ -370,7 +371,7 @@ impl Default for VioSpec {
 pub struct MonitorSpec {
     /// Sampling interval [s].
     #[serde(default = "default_interval")]
-    pub interval_s: f64,
+    pub interval_s: Secs,
     /// End an interval early after this many core-table scan cycles (bard §5: "30 seconds or
     /// 10 cycles, whichever came first"); absent: by time only.
     #[serde(default)]
@@ -380,8 +381,8 @@ pub struct MonitorSpec {
     pub essential: crate::survival::Essential,
 }
 
-fn default_interval() -> f64 {
-    60.0
+fn default_interval() -> Secs {
+    Secs(60.0)
 }
 
 impl Default for MonitorSpec {

@@ -40,6 +40,7 @@
 
 use std::collections::VecDeque;
 
+use pagelab_core::Frames;
 use pagelab_trace::policy::driven::Driven;
 use pagelab_trace::policy::PolicySpec;
 
@@ -233,8 +234,8 @@ impl Supply {
     /// `reserve` frames [frames] outside the policy.
     pub fn build(
         name: &str,
-        frames: u32,
-        reserve: u32,
+        frames: Frames,
+        reserve: Frames,
         owners: usize,
     ) -> Result<Supply, pagelab_trace::TraceError> {
         let spec = PolicySpec::by_name(name)?;
@@ -242,7 +243,10 @@ impl Supply {
             return Ok(Supply::Scan(CoreTableScan));
         }
         Ok(Supply::Policy(PolicySupply::new(
-            &spec, frames, reserve, owners,
+            &spec,
+            frames.get(),
+            reserve.get(),
+            owners,
         )?))
     }
 
@@ -309,9 +313,9 @@ mod tests {
 
     #[test]
     fn lru_supply_gives_the_least_recent_page_and_skips_pages_taken_back() {
-        let mut m = Memory::new(6, 1);
+        let mut m = Memory::new(Frames(6), 1);
         // Policy over 6 - 2 = 4 pages.
-        let mut s = Supply::build("lru", 6, 2, 1).unwrap();
+        let mut s = Supply::build("lru", Frames(6), Frames(2), 1).unwrap();
         for p in 0..4 {
             load(&mut m, &mut s, p, u64::from(p));
         }
@@ -329,8 +333,8 @@ mod tests {
     #[test]
     fn a_page_that_left_otherwise_frees_its_place_in_the_policy() {
         for (name, forgets) in [("lru", true), ("sieve", true), ("arc", false)] {
-            let mut m = Memory::new(6, 1);
-            let mut s = Supply::build(name, 6, 2, 1).unwrap();
+            let mut m = Memory::new(Frames(6), 1);
+            let mut s = Supply::build(name, Frames(6), Frames(2), 1).unwrap();
             let frames: Vec<u32> = (0..4)
                 .map(|p| load(&mut m, &mut s, p, u64::from(p)))
                 .collect();
@@ -355,8 +359,8 @@ mod tests {
 
     #[test]
     fn refault_distance_counts_reclaims_since_the_page_left() {
-        let mut m = Memory::new(4, 1);
-        let mut s = Supply::build("fifo", 4, 1, 1).unwrap();
+        let mut m = Memory::new(Frames(4), 1);
+        let mut s = Supply::build("fifo", Frames(4), Frames(1), 1).unwrap();
         for p in 0..4 {
             load(&mut m, &mut s, p, u64::from(p));
         }
@@ -377,16 +381,20 @@ mod tests {
     #[test]
     fn clock_is_the_core_table_scan_and_min_is_refused() {
         assert!(matches!(
-            Supply::build("clock", 8, 1, 1),
+            Supply::build("clock", Frames(8), Frames(1), 1),
             Ok(Supply::Scan(_))
         ));
         assert!(matches!(
-            Supply::build("core-table-scan", 8, 1, 1),
+            Supply::build("core-table-scan", Frames(8), Frames(1), 1),
             Ok(Supply::Scan(_))
         ));
-        let e = Supply::build("min", 8, 1, 1).unwrap_err().to_string();
+        let e = Supply::build("min", Frames(8), Frames(1), 1)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("future"), "{e}");
-        let e = Supply::build("nope", 8, 1, 1).unwrap_err().to_string();
+        let e = Supply::build("nope", Frames(8), Frames(1), 1)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("lfu") && e.contains("arc"), "{e}");
     }
 }

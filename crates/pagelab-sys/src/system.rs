@@ -174,13 +174,12 @@ struct SupCost {
 impl SupCost {
     /// The supervisor's costs of `spec.cpu.supervisor`, in ns.
     fn of(s: &crate::spec::SupervisorSpec) -> SupCost {
-        let ns = |us: f64| (us * 1e3).round() as u64;
         SupCost {
-            fault: ns(s.fault_us),
-            sio: ns(s.sio_us),
-            interrupt: ns(s.interrupt_us),
-            dispatch: ns(s.dispatch_us),
-            page: ns(s.page_moved_us),
+            fault: s.fault_us.ns(),
+            sio: s.sio_us.ns(),
+            interrupt: s.interrupt_us.ns(),
+            dispatch: s.dispatch_us.ns(),
+            page: s.page_moved_us.ns(),
         }
     }
 }

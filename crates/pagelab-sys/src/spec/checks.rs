@@ -44,10 +44,10 @@ impl SystemSpec {
 
     /// `run` and `cpu`.
     fn check_run_cpu(&self) -> Result<(), Bad> {
-        if !(self.run.duration_s.is_finite() && self.run.duration_s > 0.0) {
+        if !self.run.duration_s.is_positive() {
             return bad("run.duration_s", "expected a positive number of seconds");
         }
-        if !finite_nonneg(self.run.warmup_s) || self.run.warmup_s >= self.run.duration_s {
+        if !self.run.warmup_s.is_nonneg() || self.run.warmup_s >= self.run.duration_s {
             return bad(
                 "run.warmup_s",
                 "expected seconds ≥ 0 and below run.duration_s",
@@ -62,7 +62,7 @@ impl SystemSpec {
                 "expected a positive time per reference [ns]",
             );
         }
-        if !(self.cpu.dispatch_slice_ms.is_finite() && self.cpu.dispatch_slice_ms > 0.0) {
+        if !self.cpu.dispatch_slice_ms.is_positive() {
             return bad("cpu.dispatch_slice_ms", "expected a positive slice [ms]");
         }
         let s = &self.cpu.supervisor;
@@ -73,7 +73,7 @@ impl SystemSpec {
             ("dispatch_us", s.dispatch_us),
             ("page_moved_us", s.page_moved_us),
         ] {
-            if !finite_nonneg(v) {
+            if !v.is_nonneg() {
                 return bad(&format!("cpu.supervisor.{k}"), "expected a cost ≥ 0 [µs]");
             }
         }
@@ -88,7 +88,7 @@ impl SystemSpec {
                 "whole-process swapping is the UNIX V6 system: expected [system] kind = \"unix\"",
             );
         }
-        if self.memory.frames == 0 {
+        if self.memory.frames.get() == 0 {
             return bad("memory.frames", "expected at least one pageable frame");
         }
         match crate::supply::Supply::build(
@@ -107,10 +107,10 @@ impl SystemSpec {
                 )
             }
         }
-        if self.memory.page_bytes == 0 {
+        if self.memory.page_bytes.get() == 0 {
             return bad("memory.page_bytes", "expected a positive page size [bytes]");
         }
-        if !finite_nonneg(self.paging.sio_overhead_ms) {
+        if !self.paging.sio_overhead_ms.is_nonneg() {
             return bad("paging.sio_overhead_ms", "expected a time ≥ 0 [ms]");
         }
         Ok(())
@@ -143,7 +143,8 @@ impl SystemSpec {
                 return bad(&format!("device.{i}.count"), "expected at least one device");
             }
             if let Some([a, b]) = d.paging_cylinders {
-                let cyl = crate::device::Geometry::of(d.model, self.memory.page_bytes).cylinders;
+                let cyl =
+                    crate::device::Geometry::of(d.model, self.memory.page_bytes.get()).cylinders;
                 if a > b || b >= cyl {
                     return bad(
                         &format!("device.{i}.paging_cylinders"),
@@ -169,7 +170,7 @@ impl SystemSpec {
         if self.vio.devices == 0 {
             return bad("vio.devices", "expected at least one minidisk device");
         }
-        if !finite_nonneg(self.vio.service_ms) {
+        if !self.vio.service_ms.is_nonneg() {
             return bad("vio.service_ms", "expected a time ≥ 0 [ms]");
         }
         if let Err((k, what)) = self.load_control.check_params() {
@@ -195,7 +196,7 @@ impl SystemSpec {
                 return bad("load_control.initial_ws_pages", "expected pages ≥ 0");
             }
         }
-        if !(self.monitor.interval_s.is_finite() && self.monitor.interval_s > 0.0) {
+        if !self.monitor.interval_s.is_positive() {
             return bad("monitor.interval_s", "expected a positive interval [s]");
         }
         if self.monitor.cycles == Some(0) {

@@ -56,8 +56,8 @@ impl<'o> System<'o> {
             spec: spec.clone(),
             seed,
             now: Tick::ZERO,
-            end: Tick::from_secs_f64(spec.run.duration_s),
-            warm: spec.run.warmup_s <= 0.0,
+            end: spec.run.duration_s.tick(),
+            warm: spec.run.warmup_s.get() <= 0.0,
             q: EventQueue::new(),
             cpus: vec![Cpu::idle(); spec.cpu.count as usize],
             shared_owner: n_all,
@@ -83,7 +83,7 @@ impl<'o> System<'o> {
             pending_outs: 0,
             sup_debt_ns: 0,
             reference_ps: (spec.cpu.reference_ns * 1e3).round().max(1.0) as u64,
-            dispatch_ns: (spec.cpu.dispatch_slice_ms * 1e6).round().max(1.0) as u64,
+            dispatch_ns: spec.cpu.dispatch_slice_ms.ns().max(1),
             least_cpu_first: spec.cpu.dispatch_order == crate::spec::DispatchOrder::LeastCpu,
             cost: SupCost::of(&spec.cpu.supervisor),
             free_extra: spec.memory.free_target_extra,
@@ -94,14 +94,14 @@ impl<'o> System<'o> {
             swap: parts.swap,
             vmsp: vmsp_dispatch::VmspBooks::new(n_all as usize, streams.stream("spool", 0)),
             vio_busy: vec![Tick::ZERO; spec.vio.devices as usize],
-            vio_ns: spec.vio.service_ms * 1e6,
+            vio_ns: spec.vio.service_ms.get() * 1e6,
             vio_exp: spec.vio.exponential,
             vio_rng: streams.stream("vio", 0),
             c: Counters::default(),
             last_t: Tick::ZERO,
             samples: Vec::new(),
             warm_sample: Counters::default(),
-            interval: Tick::from_secs_f64(spec.monitor.interval_s).max(Tick(1)),
+            interval: spec.monitor.interval_s.tick().max(Tick(1)),
             opener,
             candidates: Vec::new(),
             actions: Vec::new(),
@@ -116,7 +116,7 @@ impl<'o> System<'o> {
             sessions: BTreeMap::new(),
             done_at: None,
             survival: SurvivalBooks::of_kind(n_all, spec.memory.frames, spec.monitor.essential),
-            steal: StealBooks::new(spec.memory.frames as usize),
+            steal: StealBooks::new(spec.memory.frames.get() as usize),
             admit_seq: vec![0; n_all as usize],
             n_admitted: 0,
             next_sample: Tick::ZERO,
@@ -162,7 +162,7 @@ impl<'o> System<'o> {
         self.next_sample = self.interval.min(self.end);
         self.q.schedule(self.next_sample, Event::Sample);
         if !self.warm {
-            let warm = Tick::from_secs_f64(self.spec.run.warmup_s);
+            let warm = self.spec.run.warmup_s.tick();
             self.q.schedule(warm, Event::WarmupEnded);
         }
         self.q.schedule(self.end, Event::End);
@@ -294,14 +294,18 @@ fn paging_io(spec: &SystemSpec) -> PagingIo {
                 .iter()
                 .position(|c| c.name == d.channel)
                 .unwrap_or(0);
-            (Geometry::of(d.model, page_bytes), ch, d.paging_cylinders)
+            (
+                Geometry::of(d.model, page_bytes.get()),
+                ch,
+                d.paging_cylinders,
+            )
         })
         .collect();
     PagingIo::new(
         &devs,
         spec.channels.len().max(1),
         spec.paging.combine_same_cylinder,
-        (spec.paging.sio_overhead_ms * 1e6).round() as u64,
+        spec.paging.sio_overhead_ms.ns(),
     )
     .with_policies(
         DeviceSelection::build(spec.paging.device_selection, spec.paging.round_turkey_run),
@@ -318,7 +322,7 @@ fn residency(spec: &SystemSpec, n_all: u32) -> Result<Option<PageSwap>, SysError
         crate::spec::ResidencyKind::PageSwapping => Some(PageSwap::new(
             spec.swapping.clone(),
             n_all as usize,
-            spec.memory.frames as usize,
+            spec.memory.frames.get() as usize,
         )),
         crate::spec::ResidencyKind::WholeProcessSwapping => {
             return Err(SysError::Invalid {

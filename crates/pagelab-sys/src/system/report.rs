@@ -18,7 +18,7 @@ impl System<'_> {
         let mpl = self.n_q1 + self.n_q2;
         let evict = self
             .lc
-            .on_interval(&d, mpl, self.sumwss, self.spec.memory.frames);
+            .on_interval(&d, mpl, self.sumwss, self.spec.memory.frames.get());
         self.deactivate(evict);
         self.admit();
     }
@@ -54,7 +54,7 @@ impl System<'_> {
         let d = last.since(&self.warm_sample);
         let cpus = self.spec.cpu.count;
         let metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
-        let intervals = monitor::interval_table(&self.samples, cpus, self.spec.memory.frames);
+        let intervals = monitor::interval_table(&self.samples, cpus, self.spec.memory.frames.get());
         let users = self.user_rows();
         let mut all = Vec::new();
         let mut trivial = Vec::new();

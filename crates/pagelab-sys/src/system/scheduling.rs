@@ -177,7 +177,7 @@ impl System<'_> {
         }
         self.actions.clear();
         let view = LoadView {
-            apages: self.spec.memory.frames,
+            apages: self.spec.memory.frames.get(),
             sumwss: self.sumwss,
             in_queue: self.n_q1 + self.n_q2,
             eligible: &self.candidates,

@@ -48,7 +48,7 @@ impl Engine for UnixRun {
             Ev::Login => m.login(),
             Ev::Sample => {
                 m.samples.push(m.st);
-                let interval = Tick::from_secs_f64(m.spec.monitor.interval_s).max(Tick(1));
+                let interval = m.spec.monitor.interval_s.tick().max(Tick(1));
                 if m.now + interval < m.end {
                     m.q.schedule(m.now + interval, Ev::Sample);
                 }

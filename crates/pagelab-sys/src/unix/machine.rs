@@ -239,14 +239,14 @@ impl Machine {
                 in_core: 0,
             });
         }
-        let end = Tick::from_secs_f64(spec.run.duration_s);
+        let end = spec.run.duration_s.tick();
         let mut m = Machine {
             spec: spec.clone(),
             seed,
             now: Tick::ZERO,
             last_t: Tick::ZERO,
             end,
-            warm: spec.run.warmup_s <= 0.0,
+            warm: spec.run.warmup_s.get() <= 0.0,
             q: EventQueue::new(),
             procs: Vec::with_capacity(w.processes as usize),
             texts,
@@ -297,10 +297,10 @@ impl Machine {
             m.q.schedule(Tick::from_secs_f64(l.arrival_s), Ev::Login);
         }
         m.q.schedule(m.tick_time(1), Ev::Clock(1));
-        let interval = Tick::from_secs_f64(spec.monitor.interval_s).max(Tick(1));
+        let interval = spec.monitor.interval_s.tick().max(Tick(1));
         m.q.schedule(interval.min(end), Ev::Sample);
         if !m.warm {
-            m.q.schedule(Tick::from_secs_f64(spec.run.warmup_s), Ev::WarmupEnded);
+            m.q.schedule(spec.run.warmup_s.tick(), Ev::WarmupEnded);
         }
         m.q.schedule(end, Ev::End);
         Ok(m)
