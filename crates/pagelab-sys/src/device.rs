@@ -32,6 +32,7 @@
 //! (inside the paging area): the "zigzag". A page read from a slot keeps it while unchanged.
 
 use pagelab_core::Tick;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 pub mod geometry;
@@ -39,10 +40,35 @@ pub mod moving_cursor;
 pub mod round_turkey;
 mod slot_map;
 
-pub use geometry::{Disk, Geometry, Rk05, SeekLaw, Timing};
+pub use geometry::{DeviceModel, Disk, Geometry, Rk05, SeekLaw, Timing};
 pub use moving_cursor::Cursor;
 pub use round_turkey::RoundTurkey;
 pub use slot_map::{SlotAddr, SlotMap};
+
+/// Slot allocators.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlotAllocationKind {
+    /// Last cylinder used, else the free slot nearest the volume centre (tetzlaff).
+    #[default]
+    Zigzag,
+    /// A cursor sweeping the paging area, reflected at the ends (tetzlaff, round turkey).
+    MovingCursor,
+    /// The free slot nearest the high end of the area (tetzlaff's negative experiment).
+    RightEdge,
+}
+
+/// Page-out device selection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeviceSelectionKind {
+    /// Each page-out to the next device in turn (tetzlaff).
+    #[default]
+    RoundRobin,
+    /// The same device up to `paging.round_turkey_run` times unless a cylinder boundary is
+    /// reached; each device's group written with one SIO (tetzlaff, round turkey).
+    RoundTurkey,
+}
 
 /// Where on a device a page-out goes: the slot-allocation seam. Each allocator ranks the free
 /// slots of the map it is given and returns one; the map keeps the books (and the cylinder last
@@ -64,13 +90,13 @@ pub enum SlotAllocator {
 
 impl SlotAllocator {
     /// Builds the allocator of `kind`.
-    pub fn build(kind: crate::spec::SlotAllocationKind) -> SlotAllocator {
+    pub fn build(kind: SlotAllocationKind) -> SlotAllocator {
         match kind {
-            crate::spec::SlotAllocationKind::Zigzag => SlotAllocator::Zigzag,
-            crate::spec::SlotAllocationKind::MovingCursor => SlotAllocator::MovingCursor {
+            SlotAllocationKind::Zigzag => SlotAllocator::Zigzag,
+            SlotAllocationKind::MovingCursor => SlotAllocator::MovingCursor {
                 cursors: Vec::new(),
             },
-            crate::spec::SlotAllocationKind::RightEdge => SlotAllocator::RightEdge,
+            SlotAllocationKind::RightEdge => SlotAllocator::RightEdge,
         }
     }
 
@@ -141,12 +167,10 @@ pub enum DeviceSelection {
 
 impl DeviceSelection {
     /// Builds the selector of `kind`; `run` is round turkey's run length [page-outs].
-    pub fn build(kind: crate::spec::DeviceSelectionKind, run: u32) -> DeviceSelection {
+    pub fn build(kind: DeviceSelectionKind, run: u32) -> DeviceSelection {
         match kind {
-            crate::spec::DeviceSelectionKind::RoundRobin => DeviceSelection::RoundRobin { next: 0 },
-            crate::spec::DeviceSelectionKind::RoundTurkey => {
-                DeviceSelection::RoundTurkey(RoundTurkey::new(run))
-            }
+            DeviceSelectionKind::RoundRobin => DeviceSelection::RoundRobin { next: 0 },
+            DeviceSelectionKind::RoundTurkey => DeviceSelection::RoundTurkey(RoundTurkey::new(run)),
         }
     }
 

@@ -25,7 +25,33 @@
 //! position sensing reads the platter's angle (`device.rs`); the RK11 has none, and its
 //! requests meet the platter at an angle taken uniform over a revolution (`unix/disk.rs`).
 
-use crate::spec::DeviceModel;
+use serde::{Deserialize, Serialize};
+
+/// The device catalogue, as a spec names it. Parameters in [`Geometry::of`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DeviceModel {
+    /// IBM 2301 drum.
+    #[serde(rename = "2301")]
+    Ibm2301,
+    /// IBM 2305 model 1 fixed-head disk.
+    #[serde(rename = "2305-1")]
+    Ibm2305_1,
+    /// IBM 2305 model 2 fixed-head disk.
+    #[serde(rename = "2305-2")]
+    Ibm2305_2,
+    /// IBM 2314 moving-arm disk.
+    #[serde(rename = "2314")]
+    Ibm2314,
+    /// IBM 3330 model 1 moving-arm disk.
+    #[serde(rename = "3330")]
+    Ibm3330,
+    /// IBM 3350 moving-arm disk.
+    #[serde(rename = "3350")]
+    Ibm3350,
+    /// IBM 3380 moving-arm disk (one actuator).
+    #[serde(rename = "3380")]
+    Ibm3380,
+}
 
 /// Every device of the catalogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Paging devices: seek, rotation, RPS and slot placement.
 
 use super::*;
-use crate::spec::DeviceModel;
+use crate::device::DeviceModel;
 
 #[test]
 fn zigzag_fills_last_cylinder_then_nearest_centre() {
