@@ -225,6 +225,12 @@ pub fn from_value(value: toml::Value, origin: &str) -> Result<M44Spec, SysError>
 impl M44Spec {
     /// Cross-field checks serde cannot make. `origin` names the spec in errors.
     pub fn validate(&self, origin: &str) -> Result<(), SysError> {
+        self.validate_store_and_workload(origin)?;
+        self.validate_disk_and_leveler(origin)
+    }
+
+    /// `machine`, `memory` and `workload`: the M44's store and the program.
+    fn validate_store_and_workload(&self, origin: &str) -> Result<(), SysError> {
         let bad = |path: &str, what: String| {
             Err(SysError::Invalid {
                 origin: origin.into(),
@@ -233,7 +239,6 @@ impl M44Spec {
             })
         };
         let pos = |x: f64| x.is_finite() && x > 0.0;
-        let frac = |x: f64| (0.0..=1.0).contains(&x);
         let m = &self.machine;
         if m.model != MODEL {
             return bad("machine.model", format!("expected \"{MODEL}\""));
@@ -294,6 +299,20 @@ impl M44Spec {
                 ),
             );
         }
+        Ok(())
+    }
+
+    /// `disk`, `replacement` and `leveler`.
+    fn validate_disk_and_leveler(&self, origin: &str) -> Result<(), SysError> {
+        let bad = |path: &str, what: String| {
+            Err(SysError::Invalid {
+                origin: origin.into(),
+                path: path.into(),
+                what,
+            })
+        };
+        let pos = |x: f64| x.is_finite() && x > 0.0;
+        let frac = |x: f64| (0.0..=1.0).contains(&x);
         let d = &self.disk;
         if d.count == 0 {
             return bad("disk.count", "expected at least one disk".into());

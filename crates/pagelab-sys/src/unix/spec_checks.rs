@@ -1,11 +1,13 @@
-//! Cross-field checks of the UNIX spec's later sections: login control, interrupt costs, the
-//! buffer cache and the system processes. Errors name the key path and what was expected.
+//! Cross-field checks of the UNIX spec, one function per group of sections: run, machine and
+//! memory; disk and swapper; terminal and workload; login control; interrupt costs, the buffer
+//! cache and the system processes. Errors name the key path and what was expected.
 
 use super::spec::UnixSpec;
 use crate::error::SysError;
+use crate::spec::ResidencyKind;
 
 impl UnixSpec {
-    fn bad(origin: &str, path: &str, what: String) -> Result<(), SysError> {
+    pub(super) fn bad(origin: &str, path: &str, what: String) -> Result<(), SysError> {
         Err(SysError::Invalid {
             origin: origin.into(),
             path: path.into(),
@@ -160,5 +162,186 @@ impl UnixSpec {
             v.push(s.shell_clicks);
         }
         v
+    }
+
+    /// `run`, `machine` and `memory`.
+    pub(super) fn validate_machine(&self, origin: &str) -> Result<(), SysError> {
+        let bad = |path: &str, what: String| Self::bad(origin, path, what);
+        let nonneg = |x: f64| x.is_finite() && x >= 0.0;
+        if !self.run.duration_s.is_positive() {
+            return bad(
+                "run.duration_s",
+                "expected a positive number of seconds".into(),
+            );
+        }
+        if !self.run.warmup_s.is_nonneg() || self.run.warmup_s >= self.run.duration_s {
+            return bad(
+                "run.warmup_s",
+                "expected seconds ≥ 0 and below run.duration_s".into(),
+            );
+        }
+        if self.machine.clock_hz == 0 {
+            return bad(
+                "machine.clock_hz",
+                "expected a positive clock rate [1/s]".into(),
+            );
+        }
+        for (k, v) in [
+            ("machine.switch_us", self.machine.switch_us),
+            ("machine.syscall_us", self.machine.syscall_us),
+        ] {
+            if !nonneg(v) {
+                return bad(k, "expected a cost ≥ 0 [µs]".into());
+            }
+        }
+        if self.memory.residency != ResidencyKind::WholeProcessSwapping {
+            return bad(
+                "memory.residency",
+                "expected \"whole-process-swapping\" for a UNIX V6 machine".into(),
+            );
+        }
+        if self.memory.core_clicks == 0 || self.memory.click_bytes == 0 {
+            return bad(
+                "memory.core_clicks",
+                "expected positive swappable core [clicks] and click size [bytes]".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// `disk` and `swapper`: the swap area fits its drive and the processes.
+    pub(super) fn validate_disk(&self, origin: &str) -> Result<(), SysError> {
+        let bad = |path: &str, what: String| Self::bad(origin, path, what);
+        let pos = |x: f64| x.is_finite() && x > 0.0;
+        let nonneg = |x: f64| x.is_finite() && x >= 0.0;
+        let d = &self.disk;
+        if d.drives == 0 || d.blocks_per_drive == 0 || d.blocks_per_cylinder == 0 {
+            return bad(
+                "disk",
+                "expected drives, blocks_per_drive and blocks_per_cylinder > 0".into(),
+            );
+        }
+        if d.sectors_per_track == 0 || !pos(d.rotation_ms) {
+            return bad(
+                "disk.rotation_ms",
+                "expected a positive revolution time and sectors per track".into(),
+            );
+        }
+        if !(nonneg(d.seek_min_ms) && d.seek_max_ms.is_finite() && d.seek_max_ms >= d.seek_min_ms) {
+            return bad(
+                "disk.seek_max_ms",
+                "expected 0 ≤ seek_min_ms ≤ seek_max_ms [ms]".into(),
+            );
+        }
+        let s = &self.swapper;
+        if s.swap_drive >= d.drives {
+            return bad(
+                "swapper.swap_drive",
+                format!("expected a drive index below disk.drives = {}", d.drives),
+            );
+        }
+        if s.swap_blocks == 0
+            || s.swap_base.checked_add(s.swap_blocks).is_none()
+            || s.swap_base + s.swap_blocks > d.blocks_per_drive
+        {
+            return bad(
+                "swapper.swap_blocks",
+                format!(
+                    "expected a swap area of > 0 blocks ending within the drive's {} blocks",
+                    d.blocks_per_drive
+                ),
+            );
+        }
+        if s.swap_base == 0 && s.swap_blocks >= d.blocks_per_drive && d.drives == 1 {
+            return bad(
+                "swapper.swap_base",
+                "expected room for a file system beside the swap area".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// `terminal` and `workload`: sizes that fit in core and swap, times and rates.
+    pub(super) fn validate_workload(&self, origin: &str) -> Result<(), SysError> {
+        let bad = |path: &str, what: String| Self::bad(origin, path, what);
+        let pos = |x: f64| x.is_finite() && x > 0.0;
+        let frac = |x: f64| (0.0..=1.0).contains(&x);
+        let t = &self.terminal;
+        let s = &self.swapper;
+        if !pos(t.chars_per_s) || t.low_water >= t.high_water {
+            return bad(
+                "terminal",
+                "expected chars_per_s > 0 and low_water < high_water".into(),
+            );
+        }
+        let w = &self.workload;
+        if w.processes == 0 || w.processes > 49 {
+            return bad(
+                "workload.processes",
+                "expected 1 to 49 processes (NPROC 50 less the swapper)".into(),
+            );
+        }
+        if w.size_clicks == 0 {
+            return bad(
+                "workload.size_clicks",
+                "expected a positive size [clicks]".into(),
+            );
+        }
+        if !(w.size_spread.is_finite() && (0.0..1.0).contains(&w.size_spread)) {
+            return bad(
+                "workload.size_spread",
+                "expected a fraction in [0, 1)".into(),
+            );
+        }
+        let largest = (f64::from(w.size_clicks) * (1.0 + w.size_spread)).ceil() as u64
+            + u64::from(w.text_clicks);
+        if largest > u64::from(self.memory.core_clicks) {
+            return bad(
+                "workload.size_clicks",
+                format!(
+                    "a process of up to {largest} clicks (with text) cannot fit in memory.core_clicks = {}",
+                    self.memory.core_clicks
+                ),
+            );
+        }
+        let n_max = self
+            .login
+            .as_ref()
+            .map_or(w.processes, |l| l.max_processes.max(w.processes));
+        let swap_need: u64 =
+            u64::from(n_max) * largest.div_ceil(8) + u64::from(w.text_clicks.div_ceil(8));
+        if swap_need > u64::from(s.swap_blocks) {
+            return bad(
+                "swapper.swap_blocks",
+                format!(
+                    "expected at least {swap_need} blocks for {n_max} processes of up to {largest} clicks"
+                ),
+            );
+        }
+        if !pos(w.cpu_ms) {
+            return bad("workload.cpu_ms", "expected a positive mean [ms]".into());
+        }
+        for (k, v) in [
+            ("workload.sleep_probability", w.sleep_probability),
+            ("workload.tty_probability", w.tty_probability),
+            ("workload.write_fraction", w.write_fraction),
+        ] {
+            if !frac(v) {
+                return bad(k, "expected a probability in [0, 1]".into());
+            }
+        }
+        if w.sleep_min_s == 0 || w.sleep_max_s < w.sleep_min_s {
+            return bad(
+                "workload.sleep_max_s",
+                "expected 1 ≤ sleep_min_s ≤ sleep_max_s [s]".into(),
+            );
+        }
+        if !(w.tty_chars_mean.is_finite() && w.tty_chars_mean >= 1.0) {
+            return bad(
+                "workload.tty_chars_mean",
+                "expected a mean ≥ 1 [characters]".into(),
+            );
+        }
+        Ok(())
     }
 }
