@@ -74,6 +74,7 @@ pub mod lirs;
 mod list;
 pub mod lru;
 pub mod min;
+mod next_use;
 pub mod random;
 pub mod sieve;
 pub mod step;

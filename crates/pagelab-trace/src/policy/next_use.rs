@@ -1,0 +1,269 @@
+//! Next-use: for each run of a string, the index of the next run of the same page -- the
+//! future that [`super::min::Min`] needs. [`NextUse`] annotates a string in memory (4 bytes a
+//! run), [`TraceNextUse`] a trace file read backwards by chunks (about 2 bytes a run).
+
+use crate::{ReferenceSource, Run};
+use crate::format::{PrefetchReader, TraceReader};
+use crate::TraceError;
+use std::path::Path;
+
+/// Key of a next reference that never comes.
+pub const NEVER: u64 = u64::MAX;
+
+/// A string of runs annotated with, for each run, the index of the next run of the same page.
+///
+/// Run indices order the future exactly as reference times do, and at 4 bytes a run they
+/// halve the memory of times: on a long trace the annotation's size, not its arithmetic, is
+/// what costs (first touch of fresh memory). Strings of 2^32 - 1 runs or more do not fit.
+#[derive(Clone, Debug)]
+pub struct NextUse<'a> {
+    runs: &'a [Run],
+    /// Next-run indices in reverse order of runs (the backward pass pushes them).
+    next_rev: Vec<u32>,
+    bound: u32,
+}
+
+const NEVER32: u32 = u32::MAX;
+
+impl<'a> NextUse<'a> {
+    /// Annotates `runs` in one backward pass (O(runs + pages) time, 4 bytes a run).
+    pub fn compute(runs: &'a [Run]) -> Self {
+        debug_assert!(
+            runs.len() < NEVER32 as usize,
+            "too many runs for 32-bit next-use"
+        );
+        let bound = runs.iter().map(|r| r.page + 1).max().unwrap_or(0);
+        let mut last = vec![NEVER32; bound as usize];
+        let mut next_rev = Vec::with_capacity(runs.len());
+        for (i, r) in runs.iter().enumerate().rev() {
+            let slot = &mut last[r.page as usize];
+            next_rev.push(*slot);
+            *slot = i as u32;
+        }
+        NextUse {
+            runs,
+            next_rev,
+            bound,
+        }
+    }
+
+    /// The annotated runs.
+    pub fn runs(&self) -> &'a [Run] {
+        self.runs
+    }
+
+    /// Index of the next run of the page of run `i` (an order of the future, not a time), or
+    /// [`NEVER`].
+    #[inline]
+    pub fn next(&self, i: usize) -> u64 {
+        match self.next_rev[self.runs.len() - 1 - i] {
+            NEVER32 => NEVER,
+            j => u64::from(j),
+        }
+    }
+
+    /// One more than the largest page number.
+    pub fn page_bound(&self) -> u32 {
+        self.bound
+    }
+}
+
+/// Next-use of a pagelab trace file, computed by reading its chunks backwards: the runs are
+/// not kept (the forward pass decodes them again), so MIN over a trace file holds about 2
+/// bytes a run instead of 16. Like [`NextUse`], it is the only other way to build a [`Min`](super::min::Min).
+///
+/// Each run stores the distance to the next run of its page [runs] in 16 bits; a distance of
+/// [`TraceNextUse::FAR`] or more, and "never again", are escaped to a 32-bit column. Locality
+/// makes escapes rare, so the annotation is close to 2 bytes a run. It is read in run order
+/// through a [`NextUseCursor`].
+#[derive(Clone, Debug)]
+pub struct TraceNextUse {
+    /// Distances, in reverse order of runs (the backward pass pushes them).
+    dist_rev: Vec<u16>,
+    /// Next-run indices of the escaped runs (or `NEVER32`), in reverse order.
+    far_rev: Vec<u32>,
+    bound: u32,
+}
+
+impl TraceNextUse {
+    /// Distance code that escapes to the 32-bit column.
+    pub const FAR: u16 = u16::MAX;
+
+    /// Annotates every run of the trace `reader` reads, in one backward pass over its chunks.
+    pub fn compute(reader: &mut TraceReader) -> Result<Self, TraceError> {
+        let n = Self::check_len(reader)?;
+        let mut buf = Vec::new();
+        let mut c = reader.chunk_count();
+        let mut a = Annotator::new(reader, n);
+        while let Some(prev) = c.checked_sub(1) {
+            c = prev;
+            pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk read
+            buf.clear();
+            reader.read_chunk(c, &mut buf)?;
+            a.chunk(reader, &buf)?;
+        }
+        a.finish(reader)
+    }
+
+    /// As [`TraceNextUse::compute`], the chunks decoded on a second thread while this one
+    /// annotates ([`PrefetchReader::backward`]).
+    pub fn compute_prefetched(path: &Path) -> Result<Self, TraceError> {
+        let reader = TraceReader::open(path)?;
+        let n = Self::check_len(&reader)?;
+        let mut a = Annotator::new(&reader, n);
+        let mut chunks = PrefetchReader::backward(TraceReader::open(path)?);
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            if !chunks.next_batch(&mut buf)? {
+                break;
+            }
+            a.chunk(&reader, &buf)?;
+        }
+        a.finish(&reader)
+    }
+
+    fn check_len(reader: &TraceReader) -> Result<u32, TraceError> {
+        let n = reader.runs();
+        if n >= u64::from(NEVER32) {
+            return Err(TraceError::invalid(format!(
+                "{}: {n} runs; MIN handles at most {} runs",
+                reader.path().display(),
+                NEVER32 - 1
+            )));
+        }
+        Ok(n as u32)
+    }
+
+    /// A reader of the annotation from the first run on.
+    pub fn cursor(&self) -> NextUseCursor<'_> {
+        NextUseCursor {
+            nu: self,
+            i: 0,
+            far: 0,
+        }
+    }
+
+    /// Runs annotated.
+    pub fn len(&self) -> usize {
+        self.dist_rev.len()
+    }
+
+    /// True for an empty trace.
+    pub fn is_empty(&self) -> bool {
+        self.dist_rev.is_empty()
+    }
+
+    /// Memory held [bytes].
+    pub fn bytes(&self) -> u64 {
+        (2 * self.dist_rev.len() + 4 * self.far_rev.len()) as u64
+    }
+
+    /// One more than the largest page number.
+    pub fn page_bound(&self) -> u32 {
+        self.bound
+    }
+}
+
+/// The backward pass of [`TraceNextUse`]: fed chunks from the last to the first.
+struct Annotator {
+    last: Vec<u32>,
+    dist_rev: Vec<u16>,
+    far_rev: Vec<u32>,
+    bound: u32,
+    i: u32,
+}
+
+impl Annotator {
+    fn new(reader: &TraceReader, n: u32) -> Self {
+        let bound = u32::try_from(reader.distinct_pages()).unwrap_or(u32::MAX);
+        Annotator {
+            last: vec![NEVER32; bound as usize],
+            dist_rev: Vec::with_capacity(n as usize),
+            far_rev: Vec::new(),
+            bound,
+            i: n,
+        }
+    }
+
+    /// One chunk's runs (in file order); chunks come last first.
+    fn chunk(&mut self, reader: &TraceReader, runs: &[Run]) -> Result<(), TraceError> {
+        for r in runs.iter().rev() {
+            let i = self.i.checked_sub(1).ok_or_else(|| too_many_runs(reader))?;
+            self.i = i;
+            let slot = self
+                .last
+                .get_mut(r.page as usize)
+                .ok_or_else(|| page_out_of_range(reader, r.page, self.bound))?;
+            let d = slot.wrapping_sub(i);
+            if *slot != NEVER32 && d < u32::from(TraceNextUse::FAR) {
+                self.dist_rev.push(d as u16);
+            } else {
+                self.dist_rev.push(TraceNextUse::FAR);
+                self.far_rev.push(*slot);
+            }
+            *slot = i;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, reader: &TraceReader) -> Result<TraceNextUse, TraceError> {
+        if self.i != 0 {
+            return Err(too_many_runs(reader));
+        }
+        self.dist_rev.shrink_to_fit();
+        self.far_rev.shrink_to_fit();
+        Ok(TraceNextUse {
+            dist_rev: self.dist_rev,
+            far_rev: self.far_rev,
+            bound: self.bound,
+        })
+    }
+}
+
+/// Reads a [`TraceNextUse`] in run order.
+#[derive(Clone, Debug)]
+pub struct NextUseCursor<'a> {
+    nu: &'a TraceNextUse,
+    i: usize,
+    far: usize,
+}
+
+impl NextUseCursor<'_> {
+    /// Index of the next run of the page of the current run, or [`NEVER`]; moves on one run.
+    #[inline]
+    pub fn next_use(&mut self) -> u64 {
+        let nu = self.nu;
+        let d = nu.dist_rev[nu.dist_rev.len() - 1 - self.i];
+        let at = self.i as u64;
+        self.i += 1;
+        if d != TraceNextUse::FAR {
+            return at + u64::from(d);
+        }
+        self.far += 1;
+        match nu.far_rev[nu.far_rev.len() - self.far] {
+            NEVER32 => NEVER,
+            j => u64::from(j),
+        }
+    }
+}
+
+fn too_many_runs(reader: &TraceReader) -> TraceError {
+    TraceError::Corrupt {
+        path: reader.path().to_path_buf(),
+        offset: 0,
+        what: format!(
+            "the chunks hold more or fewer runs than the header's {}",
+            reader.runs()
+        ),
+    }
+}
+
+fn page_out_of_range(reader: &TraceReader, page: u32, bound: u32) -> TraceError {
+    TraceError::Corrupt {
+        path: reader.path().to_path_buf(),
+        offset: 0,
+        what: format!("page {page} in a chunk; the header counts {bound} distinct pages"),
+    }
+}
+
