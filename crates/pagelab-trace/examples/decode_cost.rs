@@ -2,11 +2,15 @@
 //! can count each: decoding alone, simulation alone over runs in memory, or the whole grid.
 //!
 //! ```text
-//! cargo run --release -p pagelab-trace --example decode_cost -- decode|sim|grid TRACE FRAMES POLICY
+//! cargo run --release -p pagelab-trace --example decode_cost -- decode|sim|min|grid TRACE FRAMES POLICY
 //! ```
+//!
+//! `min` times MIN's two passes over the file on this thread: the backward next-use pass
+//! (chunks decoded on a second thread) and the forward pass, decoding included (POLICY unused).
 use pagelab_trace::format::TraceReader;
 use pagelab_trace::grid::simulate_trace_grid;
-use pagelab_trace::policy::{simulate, PolicySpec};
+use pagelab_trace::policy::min::TraceNextUse;
+use pagelab_trace::policy::{simulate, simulate_min_trace, PolicySpec};
 use pagelab_trace::ReferenceSource;
 use std::path::Path;
 use std::time::Instant;
@@ -20,7 +24,7 @@ fn cpu() -> f64 {
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     if a.len() != 5 {
-        eprintln!("usage: decode_cost decode|sim|grid TRACE FRAMES POLICY");
+        eprintln!("usage: decode_cost decode|sim|min|grid TRACE FRAMES POLICY");
         std::process::exit(2);
     }
     let path = Path::new(&a[2]);
@@ -53,6 +57,20 @@ fn main() {
             let o = simulate(&spec, &all, frames, 0).expect("simulate");
             let (s, c) = (t.elapsed().as_secs_f64(), cpu() - c);
             println!("sim: {s:.3} s, cpu {c:.3} s, faults {}", o.measured.faults);
+        }
+        "min" => {
+            let (t, c) = (Instant::now(), cpu());
+            let nu = TraceNextUse::compute_prefetched(path).expect("next-use");
+            let (s, c) = (t.elapsed().as_secs_f64(), cpu() - c);
+            println!("next-use: {s:.3} s, cpu {c:.3} s");
+            let (t, c) = (Instant::now(), cpu());
+            let min = PolicySpec::by_name("min").expect("min");
+            let o = simulate_min_trace(&min, &mut reader, &nu, frames, 0).expect("simulate");
+            let (s, c) = (t.elapsed().as_secs_f64(), cpu() - c);
+            println!(
+                "forward (decode + MIN): {s:.3} s, cpu {c:.3} s, faults {}",
+                o.measured.faults
+            );
         }
         _ => {
             let t = Instant::now();

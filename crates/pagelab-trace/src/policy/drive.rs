@@ -94,7 +94,8 @@ impl Driver {
             let Some(&r) = runs.get(at) else {
                 return;
             };
-            min_run(self, m, r, next.next_use());
+            let now = next.at();
+            min_run(self, m, r, next.next_use(), now);
             at += 1;
         }
         let measured = &runs[at..];
@@ -267,7 +268,7 @@ pub fn simulate_min(
     let mut m = min::Min::new(frames, nu);
     let mut d = Driver::new(nu.page_bound(), warmup);
     for (i, &r) in nu.runs().iter().enumerate() {
-        min_run(&mut d, &mut m, r, nu.next(i));
+        min_run(&mut d, &mut m, r, nu.next(i), i as u64);
     }
     Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
 }
@@ -303,16 +304,16 @@ pub fn simulate_min_trace(
     Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
 }
 
-/// One run through MIN, splitting it at the end of the warm-up.
+/// One run (index `now`) through MIN, splitting it at the end of the warm-up.
 #[inline(always)]
-pub(crate) fn min_run(d: &mut Driver, m: &mut min::Min, r: Run, next: u64) {
+pub(crate) fn min_run(d: &mut Driver, m: &mut min::Min, r: Run, next: u64, now: u64) {
     if r.kind.is_write() {
         d.mem.mark_dirty(r.page);
     }
     if d.at_warmup_end.is_none() && d.now + u64::from(r.count) > d.warmup {
         let left = (d.warmup - d.now) as u32;
         for (part, phase) in [(left, 0usize), (r.count - left, 1)] {
-            let hit = m.reference(r.page, next, &mut d.mem);
+            let hit = m.reference(r.page, next, now, &mut d.mem);
             d.faults[phase] += u64::from(!hit);
             d.now += u64::from(part);
             d.maybe_end_warmup();
@@ -320,7 +321,7 @@ pub(crate) fn min_run(d: &mut Driver, m: &mut min::Min, r: Run, next: u64) {
         return;
     }
     let phase = usize::from(d.at_warmup_end.is_some());
-    let hit = m.reference(r.page, next, &mut d.mem);
+    let hit = m.reference(r.page, next, now, &mut d.mem);
     d.faults[phase] += u64::from(!hit);
     d.now += u64::from(r.count);
     d.maybe_end_warmup();

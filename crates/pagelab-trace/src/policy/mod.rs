@@ -538,4 +538,6 @@ pub struct Outcome {
 }
 
 #[cfg(test)]
+mod min_tests;
+#[cfg(test)]
 mod tests;

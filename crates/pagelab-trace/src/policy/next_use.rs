@@ -2,9 +2,9 @@
 //! future that [`super::min::Min`] needs. [`NextUse`] annotates a string in memory (4 bytes a
 //! run), [`TraceNextUse`] a trace file read backwards by chunks (about 2 bytes a run).
 
-use crate::{ReferenceSource, Run};
 use crate::format::{PrefetchReader, TraceReader};
 use crate::TraceError;
+use crate::{ReferenceSource, Run};
 use std::path::Path;
 
 /// Key of a next reference that never comes.
@@ -123,6 +123,20 @@ impl TraceNextUse {
         a.finish(&reader)
     }
 
+    /// Annotates `runs` in memory as [`TraceNextUse::compute`] would a file of them, fed
+    /// backwards `chunk` runs at a time (tests).
+    #[cfg(test)]
+    pub(crate) fn of_runs(runs: &[Run], chunk: usize) -> Self {
+        let bound = runs.iter().map(|r| r.page + 1).max().unwrap_or(0);
+        let mut a = Annotator::with_bound(bound, runs.len() as u32);
+        for c in runs.rchunks(chunk.max(1)) {
+            a.runs(c)
+                .expect("pages below the bound, as many runs as announced");
+        }
+        assert_eq!(a.i, 0);
+        a.done()
+    }
+
     fn check_len(reader: &TraceReader) -> Result<u32, TraceError> {
         let n = reader.runs();
         if n >= u64::from(NEVER32) {
@@ -176,7 +190,13 @@ struct Annotator {
 
 impl Annotator {
     fn new(reader: &TraceReader, n: u32) -> Self {
-        let bound = u32::try_from(reader.distinct_pages()).unwrap_or(u32::MAX);
+        Self::with_bound(
+            u32::try_from(reader.distinct_pages()).unwrap_or(u32::MAX),
+            n,
+        )
+    }
+
+    fn with_bound(bound: u32, n: u32) -> Self {
         Annotator {
             last: vec![NEVER32; bound as usize],
             dist_rev: Vec::with_capacity(n as usize),
@@ -188,13 +208,19 @@ impl Annotator {
 
     /// One chunk's runs (in file order); chunks come last first.
     fn chunk(&mut self, reader: &TraceReader, runs: &[Run]) -> Result<(), TraceError> {
+        self.runs(runs).map_err(|bad| match bad {
+            None => too_many_runs(reader),
+            Some(page) => page_out_of_range(reader, page, self.bound),
+        })
+    }
+
+    /// As [`Annotator::chunk`]; the error is `None` for more runs than announced, else the
+    /// page out of range.
+    fn runs(&mut self, runs: &[Run]) -> Result<(), Option<u32>> {
         for r in runs.iter().rev() {
-            let i = self.i.checked_sub(1).ok_or_else(|| too_many_runs(reader))?;
+            let i = self.i.checked_sub(1).ok_or(None)?;
             self.i = i;
-            let slot = self
-                .last
-                .get_mut(r.page as usize)
-                .ok_or_else(|| page_out_of_range(reader, r.page, self.bound))?;
+            let slot = self.last.get_mut(r.page as usize).ok_or(Some(r.page))?;
             let d = slot.wrapping_sub(i);
             if *slot != NEVER32 && d < u32::from(TraceNextUse::FAR) {
                 self.dist_rev.push(d as u16);
@@ -207,17 +233,21 @@ impl Annotator {
         Ok(())
     }
 
-    fn finish(mut self, reader: &TraceReader) -> Result<TraceNextUse, TraceError> {
+    fn finish(self, reader: &TraceReader) -> Result<TraceNextUse, TraceError> {
         if self.i != 0 {
             return Err(too_many_runs(reader));
         }
+        Ok(self.done())
+    }
+
+    fn done(mut self) -> TraceNextUse {
         self.dist_rev.shrink_to_fit();
         self.far_rev.shrink_to_fit();
-        Ok(TraceNextUse {
+        TraceNextUse {
             dist_rev: self.dist_rev,
             far_rev: self.far_rev,
             bound: self.bound,
-        })
+        }
     }
 }
 
@@ -230,6 +260,12 @@ pub struct NextUseCursor<'a> {
 }
 
 impl NextUseCursor<'_> {
+    /// Index of the current run (the one [`NextUseCursor::next_use`] annotates next).
+    #[inline]
+    pub fn at(&self) -> u64 {
+        self.i as u64
+    }
+
     /// Index of the next run of the page of the current run, or [`NEVER`]; moves on one run.
     #[inline]
     pub fn next_use(&mut self) -> u64 {
@@ -266,4 +302,3 @@ fn page_out_of_range(reader: &TraceReader, page: u32, bound: u32) -> TraceError 
         what: format!("page {page} in a chunk; the header counts {bound} distinct pages"),
     }
 }
-
