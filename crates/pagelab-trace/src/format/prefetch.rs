@@ -1,7 +1,13 @@
-//! [`PrefetchReader`]: decodes a trace's chunks on a second thread, so that a consumer on the
+//! [`PrefetchReader`]: decodes a trace's chunks on other threads, so that a consumer on the
 //! first (a replacement policy) never waits for decompression while the machine has a spare
-//! core. Memory stays bounded: at most [`PrefetchReader::DEPTH`] decoded chunks are in flight,
-//! and their buffers are recycled.
+//! core. Memory stays bounded: each decoder holds at most [`PrefetchReader::DEPTH`] decoded
+//! chunks ahead, and their buffers are recycled.
+//!
+//! With `d` decoders, decoder `w` decodes the `w`-th, `(w + d)`-th, ... chunk of the pass, each
+//! with its own reader; the consumer takes chunk `c` from decoder `c mod d`, so it sees the
+//! chunks in order, and an error where the single reader would have met it. Two decoders
+//! matter when decoding costs more than what consumes the runs (FIFO, CLOCK): the pass then
+//! runs on both cores instead of one.
 
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
@@ -9,74 +15,123 @@ use std::thread::JoinHandle;
 use super::TraceReader;
 use crate::{ReferenceSource, Run, TraceError};
 
-type Batch = Result<Vec<Run>, TraceError>;
+type Batch = Result<(Vec<Run>, [u64; 4]), TraceError>;
 
-/// A [`ReferenceSource`] over a [`TraceReader`] whose chunks are decoded ahead on a thread.
-/// Yields exactly the runs of the reader, in order, one chunk per batch.
-pub struct PrefetchReader {
+/// One decoder thread: its chunks come in on `batches`, spent buffers go back on `recycle`.
+struct Decoder {
     batches: Receiver<Batch>,
     recycle: SyncSender<Vec<Run>>,
-    bound: Option<u32>,
-    done: bool,
     worker: Option<JoinHandle<()>>,
 }
 
+/// A [`ReferenceSource`] over a [`TraceReader`] whose chunks are decoded ahead on other
+/// threads. Yields exactly the runs of the reader, in order, one chunk per batch.
+pub struct PrefetchReader {
+    decoders: Vec<Decoder>,
+    /// Chunks handed out so far (the next comes from decoder `taken % decoders.len()`).
+    taken: usize,
+    /// Chunks in the pass.
+    total: usize,
+    /// The reader given (forward passes: the final check of the references by kind).
+    reader: TraceReader,
+    /// References by kind seen so far (forward passes).
+    seen: Option<[u64; 4]>,
+    bound: Option<u32>,
+    done: bool,
+}
+
 impl PrefetchReader {
-    /// Decoded chunks held ahead of the consumer -- parameter.
+    /// Decoded chunks each decoder holds ahead of the consumer -- parameter.
     pub const DEPTH: usize = 3;
 
-    /// Starts decoding `reader` from its current streaming position.
+    /// Decoder threads at most -- parameter: beyond two, the consumer's core is shared.
+    pub const MAX_DECODERS: usize = 2;
+
+    /// Starts decoding `reader` from its current streaming position, on up to
+    /// [`PrefetchReader::MAX_DECODERS`] threads (no more than the machine's cores).
     pub fn new(reader: TraceReader) -> PrefetchReader {
-        Self::start(reader, false)
+        Self::with_decoders(reader, Self::default_decoders(), false)
     }
 
     /// Decodes the chunks of `reader` from the last to the first, each chunk's runs in file
     /// order: for backward passes (next-use). The kinds are not totalled as in streaming;
     /// each chunk is still checked whole.
     pub fn backward(reader: TraceReader) -> PrefetchReader {
-        Self::start(reader, true)
+        Self::with_decoders(reader, Self::default_decoders(), true)
     }
 
-    fn start(mut reader: TraceReader, backward: bool) -> PrefetchReader {
+    /// Decoded chunk buffers alive at most: each decoder's queue and the one it decodes,
+    /// and the consumer's.
+    pub fn buffers(&self) -> usize {
+        self.decoders.len() * (Self::DEPTH + 1) + 1
+    }
+
+    fn default_decoders() -> usize {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, Self::MAX_DECODERS)
+    }
+
+    /// As [`PrefetchReader::new`] (or [`PrefetchReader::backward`]) with `decoders` threads
+    /// (at least one). A decoder that cannot open the file yields the error as its first chunk.
+    pub fn with_decoders(reader: TraceReader, decoders: usize, backward: bool) -> PrefetchReader {
         let bound = reader.page_bound();
-        let (tx, batches) = sync_channel::<Batch>(Self::DEPTH);
-        let (recycle, spare) = sync_channel::<Vec<Run>>(Self::DEPTH + 2);
-        let mut left = reader.chunk_count();
-        let worker = std::thread::spawn(move || loop {
-            let mut buf = spare.try_recv().unwrap_or_default();
-            buf.clear();
-            let got = if backward {
-                match left.checked_sub(1) {
-                    None => Ok(false),
-                    Some(c) => {
-                        left = c;
-                        pagelab_core::interrupt::check()
-                            .map_err(TraceError::from)
-                            .and_then(|_| reader.read_chunk(c, &mut buf))
-                            .map(|_| true)
-                    }
-                }
-            } else {
-                reader.next_batch(&mut buf)
-            };
-            match got {
-                Ok(true) => {
-                    if tx.send(Ok(buf)).is_err() {
-                        return;
-                    }
-                }
-                Ok(false) => return,
+        let (start, seen) = reader.streaming_position();
+        let n = reader.chunk_count();
+        // Streaming past the end has checked the kinds already.
+        let check = !backward && start <= n;
+        // The pass's chunks, in the order the consumer takes them.
+        let order: Vec<usize> = if backward {
+            (0..n).rev().collect()
+        } else {
+            (start.min(n)..n).collect()
+        };
+        let d = decoders.max(1);
+        let decoders = (0..d)
+            .map(|w| {
+                let mine: Vec<usize> = order.iter().copied().skip(w).step_by(d).collect();
+                Decoder::start(reader.path().to_path_buf(), mine)
+            })
+            .collect();
+        PrefetchReader {
+            decoders,
+            taken: 0,
+            total: order.len(),
+            reader,
+            seen: check.then_some(seen),
+            bound,
+            done: false,
+        }
+    }
+}
+
+impl Decoder {
+    fn start(path: std::path::PathBuf, chunks: Vec<usize>) -> Decoder {
+        let (tx, batches) = sync_channel::<Batch>(PrefetchReader::DEPTH);
+        let (recycle, spare) = sync_channel::<Vec<Run>>(PrefetchReader::DEPTH + 2);
+        let worker = std::thread::spawn(move || {
+            let mut reader = match TraceReader::open(&path) {
+                Ok(r) => r,
                 Err(e) => {
                     let _ = tx.send(Err(e));
                     return;
                 }
+            };
+            for c in chunks {
+                let mut buf = spare.try_recv().unwrap_or_default();
+                buf.clear();
+                let got = pagelab_core::interrupt::check()
+                    .map_err(TraceError::from)
+                    .and_then(|_| reader.read_chunk(c, &mut buf));
+                let failed = got.is_err();
+                if tx.send(got.map(|k| (buf, k))).is_err() || failed {
+                    return;
+                }
             }
         });
-        PrefetchReader {
+        Decoder {
             batches,
             recycle,
-            bound,
-            done: false,
             worker: Some(worker),
         }
     }
@@ -87,14 +142,28 @@ impl ReferenceSource for PrefetchReader {
         if self.done {
             return Ok(false);
         }
-        match self.batches.recv() {
-            Ok(Ok(mut buf)) => {
+        if self.taken == self.total {
+            self.done = true;
+            if let Some(seen) = self.seen {
+                self.reader.check_kinds(seen)?;
+            }
+            return Ok(false);
+        }
+        let dec = &self.decoders[self.taken % self.decoders.len()];
+        self.taken += 1;
+        match dec.batches.recv() {
+            Ok(Ok((mut buf, kinds))) => {
+                if let Some(seen) = &mut self.seen {
+                    for (s, k) in seen.iter_mut().zip(kinds) {
+                        *s += k;
+                    }
+                }
                 if out.is_empty() {
                     std::mem::swap(out, &mut buf);
                 } else {
                     out.extend_from_slice(&buf);
                 }
-                let _ = self.recycle.try_send(buf);
+                let _ = dec.recycle.try_send(buf);
                 Ok(true)
             }
             Ok(Err(e)) => {
@@ -103,7 +172,10 @@ impl ReferenceSource for PrefetchReader {
             }
             Err(_) => {
                 self.done = true;
-                Ok(false)
+                Err(TraceError::invalid(format!(
+                    "{}: a decoder thread stopped before its chunks were read",
+                    self.reader.path().display()
+                )))
             }
         }
     }
@@ -115,11 +187,15 @@ impl ReferenceSource for PrefetchReader {
 
 impl Drop for PrefetchReader {
     fn drop(&mut self) {
-        // Unblock the worker (its sends fail once the receiver is gone), then reap it.
-        let (_, dead) = sync_channel(0);
-        self.batches = dead;
-        if let Some(w) = self.worker.take() {
-            let _ = w.join();
+        // Unblock the workers (their sends fail once the receivers are gone), then reap them.
+        for d in &mut self.decoders {
+            let (_, dead) = sync_channel(0);
+            d.batches = dead;
+        }
+        for d in &mut self.decoders {
+            if let Some(w) = d.worker.take() {
+                let _ = w.join();
+            }
         }
     }
 }

@@ -366,7 +366,13 @@ impl TraceReader {
         Ok(out)
     }
 
-    fn check_kinds(&self, seen: [u64; 4]) -> Result<(), TraceError> {
+    /// The next chunk streaming would read and the references by kind streamed so far.
+    pub(crate) fn streaming_position(&self) -> (usize, [u64; 4]) {
+        (self.next_chunk, self.by_kind_seen)
+    }
+
+    /// Checks the references by kind of every chunk against the header's.
+    pub(crate) fn check_kinds(&self, seen: [u64; 4]) -> Result<(), TraceError> {
         if seen != self.header.by_kind {
             return Err(self.corrupt(
                 48,

@@ -2,7 +2,7 @@
 //! decode of the file.
 //!
 //! ```text
-//!   trace file ──► PrefetchReader (second thread: read, check, decompress, decode one chunk)
+//!   trace file ──► PrefetchReader (other threads: read, check, decompress, decode chunks)
 //!                     │  one chunk of runs, the block every cell reads
 //!                     ▼
 //!   cells (policy x size) ──► each drives its own policy over the block; rayon spreads the
@@ -10,8 +10,8 @@
 //! ```
 //!
 //! Memory is bounded by the file's chunk size, not its length: the blocks in flight
-//! ([`PrefetchReader::DEPTH`] decoded chunks ahead, plus the one being read and recycled
-//! buffers), each cell's per-page tables, and for MIN the next-use annotation (4 bytes a run,
+//! ([`PrefetchReader::DEPTH`] decoded chunks ahead per decoder thread, plus the ones being read
+//! and recycled buffers), each cell's per-page tables, and for MIN the next-use annotation (4 bytes a run,
 //! from one backward pass over the chunks before the forward one: the future is the one thing
 //! a single forward decode cannot give). [`GridMemory`] reports these figures.
 //!
@@ -259,8 +259,7 @@ pub fn simulate_trace_grid(
         }
     }
     memory.chunks_decoded += chunks;
-    let buffers = PrefetchReader::DEPTH as u64 + 2;
-    memory.blocks = buffers * (largest * std::mem::size_of::<Run>()) as u64;
+    memory.blocks = (source.buffers() * largest * std::mem::size_of::<Run>()) as u64;
     let mut it = cells.into_iter();
     let mut outcomes = Vec::with_capacity(specs.len() * sizes.len());
     for spec in specs {

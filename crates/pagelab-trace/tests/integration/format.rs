@@ -169,6 +169,72 @@ fn prefetching_yields_the_same_runs_and_errors() {
     assert!(matches!(r, Err(TraceError::Corrupt { .. })), "{r:?}");
 }
 
+/// Every batch of `p` until the end (or the first error).
+fn drain(p: &mut PrefetchReader) -> Result<Vec<Vec<Run>>, TraceError> {
+    let mut out = Vec::new();
+    loop {
+        let mut batch = Vec::new();
+        if !p.next_batch(&mut batch)? {
+            return Ok(out);
+        }
+        out.push(batch);
+    }
+}
+
+#[test]
+fn several_decoders_yield_the_chunks_in_order_and_the_first_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.plt");
+    let refs: Vec<_> = (0..3000u64)
+        .map(|i| ((i * 7919) % 61, kind_of((i % 3) as u8)))
+        .collect();
+    let opts = WriterOptions {
+        chunk_runs: 23,
+        ..Default::default()
+    };
+    write_refs(&path, &refs, opts);
+    let mut plain = TraceReader::open(&path).unwrap();
+    let chunks: Vec<Vec<Run>> = (0..plain.chunk_count())
+        .map(|c| {
+            let mut v = Vec::new();
+            plain.read_chunk(c, &mut v).unwrap();
+            v
+        })
+        .collect();
+    assert!(chunks.len() > 10);
+    for d in 1..=3 {
+        let open = || TraceReader::open(&path).unwrap();
+        let fwd = drain(&mut PrefetchReader::with_decoders(open(), d, false)).unwrap();
+        assert_eq!(fwd, chunks, "{d} decoders");
+        let mut back = drain(&mut PrefetchReader::with_decoders(open(), d, true)).unwrap();
+        back.reverse();
+        assert_eq!(back, chunks, "{d} decoders, backwards");
+        // From a streaming position: the rest, in order.
+        let mut r = open();
+        let mut skip = Vec::new();
+        for _ in 0..5 {
+            r.next_batch(&mut skip).unwrap();
+        }
+        let rest = drain(&mut PrefetchReader::with_decoders(r, d, false)).unwrap();
+        assert_eq!(rest, chunks[5..], "{d} decoders from chunk 5");
+    }
+    // Chunk 7 corrupt: every decoder count yields chunks 0-6, then the error.
+    let mut b = std::fs::read(&path).unwrap();
+    let at = TraceReader::open(&path).unwrap().chunk_offset(7) as usize + 40;
+    b[at] ^= 0xff;
+    std::fs::write(&path, &b).unwrap();
+    for d in 1..=3 {
+        let mut p = PrefetchReader::with_decoders(TraceReader::open(&path).unwrap(), d, false);
+        for c in &chunks[..7] {
+            let mut batch = Vec::new();
+            assert!(p.next_batch(&mut batch).unwrap());
+            assert_eq!(&batch, c);
+        }
+        let e = p.next_batch(&mut Vec::new()).unwrap_err();
+        assert!(e.to_string().contains("chunk 7"), "{e}");
+    }
+}
+
 #[test]
 fn same_input_gives_the_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
