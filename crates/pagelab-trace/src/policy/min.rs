@@ -350,12 +350,14 @@ impl Min {
     ) -> Option<(u32, u64, u64)> {
         let (pos, near, dirty) = (&self.pos[..], &mut self.near[..], &mut mem.dirty[..]);
         let (mut near_max, lim) = (self.near_max, self.near_runs);
+        // Copies of the cursor and the index, so that they stay in registers.
+        let (mut cur, mut j) = (next.clone(), *i);
         let mut slow = None;
-        while let Some(r) = runs.get(*i) {
-            *i += 1;
+        while let Some(r) = runs.get(j) {
+            j += 1;
             let p = r.page as usize;
             dirty[p] |= r.kind.is_write();
-            let (now, nu) = (next.at(), next.next_use());
+            let (now, nu) = (cur.at(), cur.next_use());
             let slot = pos[p];
             // NIL has the tag too: a fault is never near. A never-again next use is far.
             if slot == NIL || slot & IN_NEAR == 0 || nu.wrapping_sub(now) >= lim {
@@ -365,6 +367,7 @@ impl Min {
             near[(slot & !IN_NEAR) as usize].0 = nu;
             near_max = near_max.max(nu);
         }
+        (*next, *i) = (cur, j);
         self.near_max = near_max;
         slow
     }
