@@ -78,8 +78,8 @@ impl<'a> NextUse<'a> {
 /// through a [`NextUseCursor`].
 #[derive(Clone, Debug)]
 pub struct TraceNextUse {
-    /// Distances, in reverse order of runs (the backward pass pushes them).
-    dist_rev: Vec<u16>,
+    /// Distances, in run order (the backward pass fills them from the end).
+    dist: Vec<u16>,
     /// Next-run indices of the escaped runs (or `NEVER32`), in reverse order.
     far_rev: Vec<u32>,
     bound: u32,
@@ -160,17 +160,17 @@ impl TraceNextUse {
 
     /// Runs annotated.
     pub fn len(&self) -> usize {
-        self.dist_rev.len()
+        self.dist.len()
     }
 
     /// True for an empty trace.
     pub fn is_empty(&self) -> bool {
-        self.dist_rev.is_empty()
+        self.dist.is_empty()
     }
 
     /// Memory held [bytes].
     pub fn bytes(&self) -> u64 {
-        (2 * self.dist_rev.len() + 4 * self.far_rev.len()) as u64
+        (2 * self.dist.len() + 4 * self.far_rev.len()) as u64
     }
 
     /// One more than the largest page number.
@@ -182,7 +182,8 @@ impl TraceNextUse {
 /// The backward pass of [`TraceNextUse`]: fed chunks from the last to the first.
 struct Annotator {
     last: Vec<u32>,
-    dist_rev: Vec<u16>,
+    /// Every run's distance, filled from the end: runs `i..` are done.
+    dist: Vec<u16>,
     far_rev: Vec<u32>,
     bound: u32,
     i: u32,
@@ -199,7 +200,7 @@ impl Annotator {
     fn with_bound(bound: u32, n: u32) -> Self {
         Annotator {
             last: vec![NEVER32; bound as usize],
-            dist_rev: Vec::with_capacity(n as usize),
+            dist: vec![0; n as usize],
             far_rev: Vec::new(),
             bound,
             i: n,
@@ -215,21 +216,25 @@ impl Annotator {
     }
 
     /// As [`Annotator::chunk`]; the error is `None` for more runs than announced, else the
-    /// page out of range.
+    /// page out of range. The runs' distances go to `dist[i - runs.len()..i]`, zipped with
+    /// the runs backwards, so the loop has no bounds check but the page's.
     fn runs(&mut self, runs: &[Run]) -> Result<(), Option<u32>> {
-        for r in runs.iter().rev() {
-            let i = self.i.checked_sub(1).ok_or(None)?;
-            self.i = i;
-            let slot = self.last.get_mut(r.page as usize).ok_or(Some(r.page))?;
-            let d = slot.wrapping_sub(i);
-            if *slot != NEVER32 && d < u32::from(TraceNextUse::FAR) {
-                self.dist_rev.push(d as u16);
+        let hi = self.i as usize;
+        let lo = hi.checked_sub(runs.len()).ok_or(None)?;
+        let last = &mut self.last[..];
+        for (k, (r, d)) in runs.iter().zip(&mut self.dist[lo..hi]).enumerate().rev() {
+            let i = (lo + k) as u32;
+            let slot = last.get_mut(r.page as usize).ok_or(Some(r.page))?;
+            let far = slot.wrapping_sub(i);
+            if *slot != NEVER32 && far < u32::from(TraceNextUse::FAR) {
+                *d = far as u16;
             } else {
-                self.dist_rev.push(TraceNextUse::FAR);
+                *d = TraceNextUse::FAR;
                 self.far_rev.push(*slot);
             }
             *slot = i;
         }
+        self.i = lo as u32;
         Ok(())
     }
 
@@ -241,10 +246,9 @@ impl Annotator {
     }
 
     fn done(mut self) -> TraceNextUse {
-        self.dist_rev.shrink_to_fit();
         self.far_rev.shrink_to_fit();
         TraceNextUse {
-            dist_rev: self.dist_rev,
+            dist: self.dist,
             far_rev: self.far_rev,
             bound: self.bound,
         }
@@ -270,7 +274,7 @@ impl NextUseCursor<'_> {
     #[inline]
     pub fn next_use(&mut self) -> u64 {
         let nu = self.nu;
-        let d = nu.dist_rev[nu.dist_rev.len() - 1 - self.i];
+        let d = nu.dist[self.i];
         let at = self.i as u64;
         self.i += 1;
         if d != TraceNextUse::FAR {
