@@ -152,7 +152,8 @@ impl TraceNextUse {
     /// A reader of the annotation from the first run on.
     pub fn cursor(&self) -> NextUseCursor<'_> {
         NextUseCursor {
-            nu: self,
+            dist: &self.dist,
+            far_rev: &self.far_rev,
             i: 0,
             far: 0,
         }
@@ -255,10 +256,12 @@ impl Annotator {
     }
 }
 
-/// Reads a [`TraceNextUse`] in run order.
+/// Reads a [`TraceNextUse`] in run order. It holds the two columns as slices, so that a
+/// loop over a copy keeps their addresses in registers.
 #[derive(Clone, Debug)]
 pub struct NextUseCursor<'a> {
-    nu: &'a TraceNextUse,
+    dist: &'a [u16],
+    far_rev: &'a [u32],
     i: usize,
     far: usize,
 }
@@ -273,15 +276,14 @@ impl NextUseCursor<'_> {
     /// Index of the next run of the page of the current run, or [`NEVER`]; moves on one run.
     #[inline]
     pub fn next_use(&mut self) -> u64 {
-        let nu = self.nu;
-        let d = nu.dist[self.i];
+        let d = self.dist[self.i];
         let at = self.i as u64;
         self.i += 1;
         if d != TraceNextUse::FAR {
             return at + u64::from(d);
         }
         self.far += 1;
-        match nu.far_rev[nu.far_rev.len() - self.far] {
+        match self.far_rev[self.far_rev.len() - self.far] {
             NEVER32 => NEVER,
             j => u64::from(j),
         }
