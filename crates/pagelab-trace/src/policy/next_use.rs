@@ -105,7 +105,7 @@ impl TraceNextUse {
         a.finish(reader)
     }
 
-    /// As [`TraceNextUse::compute`], the chunks decoded on a second thread while this one
+    /// As [`TraceNextUse::compute`], the chunks decoded on other threads while this one
     /// annotates ([`PrefetchReader::backward`]).
     pub fn compute_prefetched(path: &Path) -> Result<Self, TraceError> {
         let reader = TraceReader::open(path)?;
