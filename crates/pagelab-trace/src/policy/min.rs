@@ -402,45 +402,51 @@ impl Min {
         }
     }
 
+    /// Moves entry `i` up to its place; returns where it landed. The tables are borrowed as
+    /// slices once, so that no store reloads them.
     fn sift_up(&mut self, mut i: usize) -> usize {
-        let e = self.heap[i];
+        let (heap, pos) = (&mut self.heap[..], &mut self.pos[..]);
+        let e = heap[i];
         while i > 0 {
             let p = (i - 1) / 2;
-            if self.heap[p].0 >= e.0 {
+            let pe = heap[p];
+            if pe.0 >= e.0 {
                 break;
             }
-            self.heap[i] = self.heap[p];
-            self.pos[self.heap[i].1 as usize] = i as u32;
+            heap[i] = pe;
+            pos[pe.1 as usize] = i as u32;
             i = p;
         }
-        self.heap[i] = e;
-        self.pos[e.1 as usize] = i as u32;
+        heap[i] = e;
+        pos[e.1 as usize] = i as u32;
         i
     }
 
+    /// Moves entry `i` down to its place; the larger child is picked without a branch.
     fn sift_down(&mut self, mut i: usize) {
-        let n = self.heap.len();
-        let e = self.heap[i];
+        let (heap, pos) = (&mut self.heap[..], &mut self.pos[..]);
+        let n = heap.len();
+        let e = heap[i];
         loop {
             let l = 2 * i + 1;
             if l >= n {
                 break;
             }
-            let r = l + 1;
-            let c = if r < n && self.heap[r].0 > self.heap[l].0 {
-                r
+            let c = if l + 1 < n {
+                l + usize::from(heap[l + 1].0 > heap[l].0)
             } else {
                 l
             };
-            if self.heap[c].0 <= e.0 {
+            let ce = heap[c];
+            if ce.0 <= e.0 {
                 break;
             }
-            self.heap[i] = self.heap[c];
-            self.pos[self.heap[i].1 as usize] = i as u32;
+            heap[i] = ce;
+            pos[ce.1 as usize] = i as u32;
             i = c;
         }
-        self.heap[i] = e;
-        self.pos[e.1 as usize] = i as u32;
+        heap[i] = e;
+        pos[e.1 as usize] = i as u32;
     }
 
     /// True if `page` is resident.
