@@ -40,7 +40,7 @@ mod writer;
 pub(crate) mod atomic;
 
 pub use layout::{FORMAT_VERSION, MAGIC};
-pub use prefetch::PrefetchReader;
+pub use prefetch::{PagesBackward, PrefetchReader};
 pub use reader::TraceReader;
 pub use verify::{verify, VerifyReport};
 pub use writer::{TraceWriter, WriterOptions};

@@ -15,19 +15,23 @@ use std::thread::JoinHandle;
 use super::TraceReader;
 use crate::{ReferenceSource, Run, TraceError};
 
-type Batch = Result<(Vec<Run>, [u64; 4]), TraceError>;
+type Batch<T> = Result<(Vec<T>, [u64; 4]), TraceError>;
+
+/// How a decoder turns chunk `c` into items (runs, or pages only); returns the references by
+/// kind it counted (zeros when it does not count them).
+type DecodeFn<T> = fn(&mut TraceReader, usize, &mut Vec<T>) -> Result<[u64; 4], TraceError>;
 
 /// One decoder thread: its chunks come in on `batches`, spent buffers go back on `recycle`.
-struct Decoder {
-    batches: Receiver<Batch>,
-    recycle: SyncSender<Vec<Run>>,
+struct Decoder<T> {
+    batches: Receiver<Batch<T>>,
+    recycle: SyncSender<Vec<T>>,
     worker: Option<JoinHandle<()>>,
 }
 
 /// A [`ReferenceSource`] over a [`TraceReader`] whose chunks are decoded ahead on other
 /// threads. Yields exactly the runs of the reader, in order, one chunk per batch.
 pub struct PrefetchReader {
-    decoders: Vec<Decoder>,
+    decoders: Vec<Decoder<Run>>,
     /// Chunks handed out so far (the next comes from decoder `taken % decoders.len()`).
     taken: usize,
     /// Chunks in the pass.
@@ -90,7 +94,7 @@ impl PrefetchReader {
         let decoders = (0..d)
             .map(|w| {
                 let mine: Vec<usize> = order.iter().copied().skip(w).step_by(d).collect();
-                Decoder::start(reader.path().to_path_buf(), mine)
+                Decoder::start(reader.path().to_path_buf(), mine, TraceReader::read_chunk)
             })
             .collect();
         PrefetchReader {
@@ -105,10 +109,10 @@ impl PrefetchReader {
     }
 }
 
-impl Decoder {
-    fn start(path: std::path::PathBuf, chunks: Vec<usize>) -> Decoder {
-        let (tx, batches) = sync_channel::<Batch>(PrefetchReader::DEPTH);
-        let (recycle, spare) = sync_channel::<Vec<Run>>(PrefetchReader::DEPTH + 2);
+impl<T: Send + 'static> Decoder<T> {
+    fn start(path: std::path::PathBuf, chunks: Vec<usize>, decode: DecodeFn<T>) -> Decoder<T> {
+        let (tx, batches) = sync_channel::<Batch<T>>(PrefetchReader::DEPTH);
+        let (recycle, spare) = sync_channel::<Vec<T>>(PrefetchReader::DEPTH + 2);
         let worker = std::thread::spawn(move || {
             let mut reader = match TraceReader::open(&path) {
                 Ok(r) => r,
@@ -122,7 +126,7 @@ impl Decoder {
                 buf.clear();
                 let got = pagelab_core::interrupt::check()
                     .map_err(TraceError::from)
-                    .and_then(|_| reader.read_chunk(c, &mut buf));
+                    .and_then(|_| decode(&mut reader, c, &mut buf));
                 let failed = got.is_err();
                 if tx.send(got.map(|k| (buf, k))).is_err() || failed {
                     return;
@@ -185,17 +189,88 @@ impl ReferenceSource for PrefetchReader {
     }
 }
 
+/// Unblocks the workers (their sends fail once the receivers are gone), then reaps them.
+fn stop<T>(decoders: &mut [Decoder<T>]) {
+    for d in decoders.iter_mut() {
+        let (_, dead) = sync_channel(0);
+        d.batches = dead;
+    }
+    for d in decoders.iter_mut() {
+        if let Some(w) = d.worker.take() {
+            let _ = w.join();
+        }
+    }
+}
+
 impl Drop for PrefetchReader {
     fn drop(&mut self) {
-        // Unblock the workers (their sends fail once the receivers are gone), then reap them.
-        for d in &mut self.decoders {
-            let (_, dead) = sync_channel(0);
-            d.batches = dead;
+        stop(&mut self.decoders);
+    }
+}
+
+/// The pages of a trace's runs, chunk by chunk from the last to the first (each chunk's pages
+/// in file order), decoded ahead on up to [`PrefetchReader::MAX_DECODERS`] threads with
+/// [`TraceReader::read_chunk_pages`]: for backward passes that need only the pages
+/// (next-use). Counts and kinds are not checked here (a forward read checks them).
+pub struct PagesBackward {
+    decoders: Vec<Decoder<u32>>,
+    taken: usize,
+    total: usize,
+    path: std::path::PathBuf,
+}
+
+impl PagesBackward {
+    /// Starts decoding `reader`'s chunks, last first.
+    pub fn new(reader: &TraceReader) -> PagesBackward {
+        let n = reader.chunk_count();
+        let d = PrefetchReader::default_decoders();
+        let pages =
+            |t: &mut TraceReader, c, out: &mut Vec<u32>| t.read_chunk_pages(c, out).map(|_| [0; 4]);
+        let decoders = (0..d)
+            .map(|w| {
+                let mine: Vec<usize> = (0..n).rev().skip(w).step_by(d).collect();
+                Decoder::start(reader.path().to_path_buf(), mine, pages)
+            })
+            .collect();
+        PagesBackward {
+            decoders,
+            taken: 0,
+            total: n,
+            path: reader.path().to_path_buf(),
         }
-        for d in &mut self.decoders {
-            if let Some(w) = d.worker.take() {
-                let _ = w.join();
+    }
+
+    /// The next chunk's pages into `out` (replacing what it held); `false` past the first
+    /// chunk.
+    pub fn next_chunk(&mut self, out: &mut Vec<u32>) -> Result<bool, TraceError> {
+        if self.taken == self.total {
+            return Ok(false);
+        }
+        let dec = &self.decoders[self.taken % self.decoders.len()];
+        self.taken += 1;
+        match dec.batches.recv() {
+            Ok(Ok((mut buf, _))) => {
+                std::mem::swap(out, &mut buf);
+                let _ = dec.recycle.try_send(buf);
+                Ok(true)
+            }
+            Ok(Err(e)) => {
+                self.taken = self.total;
+                Err(e)
+            }
+            Err(_) => {
+                self.taken = self.total;
+                Err(TraceError::invalid(format!(
+                    "{}: a decoder thread stopped before its chunks were read",
+                    self.path.display()
+                )))
             }
         }
+    }
+}
+
+impl Drop for PagesBackward {
+    fn drop(&mut self) {
+        stop(&mut self.decoders);
     }
 }

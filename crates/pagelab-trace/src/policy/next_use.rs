@@ -2,9 +2,9 @@
 //! future that [`super::min::Min`] needs. [`NextUse`] annotates a string in memory (4 bytes a
 //! run), [`TraceNextUse`] a trace file read backwards by chunks (about 2 bytes a run).
 
-use crate::format::{PrefetchReader, TraceReader};
+use crate::format::{PagesBackward, TraceReader};
+use crate::Run;
 use crate::TraceError;
-use crate::{ReferenceSource, Run};
 use std::path::Path;
 
 /// Key of a next reference that never comes.
@@ -99,25 +99,21 @@ impl TraceNextUse {
             c = prev;
             pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk read
             buf.clear();
-            reader.read_chunk(c, &mut buf)?;
+            reader.read_chunk_pages(c, &mut buf)?;
             a.chunk(reader, &buf)?;
         }
         a.finish(reader)
     }
 
-    /// As [`TraceNextUse::compute`], the chunks decoded on other threads while this one
-    /// annotates ([`PrefetchReader::backward`]).
+    /// As [`TraceNextUse::compute`], the chunks' pages decoded on other threads while this
+    /// one annotates ([`PagesBackward`]).
     pub fn compute_prefetched(path: &Path) -> Result<Self, TraceError> {
         let reader = TraceReader::open(path)?;
         let n = Self::check_len(&reader)?;
         let mut a = Annotator::new(&reader, n);
-        let mut chunks = PrefetchReader::backward(TraceReader::open(path)?);
+        let mut chunks = PagesBackward::new(&reader);
         let mut buf = Vec::new();
-        loop {
-            buf.clear();
-            if !chunks.next_batch(&mut buf)? {
-                break;
-            }
+        while chunks.next_chunk(&mut buf)? {
             a.chunk(&reader, &buf)?;
         }
         a.finish(&reader)
@@ -130,7 +126,8 @@ impl TraceNextUse {
         let bound = runs.iter().map(|r| r.page + 1).max().unwrap_or(0);
         let mut a = Annotator::with_bound(bound, runs.len() as u32);
         for c in runs.rchunks(chunk.max(1)) {
-            a.runs(c)
+            let pages: Vec<u32> = c.iter().map(|r| r.page).collect();
+            a.pages(&pages)
                 .expect("pages below the bound, as many runs as announced");
         }
         assert_eq!(a.i, 0);
@@ -208,24 +205,24 @@ impl Annotator {
         }
     }
 
-    /// One chunk's runs (in file order); chunks come last first.
-    fn chunk(&mut self, reader: &TraceReader, runs: &[Run]) -> Result<(), TraceError> {
-        self.runs(runs).map_err(|bad| match bad {
+    /// One chunk's pages (in file order); chunks come last first.
+    fn chunk(&mut self, reader: &TraceReader, pages: &[u32]) -> Result<(), TraceError> {
+        self.pages(pages).map_err(|bad| match bad {
             None => too_many_runs(reader),
             Some(page) => page_out_of_range(reader, page, self.bound),
         })
     }
 
     /// As [`Annotator::chunk`]; the error is `None` for more runs than announced, else the
-    /// page out of range. The runs' distances go to `dist[i - runs.len()..i]`, zipped with
-    /// the runs backwards, so the loop has no bounds check but the page's.
-    fn runs(&mut self, runs: &[Run]) -> Result<(), Option<u32>> {
+    /// page out of range. The runs' distances go to `dist[i - pages.len()..i]`, zipped with
+    /// the pages backwards, so the loop has no bounds check but the page's.
+    fn pages(&mut self, pages: &[u32]) -> Result<(), Option<u32>> {
         let hi = self.i as usize;
-        let lo = hi.checked_sub(runs.len()).ok_or(None)?;
+        let lo = hi.checked_sub(pages.len()).ok_or(None)?;
         let last = &mut self.last[..];
-        for (k, (r, d)) in runs.iter().zip(&mut self.dist[lo..hi]).enumerate().rev() {
+        for (k, (&page, d)) in pages.iter().zip(&mut self.dist[lo..hi]).enumerate().rev() {
             let i = (lo + k) as u32;
-            let slot = last.get_mut(r.page as usize).ok_or(Some(r.page))?;
+            let slot = last.get_mut(page as usize).ok_or(Some(page))?;
             let far = slot.wrapping_sub(i);
             if *slot != NEVER32 && far < u32::from(TraceNextUse::FAR) {
                 *d = far as u16;

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use pagelab_trace::format::{
-    PrefetchReader, TraceReader, TraceWriter, WriterOptions, FORMAT_VERSION, MAGIC,
+    PagesBackward, PrefetchReader, TraceReader, TraceWriter, WriterOptions, FORMAT_VERSION, MAGIC,
 };
 use pagelab_trace::{AccessKind, ReferenceSource, Run, TraceError};
 use proptest::prelude::*;
@@ -232,6 +232,42 @@ fn several_decoders_yield_the_chunks_in_order_and_the_first_error() {
         }
         let e = p.next_batch(&mut Vec::new()).unwrap_err();
         assert!(e.to_string().contains("chunk 7"), "{e}");
+    }
+}
+
+#[test]
+fn pages_only_reads_give_the_pages_of_the_runs_at_every_width() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1-, 2- and 3-byte page columns.
+    for distinct in [10u64, 300, 70_000] {
+        let path = dir.path().join(format!("w{distinct}.plt"));
+        let refs: Vec<_> = (0..2 * distinct)
+            .map(|i| ((i * 7) % distinct, kind_of((i % 4) as u8)))
+            .collect();
+        let opts = WriterOptions {
+            chunk_runs: 997,
+            ..Default::default()
+        };
+        write_refs(&path, &refs, opts);
+        let mut r = TraceReader::open(&path).unwrap();
+        let mut want = Vec::new();
+        for c in 0..r.chunk_count() {
+            let mut runs = Vec::new();
+            r.read_chunk(c, &mut runs).unwrap();
+            let mut pages = Vec::new();
+            r.read_chunk_pages(c, &mut pages).unwrap();
+            let of_runs: Vec<u32> = runs.iter().map(|x| x.page).collect();
+            assert_eq!(pages, of_runs, "{distinct} pages, chunk {c}");
+            want.push(pages);
+        }
+        let mut back = PagesBackward::new(&r);
+        let mut got = Vec::new();
+        let mut buf = Vec::new();
+        while back.next_chunk(&mut buf).unwrap() {
+            got.push(buf.clone());
+        }
+        got.reverse();
+        assert_eq!(got, want, "{distinct} pages, backwards");
     }
 }
 
