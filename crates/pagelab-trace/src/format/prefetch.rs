@@ -40,6 +40,8 @@ pub struct PrefetchReader {
     reader: TraceReader,
     /// References by kind seen so far (forward passes).
     seen: Option<[u64; 4]>,
+    /// References in the runs the last batch appended (from the chunk's own totals).
+    last: Option<u64>,
     bound: Option<u32>,
     done: bool,
 }
@@ -68,6 +70,13 @@ impl PrefetchReader {
     /// and the consumer's.
     pub fn buffers(&self) -> usize {
         self.decoders.len() * (Self::DEPTH + 1) + 1
+    }
+
+    /// References in the runs the last [`ReferenceSource::next_batch`] appended (the
+    /// chunk's totals, checked against its header when it was decoded); `None` before the
+    /// first batch and after the end.
+    pub fn last_references(&self) -> Option<u64> {
+        self.last
     }
 
     fn default_decoders() -> usize {
@@ -103,6 +112,7 @@ impl PrefetchReader {
             total: order.len(),
             reader,
             seen: check.then_some(seen),
+            last: None,
             bound,
             done: false,
         }
@@ -143,6 +153,7 @@ impl<T: Send + 'static> Decoder<T> {
 
 impl ReferenceSource for PrefetchReader {
     fn next_batch(&mut self, out: &mut Vec<Run>) -> Result<bool, TraceError> {
+        self.last = None;
         if self.done {
             return Ok(false);
         }
@@ -157,6 +168,7 @@ impl ReferenceSource for PrefetchReader {
         self.taken += 1;
         match dec.batches.recv() {
             Ok(Ok((mut buf, kinds))) => {
+                self.last = Some(kinds.iter().sum());
                 if let Some(seen) = &mut self.seen {
                     for (s, k) in seen.iter_mut().zip(kinds) {
                         *s += k;

@@ -82,11 +82,11 @@ fn sizes_per_cell(spec: &PolicySpec, sizes: &[u32], warmup: u64) -> usize {
 }
 
 impl Cell<'_> {
-    /// Feeds the next block of runs.
-    fn feed(&mut self, block: &[Run]) {
+    /// Feeds the next block of runs (`refs` references, if known).
+    fn feed(&mut self, block: &[Run], refs: Option<u64>) {
         match self {
-            Cell::Online(p, d) => p.drive(block, d),
-            Cell::Min(m, d, next) => d.drive_min(m, block, next),
+            Cell::Online(p, d) => p.drive(block, d, refs),
+            Cell::Min(m, d, next) => d.drive_min(m, block, next, refs),
             Cell::Lru(st) => st.push_runs(block),
             Cell::Fifo(f) => f.feed(block),
             Cell::Clock(c) => c.feed(block),
@@ -252,10 +252,11 @@ pub fn simulate_trace_grid(
             break;
         }
         largest = largest.max(block.capacity());
+        let refs = source.last_references();
         if let [one] = cells.as_mut_slice() {
-            one.feed(&block);
+            one.feed(&block, refs);
         } else {
-            cells.par_iter_mut().for_each(|c| c.feed(&block));
+            cells.par_iter_mut().for_each(|c| c.feed(&block, refs));
         }
     }
     memory.chunks_decoded += chunks;

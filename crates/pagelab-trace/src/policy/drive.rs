@@ -49,8 +49,10 @@ impl Driver {
     /// Drives `runs`: the runs of the warm-up one group at a time (one of them may straddle
     /// its end), the rest in one [`Replacement::run_block`]. Each group of adjacent runs of one
     /// page (runs of different kinds) may go in one call: see "Runs, not references" above for
-    /// why that is exact.
-    pub(crate) fn drive<P: Replacement>(&mut self, p: &mut P, runs: &[Run]) {
+    /// why that is exact. `refs` is the references in `runs` when the caller knows it (a
+    /// chunk's header), else they are counted.
+    pub(crate) fn drive<P: Replacement>(&mut self, p: &mut P, runs: &[Run], refs: Option<u64>) {
+        let end = refs.map(|r| self.now + r);
         let mut at = 0;
         if self.at_warmup_end.is_none() {
             let Some((&first, rest)) = runs.split_first() else {
@@ -78,7 +80,15 @@ impl Driver {
         let measured = &runs[at..];
         let faults = p.run_block(measured, self.now, &mut self.mem);
         self.faults[1] += faults;
-        self.now += measured.iter().map(|r| u64::from(r.count)).sum::<u64>();
+        self.end_block(measured, end);
+    }
+
+    /// Moves the clock past `measured`, to `end` if the caller knew it.
+    #[inline]
+    fn end_block(&mut self, measured: &[Run], end: Option<u64>) {
+        let counted = || self.now + measured.iter().map(|r| u64::from(r.count)).sum::<u64>();
+        debug_assert!(end.is_none_or(|e| e == counted()), "a block's references");
+        self.now = end.unwrap_or_else(counted);
     }
 
     /// Drives MIN over `runs`, next uses from `next`: the warm-up's runs one at a time, the
@@ -88,7 +98,9 @@ impl Driver {
         m: &mut min::Min,
         runs: &[Run],
         next: &mut min::NextUseCursor<'_>,
+        refs: Option<u64>,
     ) {
+        let end = refs.map(|r| self.now + r);
         let mut at = 0;
         while self.at_warmup_end.is_none() {
             let Some(&r) = runs.get(at) else {
@@ -100,7 +112,7 @@ impl Driver {
         }
         let measured = &runs[at..];
         self.faults[1] += m.run_block(measured, next, &mut self.mem);
-        self.now += measured.iter().map(|r| u64::from(r.count)).sum::<u64>();
+        self.end_block(measured, end);
     }
 
     /// One (collapsed) run, split at the end of the warm-up if it straddles it.
@@ -250,7 +262,7 @@ pub fn simulate(
     match Online::build(spec, frames, bound)? {
         Some(mut p) => {
             let mut d = Driver::new(bound, warmup);
-            p.drive(runs, &mut d);
+            p.drive(runs, &mut d, None);
             Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
         }
         None => simulate_min(spec, &NextUse::compute(runs), frames, warmup),
@@ -298,8 +310,8 @@ pub fn simulate_min_trace(
     let mut next = nu.cursor();
     for c in 0..reader.chunk_count() {
         buf.clear();
-        reader.read_chunk(c, &mut buf)?;
-        d.drive_min(&mut m, &buf, &mut next);
+        let kinds = reader.read_chunk(c, &mut buf)?;
+        d.drive_min(&mut m, &buf, &mut next, Some(kinds.iter().sum()));
     }
     Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
 }
@@ -354,7 +366,7 @@ pub fn simulate_stream<S: ReferenceSource + ?Sized>(
         if let Some(b) = d.grow_for(&batch) {
             p.reserve_pages(b);
         }
-        p.drive(&batch, &mut d);
+        p.drive(&batch, &mut d, None);
     }
     Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
 }
@@ -390,7 +402,7 @@ pub fn simulate_stream_sizes<S: ReferenceSource + ?Sized>(
             if let Some(b) = d.grow_for(&batch) {
                 p.reserve_pages(b);
             }
-            p.drive(&batch, d);
+            p.drive(&batch, d, None);
         });
     }
     Ok(sims

@@ -395,8 +395,8 @@ macro_rules! replacement_policies {
             }
 
             /// Runs `runs` through the policy (monomorphic loop per policy).
-            pub(crate) fn drive(&mut self, runs: &[Run], d: &mut Driver) {
-                match self { $( Online::$ov(p) => d.drive(p, runs), )* }
+            pub(crate) fn drive(&mut self, runs: &[Run], d: &mut Driver, refs: Option<u64>) {
+                match self { $( Online::$ov(p) => d.drive(p, runs, refs), )* }
             }
 
             /// Makes room for pages `0..page_bound`.
