@@ -10,9 +10,11 @@ pub mod interrupt;
 pub mod random;
 pub mod stats;
 pub mod time;
+pub mod units;
 
 pub use event::EventQueue;
 pub use interrupt::Interrupted;
 pub use random::{Rng, RngStreams};
 pub use stats::Summary;
 pub use time::{Tick, VTime};
+pub use units::{Bytes, Frames, Ms, Pages, Secs, Us};

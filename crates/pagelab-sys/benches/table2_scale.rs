@@ -36,7 +36,7 @@ fn main() {
     let t0 = Instant::now();
     let report = pagelab_sys::run(&spec, 1).expect("run");
     let wall = t0.elapsed().as_secs_f64();
-    let sim = spec.run.duration_s;
+    let sim = spec.run.duration_s.get();
     let events = report.engine["events"] as f64;
     let runs = report.engine["reference_runs"] as f64;
     println!("machine: {}", machine());

@@ -24,17 +24,17 @@
 //! that key alone.
 
 pub mod budget;
-pub mod cp67_scheduler;
 pub mod device;
 pub mod error;
 pub mod guest;
 pub mod kind;
 pub mod load_control;
+pub mod locality;
 pub mod m44;
 pub mod memory;
 pub mod monitor;
 pub mod page_swap;
-pub mod psi_scheduler;
+pub mod queue;
 pub mod spec;
 pub mod steal;
 pub mod supply;

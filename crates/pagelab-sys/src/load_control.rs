@@ -25,25 +25,22 @@
 //! **CP-67** (bard §6, §8, §12 and ref. [6]): storage estimated per program so that it would
 //! page at a desirable rate, admission while the estimates fit: [`crate::cp67_scheduler`].
 //!
-//! **Ψ-scheduler** (bard §8–10): the `psi` kind, in [`crate::psi_scheduler`].
+//! **Ψ-scheduler** (bard §8–10): the `psi` kind, in [`psi_scheduler`].
 //!
 //! Deviation (both): when no user is in queue the eligible head is admitted whatever its
 //! projection (VM-SPG p.108 lets an oversized Q2 user in "when no other users are in Q1 or Q2";
 //! we apply the same to Q1 so that a lone user can always run).
 
-use crate::cp67_scheduler::{admit_count, next_estimate, Cp67Spec};
-use crate::monitor::Counters;
-use crate::psi_scheduler::{Evict, Measures, PsiScheduler};
-use crate::spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
+pub mod cp67_scheduler;
+pub mod psi_scheduler;
+pub mod spec;
 
-/// The two in-queue classes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-pub enum Queue {
-    /// Interactive stay.
-    Q1,
-    /// Long-running stay.
-    Q2,
-}
+use crate::monitor::Counters;
+use cp67_scheduler::{admit_count, next_estimate, Cp67Spec};
+use psi_scheduler::{Evict, Measures, PsiScheduler};
+use spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
+
+pub use crate::queue::Queue;
 
 /// An eligible user as the load controller sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]

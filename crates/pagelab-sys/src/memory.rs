@@ -14,6 +14,8 @@
 //! are skipped. What happens to the victim (page-out if changed or slotless, else freed at once)
 //! is the system's decision; this module only ranks frames and keeps the books.
 
+use pagelab_core::Frames;
+
 /// No frame / no slot.
 pub const NONE: u32 = u32::MAX;
 
@@ -100,7 +102,8 @@ pub enum VictimSource {
 
 impl Memory {
     /// `frames` free frames and `owners` empty page tables.
-    pub fn new(frames: u32, owners: usize) -> Memory {
+    pub fn new(frames: Frames, owners: usize) -> Memory {
+        let frames = frames.get();
         Memory {
             frames: vec![
                 Frame {
@@ -337,7 +340,7 @@ mod tests {
 
     #[test]
     fn scan_takes_unreferenced_frame_and_clears_bits_on_the_way() {
-        let mut m = Memory::new(4, 1);
+        let mut m = Memory::new(Frames(4), 1);
         for p in 0..4 {
             let f = m.take_free().unwrap();
             m.map(0, p, f, FrameState::Resident);
@@ -354,7 +357,7 @@ mod tests {
     fn unreferenced_page_survives_one_to_two_cycles() {
         // Frame 0 is never referenced again; the others are re-referenced before each pass.
         // The scan reaches frame 0 on its first pass after the reset and takes it then.
-        let mut m = Memory::new(8, 1);
+        let mut m = Memory::new(Frames(8), 1);
         for p in 0..8 {
             let f = m.take_free().unwrap();
             m.map(0, p, f, FrameState::Resident);
@@ -380,7 +383,7 @@ mod tests {
 
     #[test]
     fn flush_list_is_first_choice_fifo() {
-        let mut m = Memory::new(4, 1);
+        let mut m = Memory::new(Frames(4), 1);
         for p in 0..4 {
             let f = m.take_free().unwrap();
             m.map(0, p, f, FrameState::Resident);
@@ -396,7 +399,7 @@ mod tests {
     fn reserved_frames_survive_the_scan_of_others() {
         // Owner 0 reserves 3 frames and holds 3 unreferenced pages; owner 1 holds 3 referenced
         // ones. The scan passes owner 0's pages by and takes owner 1's, however often it runs.
-        let mut m = Memory::new(6, 2);
+        let mut m = Memory::new(Frames(6), 2);
         m.reserve = vec![3, 0];
         for p in 0..6 {
             let f = m.take_free().unwrap();
@@ -422,7 +425,7 @@ mod tests {
 
     #[test]
     fn pages_beyond_the_reserve_are_fair_game_and_last_resort_takes_reserved() {
-        let mut m = Memory::new(4, 1);
+        let mut m = Memory::new(Frames(4), 1);
         m.reserve = vec![2];
         for p in 0..3 {
             let f = m.take_free().unwrap();
@@ -446,7 +449,7 @@ mod tests {
             steps in 1usize..200,
         ) {
             let n = refs.len() as u32;
-            let mut m = Memory::new(n, 2);
+            let mut m = Memory::new(Frames(n), 2);
             for (p, &r) in refs.iter().enumerate() {
                 let f = m.take_free().unwrap();
                 m.map((p % 2) as u32, p as u32, f, FrameState::Resident);

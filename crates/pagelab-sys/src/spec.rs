@@ -13,6 +13,7 @@
 //! integer nanoseconds when the system is built.
 
 use crate::error::{one_line, SysError};
+use pagelab_core::{Bytes, Frames, Ms, Secs, Us};
 use serde::{Deserialize, Serialize};
 
 /// A whole simulated system: hardware, policies and workload.
@@ -82,10 +83,10 @@ pub struct PresetInfo {
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
     /// Simulated time to run [s].
-    pub duration_s: f64,
+    pub duration_s: Secs,
     /// Initial period excluded from every statistic [s].
     #[serde(default)]
-    pub warmup_s: f64,
+    pub warmup_s: Secs,
 }
 
 /// Processors.
@@ -97,7 +98,7 @@ pub struct CpuSpec {
     /// Problem-state time per reference [ns].
     pub reference_ns: f64,
     /// Dispatch (minor) time slice [ms].
-    pub dispatch_slice_ms: f64,
+    pub dispatch_slice_ms: Ms,
     /// Order of the Q1 ready list (Q1 is always served before Q2).
     #[serde(default)]
     pub dispatch_order: DispatchOrder,
@@ -124,19 +125,19 @@ pub enum DispatchOrder {
 pub struct SupervisorSpec {
     /// Per page fault [µs].
     #[serde(default)]
-    pub fault_us: f64,
+    pub fault_us: Us,
     /// Per start I/O (paging or virtual) [µs].
     #[serde(default)]
-    pub sio_us: f64,
+    pub sio_us: Us,
     /// Per I/O interrupt [µs].
     #[serde(default)]
-    pub interrupt_us: f64,
+    pub interrupt_us: Us,
     /// Per dispatch of a user [µs].
     #[serde(default)]
-    pub dispatch_us: f64,
+    pub dispatch_us: Us,
     /// Per page moved in or out of main storage [µs].
     #[serde(default)]
-    pub page_moved_us: f64,
+    pub page_moved_us: Us,
 }
 
 /// Main storage and frame management.
@@ -144,10 +145,10 @@ pub struct SupervisorSpec {
 #[serde(deny_unknown_fields)]
 pub struct MemorySpec {
     /// Pageable frames (APAGES) [frames].
-    pub frames: u32,
+    pub frames: Frames,
     /// Page size [bytes].
     #[serde(default = "default_page_bytes")]
-    pub page_bytes: u32,
+    pub page_bytes: Bytes,
     /// How a program's pages come to be resident.
     #[serde(default)]
     pub residency: ResidencyKind,
@@ -174,14 +175,14 @@ pub struct MemorySpec {
     /// written (not used by `clock`) [frames]. Default 32 [A]: about the Table 2 base's MPL,
     /// which VM's free-list target (MPL + 1) follows.
     #[serde(default = "default_replacement_reserve")]
-    pub replacement_reserve: u32,
+    pub replacement_reserve: Frames,
 }
 
 fn default_replacement() -> String {
     "clock".into()
 }
-fn default_replacement_reserve() -> u32 {
-    32
+fn default_replacement_reserve() -> Frames {
+    Frames(32)
 }
 
 /// Residency models: demand paging (this engine) or whole-process swapping (the UNIX V6
@@ -199,11 +200,14 @@ pub enum ResidencyKind {
     PageSwapping,
 }
 
-fn default_page_bytes() -> u32 {
-    4096
+fn default_page_bytes() -> Bytes {
+    Bytes(4096)
 }
 fn one() -> u32 {
     1
+}
+fn one_f() -> f64 {
+    1.0
 }
 fn yes() -> bool {
     true
@@ -224,7 +228,7 @@ pub struct PagingSpec {
     pub combine_same_cylinder: bool,
     /// Control-unit protocol time per SIO [ms] (tetzlaff Figure 3's part of overhead A).
     #[serde(default)]
-    pub sio_overhead_ms: f64,
+    pub sio_overhead_ms: Ms,
     /// Round turkey: most page-outs in a row to one device [pages] (tetzlaff: eight).
     #[serde(default = "eight")]
     pub round_turkey_run: u32,
@@ -244,7 +248,7 @@ impl Default for PagingSpec {
             slot_allocation: SlotAllocationKind::Zigzag,
             device_selection: DeviceSelectionKind::RoundRobin,
             combine_same_cylinder: true,
-            sio_overhead_ms: 0.0,
+            sio_overhead_ms: Ms(0.0),
             round_turkey_run: 8,
             write_unchanged: false,
         }
@@ -341,14 +345,14 @@ pub struct VioSpec {
     pub devices: u32,
     /// Mean service time of one virtual I/O [ms].
     #[serde(default = "default_vio_ms")]
-    pub service_ms: f64,
+    pub service_ms: Ms,
     /// Exponential (`true`) or fixed service time.
     #[serde(default = "yes")]
     pub exponential: bool,
 }
 
-fn default_vio_ms() -> f64 {
-    25.0
+fn default_vio_ms() -> Ms {
+    Ms(25.0)
 }
 
 impl Default for VioSpec {
@@ -361,77 +365,13 @@ impl Default for VioSpec {
     }
 }
 
-/// Load controllers of the base systems.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum LoadControlSpec {
-    /// CP-67's scheduler, the baseline of Bard's tables (bard ref. [6]).
-    Cp67(crate::cp67_scheduler::Cp67Spec),
-    /// VM/370's SUMWSS ≤ APAGES scheduler.
-    Vm370(StorageTestSpec),
-    /// Bard's Ψ-scheduler (bard §8–10).
-    Psi(crate::psi_scheduler::PsiSchedulerSpec),
-}
-
-impl LoadControlSpec {
-    /// The parameters of VM/370's storage-test scheduler; `None` for the others.
-    pub fn params(&self) -> Option<&StorageTestSpec> {
-        match self {
-            LoadControlSpec::Vm370(p) => Some(p),
-            LoadControlSpec::Cp67(_) | LoadControlSpec::Psi(_) => None,
-        }
-    }
-}
-
-/// Parameters of a storage-test scheduler (admit while the projected working sets fit).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StorageTestSpec {
-    /// Q1 in-queue time slice [s of CPU] (default: bard §9, 0.25 s on CP-67).
-    #[serde(default = "default_q1_slice")]
-    pub q1_slice_s: f64,
-    /// Q2 in-queue time slice [s of CPU] (default: bard §9, 2.5 s on CP-67).
-    #[serde(default = "default_q2_slice")]
-    pub q2_slice_s: f64,
-    /// Q1 candidates are admitted while SUMWSS + P ≤ APAGES × this (tetzlaff: 1.25 on VM).
-    #[serde(default = "one_f")]
-    pub q1_overcommit: f64,
-    /// How a user's working set is projected at queue-drop.
-    pub projection: ProjectionKind,
-    /// Projected working set of a user never dropped yet [pages].
-    pub initial_ws_pages: f64,
-    /// Keep the user in queue across intra-transaction terminal writes (tetzlaff's false drops).
-    #[serde(default)]
-    pub eliminate_false_drops: bool,
-}
-
-fn default_q1_slice() -> f64 {
-    0.25
-}
-fn default_q2_slice() -> f64 {
-    2.5
-}
-fn one_f() -> f64 {
-    1.0
-}
-
-/// Working-set projection at queue-drop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProjectionKind {
-    /// P = A, the last stay's mean resident set at page reads (bard §9 S/Q).
-    Last,
-    /// VM/370's damped rule: P = (A + P)/2 when the trend reverses, else A (fidelity §2.2).
-    Damped,
-}
-
 /// The monitor.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MonitorSpec {
     /// Sampling interval [s].
     #[serde(default = "default_interval")]
-    pub interval_s: f64,
+    pub interval_s: Secs,
     /// End an interval early after this many core-table scan cycles (bard §5: "30 seconds or
     /// 10 cycles, whichever came first"); absent: by time only.
     #[serde(default)]
@@ -441,8 +381,8 @@ pub struct MonitorSpec {
     pub essential: crate::survival::Essential,
 }
 
-fn default_interval() -> f64 {
-    60.0
+fn default_interval() -> Secs {
+    Secs(60.0)
 }
 
 impl Default for MonitorSpec {
@@ -469,7 +409,7 @@ pub struct WorkloadSpec {
     pub classes: Vec<ClassSpec>,
     /// Guest operating systems, each one virtual machine after the users ([`crate::guest`]).
     #[serde(rename = "guest", default, skip_serializing_if = "Vec::is_empty")]
-    pub guests: Vec<crate::guest::spec::GuestSpec>,
+    pub guests: Vec<crate::spec::guest::GuestSpec>,
 }
 
 /// A class of users.
@@ -491,7 +431,7 @@ pub struct ClassSpec {
     pub program: ProgramSpec,
     /// A terminal-driver session: released in turn, the script once, then sign-off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session: Option<crate::guest::spec::SessionSpec>,
+    pub session: Option<crate::spec::guest::SessionSpec>,
 }
 
 /// Think-time laws.
@@ -605,533 +545,7 @@ pub struct TraceProgramSpec {
     pub repeat: bool,
 }
 
-/// Parses `toml_text` as TOML and applies `overrides` (dotted key path, TOML value): the untyped
-/// tree every engine's spec is read from.
-pub(crate) fn toml_with_overrides(
-    toml_text: &str,
-    origin: &str,
-    overrides: &[(String, String)],
-) -> Result<toml::Value, SysError> {
-    let mut value: toml::Value = toml::from_str(toml_text).map_err(|e| SysError::Syntax {
-        origin: origin.into(),
-        what: one_line(&e.to_string()),
-    })?;
-    value = resolve_extends(value, origin, 0)?;
-    drop_provenance(&mut value);
-    for (key, val) in overrides {
-        apply_override(&mut value, key, val)?;
-    }
-    Ok(value)
-}
-
-/// Removes `[provenance]`: where a calibrated preset's fitted values came from (written by
-/// `pagelab calibrate`), a record for readers that the engine does not read.
-pub(crate) fn drop_provenance(value: &mut toml::Value) {
-    if let Some(table) = value.as_table_mut() {
-        table.remove("provenance");
-    }
-}
-
-/// Presets deep enough to be a cycle.
-const MAX_EXTENDS: usize = 8;
-
-/// Resolves `preset.extends = "NAME"`: the file `NAME.toml` beside `origin` is read (itself
-/// resolved first) and `value` merged over it. Tables merge key by key; any other value,
-/// arrays of tables (`[[device]]`, `[[channel]]`, `[[workload.class]]`) included, replaces the
-/// parent's whole.
-pub(crate) fn resolve_extends(
-    value: toml::Value,
-    origin: &str,
-    depth: usize,
-) -> Result<toml::Value, SysError> {
-    let parent = match value.get("preset").and_then(|p| p.get("extends")) {
-        None => return Ok(value),
-        Some(toml::Value::String(name)) => name.clone(),
-        Some(_) => {
-            return Err(SysError::Spec {
-                origin: origin.into(),
-                path: "preset.extends".into(),
-                what: "expected the name of a preset file beside this one".into(),
-            })
-        }
-    };
-    let bad = |what: String| SysError::Spec {
-        origin: origin.into(),
-        path: "preset.extends".into(),
-        what,
-    };
-    if depth >= MAX_EXTENDS {
-        return Err(bad(format!(
-            "more than {MAX_EXTENDS} presets deep: expected no cycle of extends"
-        )));
-    }
-    let dir = std::path::Path::new(origin)
-        .parent()
-        .unwrap_or(std::path::Path::new("."));
-    let path = dir.join(format!("{parent}.toml"));
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        bad(format!(
-            "cannot read `{}` ({e}): expected a preset file beside this one",
-            path.display()
-        ))
-    })?;
-    let p_origin = path.display().to_string();
-    let base: toml::Value = toml::from_str(&text).map_err(|e| SysError::Syntax {
-        origin: p_origin.clone(),
-        what: one_line(&e.to_string()),
-    })?;
-    let mut merged = resolve_extends(base, &p_origin, depth + 1)?;
-    merge_over(&mut merged, value);
-    Ok(merged)
-}
-
-/// Merges `top` over `base`: tables key by key, everything else replaced.
-fn merge_over(base: &mut toml::Value, top: toml::Value) {
-    match (base, top) {
-        (toml::Value::Table(b), toml::Value::Table(t)) => {
-            for (k, v) in t {
-                match b.get_mut(&k) {
-                    Some(slot) => merge_over(slot, v),
-                    None => {
-                        b.insert(k, v);
-                    }
-                }
-            }
-        }
-        (slot, top) => *slot = top,
-    }
-}
-
-/// Parses `toml_text`, applies `overrides` (dotted key path, TOML value) and validates.
-///
-/// `origin` names the text in errors (a file name). An override value that is not valid TOML is
-/// taken as a string, so `--set preset.name=foo` works unquoted.
-pub fn load_spec(
-    toml_text: &str,
-    origin: &str,
-    overrides: &[(String, String)],
-) -> Result<SystemSpec, SysError> {
-    let value = toml_with_overrides(toml_text, origin, overrides)?;
-    let spec: SystemSpec = typed(value, origin)?;
-    spec.validate(origin)?;
-    Ok(spec)
-}
-
-/// The typed spec of a TOML tree; a mismatch is a one-line error naming the key path.
-pub(crate) fn typed<T: serde::de::DeserializeOwned>(
-    value: toml::Value,
-    origin: &str,
-) -> Result<T, SysError> {
-    let retry = value.clone();
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        // A number or boolean given for a named choice: the message then says only "unit
-        // variant"; read it again as a string, so that the error lists the choices.
-        if e.inner().to_string().contains("unit variant") {
-            let mut v = retry;
-            if let Some(slot) = value_at(&mut v, e.path()) {
-                if !slot.is_str() {
-                    *slot = toml::Value::String(slot.to_string());
-                    if let Err(again) = typed::<T>(v, origin) {
-                        return again;
-                    }
-                }
-            }
-        }
-        let path = e.path().to_string();
-        let mut what = one_line(&e.into_inner().to_string());
-        // The TOML deserializer repeats the table at the end (" in `memory`"); the path says it.
-        if let Some(i) = what.rfind(" in `") {
-            if what.ends_with('`') {
-                what.truncate(i);
-            }
-        }
-        SysError::Spec {
-            origin: origin.into(),
-            path,
-            what,
-        }
-    })
-}
-
-/// The value `path` names in `root`.
-fn value_at<'a>(
-    root: &'a mut toml::Value,
-    path: &serde_path_to_error::Path,
-) -> Option<&'a mut toml::Value> {
-    use serde_path_to_error::Segment;
-    path.iter().try_fold(root, |cur, seg| match (seg, cur) {
-        (Segment::Map { key }, toml::Value::Table(t)) => t.get_mut(key.as_str()),
-        (Segment::Seq { index }, toml::Value::Array(a)) => a.get_mut(*index),
-        _ => None,
-    })
-}
-
-/// Sets `key` (dotted; numeric parts index arrays) in `root` to the TOML value `val`.
-pub fn apply_override(root: &mut toml::Value, key: &str, val: &str) -> Result<(), SysError> {
-    let arg = format!("{key}={val}");
-    let err = |what: String| SysError::Override {
-        arg: arg.clone(),
-        what,
-    };
-    let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {val}")) {
-        Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(val.into())),
-        Err(_) => toml::Value::String(val.into()),
-    };
-    let parts: Vec<&str> = key.split('.').collect();
-    if parts.iter().any(|p| p.is_empty()) {
-        return Err(err(
-            "expected a dotted key path such as workload.users".into()
-        ));
-    }
-    let mut cur = root;
-    for (i, part) in parts.iter().enumerate() {
-        let last = i + 1 == parts.len();
-        cur = match cur {
-            toml::Value::Table(t) => {
-                if last {
-                    t.insert((*part).to_string(), parsed);
-                    return Ok(());
-                }
-                t.entry((*part).to_string())
-                    .or_insert_with(|| toml::Value::Table(toml::Table::new()))
-            }
-            toml::Value::Array(a) => {
-                let idx: usize = part.parse().map_err(|_| {
-                    err(format!(
-                        "`{part}` indexes an array: expected a number below {}",
-                        a.len()
-                    ))
-                })?;
-                let len = a.len();
-                let slot = a
-                    .get_mut(idx)
-                    .ok_or_else(|| err(format!("index {idx} out of range: the array has {len}")))?;
-                if last {
-                    *slot = parsed;
-                    return Ok(());
-                }
-                slot
-            }
-            _ => {
-                return Err(err(format!(
-                    "`{}` is a value, not a table: expected a key path into tables",
-                    parts[..i].join(".")
-                )))
-            }
-        };
-    }
-    Ok(())
-}
-
 impl SystemSpec {
-    /// The sections that check themselves (`swapping`, `vmsp`): (key path, what was expected).
-    fn section_checks(&self) -> Result<(), (String, &'static str)> {
-        self.swapping
-            .check()
-            .map_err(|(k, w)| (format!("swapping.{k}"), w))?;
-        self.vmsp.check().map_err(|(k, w)| (format!("vmsp.{k}"), w))
-    }
-
-    /// Cross-field checks serde cannot make. `origin` names the spec in errors.
-    pub fn validate(&self, origin: &str) -> Result<(), SysError> {
-        let bad = |path: &str, what: &str| {
-            Err(SysError::Invalid {
-                origin: origin.into(),
-                path: path.into(),
-                what: what.into(),
-            })
-        };
-        let finite_nonneg = |x: f64| x.is_finite() && x >= 0.0;
-        if !(self.run.duration_s.is_finite() && self.run.duration_s > 0.0) {
-            return bad("run.duration_s", "expected a positive number of seconds");
-        }
-        if !finite_nonneg(self.run.warmup_s) || self.run.warmup_s >= self.run.duration_s {
-            return bad(
-                "run.warmup_s",
-                "expected seconds ≥ 0 and below run.duration_s",
-            );
-        }
-        if self.cpu.count == 0 {
-            return bad("cpu.count", "expected at least one processor");
-        }
-        if !(self.cpu.reference_ns.is_finite() && self.cpu.reference_ns > 0.0) {
-            return bad(
-                "cpu.reference_ns",
-                "expected a positive time per reference [ns]",
-            );
-        }
-        if !(self.cpu.dispatch_slice_ms.is_finite() && self.cpu.dispatch_slice_ms > 0.0) {
-            return bad("cpu.dispatch_slice_ms", "expected a positive slice [ms]");
-        }
-        let s = &self.cpu.supervisor;
-        for (k, v) in [
-            ("fault_us", s.fault_us),
-            ("sio_us", s.sio_us),
-            ("interrupt_us", s.interrupt_us),
-            ("dispatch_us", s.dispatch_us),
-            ("page_moved_us", s.page_moved_us),
-        ] {
-            if !finite_nonneg(v) {
-                return bad(&format!("cpu.supervisor.{k}"), "expected a cost ≥ 0 [µs]");
-            }
-        }
-        crate::kind::SystemKind::Vm.expect(&self.system, origin)?;
-        if self.memory.residency == ResidencyKind::WholeProcessSwapping {
-            return bad(
-                "memory.residency",
-                "whole-process swapping is the UNIX V6 system: expected [system] kind = \"unix\"",
-            );
-        }
-        if self.memory.frames == 0 {
-            return bad("memory.frames", "expected at least one pageable frame");
-        }
-        match crate::supply::Supply::build(
-            &self.memory.replacement,
-            self.memory.frames,
-            self.memory.replacement_reserve,
-            1,
-        ) {
-            Err(e) => return bad("memory.replacement", &e.to_string()),
-            Ok(s) if !s.wants_references() => {}
-            Ok(_) if self.memory.replacement_reserve < self.memory.frames => {}
-            Ok(_) => {
-                return bad(
-                    "memory.replacement_reserve",
-                    "expected fewer frames than memory.frames",
-                )
-            }
-        }
-        if self.memory.page_bytes == 0 {
-            return bad("memory.page_bytes", "expected a positive page size [bytes]");
-        }
-        if !finite_nonneg(self.paging.sio_overhead_ms) {
-            return bad("paging.sio_overhead_ms", "expected a time ≥ 0 [ms]");
-        }
-        if self.devices.is_empty() {
-            return bad("device", "expected at least one [[device]]");
-        }
-        for (i, ch) in self.channels.iter().enumerate() {
-            if self.channels[..i].iter().any(|c| c.name == ch.name) {
-                return bad(
-                    &format!("channel.{i}.name"),
-                    "expected a name not used by another channel",
-                );
-            }
-        }
-        for (i, d) in self.devices.iter().enumerate() {
-            if !self.channels.iter().any(|c| c.name == d.channel) {
-                return bad(
-                    &format!("device.{i}.channel"),
-                    &format!(
-                        "no [[channel]] named `{}`: expected one of the channel names",
-                        d.channel
-                    ),
-                );
-            }
-            if d.count == 0 {
-                return bad(&format!("device.{i}.count"), "expected at least one device");
-            }
-            if let Some([a, b]) = d.paging_cylinders {
-                let cyl = crate::device::Geometry::of(d.model, self.memory.page_bytes).cylinders;
-                if a > b || b >= cyl {
-                    return bad(
-                        &format!("device.{i}.paging_cylinders"),
-                        &format!("expected [first, last] with first ≤ last < {cyl}"),
-                    );
-                }
-            }
-        }
-        if let Err((k, what)) = self.section_checks() {
-            return bad(&k, what);
-        }
-        if self.devices.iter().any(|d| d.swap_area) && self.devices.iter().all(|d| d.swap_area) {
-            return bad(
-                "device",
-                "every device is a swap area: expected at least one for ordinary page-outs",
-            );
-        }
-        if self.vio.devices == 0 {
-            return bad("vio.devices", "expected at least one minidisk device");
-        }
-        if !finite_nonneg(self.vio.service_ms) {
-            return bad("vio.service_ms", "expected a time ≥ 0 [ms]");
-        }
-        if let Err((k, what)) = self.load_control.check_params() {
-            return bad(&format!("load_control.{k}"), what);
-        }
-        if let Some(lc) = self.load_control.params() {
-            if !(lc.q1_slice_s.is_finite() && lc.q1_slice_s > 0.0) {
-                return bad(
-                    "load_control.q1_slice_s",
-                    "expected a positive CPU time [s]",
-                );
-            }
-            if !(lc.q2_slice_s.is_finite() && lc.q2_slice_s > 0.0) {
-                return bad(
-                    "load_control.q2_slice_s",
-                    "expected a positive CPU time [s]",
-                );
-            }
-            if !(lc.q1_overcommit.is_finite() && lc.q1_overcommit >= 1.0) {
-                return bad("load_control.q1_overcommit", "expected a factor ≥ 1");
-            }
-            if !finite_nonneg(lc.initial_ws_pages) {
-                return bad("load_control.initial_ws_pages", "expected pages ≥ 0");
-            }
-        }
-        if !(self.monitor.interval_s.is_finite() && self.monitor.interval_s > 0.0) {
-            return bad("monitor.interval_s", "expected a positive interval [s]");
-        }
-        if self.monitor.cycles == Some(0) {
-            return bad("monitor.cycles", "expected at least one scan cycle");
-        }
-        if self.workload.users == 0 && self.workload.guests.is_empty() {
-            return bad("workload.users", "expected at least one user");
-        }
-        for (i, g) in self.workload.guests.iter().enumerate() {
-            if let Err((path, what)) = g.validate(&format!("workload.guest.{i}")) {
-                return bad(&path, &what);
-            }
-        }
-        if self.workload.classes.is_empty() {
-            return bad("workload.class", "expected at least one [[workload.class]]");
-        }
-        let total: f64 = self.workload.classes.iter().map(|c| c.fraction).sum();
-        if !(total.is_finite() && total > 0.0) {
-            return bad(
-                "workload.class",
-                "expected fractions summing to a positive number",
-            );
-        }
-        for (i, c) in self.workload.classes.iter().enumerate() {
-            let p = format!("workload.class.{i}");
-            if let Some(ss) = &c.session {
-                if c.order != ScriptOrder::Cycle {
-                    return bad(
-                        &format!("{p}.order"),
-                        "a session runs its script in order: expected \"cycle\"",
-                    );
-                }
-                if !(ss.every_s.is_finite() && ss.every_s >= 0.0) {
-                    return bad(&format!("{p}.session.every_s"), "expected a time ≥ 0 [s]");
-                }
-                if !(ss.first_s.is_finite() && ss.first_s >= 0.0) {
-                    return bad(&format!("{p}.session.first_s"), "expected a time ≥ 0 [s]");
-                }
-            }
-            if !finite_nonneg(c.fraction) {
-                return bad(&format!("{p}.fraction"), "expected a fraction ≥ 0");
-            }
-            match &c.think {
-                ThinkSpec::Exponential { mean_s } if !finite_nonneg(*mean_s) => {
-                    return bad(
-                        &format!("{p}.think.mean_s"),
-                        "expected a think time ≥ 0 [s]",
-                    )
-                }
-                ThinkSpec::Fixed { s } if !finite_nonneg(*s) => {
-                    return bad(&format!("{p}.think.s"), "expected a think time ≥ 0 [s]")
-                }
-                ThinkSpec::Scripted { s } => {
-                    if s.is_empty() {
-                        return bad(&format!("{p}.think.s"), "expected at least one think time");
-                    }
-                    if let Some(j) = s.iter().position(|x| !finite_nonneg(*x)) {
-                        return bad(&format!("{p}.think.s.{j}"), "expected a think time ≥ 0 [s]");
-                    }
-                }
-                _ => {}
-            }
-            if c.commands.is_empty() {
-                return bad(&format!("{p}.commands"), "expected at least one command");
-            }
-            for (j, cmd) in c.commands.iter().enumerate() {
-                let q = format!("{p}.commands.{j}");
-                if !(cmd.cpu_ms.is_finite() && cmd.cpu_ms > 0.0) {
-                    return bad(
-                        &format!("{q}.cpu_ms"),
-                        "expected a positive CPU demand [ms]",
-                    );
-                }
-                if !finite_nonneg(cmd.weight) {
-                    return bad(&format!("{q}.weight"), "expected a weight ≥ 0");
-                }
-                if !(cmd.set_fraction.is_finite()
-                    && cmd.set_fraction > 0.0
-                    && cmd.set_fraction <= 1.0)
-                {
-                    return bad(
-                        &format!("{q}.set_fraction"),
-                        "expected a fraction in (0, 1]",
-                    );
-                }
-                if !finite_nonneg(cmd.console_write_ms) {
-                    return bad(&format!("{q}.console_write_ms"), "expected a time ≥ 0 [ms]");
-                }
-            }
-            if !c.commands.iter().any(|c| c.weight > 0.0) {
-                return bad(
-                    &format!("{p}.commands"),
-                    "expected a command with positive weight",
-                );
-            }
-            match &c.program {
-                ProgramSpec::Cms(l) | ProgramSpec::Drifting(l) => {
-                    let q = format!("{p}.program");
-                    if l.set_pages == 0 || l.set_pages > l.address_pages {
-                        return bad(
-                            &format!("{q}.set_pages"),
-                            "expected 1 ≤ set_pages ≤ address_pages",
-                        );
-                    }
-                    if l.locality_pages == 0 || l.locality_pages > l.set_pages {
-                        return bad(
-                            &format!("{q}.locality_pages"),
-                            "expected 1 ≤ locality_pages ≤ set_pages",
-                        );
-                    }
-                    if l.runs_per_phase == 0 {
-                        return bad(&format!("{q}.runs_per_phase"), "expected at least one run");
-                    }
-                    if !(l.refs_per_run.is_finite() && l.refs_per_run >= 1.0) {
-                        return bad(
-                            &format!("{q}.refs_per_run"),
-                            "expected a mean ≥ 1 [references]",
-                        );
-                    }
-                    for (k, v) in [
-                        ("overlap", l.overlap),
-                        ("drift", l.drift),
-                        ("write_fraction", l.write_fraction),
-                        ("shared_fraction", l.shared_fraction),
-                    ] {
-                        if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
-                            return bad(&format!("{q}.{k}"), "expected a fraction in [0, 1]");
-                        }
-                    }
-                    if l.shared_fraction > 0.0 && self.workload.shared_pages == 0 {
-                        return bad(
-                            &format!("{q}.shared_fraction"),
-                            "references to the shared segment need workload.shared_pages > 0",
-                        );
-                    }
-                }
-                ProgramSpec::Trace(t) => {
-                    if !std::path::Path::new(&t.path).is_file() {
-                        return bad(
-                            &format!("{p}.program.path"),
-                            &format!(
-                                "trace file `{}` does not exist: expected a readable file",
-                                t.path
-                            ),
-                        );
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Resolved device list: one entry per actuator, with `count` expanded.
     pub fn actuators(&self) -> Vec<(String, &DeviceSpec)> {
         let mut out = Vec::new();
@@ -1147,6 +561,14 @@ impl SystemSpec {
         out
     }
 }
+
+mod checks;
+pub mod guest;
+mod loading;
+
+pub use crate::load_control::spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
+pub use loading::{apply_override, load_spec};
+pub(crate) use loading::{toml_with_overrides, typed};
 
 #[cfg(test)]
 mod extends_tests;

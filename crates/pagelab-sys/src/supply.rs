@@ -22,8 +22,11 @@
 //!    `Resident` and the system carries out the decision (page-out if changed, else free).
 //!    Frames in transit (`PageIn`, `PageOut`) are never returned. A load controller may call
 //!    [`FrameSupply::reclaim`] to take several at once.
-//! 4. *Other departures*: a page that leaves for another reason (trim, swap-out, logoff) is
-//!    reported by [`FrameSupply::on_free`].
+//! 4. *Other departures*: a page that leaves for another reason is reported by
+//!    [`FrameSupply::on_free`]: SELECT taking a trimmed or queue-drop-flushed page from the
+//!    flush list, and each page of a physical swap-out (HPO). A policy supply tells its policy
+//!    to forget the page (LRU and SIEVE can; a policy that cannot keeps counting the page until
+//!    it reclaims it, and SELECT skips it then; `supply_forgotten`/`supply_unforgettable`).
 //!
 //! Two supplies exist. [`CoreTableScan`] is VM's global one-bit clock over the frame table
 //! (tetzlaff "Background"; bard §2), the default (`memory.replacement = "clock"`). Any other
@@ -37,6 +40,7 @@
 
 use std::collections::VecDeque;
 
+use pagelab_core::Frames;
 use pagelab_trace::policy::driven::Driven;
 use pagelab_trace::policy::PolicySpec;
 
@@ -100,6 +104,11 @@ pub struct PolicySupply {
     pub refault_distance_sum: u64,
     /// Victims the scan gave because the policy had none while no frame was free [frames].
     pub n_fallbacks: u64,
+    /// Pages that left otherwise (trim, swap-out) and the policy forgot [pages].
+    pub n_forgotten: u64,
+    /// Pages that left otherwise but the policy cannot forget: it counts them until it
+    /// reclaims them itself, and SELECT skips them then [pages].
+    pub n_unforgettable: u64,
 }
 
 impl PolicySupply {
@@ -121,6 +130,8 @@ impl PolicySupply {
             n_refaults: 0,
             refault_distance_sum: 0,
             n_fallbacks: 0,
+            n_forgotten: 0,
+            n_unforgettable: 0,
         })
     }
 
@@ -165,6 +176,22 @@ impl FrameSupply for PolicySupply {
         self.reference(key, count, now);
     }
 
+    fn on_free(&mut self, owner: u32, page: u32) {
+        let known = self.keys[owner as usize].get(page as usize).copied();
+        let Some(key) = known.filter(|&k| k != NONE) else {
+            return;
+        };
+        if self.pages[key as usize].2 == NONE || !self.policy.is_resident(key) {
+            return; // not held, or the policy's own reclaim on its way through SELECT
+        }
+        self.pages[key as usize].2 = NONE;
+        if self.policy.forget(key) {
+            self.n_forgotten += 1;
+        } else {
+            self.n_unforgettable += 1;
+        }
+    }
+
     fn select_victim(&mut self, mem: &mut Memory) -> Option<u32> {
         while let Some(key) = self.inactive.pop_front() {
             if self.policy.is_resident(key) {
@@ -207,8 +234,8 @@ impl Supply {
     /// `reserve` frames [frames] outside the policy.
     pub fn build(
         name: &str,
-        frames: u32,
-        reserve: u32,
+        frames: Frames,
+        reserve: Frames,
         owners: usize,
     ) -> Result<Supply, pagelab_trace::TraceError> {
         let spec = PolicySpec::by_name(name)?;
@@ -216,7 +243,10 @@ impl Supply {
             return Ok(Supply::Scan(CoreTableScan));
         }
         Ok(Supply::Policy(PolicySupply::new(
-            &spec, frames, reserve, owners,
+            &spec,
+            frames.get(),
+            reserve.get(),
+            owners,
         )?))
     }
 
@@ -235,6 +265,8 @@ impl Supply {
                 ("supply_refaults", p.n_refaults),
                 ("supply_refault_distance_sum", p.refault_distance_sum),
                 ("supply_scan_fallbacks", p.n_fallbacks),
+                ("supply_forgotten", p.n_forgotten),
+                ("supply_unforgettable", p.n_unforgettable),
             ],
         }
     }
@@ -281,9 +313,9 @@ mod tests {
 
     #[test]
     fn lru_supply_gives_the_least_recent_page_and_skips_pages_taken_back() {
-        let mut m = Memory::new(6, 1);
+        let mut m = Memory::new(Frames(6), 1);
         // Policy over 6 - 2 = 4 pages.
-        let mut s = Supply::build("lru", 6, 2, 1).unwrap();
+        let mut s = Supply::build("lru", Frames(6), Frames(2), 1).unwrap();
         for p in 0..4 {
             load(&mut m, &mut s, p, u64::from(p));
         }
@@ -296,10 +328,39 @@ mod tests {
         m.check().unwrap();
     }
 
+    /// A page trimmed by the system leaves the policy's count: with LRU the next load fills
+    /// its place and nothing is reclaimed; a policy that cannot forget (ARC) keeps counting it.
+    #[test]
+    fn a_page_that_left_otherwise_frees_its_place_in_the_policy() {
+        for (name, forgets) in [("lru", true), ("sieve", true), ("arc", false)] {
+            let mut m = Memory::new(Frames(6), 1);
+            let mut s = Supply::build(name, Frames(6), Frames(2), 1).unwrap();
+            let frames: Vec<u32> = (0..4)
+                .map(|p| load(&mut m, &mut s, p, u64::from(p)))
+                .collect();
+            // The system trims page 1 (say, to the flush list) and frees its frame.
+            s.on_free(0, 1);
+            m.unmap(frames[1]);
+            m.put_free(frames[1]);
+            load(&mut m, &mut s, 4, 10);
+            let Supply::Policy(p) = &s else {
+                panic!("{name}: a policy supply")
+            };
+            assert_eq!(p.n_forgotten, u64::from(forgets), "{name}");
+            assert_eq!(p.n_unforgettable, u64::from(!forgets), "{name}");
+            // LRU and SIEVE hold 0, 2, 3, 4 within their 4 pages: no victim is queued.
+            let queued = !p.inactive.is_empty();
+            assert_eq!(queued, !forgets, "{name}: a victim queued");
+            // A page not held is ignored.
+            s.on_free(0, 1);
+            m.check().unwrap();
+        }
+    }
+
     #[test]
     fn refault_distance_counts_reclaims_since_the_page_left() {
-        let mut m = Memory::new(4, 1);
-        let mut s = Supply::build("fifo", 4, 1, 1).unwrap();
+        let mut m = Memory::new(Frames(4), 1);
+        let mut s = Supply::build("fifo", Frames(4), Frames(1), 1).unwrap();
         for p in 0..4 {
             load(&mut m, &mut s, p, u64::from(p));
         }
@@ -320,16 +381,20 @@ mod tests {
     #[test]
     fn clock_is_the_core_table_scan_and_min_is_refused() {
         assert!(matches!(
-            Supply::build("clock", 8, 1, 1),
+            Supply::build("clock", Frames(8), Frames(1), 1),
             Ok(Supply::Scan(_))
         ));
         assert!(matches!(
-            Supply::build("core-table-scan", 8, 1, 1),
+            Supply::build("core-table-scan", Frames(8), Frames(1), 1),
             Ok(Supply::Scan(_))
         ));
-        let e = Supply::build("min", 8, 1, 1).unwrap_err().to_string();
+        let e = Supply::build("min", Frames(8), Frames(1), 1)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("future"), "{e}");
-        let e = Supply::build("nope", 8, 1, 1).unwrap_err().to_string();
+        let e = Supply::build("nope", Frames(8), Frames(1), 1)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("lfu") && e.contains("arc"), "{e}");
     }
 }

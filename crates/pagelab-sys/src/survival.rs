@@ -20,6 +20,7 @@
 //! the common Ψ* of eq. 1 (bard §4).
 
 use crate::memory::NONE;
+use pagelab_core::Frames;
 use serde::{Deserialize, Serialize};
 
 /// Which interruptions count as essential in eq. 4 (bard §5).
@@ -68,10 +69,10 @@ impl SurvivalBooks {
     }
 
     /// Books for `users` users and `frames` frames counting interruptions of `kind`.
-    pub fn of_kind(users: u32, frames: u32, kind: Essential) -> SurvivalBooks {
+    pub fn of_kind(users: u32, frames: Frames, kind: Essential) -> SurvivalBooks {
         SurvivalBooks {
             kind,
-            ..SurvivalBooks::new(users as usize, frames as usize)
+            ..SurvivalBooks::new(users as usize, frames.get() as usize)
         }
     }
 

@@ -22,17 +22,17 @@
 
 pub mod pagemon;
 mod report;
-pub mod spec;
 
-pub use report::{BenchmarkReport, GuestReport, ScheduleRow, SessionRow, StreamRow, TaskRow};
+pub use crate::monitor::benchmark::{
+    BenchmarkReport, GuestReport, JobRow, ScheduleRow, SessionRow, StreamRow, TaskRow,
+};
 
+use crate::locality::LocalityModel;
+use crate::spec::guest::{GuestSpec, NucleusSpec};
 use crate::spec::{LocalitySpec, ProgramSpec};
-use crate::workload::LocalityModel;
 use pagelab_core::{Rng, RngStreams, Tick};
 use pagelab_trace::{AccessKind, ReferenceSource, Run, TraceError};
 use rand::Rng as _;
-use serde::Serialize;
-use spec::GuestSpec;
 use std::collections::VecDeque;
 
 /// A guest task's state.
@@ -100,23 +100,6 @@ pub struct Task {
     page_wait_s: f64,
 }
 
-/// A finished job.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct JobRow {
-    /// Stream name.
-    pub stream: String,
-    /// Job name.
-    pub job: String,
-    /// Partition that ran it.
-    pub partition: String,
-    /// Arrival [s].
-    pub arrived_s: f64,
-    /// Start [s].
-    pub started_s: f64,
-    /// End [s].
-    pub ended_s: f64,
-}
-
 /// The guest operating system.
 pub struct GuestOs {
     /// Its spec.
@@ -163,7 +146,7 @@ pub struct GuestOs {
     vm_wait_s: f64,
 }
 
-fn nucleus_locality(s: &spec::NucleusSpec) -> LocalitySpec {
+fn nucleus_locality(s: &NucleusSpec) -> LocalitySpec {
     LocalitySpec {
         set_pages: s.pages,
         address_pages: s.pages,

@@ -9,8 +9,8 @@
 //! its lowest-priority busy partitions above the count (Figure 4's task deactivation, in the
 //! thesis's words "a mechanism ... to allow control of the multiprogramming level").
 
-use super::spec::{PagemonMeasure, PagemonSpec};
 use crate::monitor::{psi_s_star, Counters};
+use crate::spec::guest::{PagemonMeasure, PagemonSpec};
 
 /// Counters PAGEMON reads at each sample (cumulative).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -1,7 +1,7 @@
 //! The guest OS alone: its dispatcher, the two interrupts, job steps, PAGEMON's bound.
 
-use super::spec::GuestSpec;
 use super::*;
+use crate::spec::guest::GuestSpec;
 
 pub(crate) const GUEST: &str = r#"
 name = "os"

@@ -234,7 +234,7 @@ impl System<'_> {
             page_reads: self.c.page_reads,
             steals: self.c.steals,
             demand_pages: self.sumwss + eligible,
-            apages: f64::from(self.spec.memory.frames),
+            apages: f64::from(self.spec.memory.frames.get()),
             counters: self.snapshot(),
         };
         let Some(pm) = self.pagemons[i].as_mut() else {

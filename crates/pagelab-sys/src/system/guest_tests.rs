@@ -151,14 +151,14 @@ fn with_the_accelerator_only_the_task_waits_and_the_completion_readies_all_waite
 #[test]
 fn a_whole_run_with_the_accelerator_keeps_the_books() {
     let mut s = spec(true);
-    s.memory.frames = 24;
+    s.memory.frames = pagelab_core::Frames(24);
     s.workload.guests[0].nucleus.fraction = 0.2;
     s.workload.guests[0].streams[0].copies = 4;
     s.workload.guests[0].end_when_done = true;
     for st in &mut s.workload.guests[0].streams[0].jobs[0].steps {
         st.cpu_s *= 0.05;
     }
-    s.run.duration_s = 300.0;
+    s.run.duration_s = pagelab_core::Secs(300.0);
     let mut sys = System::build(&s, 3, None).unwrap();
     sys.set_check_every(1);
     let r = sys.run(&mut |_| {}).unwrap();
@@ -179,15 +179,15 @@ fn pagemon_under_load_deactivates_down_to_its_floor_and_the_stream_still_complet
         st.cpu_s *= 0.05;
     }
     // A measure always above `high`: one task fewer every period, down to min_tasks.
-    g.pagemon = Some(crate::guest::spec::PagemonSpec {
+    g.pagemon = Some(crate::spec::guest::PagemonSpec {
         enabled: true,
-        measure: crate::guest::spec::PagemonMeasure::PagingRate,
+        measure: crate::spec::guest::PagemonMeasure::PagingRate,
         period_s: 0.01,
         high: -1.0,
         low: -2.0,
         min_tasks: 1,
     });
-    s.run.duration_s = 300.0;
+    s.run.duration_s = pagelab_core::Secs(300.0);
     let r = System::build(&s, 2, None)
         .unwrap()
         .run(&mut |_| {})

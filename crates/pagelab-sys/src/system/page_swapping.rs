@@ -207,6 +207,7 @@ impl System<'_> {
                 fr.referenced = false;
                 ps.prepaged[f as usize] = false;
                 ps.in_swap_io[f as usize] = true;
+                self.supply.on_free(u, p);
                 batch.push(PageIo {
                     op: IoOp::Write,
                     slot,

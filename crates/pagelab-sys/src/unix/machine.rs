@@ -236,14 +236,14 @@ impl Machine {
                 in_core: 0,
             });
         }
-        let end = Tick::from_secs_f64(spec.run.duration_s);
+        let end = spec.run.duration_s.tick();
         let mut m = Machine {
             spec: spec.clone(),
             seed,
             now: Tick::ZERO,
             last_t: Tick::ZERO,
             end,
-            warm: spec.run.warmup_s <= 0.0,
+            warm: spec.run.warmup_s.get() <= 0.0,
             q: EventQueue::new(),
             procs: Vec::with_capacity(w.processes as usize),
             texts,
@@ -293,10 +293,10 @@ impl Machine {
             m.q.schedule(Tick::from_secs_f64(l.arrival_s), Ev::Login);
         }
         m.q.schedule(m.tick_time(1), Ev::Clock(1));
-        let interval = Tick::from_secs_f64(spec.monitor.interval_s).max(Tick(1));
+        let interval = spec.monitor.interval_s.tick().max(Tick(1));
         m.q.schedule(interval.min(end), Ev::Sample);
         if !m.warm {
-            m.q.schedule(Tick::from_secs_f64(spec.run.warmup_s), Ev::WarmupEnded);
+            m.q.schedule(spec.run.warmup_s.tick(), Ev::WarmupEnded);
         }
         m.q.schedule(end, Ev::End);
         Ok(m)
@@ -454,7 +454,7 @@ impl Machine {
     /// Runs to the end and returns the report; `progress` gets the fraction done.
     pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
         self.settle()?;
-        let interval = Tick::from_secs_f64(self.spec.monitor.interval_s).max(Tick(1));
+        let interval = self.spec.monitor.interval_s.tick().max(Tick(1));
         loop {
             if self.n_events & 0x3ff == 0 {
                 pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: every 1024 events

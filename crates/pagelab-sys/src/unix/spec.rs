@@ -429,13 +429,13 @@ impl UnixSpec {
         let pos = |x: f64| x.is_finite() && x > 0.0;
         let nonneg = |x: f64| x.is_finite() && x >= 0.0;
         let frac = |x: f64| (0.0..=1.0).contains(&x);
-        if !pos(self.run.duration_s) {
+        if !self.run.duration_s.is_positive() {
             return bad(
                 "run.duration_s",
                 "expected a positive number of seconds".into(),
             );
         }
-        if !nonneg(self.run.warmup_s) || self.run.warmup_s >= self.run.duration_s {
+        if !self.run.warmup_s.is_nonneg() || self.run.warmup_s >= self.run.duration_s {
             return bad(
                 "run.warmup_s",
                 "expected seconds ≥ 0 and below run.duration_s".into(),
@@ -588,7 +588,7 @@ impl UnixSpec {
         }
         self.validate_login(origin)?;
         self.validate_kernel(origin)?;
-        if !pos(self.monitor.interval_s) {
+        if !self.monitor.interval_s.is_positive() {
             return bad(
                 "monitor.interval_s",
                 "expected a positive interval [s]".into(),

@@ -55,6 +55,12 @@ impl Driven {
         page < self.bound && self.policy.is_resident(page)
     }
 
+    /// `page` left memory without the policy's choice; `false` if the policy cannot forget it
+    /// (see [`Replacement::forget`](super::Replacement::forget)).
+    pub fn forget(&mut self, page: u32) -> bool {
+        page < self.bound && self.policy.forget(page)
+    }
+
     /// Appends the pages reclaimed since the last call to `out`, oldest first.
     pub fn take_reclaimed(&mut self, out: &mut Vec<u32>) {
         out.extend(self.mem.take_reclaimed().into_iter().map(|v| v.page));

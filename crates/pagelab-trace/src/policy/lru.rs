@@ -103,6 +103,14 @@ impl Replacement for Lru {
         self.resident.get(page as usize).copied().unwrap_or(false)
     }
 
+    fn forget(&mut self, page: u32) -> bool {
+        if self.is_resident(page) {
+            self.links.remove(&mut self.list, page);
+            self.resident[page as usize] = false;
+        }
+        true
+    }
+
     fn resident(&self) -> u32 {
         self.list.len
     }

@@ -273,6 +273,12 @@ pub trait Replacement {
     }
     /// True if `page` is resident.
     fn is_resident(&self, page: u32) -> bool;
+    /// `page` left memory without this policy's choice (a system trimmed or swapped it out):
+    /// forget it, freeing its place. Returns `false` if the policy cannot (it then keeps
+    /// counting the page until it reclaims it itself).
+    fn forget(&mut self, _page: u32) -> bool {
+        false
+    }
     /// Pages resident now [pages].
     fn resident(&self) -> u32;
     /// The frame table (frame -> page) of the frames used so far, if the policy keeps one; step
@@ -412,6 +418,11 @@ macro_rules! replacement_policies {
             /// True if `page` is resident.
             pub fn is_resident(&self, page: u32) -> bool {
                 match self { $( Online::$ov(p) => p.is_resident(page), )* }
+            }
+
+            /// Forgets `page`, left memory otherwise; `false` if the policy cannot.
+            pub fn forget(&mut self, page: u32) -> bool {
+                match self { $( Online::$ov(p) => p.forget(page), )* }
             }
 
             /// Frame table, if the policy keeps one.

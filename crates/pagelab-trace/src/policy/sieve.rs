@@ -92,6 +92,18 @@ impl Replacement for Sieve {
         self.resident.get(page as usize).copied().unwrap_or(false)
     }
 
+    fn forget(&mut self, page: u32) -> bool {
+        if self.is_resident(page) {
+            if self.hand == page {
+                self.hand = self.links.prev(page); // the hand moves on as at an eviction
+            }
+            self.links.remove(&mut self.q, page);
+            self.resident[page as usize] = false;
+            self.visited[page as usize] = false;
+        }
+        true
+    }
+
     fn resident(&self) -> u32 {
         self.q.len
     }

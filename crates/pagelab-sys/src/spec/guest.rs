@@ -1,7 +1,7 @@
 //! The spec of a guest operating system (`[[workload.guest]]`) and of a terminal-driver
 //! session (`workload.class.session`).
 
-use crate::spec::LocalitySpec;
+use super::LocalitySpec;
 use serde::{Deserialize, Serialize};
 
 fn yes() -> bool {
@@ -141,7 +141,7 @@ pub struct StepSpec {
     #[serde(default)]
     pub ios: u32,
     /// What it references (a locality program inside the partition).
-    pub program: crate::spec::ProgramSpec,
+    pub program: super::ProgramSpec,
 }
 
 /// What the host measures for PAGEMON.
@@ -224,6 +224,26 @@ impl GuestSpec {
         if self.partitions.is_empty() || self.partitions.len() > 64 {
             return bad(format!("{p}.partition"), "expected 1 to 64 partitions");
         }
+        self.check_partitions(p)?;
+        self.check_streams(p)?;
+        if let Some(m) = &self.pagemon {
+            let q = format!("{p}.pagemon");
+            if !(m.period_s.is_finite() && m.period_s > 0.0) {
+                return bad(format!("{q}.period_s"), "expected a positive period [s]");
+            }
+            if !(m.low.is_finite() && m.high.is_finite() && m.low <= m.high) {
+                return bad(
+                    format!("{q}.low"),
+                    "expected finite thresholds with low ≤ high",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The partitions: a queue or a spooler each (`p` the guest's key path).
+    fn check_partitions(&self, p: &str) -> Result<(), (String, String)> {
+        let bad = |k: String, w: &str| Err((k, w.to_string()));
         for (i, t) in self.partitions.iter().enumerate() {
             let q = format!("{p}.partition.{i}");
             if t.pages == 0 {
@@ -249,6 +269,12 @@ impl GuestSpec {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The job streams: a served queue, times, and jobs whose steps fit their partitions.
+    fn check_streams(&self, p: &str) -> Result<(), (String, String)> {
+        let bad = |k: String, w: &str| Err((k, w.to_string()));
         for (i, s) in self.streams.iter().enumerate() {
             let q = format!("{p}.stream.{i}");
             if !self
@@ -287,8 +313,7 @@ impl GuestSpec {
                         return bad(format!("{r}.cpu_s"), "expected a positive CPU demand [s]");
                     }
                     match &st.program {
-                        crate::spec::ProgramSpec::Cms(l)
-                        | crate::spec::ProgramSpec::Drifting(l) => {
+                        super::ProgramSpec::Cms(l) | super::ProgramSpec::Drifting(l) => {
                             check_locality(l, &format!("{r}.program"))?;
                             if l.address_pages > smallest {
                                 return bad(
@@ -303,7 +328,7 @@ impl GuestSpec {
                                 );
                             }
                         }
-                        crate::spec::ProgramSpec::Trace(_) => {
+                        super::ProgramSpec::Trace(_) => {
                             return bad(
                                 format!("{r}.program.kind"),
                                 "expected `cms` or `drifting` (a guest step is a locality program)",
@@ -311,18 +336,6 @@ impl GuestSpec {
                         }
                     }
                 }
-            }
-        }
-        if let Some(m) = &self.pagemon {
-            let q = format!("{p}.pagemon");
-            if !(m.period_s.is_finite() && m.period_s > 0.0) {
-                return bad(format!("{q}.period_s"), "expected a positive period [s]");
-            }
-            if !(m.low.is_finite() && m.high.is_finite() && m.low <= m.high) {
-                return bad(
-                    format!("{q}.low"),
-                    "expected finite thresholds with low ≤ high",
-                );
             }
         }
         Ok(())

@@ -1,0 +1,352 @@
+//! Building the machine from a spec: users dealt to classes, programs, paging devices,
+//! residency, the frame supply and the first events.
+
+use super::*;
+
+/// What [`System::build`] makes before it assembles the machine.
+struct Parts {
+    users: Vec<User>,
+    classes: Vec<ClassRt>,
+    lc: LoadController,
+    io: PagingIo,
+    swap: Option<PageSwap>,
+    supply: Supply,
+}
+
+impl<'o> System<'o> {
+    /// Builds the machine of `spec` with random streams from `seed`. Trace programs are opened
+    /// with `opener`; without one a trace program is an error.
+    pub fn build(
+        spec: &SystemSpec,
+        seed: u64,
+        opener: Option<&'o TraceOpener>,
+    ) -> Result<System<'o>, SysError> {
+        let streams = RngStreams::new(seed);
+        let counts = deal_users(spec);
+        let lc = LoadController::build(&spec.load_control);
+        let mut classes = class_books(spec, &counts);
+        let users = make_users(spec, &counts, &lc, &streams, opener, &mut classes)?;
+        let n_all = users.len() as u32;
+        let parts = Parts {
+            users,
+            classes,
+            lc,
+            io: paging_io(spec),
+            swap: residency(spec, n_all)?,
+            supply: frame_supply(spec, n_all)?,
+        };
+        let mut sys = System::assemble(spec, seed, opener, &streams, parts);
+        sys.schedule_first_events();
+        Ok(sys)
+    }
+
+    /// The machine with its books empty and nothing scheduled.
+    fn assemble(
+        spec: &SystemSpec,
+        seed: u64,
+        opener: Option<&'o TraceOpener>,
+        streams: &RngStreams,
+        parts: Parts,
+    ) -> System<'o> {
+        let n_users = spec.workload.users;
+        let n_all = parts.users.len() as u32;
+        let shared = spec.workload.shared_pages;
+        let supply = parts.supply;
+        System {
+            spec: spec.clone(),
+            seed,
+            now: Tick::ZERO,
+            end: spec.run.duration_s.tick(),
+            warm: spec.run.warmup_s.get() <= 0.0,
+            q: EventQueue::new(),
+            cpus: vec![Cpu::idle(); spec.cpu.count as usize],
+            shared_owner: n_all,
+            shared_pages: shared,
+            mem: Memory::new(spec.memory.frames, n_all as usize + 1),
+            supply,
+            supply_refs: 0,
+            users: parts.users,
+            classes: parts.classes,
+            io: parts.io,
+            lc: parts.lc,
+            e1: VecDeque::new(),
+            e2: VecDeque::new(),
+            ready_q1: VecDeque::new(),
+            ready_q2: VecDeque::new(),
+            frame_waiters: VecDeque::new(),
+            page_waiters: Vec::new(),
+            sumwss: 0.0,
+            n_q1: 0,
+            n_q2: 0,
+            n_page_wait: 0,
+            n_idle_cpus: spec.cpu.count,
+            pending_outs: 0,
+            sup_debt_ns: 0,
+            reference_ps: (spec.cpu.reference_ns * 1e3).round().max(1.0) as u64,
+            dispatch_ns: spec.cpu.dispatch_slice_ms.ns().max(1),
+            least_cpu_first: spec.cpu.dispatch_order == crate::spec::DispatchOrder::LeastCpu,
+            cost: SupCost::of(&spec.cpu.supervisor),
+            free_extra: spec.memory.free_target_extra,
+            free_min: spec.memory.free_target_min,
+            reset_at_drop: spec.memory.reset_reference_at_drop,
+            flush_at_drop: spec.memory.flush_at_drop,
+            write_unchanged: spec.paging.write_unchanged,
+            swap: parts.swap,
+            vmsp: vmsp_dispatch::VmspBooks::new(n_all as usize, streams.stream("spool", 0)),
+            vio_busy: vec![Tick::ZERO; spec.vio.devices as usize],
+            vio_ns: spec.vio.service_ms.get() * 1e6,
+            vio_exp: spec.vio.exponential,
+            vio_rng: streams.stream("vio", 0),
+            c: Counters::default(),
+            last_t: Tick::ZERO,
+            samples: Vec::new(),
+            warm_sample: Counters::default(),
+            interval: spec.monitor.interval_s.tick().max(Tick(1)),
+            opener,
+            candidates: Vec::new(),
+            actions: Vec::new(),
+            done_io: Vec::new(),
+            n_events: 0,
+            n_runs: 0,
+            check_every: DEFAULT_CHECK_EVERY,
+            check_countdown: DEFAULT_CHECK_EVERY,
+            guests: (n_users..n_all).collect(),
+            pagemons: Vec::new(),
+            bench: None,
+            sessions: BTreeMap::new(),
+            done_at: None,
+            survival: SurvivalBooks::of_kind(n_all, spec.memory.frames, spec.monitor.essential),
+            steal: StealBooks::new(spec.memory.frames.get() as usize),
+            admit_seq: vec![0; n_all as usize],
+            n_admitted: 0,
+            next_sample: Tick::ZERO,
+            cycles_at_sample: 0,
+        }
+    }
+
+    /// The garbage collector's first pass, every user's first think (or session release),
+    /// the guests' start, the first sample, the end of the warm-up and of the run.
+    fn schedule_first_events(&mut self) {
+        let n_users = self.spec.workload.users;
+        self.mem.lifo_flush = self.spec.memory.lifo_flush;
+        if self.swap.is_some() && self.spec.swapping.garbage_collector {
+            let first = Tick::from_secs_f64(self.spec.swapping.gc_period_s);
+            self.q.schedule(first, Event::Collect);
+        }
+        // Every user starts with a think period (staggered by the think law itself), or, in a
+        // terminal-driver session, waits for its release (one every `every_s`, young ch. I §4).
+        let mut in_class = vec![0u32; self.classes.len()];
+        for u in 0..n_users {
+            let ci = self.users[u as usize].class as usize;
+            let t = if let Some(ss) = self.classes[ci].spec.session.clone() {
+                let t = ss.first_s + ss.every_s * f64::from(in_class[ci]);
+                in_class[ci] += 1;
+                let b = self.bench.get_or_insert_with(BenchmarkReport::default);
+                self.sessions.insert(u, b.sessions.len());
+                b.sessions.push(SessionRow {
+                    user: u,
+                    class: self.classes[ci].spec.name.clone(),
+                    released_s: t,
+                    signed_off_s: None,
+                    response_index_s: None,
+                });
+                t
+            } else {
+                let cl = &self.classes[ci].spec.think;
+                think_time(cl, &mut self.users[u as usize].rng, 0)
+            };
+            self.q
+                .schedule(Tick::from_secs_f64(t), Event::ThinkEnded(u));
+        }
+        self.start_guests();
+        self.next_sample = self.interval.min(self.end);
+        self.q.schedule(self.next_sample, Event::Sample);
+        if !self.warm {
+            let warm = self.spec.run.warmup_s.tick();
+            self.q.schedule(warm, Event::WarmupEnded);
+        }
+        self.q.schedule(self.end, Event::End);
+    }
+}
+
+/// Users per class by largest remainder, in class order.
+fn deal_users(spec: &SystemSpec) -> Vec<u32> {
+    let n_users = spec.workload.users;
+    let total_frac: f64 = spec.workload.classes.iter().map(|c| c.fraction).sum();
+    let mut counts: Vec<u32> = spec
+        .workload
+        .classes
+        .iter()
+        .map(|c| (c.fraction / total_frac * f64::from(n_users)).floor() as u32)
+        .collect();
+    let mut rem: Vec<(f64, usize)> = spec
+        .workload
+        .classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let x = c.fraction / total_frac * f64::from(n_users);
+            (x - x.floor(), i)
+        })
+        .collect();
+    rem.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut k = 0;
+    while counts.iter().sum::<u32>() < n_users {
+        counts[rem[k % rem.len()].1] += 1;
+        k += 1;
+    }
+    counts
+}
+
+/// Each class's report books, empty.
+fn class_books(spec: &SystemSpec, counts: &[u32]) -> Vec<ClassRt> {
+    spec.workload
+        .classes
+        .iter()
+        .zip(counts)
+        .map(|(c, &n)| {
+            let mut acc = 0.0;
+            let cum_weight = c
+                .commands
+                .iter()
+                .map(|cmd| {
+                    acc += cmd.weight;
+                    acc
+                })
+                .collect();
+            ClassRt {
+                spec: c.clone(),
+                users: n,
+                cum_weight,
+                resp: Vec::new(),
+                resp_trivial: Vec::new(),
+                resp_nontrivial: Vec::new(),
+                think_sum: 0.0,
+                thinks: 0,
+                trivial: 0,
+            }
+        })
+        .collect()
+}
+
+/// The users of each class with their programs, then the guest virtual machines (each its own
+/// report class, appended to `classes`).
+fn make_users(
+    spec: &SystemSpec,
+    counts: &[u32],
+    lc: &LoadController,
+    streams: &RngStreams,
+    opener: Option<&TraceOpener>,
+    classes: &mut Vec<ClassRt>,
+) -> Result<Vec<User>, SysError> {
+    let shared = spec.workload.shared_pages;
+    let n_all = spec.workload.users + spec.workload.guests.len() as u32;
+    let mut users = Vec::with_capacity(n_all as usize);
+    for (ci, (c, &n)) in spec.workload.classes.iter().zip(counts).enumerate() {
+        for _ in 0..n {
+            let u = users.len() as u64;
+            let program = match &c.program {
+                ProgramSpec::Cms(l) | ProgramSpec::Drifting(l) => Program::Locality(Box::new(
+                    LocalityModel::new(l, shared, streams.stream("program", u)),
+                )),
+                ProgramSpec::Trace(t) => {
+                    let path = std::path::PathBuf::from(&t.path);
+                    let open = opener.ok_or_else(|| SysError::Invalid {
+                        origin: "spec".into(),
+                        path: format!("workload.class.{ci}.program"),
+                        what: "a trace program needs a trace reader: expected run_with_sources"
+                            .into(),
+                    })?;
+                    Program::Source {
+                        source: open(&path)?,
+                        shift: shared,
+                        path: t.repeat.then_some(path),
+                    }
+                }
+            };
+            users.push(User::new(ci as u16, program, lc, streams.stream("user", u)));
+        }
+    }
+    // Guest virtual machines follow the users, each its own report class.
+    for (gi, g) in spec.workload.guests.iter().enumerate() {
+        let os = GuestOs::new(g, shared, streams, gi as u64);
+        classes.push(ClassRt::guest(g));
+        let u = users.len() as u64;
+        users.push(User::new(
+            (classes.len() - 1) as u16,
+            Program::Guest(Box::new(os)),
+            lc,
+            streams.stream("user", u),
+        ));
+    }
+    Ok(users)
+}
+
+/// The paging devices with their channels, selection and slot allocation policies.
+fn paging_io(spec: &SystemSpec) -> PagingIo {
+    let page_bytes = spec.memory.page_bytes;
+    let devs: Vec<(Geometry, usize, Option<[u32; 2]>)> = spec
+        .actuators()
+        .iter()
+        .map(|(_, d)| {
+            let ch = spec
+                .channels
+                .iter()
+                .position(|c| c.name == d.channel)
+                .unwrap_or(0);
+            (
+                Geometry::of(d.model, page_bytes.get()),
+                ch,
+                d.paging_cylinders,
+            )
+        })
+        .collect();
+    PagingIo::new(
+        &devs,
+        spec.channels.len().max(1),
+        spec.paging.combine_same_cylinder,
+        spec.paging.sio_overhead_ms.ns(),
+    )
+    .with_policies(
+        DeviceSelection::build(spec.paging.device_selection, spec.paging.round_turkey_run),
+        SlotAllocator::build(spec.paging.slot_allocation),
+    )
+    .with_swap_areas(spec.actuators().iter().map(|(_, d)| d.swap_area).collect())
+}
+
+/// The residency seam: demand paging, or HPO page swapping; whole-process swapping is the
+/// other engine (unix::run).
+fn residency(spec: &SystemSpec, n_all: u32) -> Result<Option<PageSwap>, SysError> {
+    Ok(match spec.memory.residency {
+        crate::spec::ResidencyKind::DemandPaging => None,
+        crate::spec::ResidencyKind::PageSwapping => Some(PageSwap::new(
+            spec.swapping.clone(),
+            n_all as usize,
+            spec.memory.frames.get() as usize,
+        )),
+        crate::spec::ResidencyKind::WholeProcessSwapping => {
+            return Err(SysError::Invalid {
+                origin: "spec".into(),
+                path: "memory.residency".into(),
+                what: "this engine pages: expected a whole-process-swapping spec run by \
+                           unix::run"
+                    .into(),
+            });
+        }
+    })
+}
+
+/// The frame supply named by `memory.replacement`.
+fn frame_supply(spec: &SystemSpec, n_all: u32) -> Result<Supply, SysError> {
+    Supply::build(
+        &spec.memory.replacement,
+        spec.memory.frames,
+        spec.memory.replacement_reserve,
+        n_all as usize + 1,
+    )
+    .map_err(|e| SysError::Invalid {
+        origin: "spec".into(),
+        path: "memory.replacement".into(),
+        what: e.to_string(),
+    })
+}

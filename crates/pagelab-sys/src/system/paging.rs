@@ -1,0 +1,327 @@
+//! Paging: a fault, the frame it waits for, the page-in it starts, SELECT replenishing the
+//! free list through the frame supply ([`crate::supply`]), and the paging devices' completions.
+
+use super::*;
+
+impl System<'_> {
+    pub(super) fn handle_fault(&mut self, u: u32, page: u32) -> Result<(), SysError> {
+        // A guest task's fault taken enabled, with the Accelerator on: a pseudo fault.
+        let w = if self.pseudo_fault_applies(u, page) {
+            u | PSEUDO
+        } else {
+            u
+        };
+        let (owner, idx) = self.owner_of(u, page);
+        self.c.faults += 1.0;
+        if self.warm {
+            self.users[u as usize].t_faults += 1;
+        }
+        self.sup_debt_ns += self.cost.fault;
+        let f = self.mem.pte_mut(owner, idx).frame;
+        if f != NONE {
+            match self.mem.frames[f as usize].state {
+                FrameState::Resident => {
+                    // Made valid meanwhile (a shared page another user brought in).
+                    self.fault_done(w, true);
+                }
+                FrameState::PageOut => {
+                    let fr = &mut self.mem.frames[f as usize];
+                    fr.state = FrameState::Resident;
+                    fr.referenced = true;
+                    self.c.reclaims += 1.0;
+                    self.fault_done(w, true);
+                }
+                FrameState::PageIn => {
+                    self.page_waiters.push((f, w));
+                    self.fault_wait(w, UState::PageWait);
+                }
+                FrameState::Free => unreachable!("a mapped frame is never free"),
+            }
+            return Ok(());
+        }
+        self.frame_waiters.push_back((w, page));
+        self.fault_wait(w, UState::FrameWait);
+        self.pump_memory()
+    }
+
+    pub(super) fn owner_of(&self, u: u32, page: u32) -> (u32, u32) {
+        if page < self.shared_pages {
+            (self.shared_owner, page)
+        } else {
+            (u, page)
+        }
+    }
+
+    /// Serves users waiting for a frame and keeps the free list at its target.
+    pub(super) fn pump_memory(&mut self) -> Result<(), SysError> {
+        loop {
+            while !self.frame_waiters.is_empty() {
+                let Some(f) = self.mem.take_free() else { break };
+                let (w, page) = self.frame_waiters.pop_front().expect("checked non-empty");
+                self.users[(w & !PSEUDO) as usize].fault_page = page;
+                self.start_page_in(w, f);
+            }
+            self.replenish()?;
+            if self.frame_waiters.is_empty() || self.mem.free_len() == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    pub(super) fn start_page_in(&mut self, w: u32, f: u32) {
+        let u = w & !PSEUDO;
+        let page = self.users[u as usize].fault_page;
+        let (owner, idx) = self.owner_of(u, page);
+        // Another waiter may have brought the same shared page in meanwhile.
+        let cur = self.mem.pte_mut(owner, idx).frame;
+        if cur != NONE {
+            self.mem.put_free(f);
+            let st = self.mem.frames[cur as usize].state;
+            if st == FrameState::PageIn {
+                self.page_waiters.push((cur, w));
+                self.fault_still_waits(w);
+            } else {
+                if st == FrameState::PageOut {
+                    self.mem.frames[cur as usize].state = FrameState::Resident;
+                    self.c.reclaims += 1.0;
+                }
+                self.fault_done(w, true);
+            }
+            return;
+        }
+        self.mem.map(owner, idx, f, FrameState::PageIn);
+        self.supply.on_load(owner, idx, f, self.supply_refs);
+        self.survival.referenced(f, u);
+        let pte = *self.mem.pte_mut(owner, idx);
+        if pte.slot == NONE {
+            // First reference: a cleared frame, no I/O; it has no slot copy, so it is changed.
+            let fr = &mut self.mem.frames[f as usize];
+            fr.state = FrameState::Resident;
+            fr.changed = true;
+            self.c.zero_fills += 1.0;
+            self.steal.reused(f);
+            self.fault_done(w, true);
+            return;
+        }
+        if owner == u {
+            if let Some(id) = self.swap.as_ref().and_then(|ps| ps.set_of(u, idx)) {
+                self.c.swap_faults += 1.0;
+                self.steal.reused(f);
+                self.page_waiters.push((f, w));
+                self.fault_still_waits(w);
+                self.swap_in(u, id, Some((idx, f)));
+                return;
+            }
+        }
+        self.c.page_reads += 1.0;
+        if self.steal.read_into(f) {
+            self.c.stolen_reads += 1.0;
+        }
+        let resident = self.mem.resident[u as usize];
+        let usr = &mut self.users[u as usize];
+        usr.stay.page_reads += 1;
+        usr.stay.resident_at_reads += u64::from(resident);
+        if self.warm {
+            usr.t_reads += 1;
+        }
+        self.sup_debt_ns += self.cost.sio + self.cost.page;
+        self.page_waiters.push((f, w));
+        self.fault_still_waits(w);
+        let io = PageIo {
+            op: IoOp::Read,
+            slot: pte.slot,
+            frame: f,
+            queued: self.now,
+        };
+        let step = self.io.submit(pte.dev as usize, io, self.now);
+        if let Some(s) = step {
+            self.schedule_device(pte.dev as usize, s);
+        }
+    }
+
+    /// SELECT until the free list plus pending page-outs reach MPL + extra. Page-outs given to
+    /// one device in a row (a round-turkey group) are written together as one batch when the
+    /// group closes; while a group is open SELECT goes on, a bounded number of frames past the
+    /// target, to fill it.
+    pub(super) fn replenish(&mut self) -> Result<(), SysError> {
+        let target = (self.n_q1 + self.n_q2 + self.free_extra).max(self.free_min) as usize;
+        let mut group: Vec<PageIo> = Vec::new();
+        let mut group_dev = 0usize;
+        let mut overshoot = 0u32;
+        loop {
+            let short = self.mem.free_len() + (self.pending_outs as usize) < target;
+            if !short {
+                if group.is_empty() || overshoot >= 2 * self.spec.paging.round_turkey_run {
+                    break;
+                }
+                overshoot += 1;
+            }
+            // Frame supply order: flush list, then physical swap-out, then the scan.
+            let f = match self.mem.pop_flush() {
+                Some(f) => {
+                    // Trimmed or flushed at queue-drop: not the supply's choice.
+                    let fr = self.mem.frames[f as usize];
+                    self.supply.on_free(fr.owner, fr.page);
+                    f
+                }
+                None => {
+                    if self.swap.is_some() && self.swap_out()? {
+                        continue;
+                    }
+                    match self.supply.select_victim(&mut self.mem) {
+                        Some(f) => f,
+                        None => break,
+                    }
+                }
+            };
+            self.count_victim(f);
+            let fr = self.mem.frames[f as usize];
+            let pte = *self.mem.pte_mut(fr.owner, fr.page);
+            let rewrite = self.write_unchanged && fr.owner != self.shared_owner;
+            if fr.changed || pte.slot == NONE || rewrite {
+                if pte.slot != NONE {
+                    self.io.release_slot(SlotAddr {
+                        dev: pte.dev,
+                        slot: pte.slot,
+                    });
+                    if fr.owner != self.shared_owner {
+                        if let Some(ps) = self.swap.as_mut() {
+                            ps.detach(fr.owner, fr.page);
+                        }
+                    }
+                }
+                let (addr, closed) = self.page_out_slot()?;
+                let p = self.mem.pte_mut(fr.owner, fr.page);
+                p.slot = addr.slot;
+                p.dev = addr.dev;
+                let frm = &mut self.mem.frames[f as usize];
+                frm.state = FrameState::PageOut;
+                frm.changed = false;
+                frm.referenced = false;
+                self.pending_outs += 1;
+                self.c.page_writes += 1.0;
+                self.sup_debt_ns += self.cost.page;
+                if !group.is_empty() && group_dev != addr.dev as usize {
+                    self.submit_group(group_dev, &mut group);
+                }
+                group_dev = addr.dev as usize;
+                group.push(PageIo {
+                    op: IoOp::Write,
+                    slot: addr.slot,
+                    frame: f,
+                    queued: self.now,
+                });
+                if closed {
+                    self.submit_group(group_dev, &mut group);
+                }
+            } else {
+                self.mem.unmap(f);
+                self.mem.put_free(f);
+            }
+        }
+        if !group.is_empty() {
+            self.submit_group(group_dev, &mut group);
+        }
+        Ok(())
+    }
+
+    /// Counts frame `f` taken by SELECT: a steal if its owner is in queue, and its page's
+    /// survival in interruptions (bard eq. 4).
+    pub(super) fn count_victim(&mut self, f: u32) {
+        self.c.victims += 1.0;
+        let fr = self.mem.frames[f as usize];
+        let stolen = fr.owner != self.shared_owner && self.users[fr.owner as usize].queue.is_some();
+        if stolen {
+            self.c.steals += 1.0;
+        }
+        self.steal.replaced(f, stolen);
+        if let Some(n) = self.survival.replaced(f) {
+            if self.warm {
+                self.survival.tally(f, n);
+            }
+            self.c.psi_interruptions += n as f64;
+            self.c.psi_replaced += 1.0;
+            if stolen {
+                self.c.psi_stolen_interruptions += n as f64;
+            }
+        }
+    }
+
+    /// Queues a group of page-outs on `dev` at once (one SIO when they share a cylinder).
+    pub(super) fn submit_group(&mut self, dev: usize, group: &mut Vec<PageIo>) {
+        self.sup_debt_ns += self.cost.sio;
+        self.c.page_out_groups += 1.0;
+        if let Some(s) = self.io.submit_batch(dev, group, self.now) {
+            self.schedule_device(dev, s);
+        }
+        group.clear();
+    }
+
+    pub(super) fn schedule_device(&mut self, d: usize, step: DeviceStep) {
+        match step {
+            DeviceStep::Reconnect(t) => self.q.schedule(t, Event::Reconnect(d as u16)),
+            DeviceStep::Complete(t) => self.q.schedule(t, Event::IoComplete(d as u16)),
+        };
+    }
+
+    pub(super) fn handle_io_complete(&mut self, d: usize) -> Result<(), SysError> {
+        let mut done = std::mem::take(&mut self.done_io);
+        done.clear();
+        if let Some(s) = self.io.complete(d, self.now, &mut done) {
+            self.schedule_device(d, s);
+        }
+        self.sup_debt_ns += self.cost.interrupt;
+        self.c.io_interrupts += 1.0;
+        for io in &done {
+            let f = io.frame;
+            match io.op {
+                IoOp::Read => {
+                    let fr = &mut self.mem.frames[f as usize];
+                    debug_assert_eq!(fr.state, FrameState::PageIn);
+                    fr.state = FrameState::Resident;
+                    fr.referenced = true;
+                    fr.changed = false;
+                    let waited = (self.now - io.queued).as_secs_f64();
+                    let mut swapped = false;
+                    if let Some(ps) = self.swap.as_mut() {
+                        if std::mem::take(&mut ps.in_swap_io[f as usize]) {
+                            swapped = true;
+                            self.c.swap_io_sum_s += waited;
+                            self.c.swap_read_sum_s += waited;
+                            // Reset after a swap-in so that prepage errors show (tetzlaff).
+                            if ps.prepaged[f as usize] {
+                                fr.referenced = false;
+                            }
+                        }
+                    }
+                    if !swapped {
+                        self.c.page_read_sum_s += waited;
+                    }
+                    let mut i = 0;
+                    while i < self.page_waiters.len() {
+                        if self.page_waiters[i].0 == f {
+                            let (_, w) = self.page_waiters.swap_remove(i);
+                            self.fault_done(w, false);
+                        } else {
+                            i += 1;
+                        }
+                    }
+                }
+                IoOp::Write => {
+                    self.pending_outs -= 1;
+                    if let Some(ps) = self.swap.as_mut() {
+                        if std::mem::take(&mut ps.in_swap_io[f as usize]) {
+                            self.c.swap_io_sum_s += (self.now - io.queued).as_secs_f64();
+                        }
+                    }
+                    if self.mem.frames[f as usize].state == FrameState::PageOut {
+                        self.mem.unmap(f);
+                        self.mem.put_free(f);
+                    }
+                }
+            }
+        }
+        self.done_io = done;
+        self.pump_memory()
+    }
+}

@@ -1,0 +1,170 @@
+//! The monitor's side of the machine: counter snapshots, interval samples (by time, or by
+//! core-table scan cycles, Bard §5) and the final report.
+
+use super::*;
+
+impl System<'_> {
+    /// Ends a monitor interval: records the counters and gives load control its feedback.
+    pub(super) fn take_sample(&mut self) {
+        let snap = self.snapshot();
+        let prev = self.samples.last().copied().unwrap_or_default();
+        self.samples.push(snap);
+        self.cycles_at_sample = self.mem.n_cycles;
+        self.next_sample = self.now + self.interval;
+        if self.next_sample < self.end {
+            self.q.schedule(self.next_sample, Event::Sample);
+        }
+        let d = snap.since(&prev);
+        let mpl = self.n_q1 + self.n_q2;
+        let evict = self
+            .lc
+            .on_interval(&d, mpl, self.sumwss, self.spec.memory.frames.get());
+        self.deactivate(evict);
+        self.admit();
+    }
+
+    /// bard §5: an interval also ends after `monitor.cycles` core-table scan cycles.
+    pub(super) fn sample_on_cycles(&mut self) {
+        if let Some(k) = self.spec.monitor.cycles {
+            if self.mem.n_cycles >= self.cycles_at_sample + k && self.now < self.end {
+                self.take_sample();
+            }
+        }
+    }
+
+    pub(super) fn snapshot(&self) -> Counters {
+        let mut c = self.c;
+        c.scan_cycles = self.mem.n_cycles as f64;
+        c.frames_scanned = self.mem.n_scanned as f64;
+        let mut sios = 0;
+        let mut miss = 0;
+        let mut resp = 0;
+        for d in &self.io.counters {
+            sios += d.n_sios;
+            miss += d.n_rps_misses;
+            resp += d.page_response_ns;
+        }
+        c.paging_sios = sios as f64;
+        c.rps_misses = miss as f64;
+        c.page_io_sum_s = resp as f64 / 1e9;
+        c
+    }
+
+    pub(super) fn report(&mut self, last: Counters) -> Report {
+        let d = last.since(&self.warm_sample);
+        let cpus = self.spec.cpu.count;
+        let metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
+        let intervals = monitor::interval_table(&self.samples, cpus, self.spec.memory.frames.get());
+        let users = self.user_rows();
+        let mut all = Vec::new();
+        let mut trivial = Vec::new();
+        let mut nontrivial = Vec::new();
+        let t = d.time_s.max(f64::MIN_POSITIVE);
+        let classes = self
+            .classes
+            .iter_mut()
+            .map(|c| {
+                all.extend_from_slice(&c.resp);
+                trivial.extend_from_slice(&c.resp_trivial);
+                nontrivial.extend_from_slice(&c.resp_nontrivial);
+                let n = c.resp.len() as u64;
+                let mean = if n > 0 {
+                    c.resp.iter().sum::<f64>() / n as f64
+                } else {
+                    0.0
+                };
+                ClassRow {
+                    class: c.spec.name.clone(),
+                    users: c.users,
+                    transactions: n,
+                    trivial: c.trivial,
+                    throughput: n as f64 / t,
+                    response_mean_s: mean,
+                    think_mean_s: if c.thinks > 0 {
+                        c.think_sum / c.thinks as f64
+                    } else {
+                        0.0
+                    },
+                    response: Percentiles::of(&mut c.resp),
+                }
+            })
+            .collect();
+        let mut response = BTreeMap::new();
+        response.insert("all".to_string(), Percentiles::of(&mut all));
+        response.insert("trivial".to_string(), Percentiles::of(&mut trivial));
+        response.insert("nontrivial".to_string(), Percentiles::of(&mut nontrivial));
+        let devices = self.device_rows();
+        let mut engine = BTreeMap::new();
+        engine.insert("events".to_string(), self.n_events);
+        engine.insert("reference_runs".to_string(), self.n_runs);
+        for (k, v) in self.supply.figures() {
+            engine.insert(k.to_string(), v);
+        }
+        Report {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.seed,
+            spec: serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
+            metrics,
+            intervals,
+            users,
+            classes,
+            response,
+            engine,
+            devices,
+            benchmark: self.benchmark_report(),
+        }
+    }
+
+    /// Each user's totals since the warm-up.
+    fn user_rows(&self) -> Vec<UserRow> {
+        self.users
+            .iter()
+            .enumerate()
+            .map(|(i, u)| UserRow {
+                user: i as u32,
+                class: self.classes[u.class as usize].spec.name.clone(),
+                transactions: u.t_txn,
+                response_mean_s: if u.t_txn > 0 {
+                    u.t_resp / u.t_txn as f64
+                } else {
+                    0.0
+                },
+                cpu_s: u.t_cpu_ns as f64 / 1e9,
+                faults: u.t_faults,
+                page_reads: u.t_reads,
+                vios: u.t_vios,
+                drops: u.t_drops,
+                projected_ws: u.proj.p,
+                psi_s: self.survival.owner_psi(i as u32),
+            })
+            .collect()
+    }
+
+    /// Each paging device's books.
+    fn device_rows(&self) -> Vec<monitor::DeviceRow> {
+        self.spec
+            .actuators()
+            .iter()
+            .enumerate()
+            .map(|(d, (name, ds))| {
+                let map = self.io.slots(d);
+                let c = self.io.counters[d];
+                monitor::DeviceRow {
+                    name: name.clone(),
+                    swap_area: ds.swap_area,
+                    first_cylinder: map.first_cylinder(),
+                    slots_per_cylinder: map.slots_per_cyl(),
+                    used_by_cylinder: map.used_by_cylinder(),
+                    sios: c.n_sios,
+                    reads: c.n_reads,
+                    writes: c.n_writes,
+                    busy_s: c.busy_ns as f64 * 1e-9,
+                    read_ms: c.read_response_ns as f64 * 1e-6 / c.n_reads.max(1) as f64,
+                    write_ms: (c.page_response_ns - c.read_response_ns) as f64 * 1e-6
+                        / c.n_writes.max(1) as f64,
+                    rps_misses: c.n_rps_misses,
+                }
+            })
+            .collect()
+    }
+}

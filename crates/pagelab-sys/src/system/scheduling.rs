@@ -1,0 +1,281 @@
+//! Scheduling: a think period ends, the eligible lists, admission to Q1 and Q2, the ready
+//! lists, queue-drop and deactivation (VM/370's scheduler, Tetzlaff "Background", Bard §2).
+//! The load controller ([`crate::load_control`]) decides; this code carries the decisions out.
+
+use super::*;
+
+impl System<'_> {
+    /// Takes in-queue users out at once, lowest priority first (Q2 before Q1, the latest
+    /// admitted first), until `e` is met. Only users waiting for a processor are taken; one
+    /// waiting for a page or an I/O leaves at its own queue-drop (bard §10 is silent [A]).
+    pub(super) fn deactivate(&mut self, e: Evict) {
+        if e.at_least == 0 && self.sumwss <= e.until_sumwss {
+            return;
+        }
+        let mut ready: Vec<u32> = self
+            .ready_q1
+            .iter()
+            .chain(self.ready_q2.iter())
+            .copied()
+            .collect();
+        ready.sort_by_key(|&u| {
+            (
+                self.users[u as usize].queue == Some(Queue::Q1),
+                std::cmp::Reverse(self.admit_seq[u as usize]),
+            )
+        });
+        let mut n = 0;
+        for u in ready {
+            if (n >= e.at_least && self.sumwss <= e.until_sumwss) || self.n_q1 + self.n_q2 <= 1 {
+                break;
+            }
+            let Some(q) = self.users[u as usize].queue else {
+                continue;
+            };
+            self.ready_q1.retain(|&x| x != u);
+            self.ready_q2.retain(|&x| x != u);
+            self.users[u as usize].cont = false;
+            self.queue_drop(u, false);
+            self.c.deactivations += 1.0;
+            self.users[u as usize].wants = q;
+            self.set_state(u, UState::Eligible);
+            match q {
+                Queue::Q1 => self.e1.push_back(u),
+                Queue::Q2 => self.e2.push_back(u),
+            }
+            n += 1;
+        }
+    }
+
+    pub(super) fn set_state(&mut self, u: u32, s: UState) {
+        let old = self.users[u as usize].state;
+        let waits = |s: UState| matches!(s, UState::PageWait | UState::FrameWait);
+        let essential = waits(s)
+            || s == UState::VioWait
+            || (self.survival.kind == crate::survival::Essential::Unrunnable
+                && matches!(s, UState::ConsoleWait | UState::Thinking));
+        if old == UState::Running && essential {
+            self.survival.interrupted(u);
+        }
+        if waits(old) && !waits(s) {
+            self.n_page_wait -= 1;
+        } else if !waits(old) && waits(s) {
+            self.n_page_wait += 1;
+        }
+        self.users[u as usize].state = s;
+        if s == UState::Eligible && old != UState::Eligible {
+            self.vmsp_eligible(u);
+        }
+    }
+
+    pub(super) fn make_ready(&mut self, u: u32, front: bool) {
+        self.set_state(u, UState::Ready);
+        let q1 = self.users[u as usize].queue == Some(Queue::Q1);
+        if q1 && self.least_cpu_first {
+            // FN §2.4 (VM/370 Logic p.143): infrequent CPU users first; read as least CPU
+            // used in the current stay first, ties in arrival order.
+            let key = self.users[u as usize].stay_cpu_ns;
+            let users = &self.users;
+            let at = self
+                .ready_q1
+                .iter()
+                .position(|&v| users[v as usize].stay_cpu_ns > key)
+                .unwrap_or(self.ready_q1.len());
+            self.ready_q1.insert(at, u);
+            return;
+        }
+        let q = if q1 {
+            &mut self.ready_q1
+        } else {
+            &mut self.ready_q2
+        };
+        if front {
+            q.push_front(u);
+        } else {
+            q.push_back(u);
+        }
+    }
+
+    pub(super) fn handle_think_ended(&mut self, u: u32) {
+        let now = self.now;
+        let usr = &mut self.users[u as usize];
+        let cl = &mut self.classes[usr.class as usize];
+        let cmd_i = match cl.spec.order {
+            ScriptOrder::Cycle => (usr.n_txn % cl.spec.commands.len() as u64) as usize,
+            ScriptOrder::Random => {
+                let total = *cl.cum_weight.last().unwrap_or(&1.0);
+                let x = usr.rng.gen::<f64>() * total;
+                cl.cum_weight
+                    .iter()
+                    .position(|&w| x < w)
+                    .unwrap_or(cl.cum_weight.len() - 1)
+            }
+        };
+        let cmd = &cl.spec.commands[cmd_i];
+        let demand_ms = if cmd.exponential {
+            exponential(&mut usr.rng, cmd.cpu_ms)
+        } else {
+            cmd.cpu_ms
+        };
+        let demand_ns = ((demand_ms * 1e6).round() as u64).max(1);
+        let (v, w) = (cmd.vio as usize, cmd.console_writes as usize);
+        usr.boundaries.clear();
+        // Spread terminal writes evenly among the VIOs (Bresenham).
+        for k in 0..(v + w) {
+            let console = (k + 1) * w / (v + w) > k * w / (v + w);
+            usr.boundaries.push(if console {
+                Boundary::Console
+            } else {
+                Boundary::Vio
+            });
+        }
+        usr.next_boundary = 0;
+        usr.seg_ns = (demand_ns / (v + w + 1) as u64).max(1);
+        usr.seg_left_ns = usr.seg_ns;
+        usr.console_ms = cmd.console_write_ms;
+        usr.went_q2 = false;
+        usr.txn_start = now;
+        usr.program.on_transaction_start(cmd.set_fraction);
+        usr.wants = Queue::Q1;
+        self.set_state(u, UState::Eligible);
+        self.vmsp_transaction_started(u);
+        self.write_spool_pages();
+        self.e1.push_back(u);
+        self.admit();
+    }
+
+    pub(super) fn admit(&mut self) {
+        self.candidates.clear();
+        let lc = &self.lc;
+        let proj =
+            |u: &u32| lc.projected(&self.users[*u as usize].proj, self.users[*u as usize].wants);
+        // The prototype's fixed Q2 limit: Q2 candidates beyond it are not offered.
+        let mut q2_room = match (&self.swap, self.spec.swapping.q2_mpl_limit) {
+            (Some(_), Some(lim)) => lim.saturating_sub(self.n_q2),
+            _ => u32::MAX,
+        };
+        for u in self.eligible_order() {
+            let queue = self.users[u as usize].wants;
+            if queue == Queue::Q2 {
+                if q2_room == 0 {
+                    continue;
+                }
+                q2_room -= 1;
+            }
+            self.candidates.push(Candidate {
+                user: u,
+                queue,
+                projected: proj(&u),
+            });
+            // The controller stops at the first misfit; a bounded look-ahead is enough.
+            if self.candidates.len() >= 64 {
+                break;
+            }
+        }
+        if self.candidates.is_empty() {
+            return;
+        }
+        self.actions.clear();
+        let view = LoadView {
+            apages: self.spec.memory.frames.get(),
+            sumwss: self.sumwss,
+            in_queue: self.n_q1 + self.n_q2,
+            eligible: &self.candidates,
+        };
+        self.lc.admit(&view, &mut self.actions);
+        let actions = std::mem::take(&mut self.actions);
+        for a in &actions {
+            let LoadAction::Admit { user, queue } = *a;
+            let projected = self
+                .candidates
+                .iter()
+                .find(|c| c.user == user)
+                .map_or(self.users[user as usize].proj.p, |c| c.projected);
+            self.n_admitted += 1;
+            self.admit_seq[user as usize] = self.n_admitted;
+            if let Some(i) = self.e1.iter().position(|&x| x == user) {
+                self.e1.remove(i);
+            } else if let Some(i) = self.e2.iter().position(|&x| x == user) {
+                self.e2.remove(i);
+            }
+            let usr = &mut self.users[user as usize];
+            usr.queue = Some(queue);
+            usr.admitted_p = projected;
+            usr.stay = StayStats {
+                queue: Some(queue),
+                ..StayStats::default()
+            };
+            usr.stay_cpu_ns = 0;
+            usr.minor_left_ns = self.dispatch_ns;
+            self.sumwss += usr.admitted_p;
+            match queue {
+                Queue::Q1 => self.n_q1 += 1,
+                Queue::Q2 => self.n_q2 += 1,
+            }
+            self.vmsp_admitted(user, queue);
+            self.make_ready(user, false);
+            if self.swap.is_some() {
+                self.swap_queue_add(user, queue);
+            }
+        }
+        self.actions = actions;
+    }
+
+    /// Takes `u` out of the multiprogramming set. `false_drop` marks a terminal write.
+    pub(super) fn queue_drop(&mut self, u: u32, false_drop: bool) {
+        let usr = &mut self.users[u as usize];
+        let Some(q) = usr.queue.take() else { return };
+        usr.stay.resident_now = self.mem.resident[u as usize];
+        usr.stay.cpu_ns = usr.stay_cpu_ns;
+        let stay = usr.stay;
+        self.lc.on_queue_drop(&mut usr.proj, &stay);
+        if let Some(b) = self.bench.as_mut() {
+            b.schedule.push(ScheduleRow {
+                t_s: self.now.as_secs_f64(),
+                user: u,
+                queue: q,
+                cpu_s: usr.stay_cpu_ns as f64 / 1e9,
+                resident: stay.resident_now,
+                page_reads: stay.page_reads,
+                projected_ws: usr.proj.p,
+            });
+        }
+        self.sumwss -= usr.admitted_p;
+        if self.n_q1 + self.n_q2 == 1 {
+            self.sumwss = 0.0; // no drift from float sums
+        }
+        if self.warm {
+            usr.t_drops += 1;
+        }
+        match q {
+            Queue::Q1 => {
+                self.n_q1 -= 1;
+                self.c.q1_drops += 1.0;
+                self.c.q1_stay_page_reads += stay.page_reads as f64;
+            }
+            Queue::Q2 => {
+                self.n_q2 -= 1;
+                self.c.q2_drops += 1.0;
+            }
+        }
+        if false_drop {
+            self.c.false_drops += 1.0;
+        }
+        if self.swap.is_some() {
+            self.swap_queue_drop(u, q);
+        } else if self.flush_at_drop || self.reset_at_drop {
+            let len = self.mem.tables[u as usize].len();
+            for i in 0..len {
+                let f = self.mem.tables[u as usize][i].frame;
+                if f == NONE || self.mem.frames[f as usize].state != FrameState::Resident {
+                    continue;
+                }
+                if self.flush_at_drop {
+                    self.mem.push_flush(f);
+                } else {
+                    self.mem.frames[f as usize].referenced = false;
+                }
+            }
+        }
+    }
+}

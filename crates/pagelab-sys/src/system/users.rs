@@ -1,0 +1,197 @@
+//! The machine's users and processors: a user's state, program and reference runs, its
+//! transaction and in-queue stay; a processor's burst; the report classes.
+
+use super::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum UState {
+    Thinking,
+    Eligible,
+    Ready,
+    Running,
+    PageWait,
+    FrameWait,
+    VioWait,
+    ConsoleWait,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// The budget was spent.
+    Spent,
+    /// A reference to a page not valid in storage (system page number).
+    Fault(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Cpu {
+    pub(super) user: u32,
+    pub(super) busy: bool,
+    pub(super) outcome: Outcome,
+    pub(super) elapsed_ns: u64,
+    /// When the burst in progress ends (bursts are kept out of the event queue so that one
+    /// processor's burst never cuts another's short).
+    pub(super) burst_end: Tick,
+}
+
+impl Cpu {
+    /// A processor with nothing to run.
+    pub(super) fn idle() -> Cpu {
+        Cpu {
+            user: NONE,
+            busy: false,
+            outcome: Outcome::Spent,
+            elapsed_ns: 0,
+            burst_end: Tick::NEVER,
+        }
+    }
+}
+
+/// Interruption at the end of a CPU segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Boundary {
+    Vio,
+    Console,
+}
+
+pub(super) struct User {
+    pub(super) class: u16,
+    pub(super) state: UState,
+    pub(super) queue: Option<Queue>,
+    pub(super) wants: Queue,
+    pub(super) program: Program,
+    pub(super) runs: Vec<Run>,
+    pub(super) pos: usize,
+    pub(super) left: u32,
+    pub(super) carry_ps: u64,
+    pub(super) cont: bool,
+    pub(super) fault_page: u32,
+    // Transaction in progress.
+    pub(super) txn_start: Tick,
+    pub(super) seg_ns: u64,
+    pub(super) seg_left_ns: u64,
+    pub(super) boundaries: Vec<Boundary>,
+    pub(super) next_boundary: usize,
+    pub(super) console_ms: f64,
+    pub(super) went_q2: bool,
+    pub(super) n_txn: u64,
+    // In-queue stay.
+    pub(super) stay_cpu_ns: u64,
+    pub(super) minor_left_ns: u64,
+    pub(super) proj: Projection,
+    pub(super) admitted_p: f64,
+    pub(super) stay: StayStats,
+    pub(super) rng: Rng,
+    // Totals after warm-up.
+    pub(super) t_txn: u64,
+    pub(super) t_resp: f64,
+    pub(super) t_cpu_ns: u64,
+    pub(super) t_faults: u64,
+    pub(super) t_reads: u64,
+    pub(super) t_vios: u64,
+    pub(super) t_drops: u64,
+}
+
+impl User {
+    /// The program's next batch of reference runs; an ended program idles at its last page for
+    /// the rest of the demand (an exhausted trace without `repeat`).
+    pub(super) fn refill_runs(&mut self, opener: Option<&TraceOpener>) -> Result<(), SysError> {
+        self.runs.clear();
+        self.pos = 0;
+        let more = self.program.next_batch(&mut self.runs, opener)?;
+        if !more || self.runs.is_empty() {
+            let last = self.runs.last().map(|r| r.page).unwrap_or(0);
+            self.runs.push(Run {
+                page: last,
+                count: u32::MAX,
+                kind: pagelab_trace::AccessKind::Load,
+            });
+        }
+        self.left = self.runs[0].count;
+        Ok(())
+    }
+
+    pub(super) fn new(class: u16, program: Program, lc: &LoadController, rng: Rng) -> User {
+        User {
+            class,
+            state: UState::Thinking,
+            queue: None,
+            wants: Queue::Q1,
+            program,
+            runs: Vec::with_capacity(512),
+            pos: 0,
+            left: 0,
+            carry_ps: 0,
+            cont: false,
+            fault_page: NONE,
+            txn_start: Tick::ZERO,
+            seg_ns: 0,
+            seg_left_ns: 0,
+            boundaries: Vec::new(),
+            next_boundary: 0,
+            console_ms: 0.0,
+            went_q2: false,
+            n_txn: 0,
+            stay_cpu_ns: 0,
+            minor_left_ns: 0,
+            proj: lc.initial_projection(),
+            admitted_p: 0.0,
+            stay: StayStats::default(),
+            rng,
+            t_txn: 0,
+            t_resp: 0.0,
+            t_cpu_ns: 0,
+            t_faults: 0,
+            t_reads: 0,
+            t_vios: 0,
+            t_drops: 0,
+        }
+    }
+}
+
+pub(super) struct ClassRt {
+    pub(super) spec: ClassSpec,
+    pub(super) users: u32,
+    pub(super) cum_weight: Vec<f64>,
+    pub(super) resp: Vec<f64>,
+    pub(super) resp_trivial: Vec<f64>,
+    pub(super) resp_nontrivial: Vec<f64>,
+    pub(super) think_sum: f64,
+    pub(super) thinks: u64,
+    pub(super) trivial: u64,
+}
+
+impl ClassRt {
+    /// A guest virtual machine's report class: one user, no script.
+    pub(super) fn guest(g: &crate::spec::guest::GuestSpec) -> ClassRt {
+        ClassRt {
+            spec: ClassSpec {
+                name: g.name.clone(),
+                fraction: 0.0,
+                think: crate::spec::ThinkSpec::Fixed { s: 0.0 },
+                order: ScriptOrder::Cycle,
+                commands: Vec::new(),
+                program: ProgramSpec::Cms(crate::spec::LocalitySpec {
+                    set_pages: g.nucleus.pages,
+                    address_pages: g.nucleus.pages,
+                    overlap: 1.0,
+                    drift: 0.0,
+                    locality_pages: g.nucleus.pages,
+                    runs_per_phase: 1,
+                    refs_per_run: g.nucleus.refs_per_run,
+                    write_fraction: g.nucleus.write_fraction,
+                    shared_fraction: 0.0,
+                }),
+                session: None,
+            },
+            users: 1,
+            cum_weight: Vec::new(),
+            resp: Vec::new(),
+            resp_trivial: Vec::new(),
+            resp_nontrivial: Vec::new(),
+            think_sum: 0.0,
+            thinks: 0,
+            trivial: 0,
+        }
+    }
+}
