@@ -25,8 +25,8 @@
 //! 4. *Other departures*: a page that leaves for another reason is reported by
 //!    [`FrameSupply::on_free`]: SELECT taking a trimmed or queue-drop-flushed page from the
 //!    flush list, and each page of a physical swap-out (HPO). A policy supply tells its policy
-//!    to forget the page (LRU and SIEVE can; a policy that cannot keeps counting the page until
-//!    it reclaims it, and SELECT skips it then; `supply_forgotten`/`supply_unforgettable`).
+//!    to forget the page (LRU, SIEVE, ARC and LFU can; one that cannot keeps counting the page
+//!    until it reclaims it, and SELECT skips it then; `supply_forgotten`/`supply_unforgettable`).
 //!
 //! Two supplies exist. [`CoreTableScan`] is VM's global one-bit clock over the frame table
 //! (tetzlaff "Background"; bard §2), the default (`memory.replacement = "clock"`). Any other
@@ -329,10 +329,17 @@ mod tests {
     }
 
     /// A page trimmed by the system leaves the policy's count: with LRU the next load fills
-    /// its place and nothing is reclaimed; a policy that cannot forget (ARC) keeps counting it.
+    /// its place and nothing is reclaimed; a policy that cannot forget (FIFO) keeps counting it.
     #[test]
     fn a_page_that_left_otherwise_frees_its_place_in_the_policy() {
-        for (name, forgets) in [("lru", true), ("sieve", true), ("arc", false)] {
+        let cases = [
+            ("lru", true),
+            ("sieve", true),
+            ("arc", true),
+            ("lfu", true),
+            ("fifo", false),
+        ];
+        for (name, forgets) in cases {
             let mut m = Memory::new(Frames(6), 1);
             let mut s = Supply::build(name, Frames(6), Frames(2), 1).unwrap();
             let frames: Vec<u32> = (0..4)
@@ -348,7 +355,7 @@ mod tests {
             };
             assert_eq!(p.n_forgotten, u64::from(forgets), "{name}");
             assert_eq!(p.n_unforgettable, u64::from(!forgets), "{name}");
-            // LRU and SIEVE hold 0, 2, 3, 4 within their 4 pages: no victim is queued.
+            // The policy holds 0, 2, 3, 4 within its 4 pages: no victim is queued.
             let queued = !p.inactive.is_empty();
             assert_eq!(queued, !forgets, "{name}: a victim queued");
             // A page not held is ignored.

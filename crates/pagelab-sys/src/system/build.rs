@@ -204,28 +204,7 @@ fn class_books(spec: &SystemSpec, counts: &[u32]) -> Vec<ClassRt> {
         .classes
         .iter()
         .zip(counts)
-        .map(|(c, &n)| {
-            let mut acc = 0.0;
-            let cum_weight = c
-                .commands
-                .iter()
-                .map(|cmd| {
-                    acc += cmd.weight;
-                    acc
-                })
-                .collect();
-            ClassRt {
-                spec: c.clone(),
-                users: n,
-                cum_weight,
-                resp: Vec::new(),
-                resp_trivial: Vec::new(),
-                resp_nontrivial: Vec::new(),
-                think_sum: 0.0,
-                thinks: 0,
-                trivial: 0,
-            }
-        })
+        .map(|(c, &n)| ClassRt::new(c.clone(), n))
         .collect()
 }
 

@@ -162,30 +162,21 @@ pub(super) struct ClassRt {
 }
 
 impl ClassRt {
-    /// A guest virtual machine's report class: one user, no script.
-    pub(super) fn guest(g: &crate::spec::guest::GuestSpec) -> ClassRt {
+    /// Class `spec` with `users` users, its books empty; commands are drawn by their weights.
+    pub(super) fn new(spec: ClassSpec, users: u32) -> ClassRt {
+        let mut acc = 0.0;
+        let cum_weight = spec
+            .commands
+            .iter()
+            .map(|cmd| {
+                acc += cmd.weight;
+                acc
+            })
+            .collect();
         ClassRt {
-            spec: ClassSpec {
-                name: g.name.clone(),
-                fraction: 0.0,
-                think: crate::spec::ThinkSpec::Fixed { s: 0.0 },
-                order: ScriptOrder::Cycle,
-                commands: Vec::new(),
-                program: ProgramSpec::Cms(crate::spec::LocalitySpec {
-                    set_pages: g.nucleus.pages,
-                    address_pages: g.nucleus.pages,
-                    overlap: 1.0,
-                    drift: 0.0,
-                    locality_pages: g.nucleus.pages,
-                    runs_per_phase: 1,
-                    refs_per_run: g.nucleus.refs_per_run,
-                    write_fraction: g.nucleus.write_fraction,
-                    shared_fraction: 0.0,
-                }),
-                session: None,
-            },
-            users: 1,
-            cum_weight: Vec::new(),
+            spec,
+            users,
+            cum_weight,
             resp: Vec::new(),
             resp_trivial: Vec::new(),
             resp_nontrivial: Vec::new(),
@@ -193,5 +184,29 @@ impl ClassRt {
             thinks: 0,
             trivial: 0,
         }
+    }
+
+    /// A guest virtual machine's report class: one user, no script.
+    pub(super) fn guest(g: &crate::spec::guest::GuestSpec) -> ClassRt {
+        let spec = ClassSpec {
+            name: g.name.clone(),
+            fraction: 0.0,
+            think: crate::spec::ThinkSpec::Fixed { s: 0.0 },
+            order: ScriptOrder::Cycle,
+            commands: Vec::new(),
+            program: ProgramSpec::Cms(crate::spec::LocalitySpec {
+                set_pages: g.nucleus.pages,
+                address_pages: g.nucleus.pages,
+                overlap: 1.0,
+                drift: 0.0,
+                locality_pages: g.nucleus.pages,
+                runs_per_phase: 1,
+                refs_per_run: g.nucleus.refs_per_run,
+                write_fraction: g.nucleus.write_fraction,
+                shared_fraction: 0.0,
+            }),
+            session: None,
+        };
+        ClassRt::new(spec, 1)
     }
 }

@@ -565,6 +565,9 @@ fn time(mem: &mut TracedMemory, code: &Code, v: &Vars, db: &DataBase, r: u64) ->
     t
 }
 
+/// Partials of one report's two predictions: (parameter index, ∂pred1, ∂pred2), at most 9.
+type Partials = ([(u64, f64, f64); 9], usize);
+
 /// One report: predict, store prediction and residuals, and (if `accumulate`) add its
 /// contribution to the normal equations.
 fn observe(
@@ -579,57 +582,11 @@ fn observe(
     let t = time(mem, code, v, db, r);
     let kind = mem.load_i(db.at(r, KIND));
     let s = mem.load_i(db.at(r, SHIP)) as u64;
-    // Partials: (parameter index, ∂pred1, ∂pred2), at most 9 nonzero per report.
-    let mut parts: [(u64, f64, f64); 9] = [(0, 0.0, 0.0); 9];
-    let nparts;
-    let (p1, p2);
-    if kind == FIX {
-        mem.exec(code.pred_fix);
-        let x0 = mem.load_f(v.p.at(4 * s));
-        let y0 = mem.load_f(v.p.at(4 * s + 1));
-        let vx = mem.load_f(v.p.at(4 * s + 2));
-        let vy = mem.load_f(v.p.at(4 * s + 3));
-        p1 = x0 + vx * t;
-        p2 = y0 + vy * t;
-        parts[..4].copy_from_slice(&[
-            (4 * s, 1.0, 0.0),
-            (4 * s + 1, 0.0, 1.0),
-            (4 * s + 2, t, 0.0),
-            (4 * s + 3, 0.0, t),
-        ]);
-        nparts = 4;
+    let ((p1, p2), parts) = if kind == FIX {
+        predict_fix(mem, code, v, s, t)
     } else {
-        mem.exec(code.pred_sight);
-        let o = mem.load_i(db.at(r, OTHER)) as u64;
-        let mut q = [0.0; 8];
-        for (k, w) in q.iter_mut().enumerate() {
-            let ship = if k < 4 { s } else { o };
-            *w = mem.load_f(v.p.at(4 * ship + (k as u64 % 4)));
-        }
-        let br = mem.load_f(v.p.at(np - 2));
-        let bb = mem.load_f(v.p.at(np - 1));
-        let dx = (q[4] + q[6] * t) - (q[0] + q[2] * t);
-        let dy = (q[5] + q[7] * t) - (q[1] + q[3] * t);
-        mem.exec(code.sqrt);
-        let rho = dx.hypot(dy).max(1e-9);
-        mem.exec(code.atan2);
-        p1 = rho + br;
-        p2 = dx.atan2(dy) + bb;
-        let (ex, ey) = (dx / rho, dy / rho);
-        let (bx, by) = (dy / (rho * rho), -dx / (rho * rho));
-        parts = [
-            (4 * s, -ex, -bx),
-            (4 * s + 1, -ey, -by),
-            (4 * s + 2, -ex * t, -bx * t),
-            (4 * s + 3, -ey * t, -by * t),
-            (4 * o, ex, bx),
-            (4 * o + 1, ey, by),
-            (4 * o + 2, ex * t, bx * t),
-            (4 * o + 3, ey * t, by * t),
-            (np - 2, 1.0, 0.0),
-        ];
-        nparts = 9;
-    }
+        predict_sighting(mem, code, v, db, r, s, np, t)
+    };
     mem.exec(code.residual);
     let o1 = mem.load_f(db.at(r, OBS1));
     let o2 = mem.load_f(db.at(r, OBS2));
@@ -646,11 +603,92 @@ fn observe(
     let sd1 = mem.load_f(db.at(r, SD1));
     let sd2 = mem.load_f(db.at(r, SD2));
     let chi = (r1 / sd1).powi(2) + (r2 / sd2).powi(2);
-    if !accumulate {
-        return chi;
+    if accumulate {
+        let extra = (kind == SIGHTING).then_some(np - 1);
+        accumulate_report(mem, code, v, &parts, extra, [(sd1, r1), (sd2, r2)]);
     }
-    // The two observations are accumulated one after the other (PARTL, then ACCUM).
-    for (obs, w, res) in [(0usize, 1.0 / (sd1 * sd1), r1), (1, 1.0 / (sd2 * sd2), r2)] {
+    chi
+}
+
+/// A fix's prediction: the ship's position at `t` (PRDFIX).
+fn predict_fix(
+    mem: &mut TracedMemory,
+    code: &Code,
+    v: &Vars,
+    s: u64,
+    t: f64,
+) -> ((f64, f64), Partials) {
+    mem.exec(code.pred_fix);
+    let x0 = mem.load_f(v.p.at(4 * s));
+    let y0 = mem.load_f(v.p.at(4 * s + 1));
+    let vx = mem.load_f(v.p.at(4 * s + 2));
+    let vy = mem.load_f(v.p.at(4 * s + 3));
+    let mut parts = [(0, 0.0, 0.0); 9];
+    parts[..4].copy_from_slice(&[
+        (4 * s, 1.0, 0.0),
+        (4 * s + 1, 0.0, 1.0),
+        (4 * s + 2, t, 0.0),
+        (4 * s + 3, 0.0, t),
+    ]);
+    ((x0 + vx * t, y0 + vy * t), (parts, 4))
+}
+
+/// A sighting's prediction: range and bearing from ship `s` to the other at `t`, with the
+/// range and bearing biases (PRDSGT).
+#[allow(clippy::too_many_arguments)]
+fn predict_sighting(
+    mem: &mut TracedMemory,
+    code: &Code,
+    v: &Vars,
+    db: &DataBase,
+    r: u64,
+    s: u64,
+    np: u64,
+    t: f64,
+) -> ((f64, f64), Partials) {
+    mem.exec(code.pred_sight);
+    let o = mem.load_i(db.at(r, OTHER)) as u64;
+    let mut q = [0.0; 8];
+    for (k, w) in q.iter_mut().enumerate() {
+        let ship = if k < 4 { s } else { o };
+        *w = mem.load_f(v.p.at(4 * ship + (k as u64 % 4)));
+    }
+    let br = mem.load_f(v.p.at(np - 2));
+    let bb = mem.load_f(v.p.at(np - 1));
+    let dx = (q[4] + q[6] * t) - (q[0] + q[2] * t);
+    let dy = (q[5] + q[7] * t) - (q[1] + q[3] * t);
+    mem.exec(code.sqrt);
+    let rho = dx.hypot(dy).max(1e-9);
+    mem.exec(code.atan2);
+    let (ex, ey) = (dx / rho, dy / rho);
+    let (bx, by) = (dy / (rho * rho), -dx / (rho * rho));
+    let parts = [
+        (4 * s, -ex, -bx),
+        (4 * s + 1, -ey, -by),
+        (4 * s + 2, -ex * t, -bx * t),
+        (4 * s + 3, -ey * t, -by * t),
+        (4 * o, ex, bx),
+        (4 * o + 1, ey, by),
+        (4 * o + 2, ex * t, bx * t),
+        (4 * o + 3, ey * t, by * t),
+        (np - 2, 1.0, 0.0),
+    ];
+    ((rho + br, dx.atan2(dy) + bb), (parts, 9))
+}
+
+/// Adds one report to the normal equations: its two observations one after the other (PARTL,
+/// then ACCUM), each with its (sd, residual); `extra` is a parameter with partial 1 in the
+/// second observation only (a sighting's bearing bias).
+fn accumulate_report(
+    mem: &mut TracedMemory,
+    code: &Code,
+    v: &Vars,
+    (parts, nparts): &Partials,
+    extra: Option<u64>,
+    obs: [(f64, f64); 2],
+) {
+    for (i, (sd, res)) in obs.into_iter().enumerate() {
+        let w = 1.0 / (sd * sd);
         let mut n = 0u64;
         let mut add = |mem: &mut TracedMemory, idx: u64, gval: f64| {
             mem.exec(code.partial);
@@ -658,14 +696,14 @@ fn observe(
             mem.store_i(v.ix.at(n), idx as i64);
             n += 1;
         };
-        for &(idx, g1, g2) in &parts[..nparts] {
-            let gv = if obs == 0 { g1 } else { g2 };
+        for &(idx, g1, g2) in &parts[..*nparts] {
+            let gv = if i == 0 { g1 } else { g2 };
             if gv != 0.0 {
                 add(mem, idx, gv);
             }
         }
-        if kind == SIGHTING && obs == 1 {
-            add(mem, np - 1, 1.0);
+        if let (Some(idx), 1) = (extra, i) {
+            add(mem, idx, 1.0);
         }
         for a in 0..n {
             mem.exec(code.acc_rhs);
@@ -682,88 +720,7 @@ fn observe(
             }
         }
     }
-    chi
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pagelab_core::RngStreams;
-
-    fn run(
-        v: CorrelationVersion,
-        c: &CorrelationParams,
-        seed: u64,
-    ) -> (
-        Solution,
-        ResultCheck,
-        Vec<super::super::memory::Segment>,
-        Vec<u64>,
-    ) {
-        let ex = generate_exercise(c, &mut RngStreams::new(seed).stream("t2", 0));
-        let mut mem = TracedMemory::new(1024, 1 << 21).unwrap();
-        let (sol, check) = run_program(&mut mem, v, c, 256, &ex).unwrap();
-        let (_, map, _, segs) = mem.finish();
-        (sol, check, segs, map)
-    }
-
-    #[test]
-    fn converges_to_the_true_tracks_in_both_versions_identically() {
-        let c = CorrelationParams::default();
-        let (a, ca, _, _) = run(CorrelationVersion::FieldArrays, &c, 11);
-        let (b, cb, _, _) = run(CorrelationVersion::RecordArray, &c, 11);
-        assert!(ca.passed && cb.passed, "{ca:?}");
-        assert_eq!(
-            a.params, b.params,
-            "layout changes addresses, not arithmetic"
-        );
-        assert!(a.iterations >= 2 && a.iterations < 20);
-        // Noise of 0.2–0.5 nmi over 240 reports: the fitted tracks lie well within a mile of
-        // the truth, and the normalised residuals have mean square near one.
-        assert!(a.track_error < 1.0, "{}", a.track_error);
-        assert!(
-            (0.6..1.5).contains(&a.chi2_per_observation),
-            "{}",
-            a.chi2_per_observation
-        );
-        // Each track point is 5 words; every report appears once per ship it involves: fixes
-        // once, sightings twice.
-        assert_eq!(a.track.len() % 5, 0);
-        assert!(a.track.len() / 5 > 240 && a.track.len() / 5 <= 480);
-    }
-
-    #[test]
-    fn data_base_takes_the_papers_page_counts() {
-        // B&G 1968, Problem T2: 4 pages for T2.1X*, 13 pages of fixed arrays for T2.1X.
-        let c = CorrelationParams::default();
-        let count = |v, prefix: &str| {
-            let (_, _, segs, map) = run(v, &c, 1);
-            let spans: Vec<(u64, u64)> = segs
-                .iter()
-                .filter(|s| s.name.starts_with(prefix))
-                .map(|s| (s.base / 1024, (s.base + s.words - 1) / 1024))
-                .collect();
-            let allocated = spans.last().unwrap().1 - spans[0].0 + 1;
-            let referenced = map
-                .iter()
-                .filter(|&&vp| spans.iter().any(|&(a, b)| vp >= a && vp <= b))
-                .count();
-            (allocated, referenced)
-        };
-        assert_eq!(count(CorrelationVersion::RecordArray, "data array"), (4, 4));
-        let (alloc, refd) = count(CorrelationVersion::FieldArrays, "field array");
-        assert_eq!(alloc, 13);
-        assert!((12..=13).contains(&refd), "{refd}");
-    }
-
-    #[test]
-    fn a_hopeless_iteration_limit_fails_the_check_but_not_the_run() {
-        let c = CorrelationParams {
-            max_iterations: 1,
-            ..CorrelationParams::default()
-        };
-        let (s, check, _, _) = run(CorrelationVersion::RecordArray, &c, 3);
-        assert_eq!(s.iterations, 1);
-        assert!(!check.passed);
-    }
-}
+mod tests;

@@ -109,90 +109,8 @@ impl Minv {
         m: Array1,
     ) -> Result<(), u64> {
         for k in 0..n {
-            mem.exec(self.k_init);
-            mem.store_i(l.at(k), k as i64);
-            mem.store_i(m.at(k), k as i64);
-            let v = mem.load_f(a.at(k, k));
-            mem.store_f(self.biga, v);
-            for j in k..n {
-                for i in k..n {
-                    mem.exec(self.search);
-                    let big = mem.load_f(self.biga);
-                    let x = mem.load_f(a.at(i, j));
-                    if big.abs() < x.abs() {
-                        mem.exec(self.new_max);
-                        let x = mem.load_f(a.at(i, j));
-                        mem.store_f(self.biga, x);
-                        mem.store_i(l.at(k), i as i64);
-                        mem.store_i(m.at(k), j as i64);
-                    }
-                }
-            }
-            // Interchange rows k and L(k).
-            mem.exec(self.swap_head);
-            let r = mem.load_i(l.at(k)) as u64;
-            if r > k {
-                for j in 0..n {
-                    self.swap_words(mem, a.at(k, j), a.at(r, j));
-                }
-            }
-            // Interchange columns k and M(k).
-            mem.exec(self.swap_head);
-            let c = mem.load_i(m.at(k)) as u64;
-            if c > k {
-                for i in 0..n {
-                    self.swap_words(mem, a.at(i, k), a.at(i, c));
-                }
-            }
-            mem.exec(self.pivot_test);
-            let p = mem.load_f(self.biga);
-            if p == 0.0 {
-                return Err(k);
-            }
-            // Divide column k by minus the pivot.
-            for i in 0..n {
-                mem.exec(self.skip_test);
-                if i != k {
-                    mem.exec(self.col_div);
-                    let x = mem.load_f(a.at(i, k));
-                    let p = mem.load_f(self.biga);
-                    mem.store_f(a.at(i, k), x / -p);
-                }
-            }
-            // Reduce the matrix, column by column.
-            for j in 0..n {
-                mem.exec(self.skip_test);
-                if j == k {
-                    continue;
-                }
-                mem.exec(self.reduce_head);
-                let h = mem.load_f(a.at(k, j));
-                mem.store_f(self.hold, h);
-                for i in 0..n {
-                    mem.exec(self.skip_test);
-                    if i == k {
-                        continue;
-                    }
-                    mem.exec(self.reduce);
-                    let aik = mem.load_f(a.at(i, k));
-                    let h = mem.load_f(self.hold);
-                    let aij = mem.load_f(a.at(i, j));
-                    mem.store_f(a.at(i, j), aij + aik * h);
-                }
-            }
-            // Divide row k by the pivot.
-            for j in 0..n {
-                mem.exec(self.skip_test);
-                if j != k {
-                    mem.exec(self.row_div);
-                    let x = mem.load_f(a.at(k, j));
-                    let p = mem.load_f(self.biga);
-                    mem.store_f(a.at(k, j), x / p);
-                }
-            }
-            mem.exec(self.diag);
-            let p = mem.load_f(self.biga);
-            mem.store_f(a.at(k, k), 1.0 / p);
+            self.choose_pivot(mem, a, n, l, m, k)?;
+            self.eliminate(mem, a, n, k);
         }
         // Undo the interchanges: A⁻¹ = Q · (PAQ)⁻¹ · P.
         for k in (0..n).rev() {
@@ -212,6 +130,109 @@ impl Minv {
             }
         }
         Ok(())
+    }
+
+    /// Step `k`: the largest remaining element becomes the pivot (its row and column in `l`
+    /// and `m`), rows and columns interchanged to bring it to (k, k); `Err(k)` if it is 0.
+    fn choose_pivot(
+        &self,
+        mem: &mut TracedMemory,
+        a: Mat,
+        n: u64,
+        l: Array1,
+        m: Array1,
+        k: u64,
+    ) -> Result<(), u64> {
+        mem.exec(self.k_init);
+        mem.store_i(l.at(k), k as i64);
+        mem.store_i(m.at(k), k as i64);
+        let v = mem.load_f(a.at(k, k));
+        mem.store_f(self.biga, v);
+        for j in k..n {
+            for i in k..n {
+                mem.exec(self.search);
+                let big = mem.load_f(self.biga);
+                let x = mem.load_f(a.at(i, j));
+                if big.abs() < x.abs() {
+                    mem.exec(self.new_max);
+                    let x = mem.load_f(a.at(i, j));
+                    mem.store_f(self.biga, x);
+                    mem.store_i(l.at(k), i as i64);
+                    mem.store_i(m.at(k), j as i64);
+                }
+            }
+        }
+        // Interchange rows k and L(k).
+        mem.exec(self.swap_head);
+        let r = mem.load_i(l.at(k)) as u64;
+        if r > k {
+            for j in 0..n {
+                self.swap_words(mem, a.at(k, j), a.at(r, j));
+            }
+        }
+        // Interchange columns k and M(k).
+        mem.exec(self.swap_head);
+        let c = mem.load_i(m.at(k)) as u64;
+        if c > k {
+            for i in 0..n {
+                self.swap_words(mem, a.at(i, k), a.at(i, c));
+            }
+        }
+        mem.exec(self.pivot_test);
+        let p = mem.load_f(self.biga);
+        if p == 0.0 {
+            return Err(k);
+        }
+        Ok(())
+    }
+
+    /// Step `k` after its pivot: column k divided by minus the pivot, the rest reduced, row k
+    /// divided by the pivot, the pivot replaced by its reciprocal.
+    fn eliminate(&self, mem: &mut TracedMemory, a: Mat, n: u64, k: u64) {
+        // Divide column k by minus the pivot.
+        for i in 0..n {
+            mem.exec(self.skip_test);
+            if i != k {
+                mem.exec(self.col_div);
+                let x = mem.load_f(a.at(i, k));
+                let p = mem.load_f(self.biga);
+                mem.store_f(a.at(i, k), x / -p);
+            }
+        }
+        // Reduce the matrix, column by column.
+        for j in 0..n {
+            mem.exec(self.skip_test);
+            if j == k {
+                continue;
+            }
+            mem.exec(self.reduce_head);
+            let h = mem.load_f(a.at(k, j));
+            mem.store_f(self.hold, h);
+            for i in 0..n {
+                mem.exec(self.skip_test);
+                if i == k {
+                    continue;
+                }
+                mem.exec(self.reduce);
+                let aik = mem.load_f(a.at(i, k));
+                let h = mem.load_f(self.hold);
+                let aij = mem.load_f(a.at(i, j));
+                mem.store_f(a.at(i, j), aij + aik * h);
+            }
+        }
+        // Divide row k by the pivot.
+        for j in 0..n {
+            mem.exec(self.skip_test);
+            if j != k {
+                mem.exec(self.row_div);
+                let x = mem.load_f(a.at(k, j));
+                let p = mem.load_f(self.biga);
+                mem.store_f(a.at(k, j), x / p);
+            }
+        }
+        mem.exec(self.diag);
+        let p = mem.load_f(self.biga);
+        mem.store_f(a.at(k, k), 1.0 / p);
     }
 
     /// `HOLD = X; X = Y; Y = HOLD`.

@@ -214,6 +214,14 @@ impl Replacement for Arc {
         matches!(self.place.get(page as usize), Some(&T1) | Some(&T2))
     }
 
+    /// Out of T1 or T2 with no ghost entry: ARC did not choose it, so it adapts nothing.
+    fn forget(&mut self, page: u32) -> bool {
+        if self.is_resident(page) {
+            self.unlink(page);
+        }
+        true
+    }
+
     fn resident(&self) -> u32 {
         self.len(T1) + self.len(T2)
     }

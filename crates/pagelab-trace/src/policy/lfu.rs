@@ -93,6 +93,15 @@ impl Replacement for Lfu {
         self.resident.get(page as usize).copied().unwrap_or(false)
     }
 
+    fn forget(&mut self, page: u32) -> bool {
+        if self.is_resident(page) {
+            let key = self.key(page);
+            self.order.remove(&key);
+            self.resident[page as usize] = false;
+        }
+        true
+    }
+
     fn resident(&self) -> u32 {
         self.order.len() as u32
     }
