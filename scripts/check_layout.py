@@ -6,7 +6,10 @@ Tests are excepted (files named `tests.rs` or `*_tests.rs`, `#[cfg(test)]` modul
 crates' `tests/` and `benches/` folders), as are the entries of `scripts/layout_debt.txt`: files
 and functions over the limits today, each with its size then, which it may not exceed (the
 list only shrinks); a `cycle CRATE: modules` entry lets those modules (or fewer of them) form
-a cycle while it is being cut. Prints the largest file and function and each crate's module graph;
+a cycle while it is being cut. In `pagelab-sys`, every timed engine runs on the one loop of
+`pagelab_core::kernel`: each `EventQueue<E>` belongs to an `impl Engine` whose `Event` is `E` and
+which is passed to `kernel::run`, and no engine keeps a `BinaryHeap` of events or looks for a
+stop request itself. Prints the largest file and function and each crate's module graph;
 exits 1 on any violation.
 
     python3 scripts/check_layout.py [--graph]
@@ -25,6 +28,11 @@ DEBT = "scripts/layout_debt.txt"
 FN = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:unsafe\s+)?fn\s+(\w+)")
 CRATE_REF = re.compile(r"\bcrate::(\w+)")
 CRATE_GROUP = re.compile(r"\bcrate::\{([^}]*)\}")  # `crate::{a::X, b}`: a and b
+QUEUE = re.compile(r"\bEventQueue<(\w+)>")
+ENGINE_IMPL = re.compile(r"\bimpl(?:<[^>]*>)?\s+(?:[\w:]*::)?Engine\s+for\s+(\w+)")
+ENGINE_EVENT = re.compile(r"\btype\s+Event\s*=\s*(\w+)\s*;")
+KERNEL_RUN = re.compile(r"\bkernel::run\(\s*([\w:]+)")
+OWN_LOOP = re.compile(r"\bBinaryHeap\b|\binterrupt::check\b")
 
 
 def is_test_file(path: Path) -> bool:
@@ -146,6 +154,40 @@ def stale_debt(debt: dict[str, int], seen: dict[str, int]) -> list[str]:
     return out
 
 
+def one_run_loop(src: Path) -> list[str]:
+    """Every event queue of the crate is driven by `pagelab_core::kernel::run` (module doc)."""
+    out: list[str] = []
+    queues: dict[tuple[str, str], str] = {}  # (module, event type) -> where its queue is
+    engines: dict[tuple[str, str], str] = {}  # (module, event type) -> engine type
+    run_args: set[str] = set()
+    for path in sorted(src.rglob("*.rs")):
+        if is_test_file(path):
+            continue
+        rel, module = str(path.relative_to(ROOT)), module_of(src, path)
+        kept = strip_test_modules(path.read_text().splitlines())
+        code = [(i, ln) for i, ln in enumerate(kept, 1) if ln and not ln.lstrip().startswith("//")]
+        engine = None
+        for i, line in code:
+            if OWN_LOOP.search(line):
+                out.append(f"{rel}:{i}: an event loop of its own; run it on pagelab_core::kernel")
+            for ev in QUEUE.findall(line):
+                queues.setdefault((module, ev), f"{rel}:{i}")
+            if m := ENGINE_IMPL.search(line):
+                engine = m.group(1)
+            if engine and (m := ENGINE_EVENT.search(line)):
+                engines[(module, m.group(1))] = engine
+                engine = None
+            for arg in KERNEL_RUN.findall(line):
+                run_args.update(arg.split("::"))
+    for (module, ev), where in sorted(queues.items()):
+        if (module, ev) not in engines:
+            out.append(f"{where}: EventQueue<{ev}> has no `impl Engine` with `type Event = {ev}`")
+        elif engines[(module, ev)] not in run_args:
+            engine = engines[(module, ev)]
+            out.append(f"{where}: engine {engine} is never run by pagelab_core::kernel::run")
+    return out
+
+
 def main() -> int:
     show_graph = "--graph" in sys.argv
     debt = load_debt()
@@ -188,6 +230,8 @@ def main() -> int:
                     largest_fn = (f"{key} (line {first})", length)
                 if length > MAX_FN and length > debt.get(key, 0):
                     problems.append(f"{key} (line {first}): {length} lines (limit {MAX_FN})")
+        if crate == "pagelab-sys":
+            problems += one_run_loop(src)
         allowed = [set(k.split(":", 1)[1].split()) for k in debt if k.startswith(f"cycle {crate}:")]
         found = cycles(graph)
         for comp in found:

@@ -41,7 +41,7 @@ fn main() {
     let runs = report.engine["reference_runs"] as f64;
     println!("machine: {}", machine());
     println!(
-        "table2 scale: {} users, {} frames, {} CPUs, {} paging devices, {sim} s simulated",
+        "table2 scale: {} users, {}, {} CPUs, {} paging devices, {sim} s simulated",
         spec.workload.users,
         spec.memory.frames,
         spec.cpu.count,

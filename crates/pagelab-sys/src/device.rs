@@ -15,10 +15,8 @@
 //! record, lost rotations when the path is busy at reconnect, the RPS miss) plus one transfer
 //! *B* per page. Drums (2301, 2305) have a head per track: one "cylinder", no seek.
 //!
-//! Seek time by distance `d` cylinders is the square-root law `t(d) = min + b·√(d/(C−1))`
-//! with `b` chosen so that the mean over uniformly random start and end cylinders equals the
-//! catalogue's average seek (E√|U−V| = 8/15); the minimum and the average are the best-sourced
-//! numbers in `devices.csv`, the maximum is then implied (3380: 27.4 ms against 29 ms inferred).
+//! The devices, their formats and their seek law are the catalogue of the device family
+//! (`device/geometry.rs`), shared with the UNIX machine's RK05 and the M44's 1301.
 //!
 //! Rotational position is deterministic: the platter's angle is `now mod rotation`, and slot `s`
 //! of a cylinder starts at angle `frac(s / pages_per_track)`; records span tracks where the
@@ -33,90 +31,43 @@
 //! slot on the last cylinder used, else to the free slot nearest the centre of the volume
 //! (inside the paging area): the "zigzag". A page read from a slot keeps it while unchanged.
 
-use crate::spec::DeviceModel;
 use pagelab_core::Tick;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+pub mod geometry;
 pub mod moving_cursor;
 pub mod round_turkey;
 mod slot_map;
 
+pub use geometry::{DeviceModel, Disk, Geometry, Rk05, SeekLaw, Timing};
 pub use moving_cursor::Cursor;
 pub use round_turkey::RoundTurkey;
 pub use slot_map::{SlotAddr, SlotMap};
 
-/// Timing and format of one device model, for a given page size.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Geometry {
-    /// One revolution [ns].
-    pub rotation_ns: u64,
-    /// Page records per track (fractional where records span tracks) [pages].
-    pub pages_per_track: f64,
-    /// Page slots per cylinder [slots].
-    pub slots_per_cyl: u32,
-    /// Cylinders (1 for drums) [cylinders].
-    pub cylinders: u32,
-    /// Shortest non-zero seek [ns].
-    pub seek_min_ns: u64,
-    /// Average seek over random cylinder pairs [ns].
-    pub seek_avg_ns: u64,
-    /// Data transfer of one page [ns].
-    pub page_transfer_ns: u64,
+/// Slot allocators.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlotAllocationKind {
+    /// Last cylinder used, else the free slot nearest the volume centre (tetzlaff).
+    #[default]
+    Zigzag,
+    /// A cursor sweeping the paging area, reflected at the ends (tetzlaff, round turkey).
+    MovingCursor,
+    /// The free slot nearest the high end of the area (tetzlaff's negative experiment).
+    RightEdge,
 }
 
-impl Geometry {
-    /// The catalogue entry for `model` (values and sources: `../shared/reference/devices.csv`).
-    pub fn of(model: DeviceModel, page_bytes: u32) -> Geometry {
-        // (rotation ms, pages/track, slots/cyl, cylinders, seek min ms, seek avg ms, bytes/s)
-        let (rot, ppt, spc, cyl, smin, savg, rate): (f64, f64, u32, u32, f64, f64, f64) =
-            match model {
-                // 2301: 9 pages per track pair over 200 tracks (CP-67 format); 1.2 MB/s.
-                DeviceModel::Ibm2301 => (17.5, 4.5, 900, 1, 0.0, 0.0, 1_200_000.0),
-                // 2305-1: 3 pages/track (inferred from track capacity), 384 tracks, 3 MB/s.
-                DeviceModel::Ibm2305_1 => (10.0, 3.0, 1152, 1, 0.0, 0.0, 3_000_000.0),
-                // 2305-2: 3 pages/track (inferred), 768 tracks, 1.5 MB/s.
-                DeviceModel::Ibm2305_2 => (10.0, 3.0, 2304, 1, 0.0, 0.0, 1_500_000.0),
-                // 2314: 32 slots per 20-track cylinder (VM/370 format), 200 cylinders; rotation inferred.
-                DeviceModel::Ibm2314 => (25.0, 1.6, 32, 200, 25.0, 60.0, 310_000.0),
-                // 3330: 3/track, 57/cylinder (VM/370 format), 404 cylinders; timing commonly cited.
-                DeviceModel::Ibm3330 => (16.7, 3.0, 57, 404, 10.0, 30.0, 806_000.0),
-                // 3350: 4/track, 120/cylinder, 555 cylinders.
-                DeviceModel::Ibm3350 => (16.8, 4.0, 120, 555, 10.0, 25.0, 1_198_000.0),
-                // 3380: 10/track, 150/cylinder (inferred), 885 cylinders per actuator, 3 MB/s.
-                DeviceModel::Ibm3380 => (16.7, 10.0, 150, 885, 3.0, 16.0, 3_000_000.0),
-            };
-        let ms = |x: f64| (x * 1e6).round() as u64;
-        Geometry {
-            rotation_ns: ms(rot),
-            pages_per_track: ppt,
-            slots_per_cyl: spc,
-            cylinders: cyl,
-            seek_min_ns: ms(smin),
-            seek_avg_ns: ms(savg),
-            page_transfer_ns: (f64::from(page_bytes) / rate * 1e9).round() as u64,
-        }
-    }
-
-    /// Slots on the device [slots].
-    pub fn slots(&self) -> u32 {
-        self.slots_per_cyl * self.cylinders
-    }
-
-    /// Seek time between two cylinders [ns] (square-root law, see the module essay).
-    pub fn seek_ns(&self, from: u32, to: u32) -> u64 {
-        if from == to || self.cylinders < 2 {
-            return 0;
-        }
-        let d = f64::from(from.abs_diff(to)) / f64::from(self.cylinders - 1);
-        let b = (self.seek_avg_ns.saturating_sub(self.seek_min_ns)) as f64 * 15.0 / 8.0;
-        self.seek_min_ns + (b * d.sqrt()).round() as u64
-    }
-
-    /// Offset of slot `s` (within its cylinder) from the index point [ns].
-    pub fn slot_offset_ns(&self, s: u32) -> u64 {
-        let turns = f64::from(s) / self.pages_per_track;
-        ((turns - turns.floor()) * self.rotation_ns as f64).round() as u64
-    }
+/// Page-out device selection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeviceSelectionKind {
+    /// Each page-out to the next device in turn (tetzlaff).
+    #[default]
+    RoundRobin,
+    /// The same device up to `paging.round_turkey_run` times unless a cylinder boundary is
+    /// reached; each device's group written with one SIO (tetzlaff, round turkey).
+    RoundTurkey,
 }
 
 /// Where on a device a page-out goes: the slot-allocation seam. Each allocator ranks the free
@@ -139,13 +90,13 @@ pub enum SlotAllocator {
 
 impl SlotAllocator {
     /// Builds the allocator of `kind`.
-    pub fn build(kind: crate::spec::SlotAllocationKind) -> SlotAllocator {
+    pub fn build(kind: SlotAllocationKind) -> SlotAllocator {
         match kind {
-            crate::spec::SlotAllocationKind::Zigzag => SlotAllocator::Zigzag,
-            crate::spec::SlotAllocationKind::MovingCursor => SlotAllocator::MovingCursor {
+            SlotAllocationKind::Zigzag => SlotAllocator::Zigzag,
+            SlotAllocationKind::MovingCursor => SlotAllocator::MovingCursor {
                 cursors: Vec::new(),
             },
-            crate::spec::SlotAllocationKind::RightEdge => SlotAllocator::RightEdge,
+            SlotAllocationKind::RightEdge => SlotAllocator::RightEdge,
         }
     }
 
@@ -216,12 +167,10 @@ pub enum DeviceSelection {
 
 impl DeviceSelection {
     /// Builds the selector of `kind`; `run` is round turkey's run length [page-outs].
-    pub fn build(kind: crate::spec::DeviceSelectionKind, run: u32) -> DeviceSelection {
+    pub fn build(kind: DeviceSelectionKind, run: u32) -> DeviceSelection {
         match kind {
-            crate::spec::DeviceSelectionKind::RoundRobin => DeviceSelection::RoundRobin { next: 0 },
-            crate::spec::DeviceSelectionKind::RoundTurkey => {
-                DeviceSelection::RoundTurkey(RoundTurkey::new(run))
-            }
+            DeviceSelectionKind::RoundRobin => DeviceSelection::RoundRobin { next: 0 },
+            DeviceSelectionKind::RoundTurkey => DeviceSelection::RoundTurkey(RoundTurkey::new(run)),
         }
     }
 
@@ -662,281 +611,4 @@ impl PagingIo {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seek_law_meets_catalogue_minimum_and_average() {
-        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
-        assert_eq!(g.seek_ns(10, 10), 0);
-        // One cylinder: min plus a sliver.
-        assert!(g.seek_ns(0, 1) - g.seek_min_ns < 1_000_000);
-        // Mean over all pairs is the catalogue average within 1 %.
-        let c = g.cylinders;
-        let mut sum = 0f64;
-        for a in (0..c).step_by(7) {
-            for b in (0..c).step_by(7) {
-                sum += g.seek_ns(a, b) as f64;
-            }
-        }
-        let n = f64::from(c.div_ceil(7));
-        let mean = sum / (n * n);
-        // Includes the zero-distance pairs, which weigh 1/n.
-        assert!((mean / 16e6 - 1.0).abs() < 0.02, "mean seek {mean}");
-    }
-
-    #[test]
-    fn zigzag_fills_last_cylinder_then_nearest_centre() {
-        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
-        let mut m = SlotMap::new(&g, 0, g.cylinders - 1);
-        let centre = g.cylinders / 2;
-        for _ in 0..150 {
-            assert_eq!(m.allocate_zigzag().unwrap() / 150, centre);
-        }
-        // Centre full: next nearest is centre - 1, then stays there.
-        assert_eq!(m.allocate_zigzag().unwrap() / 150, centre - 1);
-        assert_eq!(m.allocate_zigzag().unwrap() / 150, centre - 1);
-        // Free a centre slot: allocation stays on the last cylinder used while it has room.
-        m.release(centre * 150 + 3);
-        assert_eq!(m.allocate_zigzag().unwrap() / 150, centre - 1);
-        assert_eq!(m.used(), 152);
-    }
-
-    #[test]
-    fn zigzag_packs_at_the_edge_nearest_centre_outside_the_area() {
-        let g = Geometry::of(DeviceModel::Ibm3350, 4096);
-        let mut m = SlotMap::new(&g, 10, 40);
-        assert_eq!(m.allocate_zigzag().unwrap() / 120, 40);
-    }
-
-    #[test]
-    fn drum_single_page_is_latency_plus_transfer() {
-        let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
-        let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
-        // Slot 1 starts a third of a rotation after the index point; at t = 0 the wait is 3.33 ms.
-        let step = io.submit(
-            0,
-            PageIo {
-                op: IoOp::Read,
-                slot: 1,
-                frame: 0,
-                queued: Tick(0),
-            },
-            Tick(0),
-        );
-        let Some(DeviceStep::Reconnect(t)) = step else {
-            panic!("{step:?}")
-        };
-        assert_eq!(t, Tick(g.slot_offset_ns(1)));
-        let DeviceStep::Complete(end) = io.reconnect(0, t) else {
-            panic!()
-        };
-        assert_eq!(end.as_ns() - t.as_ns(), g.page_transfer_ns);
-        let mut done = Vec::new();
-        assert!(io.complete(0, end, &mut done).is_none());
-        assert_eq!(done.len(), 1);
-    }
-
-    #[test]
-    fn busy_channel_costs_a_rotation() {
-        let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
-        let mut io = PagingIo::new(&[(g, 0, None), (g, 0, None)], 1, true, 0);
-        let a = io.submit(
-            0,
-            PageIo {
-                op: IoOp::Read,
-                slot: 0,
-                frame: 0,
-                queued: Tick(0),
-            },
-            Tick(0),
-        );
-        let b = io.submit(
-            1,
-            PageIo {
-                op: IoOp::Read,
-                slot: 0,
-                frame: 1,
-                queued: Tick(0),
-            },
-            Tick(0),
-        );
-        let (Some(DeviceStep::Reconnect(ta)), Some(DeviceStep::Reconnect(tb))) = (a, b) else {
-            panic!()
-        };
-        assert_eq!(ta, tb);
-        assert!(matches!(io.reconnect(0, ta), DeviceStep::Complete(_)));
-        assert_eq!(
-            io.reconnect(1, tb),
-            DeviceStep::Reconnect(tb + Tick(g.rotation_ns))
-        );
-        assert_eq!(io.counters[1].n_rps_misses, 1);
-    }
-
-    /// Drives `dev`'s SIO from `step` to completion; returns the completion time.
-    fn finish(io: &mut PagingIo, dev: usize, mut step: DeviceStep) -> Tick {
-        loop {
-            match step {
-                DeviceStep::Reconnect(t) => step = io.reconnect(dev, t),
-                DeviceStep::Complete(t) => return t,
-            }
-        }
-    }
-
-    #[test]
-    fn contiguous_records_transfer_in_one_connection() {
-        // Ten consecutive slots of one 3380 track: one reconnect, ten transfers back to back.
-        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
-        let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
-        let base = (g.cylinders / 2) * 150;
-        let mut first = None;
-        for k in 0..10 {
-            let q = PageIo {
-                op: IoOp::Write,
-                slot: base + k,
-                frame: k,
-                queued: Tick(0),
-            };
-            let s = io.submit(0, q, Tick(0));
-            first = first.or(s);
-        }
-        // All but the first queued behind the first SIO; they form the second SIO together.
-        let end1 = finish(&mut io, 0, first.unwrap());
-        let mut done = Vec::new();
-        let DeviceStep::Reconnect(t) = io.complete(0, end1, &mut done).unwrap() else {
-            panic!()
-        };
-        let step = io.reconnect(0, t);
-        // Nine slots 1.67 ms apart, each 1.37 ms long: contiguous, completes in one step.
-        let DeviceStep::Complete(end) = step else {
-            panic!("{step:?}")
-        };
-        let span = end.as_ns() - t.as_ns();
-        assert_eq!(span, 8 * g.rotation_ns / 10 + g.page_transfer_ns);
-    }
-
-    #[test]
-    fn drum_serves_one_record_per_angle_per_revolution() {
-        // Slots 0, 3 and 1 of a 2305 (3 records per track): 0 and 3 share an angle. Rotational
-        // order takes 0, then 1 a third of a turn later, then 3 one revolution after 0.
-        let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
-        let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
-        let q = |slot| PageIo {
-            op: IoOp::Read,
-            slot,
-            frame: slot,
-            queued: Tick(0),
-        };
-        let step = io.submit_batch(0, &[q(3), q(0), q(1)], Tick(0)).unwrap();
-        let end = finish(&mut io, 0, step);
-        let mut done = Vec::new();
-        io.complete(0, end, &mut done);
-        let order: Vec<u32> = done.iter().map(|d| d.slot).collect();
-        assert_eq!(order, vec![0, 1, 3]);
-        assert_eq!(end.as_ns(), g.rotation_ns + g.page_transfer_ns);
-    }
-
-    #[test]
-    fn swap_sets_go_across_channels_before_along_one() {
-        // Two 3380 actuators on each of three channels, as tetzlaff's Table 2 swap areas, and
-        // one paging drum: consecutive swap sets take one actuator of every channel in turn.
-        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
-        let drum = Geometry::of(DeviceModel::Ibm2305_2, 4096);
-        let area = Some([0, 9]);
-        let devs = [
-            (g, 0, area),
-            (g, 0, area),
-            (g, 1, area),
-            (g, 1, area),
-            (g, 2, area),
-            (g, 2, area),
-            (drum, 3, None),
-        ];
-        let mut io = PagingIo::new(&devs, 4, true, 0)
-            .with_swap_areas(vec![true, true, true, true, true, true, false]);
-        let got: Vec<u16> = (0..8)
-            .map(|_| io.allocate_swap_set(8).expect("room").dev)
-            .collect();
-        assert_eq!(got, vec![0, 2, 4, 1, 3, 5, 0, 2]);
-        // Without swap areas the paging devices take the sets, in the same order.
-        let mut io = PagingIo::new(&devs[..4], 2, true, 0);
-        let got: Vec<u16> = (0..4)
-            .map(|_| io.allocate_swap_set(8).expect("room").dev)
-            .collect();
-        assert_eq!(got, vec![0, 2, 1, 3]);
-    }
-
-    #[test]
-    fn a_batch_is_one_sio_without_combining() {
-        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
-        let mut io = PagingIo::new(&[(g, 0, None)], 1, false, 0);
-        let q = |slot, t| PageIo {
-            op: IoOp::Write,
-            slot,
-            frame: 0,
-            queued: Tick(t),
-        };
-        let first = io.submit_batch(0, &[q(10, 5), q(11, 5), q(12, 5)], Tick(5));
-        // A lone request for the same cylinder, queued later, is not chained.
-        io.submit(0, q(13, 6), Tick(6));
-        let end = finish(&mut io, 0, first.unwrap());
-        let mut done = Vec::new();
-        io.complete(0, end, &mut done);
-        assert_eq!(done.len(), 3);
-        assert_eq!(io.pending(0), 1);
-    }
-
-    #[test]
-    fn same_cylinder_requests_share_one_sio() {
-        let g = Geometry::of(DeviceModel::Ibm3380, 4096);
-        let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
-        let q = |slot| PageIo {
-            op: IoOp::Read,
-            slot,
-            frame: 0,
-            queued: Tick(0),
-        };
-        let first = io.submit(0, q(5), Tick(0)).unwrap();
-        io.submit(0, q(300 * 150 + 1), Tick(0));
-        io.submit(0, q(300 * 150 + 2), Tick(0));
-        io.submit(0, q(7 * 150), Tick(0));
-        let end = finish(&mut io, 0, first);
-        let mut done = Vec::new();
-        let next = io.complete(0, end, &mut done);
-        assert_eq!(done.len(), 1);
-        // The next SIO takes both cylinder-300 requests together.
-        let end2 = finish(&mut io, 0, next.unwrap());
-        done.clear();
-        io.complete(0, end2, &mut done);
-        assert_eq!(done.len(), 2);
-        // Four requests, three SIOs (the third, cylinder 7, has just started).
-        assert_eq!(io.counters[0].n_sios, 3);
-    }
-
-    use proptest::prelude::*;
-
-    proptest! {
-        #[test]
-        fn slot_map_never_hands_out_a_slot_twice(ops in proptest::collection::vec(any::<(bool, u16)>(), 1..600)) {
-            let g = Geometry::of(DeviceModel::Ibm3350, 4096);
-            let mut m = SlotMap::new(&g, 100, 104);
-            let mut held: Vec<u32> = Vec::new();
-            for (alloc, pick) in ops {
-                if alloc || held.is_empty() {
-                    if let Some(s) = m.allocate_zigzag() {
-                        prop_assert!(!held.contains(&s));
-                        prop_assert!((100..=104).contains(&(s / 120)));
-                        held.push(s);
-                    } else {
-                        prop_assert_eq!(m.free(), 0);
-                    }
-                } else {
-                    let s = held.swap_remove(pick as usize % held.len());
-                    m.release(s);
-                }
-                prop_assert_eq!(m.used() as usize, held.len());
-                prop_assert_eq!(m.free() + m.used(), 5 * 120);
-            }
-        }
-    }
-}
+mod tests;

@@ -255,31 +255,6 @@ impl Default for PagingSpec {
     }
 }
 
-/// Slot allocators.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SlotAllocationKind {
-    /// Last cylinder used, else the free slot nearest the volume centre (tetzlaff).
-    #[default]
-    Zigzag,
-    /// A cursor sweeping the paging area, reflected at the ends (tetzlaff, round turkey).
-    MovingCursor,
-    /// The free slot nearest the high end of the area (tetzlaff's negative experiment).
-    RightEdge,
-}
-
-/// Page-out device selection.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DeviceSelectionKind {
-    /// Each page-out to the next device in turn (tetzlaff).
-    #[default]
-    RoundRobin,
-    /// The same device up to `paging.round_turkey_run` times unless a cylinder boundary is
-    /// reached; each device's group written with one SIO (tetzlaff, round turkey).
-    RoundTurkey,
-}
-
 /// A channel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -308,32 +283,6 @@ pub struct DeviceSpec {
     /// (tetzlaff "Contiguous page datasets").
     #[serde(default)]
     pub swap_area: bool,
-}
-
-/// The device catalogue. Parameters in [`crate::device::Geometry::of`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum DeviceModel {
-    /// IBM 2301 drum.
-    #[serde(rename = "2301")]
-    Ibm2301,
-    /// IBM 2305 model 1 fixed-head disk.
-    #[serde(rename = "2305-1")]
-    Ibm2305_1,
-    /// IBM 2305 model 2 fixed-head disk.
-    #[serde(rename = "2305-2")]
-    Ibm2305_2,
-    /// IBM 2314 moving-arm disk.
-    #[serde(rename = "2314")]
-    Ibm2314,
-    /// IBM 3330 model 1 moving-arm disk.
-    #[serde(rename = "3330")]
-    Ibm3330,
-    /// IBM 3350 moving-arm disk.
-    #[serde(rename = "3350")]
-    Ibm3350,
-    /// IBM 3380 moving-arm disk (one actuator).
-    #[serde(rename = "3380")]
-    Ibm3380,
 }
 
 /// Virtual I/O to minidisks: a device service that blocks the user.
@@ -566,6 +515,7 @@ mod checks;
 pub mod guest;
 mod loading;
 
+pub use crate::device::{DeviceModel, DeviceSelectionKind, SlotAllocationKind};
 pub use crate::load_control::spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
 pub use loading::{apply_override, load_spec};
 pub(crate) use loading::{toml_with_overrides, typed};

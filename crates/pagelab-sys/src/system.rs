@@ -194,96 +194,8 @@ impl<'o> System<'o> {
     }
 
     /// Runs to the end and returns the report; `progress` gets the fraction done.
-    pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
-        loop {
-            if self.n_events & 0x3ff == 0 {
-                pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: every 1024 events
-            }
-            // The earliest burst end, lowest processor first; it goes before queued events
-            // due at the same instant.
-            let (bc, bt) = self.next_burst_end();
-            let tq = self.q.peek_time().unwrap_or(Tick::NEVER);
-            if bt <= tq && bt != Tick::NEVER {
-                self.advance(bt);
-                self.n_events += 1;
-                self.handle_burst_ended(bc)?;
-                self.sample_on_cycles();
-                self.periodic()?;
-                if self.done_at.is_some() {
-                    break;
-                }
-                if self.next_time() != self.now {
-                    self.dispatch()?;
-                }
-                continue;
-            }
-            let Some((t, ev)) = self.q.pop() else { break };
-            self.advance(t);
-            self.n_events += 1;
-            match ev {
-                Event::End => break,
-                Event::ThinkEnded(u) => self.handle_think_ended(u),
-                Event::CpuFreed(c) => {
-                    self.cpus[c as usize].busy = false;
-                    self.n_idle_cpus += 1;
-                }
-                Event::Reconnect(d) => {
-                    let step = self.io.reconnect(d as usize, self.now);
-                    self.schedule_device(d as usize, step);
-                }
-                Event::IoComplete(d) => self.handle_io_complete(d as usize)?,
-                Event::VioDone(u) => self.handle_vio_done(u),
-                Event::GuestWake(u, t) => self.guest_wake(u, t as usize),
-                Event::GuestArrive(u, st) => self.guest_arrive(u, st as usize),
-                Event::Pagemon(i) => self.pagemon_step(i as usize),
-                Event::ConsoleDone(u) => self.handle_console_done(u),
-                Event::Sample => {
-                    if self.now == self.next_sample {
-                        self.take_sample();
-                        progress(self.now.as_secs_f64() / self.end.as_secs_f64());
-                        if self.check_every > 0 {
-                            self.checked()?;
-                        }
-                    }
-                }
-                Event::Collect => {
-                    self.collect_garbage();
-                    let next = self.now + Tick::from_secs_f64(self.spec.swapping.gc_period_s);
-                    if next < self.end {
-                        self.q.schedule(next, Event::Collect);
-                    }
-                }
-                Event::WarmupEnded => {
-                    self.warm = true;
-                    self.warm_sample = self.snapshot();
-                    for u in &mut self.users {
-                        u.t_txn = 0;
-                        u.t_resp = 0.0;
-                        u.t_cpu_ns = 0;
-                        u.t_faults = 0;
-                        u.t_reads = 0;
-                        u.t_vios = 0;
-                        u.t_drops = 0;
-                    }
-                }
-            }
-            self.sample_on_cycles();
-            self.periodic()?;
-            if self.done_at.is_some() {
-                break;
-            }
-            if self.next_time() != self.now {
-                self.dispatch()?;
-            }
-        }
-        let stop = self.done_at.unwrap_or(self.end);
-        self.advance(stop);
-        let last = self.snapshot();
-        if self.samples.last().map(|s| s.time_s) != Some(last.time_s) {
-            self.samples.push(last);
-        }
-        progress(1.0);
-        Ok(self.report(last))
+    pub fn run(self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
+        pagelab_core::kernel::run(kernel_impl::VmRun::new(self), progress)
     }
 
     fn next_burst_end(&self) -> (u32, Tick) {
@@ -621,6 +533,7 @@ mod build;
 mod cp_spool;
 mod guest_hooks;
 mod invariants;
+mod kernel_impl;
 mod page_swapping;
 mod paging;
 mod paging_full;

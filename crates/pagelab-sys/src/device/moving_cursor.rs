@@ -175,8 +175,8 @@ pub fn allocate_right_edge(map: &mut SlotMap) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::DeviceModel;
     use crate::device::Geometry;
-    use crate::spec::DeviceModel;
 
     /// A 3350 paging area of cylinders 10..=11 (240 slots).
     fn area() -> SlotMap {

@@ -160,7 +160,7 @@ impl SlotMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::DeviceModel;
+    use crate::device::DeviceModel;
     use proptest::prelude::*;
 
     proptest! {

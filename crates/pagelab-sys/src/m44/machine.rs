@@ -2,16 +2,17 @@
 //! background 44X jobs, one global paged store, two disks serving page pulls in order, and the
 //! load leveler's periodic samples.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
+use pagelab_core::{EventQueue, Tick};
 use pagelab_trace::gen::{generate, M44Program};
 use pagelab_trace::Run;
 
 use super::leveler::{Action, Leveler, Sample};
 use super::replacement::{Frame, Replacer};
 use super::spec::{M44Spec, PolicyKind};
+use crate::device::Disk;
 use crate::monitor::{put_metric, IntervalTable, Report, UserRow};
 use crate::SysError;
 
@@ -25,8 +26,8 @@ enum State {
     Done,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Ev {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Ev {
     /// The pull for `job` into `frame` is complete.
     PullDone { job: u16, frame: u32 },
     /// The load leveler samples.
@@ -35,7 +36,7 @@ enum Ev {
     Rotate,
 }
 
-struct Job {
+pub(super) struct Job {
     /// The job's reference string (its own input data: see [`copy_seed`]).
     runs: Arc<Vec<Run>>,
     /// Position in the reference string: run index and references left of it (0: all).
@@ -72,18 +73,19 @@ pub fn copy_seed(seed: u64, copy: u64) -> u64 {
 pub struct Machine {
     spec: M44Spec,
     seed: u64,
-    total_refs: u64,
-    jobs: Vec<Job>,
+    pub(super) total_refs: u64,
+    pub(super) jobs: Vec<Job>,
     frames: Vec<Frame>,
     free: Vec<u32>,
     replacer: Replacer,
     leveler: Option<Leveler>,
     ready: VecDeque<u16>,
     set_aside_queue: VecDeque<u16>,
-    events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
-    seq: u64,
+    pub(super) events: EventQueue<Ev>,
+    /// Order of page arrivals and restores (larger is later).
+    stamp: u64,
     disk_free: Vec<u64>,
-    now: u64,
+    pub(super) now: u64,
     ref_ns: u64,
     slice_ns: u64,
     pull_ns: u64,
@@ -91,12 +93,12 @@ pub struct Machine {
     /// CPU busy time so far, and the last slice (start, end).
     busy_ns: u64,
     last_slice: (u64, u64),
-    refs_done: u64,
+    pub(super) refs_done: u64,
     /// References executed at which AR next clears every use bit (`u64::MAX`: never).
     next_reset: u64,
     pulls: u64,
     pushes: u64,
-    done: u32,
+    pub(super) done: u32,
     set_asides: u64,
     restores: u64,
     last_sample: (u64, u64, u64),
@@ -162,13 +164,18 @@ impl Machine {
             // techniques").
             ready: (0..n as u16).collect(),
             set_aside_queue: VecDeque::new(),
-            events: BinaryHeap::new(),
-            seq: n as u64,
+            events: EventQueue::new(),
+            stamp: n as u64,
             disk_free: vec![0; spec.disk.count as usize],
             now: 0,
             ref_ns: ns(spec.machine.reference_us() * 1e-6),
             slice_ns: ns(spec.machine.time_slice_s),
-            pull_ns: ns(spec.disk.pull_s),
+            // The disks are the device catalogue's IBM 1301, timed by the paper's measured
+            // page time (device/geometry.rs, `Disk::Ibm1301`).
+            pull_ns: Disk::Ibm1301
+                .timing(0, spec.disk.pull_s)
+                .measured_page_ns()
+                .expect("the 1301 is a measured device"),
             push_ns: ns(spec.disk.push_s),
             busy_ns: 0,
             last_slice: (0, 0),
@@ -197,73 +204,47 @@ impl Machine {
     }
 
     fn schedule(&mut self, at: u64, ev: Ev) {
-        self.seq += 1;
-        self.events.push(Reverse((at, self.seq, ev)));
+        self.events.schedule(Tick(at), ev);
     }
 
     /// Runs every job to completion.
-    pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
-        let mut slices = 0u64;
-        while self.done < self.jobs.len() as u32 {
-            let Some(j) = self.next_ready() else {
-                // CPU idle until the next event.
-                let Some(Reverse((at, _, ev))) = self.events.pop() else {
-                    return Err(SysError::Invalid {
-                        origin: "m44".into(),
-                        path: "leveler".into(),
-                        what: "no job can run and nothing is pending".into(),
-                    });
-                };
-                self.now = self.now.max(at);
-                self.handle(ev);
-                continue;
-            };
-            self.slice(j);
-            slices += 1;
-            if slices.is_multiple_of(4096) {
-                progress(self.refs_done as f64 / self.total_refs.max(1) as f64);
-            }
-            if slices.is_multiple_of(256) {
-                pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: every 256 slices
-            }
-        }
-        progress(1.0);
-        Ok(self.report(slices))
+    pub fn run(self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
+        pagelab_core::kernel::run(super::kernel_impl::M44Run::new(self), progress)
     }
 
-    fn next_ready(&mut self) -> Option<u16> {
-        while let Some(j) = self.ready.pop_front() {
+    /// The next job on the CPU queue still ready and not set aside (dropping the others).
+    pub(super) fn peek_ready(&mut self) -> Option<u16> {
+        while let Some(&j) = self.ready.front() {
             let job = &self.jobs[j as usize];
             if job.state == State::Ready && !job.set_aside {
                 return Some(j);
             }
+            self.ready.pop_front();
         }
         None
     }
 
+    /// Takes the job [`Machine::peek_ready`] found off the CPU queue.
+    pub(super) fn take_ready(&mut self) -> Option<u16> {
+        self.peek_ready()?;
+        self.ready.pop_front()
+    }
+
     /// Handles every event due by `now`, in time order.
     fn catch_up(&mut self) {
-        while let Some(&Reverse((at, _, _))) = self.events.peek() {
-            if at > self.now {
-                break;
-            }
-            let Reverse((_, _, ev)) = self.events.pop().expect("peeked");
-            self.handle_at(at, ev);
+        while self.events.peek_time().is_some_and(|at| at.0 <= self.now) {
+            let (at, ev) = self.events.pop().expect("peeked");
+            self.handle_at(at.0, ev);
         }
     }
 
-    fn handle(&mut self, ev: Ev) {
-        let now = self.now;
-        self.handle_at(now, ev);
-    }
-
-    fn handle_at(&mut self, at: u64, ev: Ev) {
+    pub(super) fn handle_at(&mut self, at: u64, ev: Ev) {
         match ev {
             Ev::PullDone { job, frame } => {
-                self.seq += 1;
+                self.stamp += 1;
                 let f = &mut self.frames[frame as usize];
                 f.busy = false;
-                f.loaded = self.seq;
+                f.loaded = self.stamp;
                 // The faulting reference is about to be retried: the page counts as referenced.
                 f.used = true;
                 let jb = &mut self.jobs[job as usize];
@@ -349,10 +330,10 @@ impl Machine {
             Action::Restore => {
                 // First set aside, first restored (fidelity-notes §6.3).
                 if let Some(j) = self.set_aside_queue.pop_front() {
-                    self.seq += 1;
+                    self.stamp += 1;
                     let jb = &mut self.jobs[j as usize];
                     jb.set_aside = false;
-                    jb.activated = self.seq;
+                    jb.activated = self.stamp;
                     if jb.state == State::Ready {
                         self.ready.push_back(j);
                     }
@@ -376,7 +357,7 @@ impl Machine {
     }
 
     /// Runs job `j` until its slice ends, it faults, or it finishes.
-    fn slice(&mut self, j: u16) {
+    pub(super) fn slice(&mut self, j: u16) {
         let start = self.now;
         let end = start + self.slice_ns;
         let ji = j as usize;
@@ -428,17 +409,15 @@ impl Machine {
         }
     }
 
-    /// AR's periodic clearing of every use bit, as in the trace lab's AR (policy/ar.rs): after
-    /// every `ar_reset_interval` references executed. The frame whose run crossed the boundary
-    /// keeps its bit when the run has references after it.
+    /// AR's periodic clearing of every use bit ([`super::replacement::clear_use_bits`]).
     fn reset_use_bits(&mut self, frame: u32) {
         let interval = self.spec.replacement.ar_reset_interval;
-        for f in self.frames.iter_mut() {
-            f.used = false;
-        }
-        let boundary = self.refs_done - self.refs_done % interval;
-        self.frames[frame as usize].used = self.refs_done > boundary;
-        self.next_reset = boundary + interval;
+        self.next_reset = super::replacement::clear_use_bits(
+            &mut self.frames,
+            frame as usize,
+            self.refs_done,
+            interval,
+        );
     }
 
     /// Job `j` referenced a page not in core: a frame (free, or the replacement algorithm's
@@ -516,7 +495,7 @@ impl Machine {
         }
     }
 
-    fn report(&self, slices: u64) -> Report {
+    pub(super) fn report(&self, slices: u64) -> Report {
         let users = self
             .jobs
             .iter()

@@ -13,15 +13,18 @@
 //! 44X address, and page = word / `page_words` (1024); the real store holds
 //! `store_words / page_words` frames (184K words: 184 frames). Nothing is in bytes.
 //!
-//! This engine is separate from the demand-paging one ([`crate::System`]), which models
+//! This configuration differs from the demand-paging one ([`crate::System`]), which models
 //! interactive users with think times and a core-table scan; here jobs are batch jobs that end
-//! when their reference string ends and the measure is elapsed time per job. A spec whose
-//! `machine.model` is `m44-44x` is an [`M44Spec`] and runs here ([`crate::run_toml`]).
+//! when their reference string ends and the measure is elapsed time per job. It runs on the
+//! same loop (`pagelab_core::kernel`, `kernel_impl.rs`); its disks are the device catalogue's
+//! IBM 1301 and its FIFO and AR the trace lab's (`replacement.rs`). A spec of
+//! `[system] kind = "m44"` is an [`M44Spec`] and runs here ([`crate::run_toml`]).
 //!
 //! Metrics: `elapsed_s`, `time_per_job_s` (the paper's Time/Job), `pulls`, `pushes`,
 //! `pulls_per_job`, `cpu_busy_pct`, `set_asides`, `restores`, `references`, `jobs`, `frames`.
 //! The interval table has one row per leveler sample.
 
+mod kernel_impl;
 pub mod leveler;
 pub mod machine;
 pub mod replacement;
@@ -37,5 +40,7 @@ pub fn run(spec: &M44Spec, seed: u64, progress: &mut dyn FnMut(f64)) -> Result<R
     Machine::build(spec, seed)?.run(progress)
 }
 
+#[cfg(test)]
+mod ar_tests;
 #[cfg(test)]
 mod tests;

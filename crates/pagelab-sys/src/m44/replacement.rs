@@ -1,6 +1,13 @@
 //! Global page replacement across the 44Xs (B&G 1968, "The control program": "Available real
 //! store is competed for freely by all the 44X's"): FIFO, BIFO and AR over one table of page
 //! frames.
+//!
+//! The frame table is the engine's own: a frame being filled is not a candidate, and a job's
+//! pages leave when it ends, which a trace-lab policy (one owner, instantaneous loads) does not
+//! see. FIFO and AR are nevertheless the trace lab's `fifo` and `ar` (the system's frame supply
+//! drives those): `ar_tests.rs` drives both on the same random reference strings and on one
+//! whole M44 job and finds the same victims. BIFO favours one job's pages, which a
+//! single-owner policy cannot express: it is the M44's alone.
 
 use super::spec::PolicyKind;
 
@@ -103,6 +110,20 @@ impl Replacer {
             }
         }
     }
+}
+
+/// AR's periodic clearing of every use bit, as in the trace lab's AR (pagelab-trace
+/// `policy/ar.rs`): after every `interval` references executed. Called when `refs_done`, the
+/// references executed so far, has reached the next reset; `frame` is the one whose run
+/// crossed the boundary and keeps its bit when the run has references after it. Returns the
+/// reference count at which the next reset falls.
+pub fn clear_use_bits(frames: &mut [Frame], frame: usize, refs_done: u64, interval: u64) -> u64 {
+    for f in frames.iter_mut() {
+        f.used = false;
+    }
+    let boundary = refs_done - refs_done % interval;
+    frames[frame].used = refs_done > boundary;
+    boundary + interval
 }
 
 /// The candidate frame loaded earliest among those `keep` accepts.

@@ -1,6 +1,8 @@
 //! The RK11 controller: one FIFO queue for both RK05 drives, no overlapped seeks (Chanson
 //! §2.A; rk.c `rkstrategy` appends to the queue). Service = seek + rotational latency +
-//! transfer, seek(d) = min + (max − min)·√((d − 1)/(C − 2)) (fidelity-notes §1.7 [I]).
+//! transfer by the device catalogue's RK05 (`device/geometry.rs`): seek(d) = min + (max −
+//! min)·√((d − 1)/(C − 2)) (fidelity-notes §1.7 [I]), a sector's transfer its share of
+//! a revolution.
 
 use super::machine::*;
 use super::report::ms;
@@ -41,23 +43,18 @@ impl Machine {
             return;
         };
         let d = &self.spec.disk;
+        let g = &self.disk_geom;
         let cyl = r.block / d.blocks_per_cylinder;
-        let cyls = d.blocks_per_drive.div_ceil(d.blocks_per_cylinder);
-        let dist = cyl.abs_diff(self.arm[r.drive as usize]);
-        let seek_ms = if dist == 0 {
-            0.0
-        } else {
-            let span = f64::from(cyls.saturating_sub(2).max(1));
-            d.seek_min_ms
-                + (d.seek_max_ms - d.seek_min_ms) * (f64::from(dist - 1) / span).sqrt().min(1.0)
-        };
-        let latency_ms = self.disk_rng.gen::<f64>() * d.rotation_ms;
-        let transfer_ms = f64::from(r.sectors) * d.rotation_ms / f64::from(d.sectors_per_track);
+        let seek_ns = g.seek_ns(self.arm[r.drive as usize], cyl);
+        // No rotational position sensing on the RK11: a request meets the platter at an angle
+        // uniform over one revolution.
+        let latency_ns = (self.disk_rng.gen::<f64>() * g.rotation_ns as f64).round() as u64;
+        let transfer_ns = u64::from(r.sectors) * g.page_transfer_ns;
         let last_block = (r.block + r.sectors.saturating_sub(1)).min(d.blocks_per_drive - 1);
         self.arm[r.drive as usize] = last_block / d.blocks_per_cylinder;
         self.st.disk_reqs += 1.0;
         self.st.disk_queue_wait_ms += ms(self.now - r.queued);
-        let t = Tick::from_secs_f64((seek_ms + latency_ms + transfer_ms) / 1e3).max(Tick(1));
+        let t = Tick(seek_ns + latency_ns + transfer_ns).max(Tick(1));
         self.disk_busy = Some(r);
         self.q.schedule(self.now + t, Ev::DiskDone);
     }

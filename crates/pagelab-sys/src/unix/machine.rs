@@ -45,6 +45,7 @@ use super::report::{ratio, Stats};
 use super::spec::UnixSpec;
 use super::swapio::SwapJob;
 use super::swapper::Stat;
+use crate::device::Geometry;
 use crate::monitor::Report;
 use crate::SysError;
 use pagelab_core::{EventQueue, Rng, RngStreams, Tick};
@@ -192,6 +193,8 @@ pub struct Machine {
     pub(super) disk_q: VecDeque<Req>,
     pub(super) disk_busy: Option<Req>,
     pub(super) arm: Vec<u32>,
+    /// The drives' seek law, rotation and sector transfer (the device catalogue's RK05).
+    pub(super) disk_geom: Geometry,
     pub(super) disk_rng: Rng,
     pub(super) tick_hz: u64,
     pub(super) switch_ns: u64,
@@ -262,6 +265,7 @@ impl Machine {
             disk_q: VecDeque::new(),
             disk_busy: None,
             arm: vec![0; spec.disk.drives as usize],
+            disk_geom: Geometry::rk05(&spec.disk.format()),
             disk_rng: streams.stream("v6-disk", 0),
             tick_hz: u64::from(spec.machine.clock_hz),
             switch_ns: (spec.machine.switch_us * 1e3).round() as u64,
@@ -454,66 +458,7 @@ impl Machine {
     /// Runs to the end and returns the report; `progress` gets the fraction done.
     pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
         self.settle()?;
-        let interval = self.spec.monitor.interval_s.tick().max(Tick(1));
-        loop {
-            if self.n_events & 0x3ff == 0 {
-                pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: every 1024 events
-            }
-            let tq = self.q.peek_time().unwrap_or(Tick::NEVER);
-            if self.cpu_end != Tick::NEVER && self.cpu_end <= tq {
-                self.advance(self.cpu_end);
-                self.n_events += 1;
-                self.compute_done();
-            } else {
-                let Some((t, ev)) = self.q.pop() else { break };
-                self.advance(t);
-                self.n_events += 1;
-                match ev {
-                    Ev::End => break,
-                    Ev::Clock(k) => self.clock(k),
-                    Ev::DiskDone => self.disk_done()?,
-                    Ev::TtyWake(p) => self.tty_wake(p as usize),
-                    Ev::IntrDone => {}
-                    Ev::ConsoleLine => self.console_line(),
-                    Ev::Login => self.login(),
-                    Ev::Sample => {
-                        self.samples.push(self.st);
-                        if self.now + interval < self.end {
-                            self.q.schedule(self.now + interval, Ev::Sample);
-                        }
-                        progress(self.now.as_secs_f64() / self.end.as_secs_f64());
-                    }
-                    Ev::WarmupEnded => {
-                        self.warm = true;
-                        self.warm_st = self.st;
-                        self.reactions.clear();
-                        for p in &mut self.procs {
-                            p.loops = 0;
-                            p.cpu_ns = 0;
-                            p.disk_ios = 0;
-                            p.swap_outs = 0;
-                            p.reaction_ms = 0.0;
-                            p.reactions = 0;
-                        }
-                    }
-                }
-            }
-            self.settle()?;
-            #[cfg(debug_assertions)]
-            if self.n_events.is_multiple_of(self.check_every) {
-                self.check_invariants().map_err(|e| SysError::Invalid {
-                    origin: "engine".into(),
-                    path: format!("t={}", self.now.as_secs_f64()),
-                    what: format!("invariant broken: {e}"),
-                })?;
-            }
-        }
-        self.advance(self.end);
-        if self.samples.last().map(|s| s.time_s) != Some(self.st.time_s) {
-            self.samples.push(self.st);
-        }
-        progress(1.0);
-        Ok(self.report())
+        pagelab_core::kernel::run(super::kernel_impl::UnixRun(self), progress)
     }
 
     pub(super) fn advance(&mut self, t: Tick) {
@@ -643,6 +588,17 @@ mod tests {
             assert_eq!(m.st.logins_admitted, admitted, "threshold {threshold}");
             assert_eq!(m.st.logins_refused, 1.0 - admitted, "threshold {threshold}");
         }
+    }
+
+    #[test]
+    fn the_presets_drives_are_the_catalogues_rk05() {
+        use crate::device::{Disk, Timing};
+        let m = machine(&[]);
+        assert_eq!(
+            Disk::Rk05.timing(512, 0.0),
+            Timing::Mechanical(m.disk_geom),
+            "presets/unix-v6.toml [disk] and the catalogue's RK05 differ"
+        );
     }
 
     #[test]

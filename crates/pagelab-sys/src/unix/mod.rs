@@ -14,7 +14,8 @@
 //!  sleep(n): the one `tout` of sys2.c sslep; interrupts (clock, disk, terminal) cost CPU
 //! ```
 //!
-//! Files by mechanism: `machine` (the table, build, the event loop), `cpu` (swtch, setpri,
+//! Files by mechanism: `machine` (the table, build), `kernel_impl` (its events on the one run
+//! loop), `cpu` (swtch, setpri,
 //! sleep/wakeup, clock, interrupts), `prototype` (running a process's steps), `fileio` and
 //! `bufcache` (the file-system path), `callout` (`tout`), `sysproc` (the system's
 //! processes), `tty` (terminal output and console input), `swapper` and `swapio` (sched and
@@ -26,9 +27,10 @@
 //! the source differ the source is followed (the swapper's 3 s and 2 s tests; `runin` also
 //! woken when a process sleeps at low priority).
 //!
-//! The machine is a separate engine beside the demand-paging one: a spec whose
-//! `memory.residency` is `whole-process-swapping` is a [`UnixSpec`] and runs here
-//! ([`crate::run_toml`] dispatches on that key). It returns the same [`crate::Report`].
+//! The machine is a configuration of its own beside the demand-paging one, on the same run
+//! loop (`pagelab_core::kernel`, `kernel_impl.rs`) and the same device catalogue (the RK05 of
+//! `device/geometry.rs`): a spec of `[system] kind = "unix"` is a [`UnixSpec`] and runs here
+//! ([`crate::run_toml`]). It returns the same [`crate::Report`].
 //!
 //! Metrics (in the report's `metrics`): `reaction_time_ms` (Chanson §2.B), `swap_rate`,
 //! `swap_interval_s` (Figure 1), `swap_wait_ms`, `disk_queue_length`, `disk_wait_ms`, `disk_request_rate`,
@@ -42,6 +44,7 @@ mod cpu;
 mod disk;
 mod fileio;
 mod invariants;
+mod kernel_impl;
 pub mod machine;
 pub mod map;
 mod prototype;

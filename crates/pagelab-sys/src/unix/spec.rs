@@ -246,6 +246,20 @@ pub struct DiskSpec {
     pub seek_max_ms: f64,
 }
 
+impl DiskSpec {
+    /// The drives' format and timing, for the device catalogue's RK05 law.
+    pub fn format(&self) -> crate::device::Rk05 {
+        crate::device::Rk05 {
+            blocks_per_drive: self.blocks_per_drive,
+            blocks_per_cylinder: self.blocks_per_cylinder,
+            sectors_per_track: self.sectors_per_track,
+            rotation_ms: self.rotation_ms,
+            seek_min_ms: self.seek_min_ms,
+            seek_max_ms: self.seek_max_ms,
+        }
+    }
+}
+
 /// Terminal output (V6 `tty.h`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

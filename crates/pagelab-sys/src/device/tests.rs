@@ -1,0 +1,259 @@
+//! Paging devices: seek, rotation, RPS and slot placement.
+
+use super::*;
+use crate::device::DeviceModel;
+
+#[test]
+fn zigzag_fills_last_cylinder_then_nearest_centre() {
+    let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+    let mut m = SlotMap::new(&g, 0, g.cylinders - 1);
+    let centre = g.cylinders / 2;
+    for _ in 0..150 {
+        assert_eq!(m.allocate_zigzag().unwrap() / 150, centre);
+    }
+    // Centre full: next nearest is centre - 1, then stays there.
+    assert_eq!(m.allocate_zigzag().unwrap() / 150, centre - 1);
+    assert_eq!(m.allocate_zigzag().unwrap() / 150, centre - 1);
+    // Free a centre slot: allocation stays on the last cylinder used while it has room.
+    m.release(centre * 150 + 3);
+    assert_eq!(m.allocate_zigzag().unwrap() / 150, centre - 1);
+    assert_eq!(m.used(), 152);
+}
+
+#[test]
+fn zigzag_packs_at_the_edge_nearest_centre_outside_the_area() {
+    let g = Geometry::of(DeviceModel::Ibm3350, 4096);
+    let mut m = SlotMap::new(&g, 10, 40);
+    assert_eq!(m.allocate_zigzag().unwrap() / 120, 40);
+}
+
+#[test]
+fn drum_single_page_is_latency_plus_transfer() {
+    let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
+    let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
+    // Slot 1 starts a third of a rotation after the index point; at t = 0 the wait is 3.33 ms.
+    let step = io.submit(
+        0,
+        PageIo {
+            op: IoOp::Read,
+            slot: 1,
+            frame: 0,
+            queued: Tick(0),
+        },
+        Tick(0),
+    );
+    let Some(DeviceStep::Reconnect(t)) = step else {
+        panic!("{step:?}")
+    };
+    assert_eq!(t, Tick(g.slot_offset_ns(1)));
+    let DeviceStep::Complete(end) = io.reconnect(0, t) else {
+        panic!()
+    };
+    assert_eq!(end.as_ns() - t.as_ns(), g.page_transfer_ns);
+    let mut done = Vec::new();
+    assert!(io.complete(0, end, &mut done).is_none());
+    assert_eq!(done.len(), 1);
+}
+
+#[test]
+fn busy_channel_costs_a_rotation() {
+    let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
+    let mut io = PagingIo::new(&[(g, 0, None), (g, 0, None)], 1, true, 0);
+    let a = io.submit(
+        0,
+        PageIo {
+            op: IoOp::Read,
+            slot: 0,
+            frame: 0,
+            queued: Tick(0),
+        },
+        Tick(0),
+    );
+    let b = io.submit(
+        1,
+        PageIo {
+            op: IoOp::Read,
+            slot: 0,
+            frame: 1,
+            queued: Tick(0),
+        },
+        Tick(0),
+    );
+    let (Some(DeviceStep::Reconnect(ta)), Some(DeviceStep::Reconnect(tb))) = (a, b) else {
+        panic!()
+    };
+    assert_eq!(ta, tb);
+    assert!(matches!(io.reconnect(0, ta), DeviceStep::Complete(_)));
+    assert_eq!(
+        io.reconnect(1, tb),
+        DeviceStep::Reconnect(tb + Tick(g.rotation_ns))
+    );
+    assert_eq!(io.counters[1].n_rps_misses, 1);
+}
+
+/// Drives `dev`'s SIO from `step` to completion; returns the completion time.
+fn finish(io: &mut PagingIo, dev: usize, mut step: DeviceStep) -> Tick {
+    loop {
+        match step {
+            DeviceStep::Reconnect(t) => step = io.reconnect(dev, t),
+            DeviceStep::Complete(t) => return t,
+        }
+    }
+}
+
+#[test]
+fn contiguous_records_transfer_in_one_connection() {
+    // Ten consecutive slots of one 3380 track: one reconnect, ten transfers back to back.
+    let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+    let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
+    let base = (g.cylinders / 2) * 150;
+    let mut first = None;
+    for k in 0..10 {
+        let q = PageIo {
+            op: IoOp::Write,
+            slot: base + k,
+            frame: k,
+            queued: Tick(0),
+        };
+        let s = io.submit(0, q, Tick(0));
+        first = first.or(s);
+    }
+    // All but the first queued behind the first SIO; they form the second SIO together.
+    let end1 = finish(&mut io, 0, first.unwrap());
+    let mut done = Vec::new();
+    let DeviceStep::Reconnect(t) = io.complete(0, end1, &mut done).unwrap() else {
+        panic!()
+    };
+    let step = io.reconnect(0, t);
+    // Nine slots 1.67 ms apart, each 1.37 ms long: contiguous, completes in one step.
+    let DeviceStep::Complete(end) = step else {
+        panic!("{step:?}")
+    };
+    let span = end.as_ns() - t.as_ns();
+    assert_eq!(span, 8 * g.rotation_ns / 10 + g.page_transfer_ns);
+}
+
+#[test]
+fn drum_serves_one_record_per_angle_per_revolution() {
+    // Slots 0, 3 and 1 of a 2305 (3 records per track): 0 and 3 share an angle. Rotational
+    // order takes 0, then 1 a third of a turn later, then 3 one revolution after 0.
+    let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
+    let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
+    let q = |slot| PageIo {
+        op: IoOp::Read,
+        slot,
+        frame: slot,
+        queued: Tick(0),
+    };
+    let step = io.submit_batch(0, &[q(3), q(0), q(1)], Tick(0)).unwrap();
+    let end = finish(&mut io, 0, step);
+    let mut done = Vec::new();
+    io.complete(0, end, &mut done);
+    let order: Vec<u32> = done.iter().map(|d| d.slot).collect();
+    assert_eq!(order, vec![0, 1, 3]);
+    assert_eq!(end.as_ns(), g.rotation_ns + g.page_transfer_ns);
+}
+
+#[test]
+fn swap_sets_go_across_channels_before_along_one() {
+    // Two 3380 actuators on each of three channels, as tetzlaff's Table 2 swap areas, and
+    // one paging drum: consecutive swap sets take one actuator of every channel in turn.
+    let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+    let drum = Geometry::of(DeviceModel::Ibm2305_2, 4096);
+    let area = Some([0, 9]);
+    let devs = [
+        (g, 0, area),
+        (g, 0, area),
+        (g, 1, area),
+        (g, 1, area),
+        (g, 2, area),
+        (g, 2, area),
+        (drum, 3, None),
+    ];
+    let mut io = PagingIo::new(&devs, 4, true, 0)
+        .with_swap_areas(vec![true, true, true, true, true, true, false]);
+    let got: Vec<u16> = (0..8)
+        .map(|_| io.allocate_swap_set(8).expect("room").dev)
+        .collect();
+    assert_eq!(got, vec![0, 2, 4, 1, 3, 5, 0, 2]);
+    // Without swap areas the paging devices take the sets, in the same order.
+    let mut io = PagingIo::new(&devs[..4], 2, true, 0);
+    let got: Vec<u16> = (0..4)
+        .map(|_| io.allocate_swap_set(8).expect("room").dev)
+        .collect();
+    assert_eq!(got, vec![0, 2, 1, 3]);
+}
+
+#[test]
+fn a_batch_is_one_sio_without_combining() {
+    let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+    let mut io = PagingIo::new(&[(g, 0, None)], 1, false, 0);
+    let q = |slot, t| PageIo {
+        op: IoOp::Write,
+        slot,
+        frame: 0,
+        queued: Tick(t),
+    };
+    let first = io.submit_batch(0, &[q(10, 5), q(11, 5), q(12, 5)], Tick(5));
+    // A lone request for the same cylinder, queued later, is not chained.
+    io.submit(0, q(13, 6), Tick(6));
+    let end = finish(&mut io, 0, first.unwrap());
+    let mut done = Vec::new();
+    io.complete(0, end, &mut done);
+    assert_eq!(done.len(), 3);
+    assert_eq!(io.pending(0), 1);
+}
+
+#[test]
+fn same_cylinder_requests_share_one_sio() {
+    let g = Geometry::of(DeviceModel::Ibm3380, 4096);
+    let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0);
+    let q = |slot| PageIo {
+        op: IoOp::Read,
+        slot,
+        frame: 0,
+        queued: Tick(0),
+    };
+    let first = io.submit(0, q(5), Tick(0)).unwrap();
+    io.submit(0, q(300 * 150 + 1), Tick(0));
+    io.submit(0, q(300 * 150 + 2), Tick(0));
+    io.submit(0, q(7 * 150), Tick(0));
+    let end = finish(&mut io, 0, first);
+    let mut done = Vec::new();
+    let next = io.complete(0, end, &mut done);
+    assert_eq!(done.len(), 1);
+    // The next SIO takes both cylinder-300 requests together.
+    let end2 = finish(&mut io, 0, next.unwrap());
+    done.clear();
+    io.complete(0, end2, &mut done);
+    assert_eq!(done.len(), 2);
+    // Four requests, three SIOs (the third, cylinder 7, has just started).
+    assert_eq!(io.counters[0].n_sios, 3);
+}
+
+use proptest::prelude::*;
+
+proptest! {
+    #[test]
+    fn slot_map_never_hands_out_a_slot_twice(ops in proptest::collection::vec(any::<(bool, u16)>(), 1..600)) {
+        let g = Geometry::of(DeviceModel::Ibm3350, 4096);
+        let mut m = SlotMap::new(&g, 100, 104);
+        let mut held: Vec<u32> = Vec::new();
+        for (alloc, pick) in ops {
+            if alloc || held.is_empty() {
+                if let Some(s) = m.allocate_zigzag() {
+                    prop_assert!(!held.contains(&s));
+                    prop_assert!((100..=104).contains(&(s / 120)));
+                    held.push(s);
+                } else {
+                    prop_assert_eq!(m.free(), 0);
+                }
+            } else {
+                let s = held.swap_remove(pick as usize % held.len());
+                m.release(s);
+            }
+            prop_assert_eq!(m.used() as usize, held.len());
+            prop_assert_eq!(m.free() + m.used(), 5 * 120);
+        }
+    }
+}

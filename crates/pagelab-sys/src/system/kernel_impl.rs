@@ -1,0 +1,129 @@
+//! The VM/370 family on the one run loop ([`pagelab_core::kernel`]): processor bursts are the
+//! engine's own steps (kept out of the queue so that one user's burst is not rescheduled at
+//! every preemption), everything else is a queued [`Event`]. After each, the monitor's
+//! per-scan-cycle sample, the periodic invariant pass and, when the next thing due is later
+//! than now, the dispatcher.
+
+use super::{Event, System};
+use crate::error::SysError;
+use crate::monitor::Report;
+use pagelab_core::kernel::{Engine, Flow};
+use pagelab_core::{EventQueue, Tick};
+
+/// A [`System`] being run, with the processor whose burst ends next.
+pub(super) struct VmRun<'a> {
+    pub(super) sys: System<'a>,
+    burst_cpu: u32,
+}
+
+impl<'a> VmRun<'a> {
+    pub(super) fn new(sys: System<'a>) -> Self {
+        VmRun { sys, burst_cpu: 0 }
+    }
+}
+
+impl Engine for VmRun<'_> {
+    type Event = Event;
+    type Output = Report;
+    type Error = SysError;
+
+    fn queue(&mut self) -> &mut EventQueue<Event> {
+        &mut self.sys.q
+    }
+
+    /// The earliest burst end, lowest processor first.
+    fn next_step(&mut self) -> Tick {
+        let (c, t) = self.sys.next_burst_end();
+        self.burst_cpu = c;
+        t
+    }
+
+    fn step(&mut self, _t: Tick) -> Result<(), SysError> {
+        self.sys.handle_burst_ended(self.burst_cpu)
+    }
+
+    fn advance(&mut self, t: Tick) {
+        self.sys.advance(t);
+        self.sys.n_events += 1;
+    }
+
+    fn handle(&mut self, _t: Tick, ev: Event) -> Result<Flow, SysError> {
+        let s = &mut self.sys;
+        match ev {
+            Event::End => return Ok(Flow::Stop),
+            Event::ThinkEnded(u) => s.handle_think_ended(u),
+            Event::CpuFreed(c) => {
+                s.cpus[c as usize].busy = false;
+                s.n_idle_cpus += 1;
+            }
+            Event::Reconnect(d) => {
+                let step = s.io.reconnect(d as usize, s.now);
+                s.schedule_device(d as usize, step);
+            }
+            Event::IoComplete(d) => s.handle_io_complete(d as usize)?,
+            Event::VioDone(u) => s.handle_vio_done(u),
+            Event::GuestWake(u, t) => s.guest_wake(u, t as usize),
+            Event::GuestArrive(u, st) => s.guest_arrive(u, st as usize),
+            Event::Pagemon(i) => s.pagemon_step(i as usize),
+            Event::ConsoleDone(u) => s.handle_console_done(u),
+            Event::Sample => {
+                if s.now == s.next_sample {
+                    s.take_sample();
+                    if s.check_every > 0 {
+                        s.checked()?;
+                    }
+                }
+            }
+            Event::Collect => {
+                s.collect_garbage();
+                let next = s.now + Tick::from_secs_f64(s.spec.swapping.gc_period_s);
+                if next < s.end {
+                    s.q.schedule(next, Event::Collect);
+                }
+            }
+            Event::WarmupEnded => {
+                s.warm = true;
+                s.warm_sample = s.snapshot();
+                for u in &mut s.users {
+                    u.t_txn = 0;
+                    u.t_resp = 0.0;
+                    u.t_cpu_ns = 0;
+                    u.t_faults = 0;
+                    u.t_reads = 0;
+                    u.t_vios = 0;
+                    u.t_drops = 0;
+                }
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Stops once a guest benchmark is over (`done_at`).
+    fn settle(&mut self) -> Result<Flow, SysError> {
+        let s = &mut self.sys;
+        s.sample_on_cycles();
+        s.periodic()?;
+        if s.done_at.is_some() {
+            return Ok(Flow::Stop);
+        }
+        if s.next_time() != s.now {
+            s.dispatch()?;
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn progress(&self) -> f64 {
+        self.sys.now.as_secs_f64() / self.sys.end.as_secs_f64()
+    }
+
+    fn finish(self) -> Result<Report, SysError> {
+        let mut s = self.sys;
+        let stop = s.done_at.unwrap_or(s.end);
+        s.advance(stop);
+        let last = s.snapshot();
+        if s.samples.last().map(|x| x.time_s) != Some(last.time_s) {
+            s.samples.push(last);
+        }
+        Ok(s.report(last))
+    }
+}
