@@ -1,12 +1,17 @@
 //! Where the time of one end-to-end simulation goes, one part per process so that `perf stat`
-//! can count each: decoding alone, simulation alone over runs in memory, or the whole grid.
+//! can count each: decoding alone, simulation alone over runs in memory, or the whole grid
+//! (with the CPU time of the thread that simulates: the decoders run on others).
 //!
 //! ```text
-//! cargo run --release -p pagelab-trace --example decode_cost -- decode|sim|grid TRACE FRAMES POLICY
+//! cargo run --release -p pagelab-trace --example decode_cost -- decode|sim|min|grid TRACE FRAMES POLICY
 //! ```
+//!
+//! POLICY is a name or a JSON spec (`{"kind": "clock", "bit_on_load": false}`). `min` times MIN's two passes over the file on this thread: the backward next-use pass
+//! (chunks decoded on a second thread) and the forward pass, decoding included (POLICY unused).
 use pagelab_trace::format::TraceReader;
 use pagelab_trace::grid::simulate_trace_grid;
-use pagelab_trace::policy::{simulate, PolicySpec};
+use pagelab_trace::policy::min::TraceNextUse;
+use pagelab_trace::policy::{simulate, simulate_min_trace, PolicySpec};
 use pagelab_trace::ReferenceSource;
 use std::path::Path;
 use std::time::Instant;
@@ -20,12 +25,16 @@ fn cpu() -> f64 {
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     if a.len() != 5 {
-        eprintln!("usage: decode_cost decode|sim|grid TRACE FRAMES POLICY");
+        eprintln!("usage: decode_cost decode|sim|min|grid TRACE FRAMES POLICY");
         std::process::exit(2);
     }
     let path = Path::new(&a[2]);
     let frames: u32 = a[3].parse().expect("FRAMES: a number");
-    let spec = PolicySpec::by_name(&a[4]).expect("POLICY: a policy name");
+    let spec = if a[4].starts_with('{') {
+        serde_json::from_str(&a[4]).expect("POLICY: a policy spec in JSON")
+    } else {
+        PolicySpec::by_name(&a[4]).expect("POLICY: a policy name")
+    };
     let mut reader = TraceReader::open(path).expect("TRACE: a pagelab trace");
     match a[1].as_str() {
         "decode" => {
@@ -54,11 +63,28 @@ fn main() {
             let (s, c) = (t.elapsed().as_secs_f64(), cpu() - c);
             println!("sim: {s:.3} s, cpu {c:.3} s, faults {}", o.measured.faults);
         }
+        "min" => {
+            let (t, c) = (Instant::now(), cpu());
+            let nu = TraceNextUse::compute_prefetched(path).expect("next-use");
+            let (s, c) = (t.elapsed().as_secs_f64(), cpu() - c);
+            println!("next-use: {s:.3} s, cpu {c:.3} s");
+            let (t, c) = (Instant::now(), cpu());
+            let min = PolicySpec::by_name("min").expect("min");
+            let o = simulate_min_trace(&min, &mut reader, &nu, frames, 0).expect("simulate");
+            let (s, c) = (t.elapsed().as_secs_f64(), cpu() - c);
+            println!(
+                "forward (decode + MIN): {s:.3} s, cpu {c:.3} s, faults {}",
+                o.measured.faults
+            );
+        }
         _ => {
-            let t = Instant::now();
+            let (t, c) = (Instant::now(), cpu());
             let g = simulate_trace_grid(&[spec], path, &[frames], 0).expect("grid");
-            let s = t.elapsed().as_secs_f64();
-            println!("grid: {s:.3} s, faults {}", g.outcomes[0].measured.faults);
+            let (s, c) = (t.elapsed().as_secs_f64(), cpu() - c);
+            println!(
+                "grid: {s:.3} s, this thread's cpu {c:.3} s, faults {}",
+                g.outcomes[0].measured.faults
+            );
         }
     }
 }

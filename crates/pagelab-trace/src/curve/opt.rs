@@ -62,7 +62,7 @@ pub fn opt_curve_upto(nu: &NextUse<'_>, warmup: u64, max_frames: u32) -> Curve {
 
 /// The MIN curve of the trace file at `path`, as [`opt_curve_upto`], in bounded memory: one
 /// backward pass over the chunks for next-use (about 2 bytes a run, [`TraceNextUse`]), then one
-/// forward pass; in both, chunks decode on a second thread while this one works.
+/// forward pass; in both, chunks decode on other threads while this one works.
 pub fn opt_curve_trace(path: &Path, warmup: u64, max_frames: u32) -> Result<Curve, TraceError> {
     let nu = TraceNextUse::compute_prefetched(path)?;
     let reader = TraceReader::open(path)?;

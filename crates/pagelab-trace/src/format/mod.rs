@@ -26,7 +26,7 @@
 //! reference string replayed against many memory sizes and policies.
 //!
 //! [`TraceReader`] decodes on the caller's thread; [`PrefetchReader`] decodes the next chunks
-//! on a second thread so that a consumer on the first does not wait for decompression.
+//! on up to two other threads so that a consumer on the first does not wait for decompression.
 //!
 //! Compression ratio is stated against 8 bytes per reference: one 64-bit address per reference,
 //! the size of the raw u64 address arrays this crate also reads.
@@ -40,7 +40,7 @@ mod writer;
 pub(crate) mod atomic;
 
 pub use layout::{FORMAT_VERSION, MAGIC};
-pub use prefetch::PrefetchReader;
+pub use prefetch::{PagesBackward, PrefetchReader};
 pub use reader::TraceReader;
 pub use verify::{verify, VerifyReport};
 pub use writer::{TraceWriter, WriterOptions};

@@ -206,6 +206,44 @@ impl TraceReader {
 
     /// Decodes chunk `i` and appends its runs to `out`; returns the references by kind in it.
     pub fn read_chunk(&mut self, i: usize, out: &mut Vec<Run>) -> Result<[u64; 4], TraceError> {
+        let (at, refs, runs, width) = self.fetch(i)?;
+        let raw = std::mem::take(&mut self.raw);
+        let r = match width {
+            1 => self.decode_columns::<1>(i, at, refs, &raw, runs, out),
+            2 => self.decode_columns::<2>(i, at, refs, &raw, runs, out),
+            3 => self.decode_columns::<3>(i, at, refs, &raw, runs, out),
+            _ => self.decode_columns::<4>(i, at, refs, &raw, runs, out),
+        };
+        self.raw = raw;
+        r
+    }
+
+    /// Appends the page of every run of chunk `i` to `out`, and nothing else: for passes that
+    /// need the pages only (next-use). The chunk's checksum and header are checked; its counts
+    /// and kinds are not looked at (a full read checks them), nor the pages' range (the caller
+    /// indexes by page and must check it).
+    pub fn read_chunk_pages(&mut self, i: usize, out: &mut Vec<u32>) -> Result<(), TraceError> {
+        let (_, _, runs, width) = self.fetch(i)?;
+        let pages = &self.raw[..runs * width];
+        match width {
+            1 => out.extend(pages.iter().map(|&b| u32::from(b))),
+            2 => out.extend(
+                pages
+                    .chunks_exact(2)
+                    .map(|p| u32::from(u16::from_le_bytes([p[0], p[1]]))),
+            ),
+            w => out.extend(pages.chunks_exact(w).map(|p| {
+                let mut le = [0u8; 4];
+                le[..w].copy_from_slice(p);
+                u32::from_le_bytes(le)
+            })),
+        }
+        Ok(())
+    }
+
+    /// Reads chunk `i`, checks its checksum and header against the index, and decompresses
+    /// its columns into `self.raw`; returns (offset, references, runs, page width).
+    fn fetch(&mut self, i: usize) -> Result<(u64, u64, usize, usize), TraceError> {
         let Some(&e) = self.entries.get(i) else {
             return Err(TraceError::invalid(format!(
                 "{}: chunk {i} requested, the trace has {}",
@@ -218,18 +256,17 @@ impl TraceReader {
         buf.resize(total, 0);
         let r = self
             .read_exact_at(e.offset, &mut buf)
-            .and_then(|_| self.decode(i, e, &buf, out));
+            .and_then(|_| self.decompress(i, e, &buf));
         self.buf = buf;
         r
     }
 
-    fn decode(
+    fn decompress(
         &mut self,
         i: usize,
         e: ChunkEntry,
         buf: &[u8],
-        out: &mut Vec<Run>,
-    ) -> Result<[u64; 4], TraceError> {
+    ) -> Result<(u64, u64, usize, usize), TraceError> {
         let at = e.offset;
         if buf[..4] != CHUNK_MAGIC {
             return Err(self.corrupt(at, format!("chunk {i} magic missing")));
@@ -256,23 +293,15 @@ impl TraceReader {
         {
             return Err(self.corrupt(at + 20, format!("chunk {i} has impossible column sizes")));
         }
-        let mut raw = std::mem::take(&mut self.raw);
-        raw.resize(raw_len, 0);
-        let got = self
+        self.raw.resize(raw_len, 0);
+        match self
             .decompressor
-            .decompress_to_buffer(&buf[CHUNK_HEADER_LEN..], &mut raw);
-        let r = match got {
-            Ok(n) if n == raw.len() => match width {
-                1 => self.decode_columns::<1>(i, at, refs, &raw, runs, out),
-                2 => self.decode_columns::<2>(i, at, refs, &raw, runs, out),
-                3 => self.decode_columns::<3>(i, at, refs, &raw, runs, out),
-                _ => self.decode_columns::<4>(i, at, refs, &raw, runs, out),
-            },
+            .decompress_to_buffer(&buf[CHUNK_HEADER_LEN..], &mut self.raw)
+        {
+            Ok(n) if n == raw_len => Ok((at, refs, runs, width)),
             Ok(_) => Err(self.corrupt(at, format!("chunk {i} decompresses to the wrong length"))),
             Err(err) => Err(self.corrupt(at, format!("chunk {i} does not decompress: {err}"))),
-        };
-        self.raw = raw;
-        r
+        }
     }
 
     /// Decodes the columns of a chunk whose pages are `W` bytes wide.
@@ -366,7 +395,13 @@ impl TraceReader {
         Ok(out)
     }
 
-    fn check_kinds(&self, seen: [u64; 4]) -> Result<(), TraceError> {
+    /// The next chunk streaming would read and the references by kind streamed so far.
+    pub(crate) fn streaming_position(&self) -> (usize, [u64; 4]) {
+        (self.next_chunk, self.by_kind_seen)
+    }
+
+    /// Checks the references by kind of every chunk against the header's.
+    pub(crate) fn check_kinds(&self, seen: [u64; 4]) -> Result<(), TraceError> {
         if seen != self.header.by_kind {
             return Err(self.corrupt(
                 48,

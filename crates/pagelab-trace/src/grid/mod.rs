@@ -2,7 +2,7 @@
 //! decode of the file.
 //!
 //! ```text
-//!   trace file ──► PrefetchReader (second thread: read, check, decompress, decode one chunk)
+//!   trace file ──► PrefetchReader (other threads: read, check, decompress, decode chunks)
 //!                     │  one chunk of runs, the block every cell reads
 //!                     ▼
 //!   cells (policy x size) ──► each drives its own policy over the block; rayon spreads the
@@ -10,8 +10,8 @@
 //! ```
 //!
 //! Memory is bounded by the file's chunk size, not its length: the blocks in flight
-//! ([`PrefetchReader::DEPTH`] decoded chunks ahead, plus the one being read and recycled
-//! buffers), each cell's per-page tables, and for MIN the next-use annotation (4 bytes a run,
+//! ([`PrefetchReader::DEPTH`] decoded chunks ahead per decoder thread, plus the ones being read
+//! and recycled buffers), each cell's per-page tables, and for MIN the next-use annotation (4 bytes a run,
 //! from one backward pass over the chunks before the forward one: the future is the one thing
 //! a single forward decode cannot give). [`GridMemory`] reports these figures.
 //!
@@ -82,11 +82,11 @@ fn sizes_per_cell(spec: &PolicySpec, sizes: &[u32], warmup: u64) -> usize {
 }
 
 impl Cell<'_> {
-    /// Feeds the next block of runs.
-    fn feed(&mut self, block: &[Run]) {
+    /// Feeds the next block of runs (`refs` references, if known).
+    fn feed(&mut self, block: &[Run], refs: Option<u64>) {
         match self {
-            Cell::Online(p, d) => p.drive(block, d),
-            Cell::Min(m, d, next) => d.drive_min(m, block, next),
+            Cell::Online(p, d) => p.drive(block, d, refs),
+            Cell::Min(m, d, next) => d.drive_min(m, block, next, refs),
             Cell::Lru(st) => st.push_runs(block),
             Cell::Fifo(f) => f.feed(block),
             Cell::Clock(c) => c.feed(block),
@@ -252,15 +252,15 @@ pub fn simulate_trace_grid(
             break;
         }
         largest = largest.max(block.capacity());
+        let refs = source.last_references();
         if let [one] = cells.as_mut_slice() {
-            one.feed(&block);
+            one.feed(&block, refs);
         } else {
-            cells.par_iter_mut().for_each(|c| c.feed(&block));
+            cells.par_iter_mut().for_each(|c| c.feed(&block, refs));
         }
     }
     memory.chunks_decoded += chunks;
-    let buffers = PrefetchReader::DEPTH as u64 + 2;
-    memory.blocks = buffers * (largest * std::mem::size_of::<Run>()) as u64;
+    memory.blocks = (source.buffers() * largest * std::mem::size_of::<Run>()) as u64;
     let mut it = cells.into_iter();
     let mut outcomes = Vec::with_capacity(specs.len() * sizes.len());
     for spec in specs {

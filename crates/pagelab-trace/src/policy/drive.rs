@@ -49,8 +49,10 @@ impl Driver {
     /// Drives `runs`: the runs of the warm-up one group at a time (one of them may straddle
     /// its end), the rest in one [`Replacement::run_block`]. Each group of adjacent runs of one
     /// page (runs of different kinds) may go in one call: see "Runs, not references" above for
-    /// why that is exact.
-    pub(crate) fn drive<P: Replacement>(&mut self, p: &mut P, runs: &[Run]) {
+    /// why that is exact. `refs` is the references in `runs` when the caller knows it (a
+    /// chunk's header), else they are counted.
+    pub(crate) fn drive<P: Replacement>(&mut self, p: &mut P, runs: &[Run], refs: Option<u64>) {
+        let end = refs.map(|r| self.now + r);
         let mut at = 0;
         if self.at_warmup_end.is_none() {
             let Some((&first, rest)) = runs.split_first() else {
@@ -78,7 +80,15 @@ impl Driver {
         let measured = &runs[at..];
         let faults = p.run_block(measured, self.now, &mut self.mem);
         self.faults[1] += faults;
-        self.now += measured.iter().map(|r| u64::from(r.count)).sum::<u64>();
+        self.end_block(measured, end);
+    }
+
+    /// Moves the clock past `measured`, to `end` if the caller knew it.
+    #[inline]
+    fn end_block(&mut self, measured: &[Run], end: Option<u64>) {
+        let counted = || self.now + measured.iter().map(|r| u64::from(r.count)).sum::<u64>();
+        debug_assert!(end.is_none_or(|e| e == counted()), "a block's references");
+        self.now = end.unwrap_or_else(counted);
     }
 
     /// Drives MIN over `runs`, next uses from `next`: the warm-up's runs one at a time, the
@@ -88,18 +98,21 @@ impl Driver {
         m: &mut min::Min,
         runs: &[Run],
         next: &mut min::NextUseCursor<'_>,
+        refs: Option<u64>,
     ) {
+        let end = refs.map(|r| self.now + r);
         let mut at = 0;
         while self.at_warmup_end.is_none() {
             let Some(&r) = runs.get(at) else {
                 return;
             };
-            min_run(self, m, r, next.next_use());
+            let now = next.at();
+            min_run(self, m, r, next.next_use(), now);
             at += 1;
         }
         let measured = &runs[at..];
         self.faults[1] += m.run_block(measured, next, &mut self.mem);
-        self.now += measured.iter().map(|r| u64::from(r.count)).sum::<u64>();
+        self.end_block(measured, end);
     }
 
     /// One (collapsed) run, split at the end of the warm-up if it straddles it.
@@ -249,7 +262,7 @@ pub fn simulate(
     match Online::build(spec, frames, bound)? {
         Some(mut p) => {
             let mut d = Driver::new(bound, warmup);
-            p.drive(runs, &mut d);
+            p.drive(runs, &mut d, None);
             Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
         }
         None => simulate_min(spec, &NextUse::compute(runs), frames, warmup),
@@ -267,7 +280,7 @@ pub fn simulate_min(
     let mut m = min::Min::new(frames, nu);
     let mut d = Driver::new(nu.page_bound(), warmup);
     for (i, &r) in nu.runs().iter().enumerate() {
-        min_run(&mut d, &mut m, r, nu.next(i));
+        min_run(&mut d, &mut m, r, nu.next(i), i as u64);
     }
     Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
 }
@@ -297,22 +310,22 @@ pub fn simulate_min_trace(
     let mut next = nu.cursor();
     for c in 0..reader.chunk_count() {
         buf.clear();
-        reader.read_chunk(c, &mut buf)?;
-        d.drive_min(&mut m, &buf, &mut next);
+        let kinds = reader.read_chunk(c, &mut buf)?;
+        d.drive_min(&mut m, &buf, &mut next, Some(kinds.iter().sum()));
     }
     Ok(d.outcome(spec, frames, |pg| m.is_resident(pg)))
 }
 
-/// One run through MIN, splitting it at the end of the warm-up.
+/// One run (index `now`) through MIN, splitting it at the end of the warm-up.
 #[inline(always)]
-pub(crate) fn min_run(d: &mut Driver, m: &mut min::Min, r: Run, next: u64) {
+pub(crate) fn min_run(d: &mut Driver, m: &mut min::Min, r: Run, next: u64, now: u64) {
     if r.kind.is_write() {
         d.mem.mark_dirty(r.page);
     }
     if d.at_warmup_end.is_none() && d.now + u64::from(r.count) > d.warmup {
         let left = (d.warmup - d.now) as u32;
         for (part, phase) in [(left, 0usize), (r.count - left, 1)] {
-            let hit = m.reference(r.page, next, &mut d.mem);
+            let hit = m.reference(r.page, next, now, &mut d.mem);
             d.faults[phase] += u64::from(!hit);
             d.now += u64::from(part);
             d.maybe_end_warmup();
@@ -320,7 +333,7 @@ pub(crate) fn min_run(d: &mut Driver, m: &mut min::Min, r: Run, next: u64) {
         return;
     }
     let phase = usize::from(d.at_warmup_end.is_some());
-    let hit = m.reference(r.page, next, &mut d.mem);
+    let hit = m.reference(r.page, next, now, &mut d.mem);
     d.faults[phase] += u64::from(!hit);
     d.now += u64::from(r.count);
     d.maybe_end_warmup();
@@ -353,7 +366,7 @@ pub fn simulate_stream<S: ReferenceSource + ?Sized>(
         if let Some(b) = d.grow_for(&batch) {
             p.reserve_pages(b);
         }
-        p.drive(&batch, &mut d);
+        p.drive(&batch, &mut d, None);
     }
     Ok(d.outcome(spec, frames, |pg| p.is_resident(pg)))
 }
@@ -389,7 +402,7 @@ pub fn simulate_stream_sizes<S: ReferenceSource + ?Sized>(
             if let Some(b) = d.grow_for(&batch) {
                 p.reserve_pages(b);
             }
-            p.drive(&batch, d);
+            p.drive(&batch, d, None);
         });
     }
     Ok(sims

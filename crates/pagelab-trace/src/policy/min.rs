@@ -16,8 +16,8 @@
 //!   key = 2^63 + clean*2^32 + (2^32 - 1 - page)   otherwise
 //! ```
 //!
-//! and the victim is the page of largest key: an indexed binary max-heap gives it in
-//! O(log frames) per fault, and a hit re-keys the page in O(log frames).
+//! and the victim is the page of largest key. How [`Min`] finds it (a scan, or a near set and
+//! a far heap) is said at the type; every way reclaims the same page, since keys are distinct.
 //!
 //! **Next-use.** [`NextUse::compute`] walks the string backwards once, keeping the index of
 //! each page's latest run: `next(i)` is the index of the next run of the same page, which orders
@@ -27,12 +27,10 @@
 //!
 //! Parameters: none.
 
+pub use super::next_use::{NextUse, NextUseCursor, TraceNextUse, NEVER};
 use super::{Memory, ParamInfo, PolicyState, SpecParams, NIL};
-use crate::format::{PrefetchReader, TraceReader};
-use crate::ReferenceSource;
-use crate::{Run, TraceError};
+use crate::Run;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 /// MIN has no parameters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -43,266 +41,6 @@ impl SpecParams for MinSpec {
     const PARAMS: &'static [ParamInfo] = &[];
 }
 
-/// Key of a next reference that never comes.
-pub const NEVER: u64 = u64::MAX;
-
-/// A string of runs annotated with, for each run, the index of the next run of the same page.
-///
-/// Run indices order the future exactly as reference times do, and at 4 bytes a run they
-/// halve the memory of times: on a long trace the annotation's size, not its arithmetic, is
-/// what costs (first touch of fresh memory). Strings of 2^32 - 1 runs or more do not fit.
-#[derive(Clone, Debug)]
-pub struct NextUse<'a> {
-    runs: &'a [Run],
-    /// Next-run indices in reverse order of runs (the backward pass pushes them).
-    next_rev: Vec<u32>,
-    bound: u32,
-}
-
-const NEVER32: u32 = u32::MAX;
-
-impl<'a> NextUse<'a> {
-    /// Annotates `runs` in one backward pass (O(runs + pages) time, 4 bytes a run).
-    pub fn compute(runs: &'a [Run]) -> Self {
-        debug_assert!(
-            runs.len() < NEVER32 as usize,
-            "too many runs for 32-bit next-use"
-        );
-        let bound = runs.iter().map(|r| r.page + 1).max().unwrap_or(0);
-        let mut last = vec![NEVER32; bound as usize];
-        let mut next_rev = Vec::with_capacity(runs.len());
-        for (i, r) in runs.iter().enumerate().rev() {
-            let slot = &mut last[r.page as usize];
-            next_rev.push(*slot);
-            *slot = i as u32;
-        }
-        NextUse {
-            runs,
-            next_rev,
-            bound,
-        }
-    }
-
-    /// The annotated runs.
-    pub fn runs(&self) -> &'a [Run] {
-        self.runs
-    }
-
-    /// Index of the next run of the page of run `i` (an order of the future, not a time), or
-    /// [`NEVER`].
-    #[inline]
-    pub fn next(&self, i: usize) -> u64 {
-        match self.next_rev[self.runs.len() - 1 - i] {
-            NEVER32 => NEVER,
-            j => u64::from(j),
-        }
-    }
-
-    /// One more than the largest page number.
-    pub fn page_bound(&self) -> u32 {
-        self.bound
-    }
-}
-
-/// Next-use of a pagelab trace file, computed by reading its chunks backwards: the runs are
-/// not kept (the forward pass decodes them again), so MIN over a trace file holds about 2
-/// bytes a run instead of 16. Like [`NextUse`], it is the only other way to build a [`Min`].
-///
-/// Each run stores the distance to the next run of its page [runs] in 16 bits; a distance of
-/// [`TraceNextUse::FAR`] or more, and "never again", are escaped to a 32-bit column. Locality
-/// makes escapes rare, so the annotation is close to 2 bytes a run. It is read in run order
-/// through a [`NextUseCursor`].
-#[derive(Clone, Debug)]
-pub struct TraceNextUse {
-    /// Distances, in reverse order of runs (the backward pass pushes them).
-    dist_rev: Vec<u16>,
-    /// Next-run indices of the escaped runs (or `NEVER32`), in reverse order.
-    far_rev: Vec<u32>,
-    bound: u32,
-}
-
-impl TraceNextUse {
-    /// Distance code that escapes to the 32-bit column.
-    pub const FAR: u16 = u16::MAX;
-
-    /// Annotates every run of the trace `reader` reads, in one backward pass over its chunks.
-    pub fn compute(reader: &mut TraceReader) -> Result<Self, TraceError> {
-        let n = Self::check_len(reader)?;
-        let mut buf = Vec::new();
-        let mut c = reader.chunk_count();
-        let mut a = Annotator::new(reader, n);
-        while let Some(prev) = c.checked_sub(1) {
-            c = prev;
-            pagelab_core::interrupt::check()?; // Ctrl-C/SIGTERM: once per chunk read
-            buf.clear();
-            reader.read_chunk(c, &mut buf)?;
-            a.chunk(reader, &buf)?;
-        }
-        a.finish(reader)
-    }
-
-    /// As [`TraceNextUse::compute`], the chunks decoded on a second thread while this one
-    /// annotates ([`PrefetchReader::backward`]).
-    pub fn compute_prefetched(path: &Path) -> Result<Self, TraceError> {
-        let reader = TraceReader::open(path)?;
-        let n = Self::check_len(&reader)?;
-        let mut a = Annotator::new(&reader, n);
-        let mut chunks = PrefetchReader::backward(TraceReader::open(path)?);
-        let mut buf = Vec::new();
-        loop {
-            buf.clear();
-            if !chunks.next_batch(&mut buf)? {
-                break;
-            }
-            a.chunk(&reader, &buf)?;
-        }
-        a.finish(&reader)
-    }
-
-    fn check_len(reader: &TraceReader) -> Result<u32, TraceError> {
-        let n = reader.runs();
-        if n >= u64::from(NEVER32) {
-            return Err(TraceError::invalid(format!(
-                "{}: {n} runs; MIN handles at most {} runs",
-                reader.path().display(),
-                NEVER32 - 1
-            )));
-        }
-        Ok(n as u32)
-    }
-
-    /// A reader of the annotation from the first run on.
-    pub fn cursor(&self) -> NextUseCursor<'_> {
-        NextUseCursor {
-            nu: self,
-            i: 0,
-            far: 0,
-        }
-    }
-
-    /// Runs annotated.
-    pub fn len(&self) -> usize {
-        self.dist_rev.len()
-    }
-
-    /// True for an empty trace.
-    pub fn is_empty(&self) -> bool {
-        self.dist_rev.is_empty()
-    }
-
-    /// Memory held [bytes].
-    pub fn bytes(&self) -> u64 {
-        (2 * self.dist_rev.len() + 4 * self.far_rev.len()) as u64
-    }
-
-    /// One more than the largest page number.
-    pub fn page_bound(&self) -> u32 {
-        self.bound
-    }
-}
-
-/// The backward pass of [`TraceNextUse`]: fed chunks from the last to the first.
-struct Annotator {
-    last: Vec<u32>,
-    dist_rev: Vec<u16>,
-    far_rev: Vec<u32>,
-    bound: u32,
-    i: u32,
-}
-
-impl Annotator {
-    fn new(reader: &TraceReader, n: u32) -> Self {
-        let bound = u32::try_from(reader.distinct_pages()).unwrap_or(u32::MAX);
-        Annotator {
-            last: vec![NEVER32; bound as usize],
-            dist_rev: Vec::with_capacity(n as usize),
-            far_rev: Vec::new(),
-            bound,
-            i: n,
-        }
-    }
-
-    /// One chunk's runs (in file order); chunks come last first.
-    fn chunk(&mut self, reader: &TraceReader, runs: &[Run]) -> Result<(), TraceError> {
-        for r in runs.iter().rev() {
-            let i = self.i.checked_sub(1).ok_or_else(|| too_many_runs(reader))?;
-            self.i = i;
-            let slot = self
-                .last
-                .get_mut(r.page as usize)
-                .ok_or_else(|| page_out_of_range(reader, r.page, self.bound))?;
-            let d = slot.wrapping_sub(i);
-            if *slot != NEVER32 && d < u32::from(TraceNextUse::FAR) {
-                self.dist_rev.push(d as u16);
-            } else {
-                self.dist_rev.push(TraceNextUse::FAR);
-                self.far_rev.push(*slot);
-            }
-            *slot = i;
-        }
-        Ok(())
-    }
-
-    fn finish(mut self, reader: &TraceReader) -> Result<TraceNextUse, TraceError> {
-        if self.i != 0 {
-            return Err(too_many_runs(reader));
-        }
-        self.dist_rev.shrink_to_fit();
-        self.far_rev.shrink_to_fit();
-        Ok(TraceNextUse {
-            dist_rev: self.dist_rev,
-            far_rev: self.far_rev,
-            bound: self.bound,
-        })
-    }
-}
-
-/// Reads a [`TraceNextUse`] in run order.
-#[derive(Clone, Debug)]
-pub struct NextUseCursor<'a> {
-    nu: &'a TraceNextUse,
-    i: usize,
-    far: usize,
-}
-
-impl NextUseCursor<'_> {
-    /// Index of the next run of the page of the current run, or [`NEVER`]; moves on one run.
-    #[inline]
-    pub fn next_use(&mut self) -> u64 {
-        let nu = self.nu;
-        let d = nu.dist_rev[nu.dist_rev.len() - 1 - self.i];
-        let at = self.i as u64;
-        self.i += 1;
-        if d != TraceNextUse::FAR {
-            return at + u64::from(d);
-        }
-        self.far += 1;
-        match nu.far_rev[nu.far_rev.len() - self.far] {
-            NEVER32 => NEVER,
-            j => u64::from(j),
-        }
-    }
-}
-
-fn too_many_runs(reader: &TraceReader) -> TraceError {
-    TraceError::Corrupt {
-        path: reader.path().to_path_buf(),
-        offset: 0,
-        what: format!(
-            "the chunks hold more or fewer runs than the header's {}",
-            reader.runs()
-        ),
-    }
-}
-
-fn page_out_of_range(reader: &TraceReader, page: u32, bound: u32) -> TraceError {
-    TraceError::Corrupt {
-        path: reader.path().to_path_buf(),
-        offset: 0,
-        what: format!("page {page} in a chunk; the header counts {bound} distinct pages"),
-    }
-}
-
 /// The key of a page never referenced again: above every time, a clean page above a changed
 /// one, then the lower page number above (see "The dirty-page rule").
 #[inline(always)]
@@ -311,34 +49,71 @@ fn never_key(page: u32, dirty: bool) -> u64 {
 }
 
 /// MIN state: the resident pages with their keys, scanned for the largest key at a fault
-/// while that is cheap, an indexed max-heap once it is not.
+/// while that is cheap; past that, a near set and a far heap.
 ///
-/// A hit only raises the key of the page referenced (its old key was this reference's time,
-/// the smallest of all). In *scan* mode the entries are unordered: a hit is one store and a
-/// fault scans them for the largest key, so the cost is runs + faults x frames. When the scans
-/// have cost more than [`Min::SCAN_BUDGET`] entries per run so far, the entries are heapified
-/// once and every later hit sifts its page up in O(log frames). Keys are distinct, so both modes
-/// reclaim the same page.
+/// A hit only raises the key of the page referenced: its old key was this run's index, the
+/// smallest of all. In *scan* mode the entries are unordered: a hit is one store and a fault
+/// scans them for the largest key, so the cost is runs + faults x frames. When the scans have
+/// cost more than [`Min::SCAN_BUDGET`] entries per run so far, MIN switches to *heap* mode for
+/// good, where each page referenced goes by how far ahead its next use lies:
+///
+/// - less than [`Min::NEAR_FRAMES`] x frames runs ahead: to the *near* set, unordered, whose
+///   largest key is kept. A hit that stays near is one store and a `max`: the old key was the
+///   smallest, so the largest can only grow. On a locality trace most hits are of this kind.
+/// - farther (or never again): to the *far* set, an indexed binary max-heap; a hit sifts the
+///   page up (its key only grows).
+///
+/// At a fault with full memory the victim is the larger of the heap's top and the near set's
+/// largest key; only when the near set holds it is the near set scanned (for its new largest).
+/// Either way it is the resident page of largest key, the one the scan would find.
 #[derive(Clone, Debug)]
 pub struct Min {
+    /// Scan mode: every resident page, unordered. Heap mode: the far pages, a max-heap.
     heap: Vec<(u64, u32)>,
+    /// Heap mode: the near pages, unordered.
+    near: Vec<(u64, u32)>,
+    /// Largest key in `near` (0 when it is empty).
+    near_max: u64,
+    /// Per page: its index in `heap`, [`IN_NEAR`] | its index in `near`, or `NIL`.
     pos: Vec<u32>,
     cap: u32,
+    /// A next use less than this many runs ahead is near (heap mode) [runs].
+    near_runs: u64,
     is_heap: bool,
     n_runs: u64,
     n_scanned: u64,
 }
 
+/// Tag of a `pos` entry that indexes the near set (resident pages number below 2^31: `pos`
+/// alone would take 8 GB before that).
+const IN_NEAR: u32 = 1 << 31;
+
 impl Min {
     /// Entries scanned per run, on average, beyond which MIN keeps a heap instead [entries]
-    /// -- parameter: a heap costs a sift of about log2(frames) levels at every hit.
+    /// -- parameter: a heap costs a sift of about log2(frames) levels at every far hit.
     pub const SCAN_BUDGET: u64 = 4;
 
+    /// A page whose next use is less than this many times the frames [runs] ahead goes to the
+    /// near set in heap mode -- parameter (speed only: the victims do not depend on it).
+    pub const NEAR_FRAMES: u64 = 2;
+
+    /// The near limit's ceiling [runs]: a page never referenced again is never near, since its
+    /// key (and [`NEVER`]) lies at least 2^63 - 2^32 runs ahead of any run.
+    const NEAR_LIMIT: u64 = 1 << 62;
+
     fn with_bound(frames: u32, bound: u32) -> Self {
+        let cap = frames.min(bound) as usize;
+        debug_assert!(
+            cap < IN_NEAR as usize,
+            "resident pages must number below 2^31"
+        );
         Min {
-            heap: Vec::with_capacity(frames.min(bound) as usize),
+            heap: Vec::with_capacity(cap),
+            near: Vec::with_capacity(cap),
+            near_max: 0,
             pos: vec![NIL; bound as usize],
             cap: frames,
+            near_runs: (Self::NEAR_FRAMES * u64::from(frames)).min(Self::NEAR_LIMIT),
             is_heap: false,
             n_runs: 0,
             n_scanned: 0,
@@ -355,6 +130,14 @@ impl Min {
         Self::with_bound(frames, nu.page_bound())
     }
 
+    /// Starts in heap mode with the given near limit [runs] (tests: every mode, every split).
+    #[cfg(test)]
+    pub(crate) fn forced(mut self, heap: bool, near_runs: u64) -> Self {
+        self.is_heap = heap;
+        self.near_runs = near_runs.min(Self::NEAR_LIMIT);
+        self
+    }
+
     #[inline]
     fn key(page: u32, next: u64, mem: &Memory) -> u64 {
         if next == NEVER {
@@ -364,48 +147,143 @@ impl Min {
         }
     }
 
-    /// One run of `page` whose next reference is at `next` [references] (or [`NEVER`]); the
-    /// driver has already set the change bit if the run writes. Returns `true` on a hit.
+    /// One run (index `now`) of `page`, whose next run is `next` (or [`NEVER`]); the driver has
+    /// already set the change bit if the run writes. Returns `true` on a hit.
     #[inline]
-    pub fn reference(&mut self, page: u32, next: u64, mem: &mut Memory) -> bool {
+    pub fn reference(&mut self, page: u32, next: u64, now: u64, mem: &mut Memory) -> bool {
         let k = Self::key(page, next, mem);
         self.n_runs += 1;
         let i = self.pos[page as usize];
+        if self.is_heap {
+            return self.reference_heap(page, k, now, i, mem);
+        }
         if i != NIL {
             self.heap[i as usize].0 = k;
-            if self.is_heap {
-                // The old key was the smallest of all; the new one is larger: it can only
-                // move up the max-heap.
-                self.sift_up(i as usize);
-            }
             return true;
         }
         if (self.heap.len() as u32) < self.cap {
+            self.pos[page as usize] = self.heap.len() as u32;
             self.heap.push((k, page));
-            let i = self.heap.len() - 1;
-            self.pos[page as usize] = i as u32;
-            if self.is_heap {
-                self.sift_up(i);
-            }
             return false;
         }
-        let at = if self.is_heap { 0 } else { self.scan() };
+        let at = self.scan();
         let victim = self.heap[at].1;
         self.pos[victim as usize] = NIL;
         mem.reclaim(victim);
         self.heap[at] = (k, page);
         self.pos[page as usize] = at as u32;
-        if self.is_heap {
-            self.sift_down(0);
-        } else if self.n_scanned > Self::SCAN_BUDGET * self.n_runs {
-            self.heapify();
+        if self.n_scanned > Self::SCAN_BUDGET * self.n_runs {
+            self.heapify(now);
         }
         false
     }
 
+    /// [`Min::reference`] in heap mode; `k` is the new key, `i` the page's `pos`.
+    fn reference_heap(&mut self, page: u32, k: u64, now: u64, i: u32, mem: &mut Memory) -> bool {
+        let near = k.wrapping_sub(now) < self.near_runs;
+        if i != NIL {
+            if i & IN_NEAR != 0 {
+                let j = (i & !IN_NEAR) as usize;
+                if near {
+                    self.near[j].0 = k;
+                    self.near_max = self.near_max.max(k);
+                } else {
+                    self.remove_near(j);
+                    self.insert(k, page, false);
+                }
+            } else if near {
+                self.remove_far(i as usize);
+                self.insert(k, page, true);
+            } else {
+                self.heap[i as usize].0 = k;
+                self.sift_up(i as usize);
+            }
+            return true;
+        }
+        if self.resident() < self.cap {
+            self.insert(k, page, near);
+            return false;
+        }
+        let victim = match self.heap.first() {
+            Some(&(top, v)) if self.near.is_empty() || top > self.near_max => {
+                if near {
+                    self.remove_far(0);
+                } else {
+                    // The new page takes the top's place and sinks.
+                    self.heap[0] = (k, page);
+                    self.pos[page as usize] = 0;
+                    self.sift_down(0);
+                }
+                v
+            }
+            _ => {
+                let j = self.near_scan().0;
+                let v = self.near[j].1;
+                self.remove_near(j);
+                v
+            }
+        };
+        self.pos[victim as usize] = NIL;
+        mem.reclaim(victim);
+        if self.pos[page as usize] == NIL {
+            self.insert(k, page, near);
+        }
+        false
+    }
+
+    /// Adds `page` with key `k` to the near set or the far heap.
+    #[inline]
+    fn insert(&mut self, k: u64, page: u32, near: bool) {
+        if near {
+            self.pos[page as usize] = IN_NEAR | self.near.len() as u32;
+            self.near.push((k, page));
+            self.near_max = self.near_max.max(k);
+        } else {
+            self.pos[page as usize] = self.heap.len() as u32;
+            self.heap.push((k, page));
+            self.sift_up(self.heap.len() - 1);
+        }
+    }
+
+    /// Takes entry `j` out of the near set (the page's `pos` is the caller's to set).
+    #[inline]
+    fn remove_near(&mut self, j: usize) {
+        let (k, _) = self.near.swap_remove(j);
+        if let Some(&(_, moved)) = self.near.get(j) {
+            self.pos[moved as usize] = IN_NEAR | j as u32;
+        }
+        if k == self.near_max {
+            self.near_max = self.near_scan().1;
+        }
+    }
+
+    /// Takes entry `j` out of the far heap (the page's `pos` is the caller's to set).
+    #[inline]
+    fn remove_far(&mut self, j: usize) {
+        let last = self.heap.pop().expect("a far page to remove");
+        if j < self.heap.len() {
+            self.heap[j] = last;
+            self.pos[last.1 as usize] = j as u32;
+            let j = self.sift_up(j);
+            self.sift_down(j);
+        }
+    }
+
+    /// The near entry of largest key and that key (0, 0 when the set is empty).
+    fn near_scan(&self) -> (usize, u64) {
+        let mut best = (0, 0);
+        for (j, e) in self.near.iter().enumerate() {
+            if e.0 > best.1 {
+                best = (j, e.0);
+            }
+        }
+        best
+    }
+
     /// Runs `runs`, all past the warm-up, their next uses read from `next`; returns the
-    /// faults. In scan mode a hit is one store, done here in a loop over tables borrowed once;
-    /// a fault, and every run in heap mode, goes through [`Min::reference`].
+    /// faults. The common hit -- any hit in scan mode, a hit that stays near in heap mode -- is
+    /// handled here in a loop over tables borrowed once; every other run goes through
+    /// [`Min::reference`].
     pub(crate) fn run_block(
         &mut self,
         runs: &[Run],
@@ -414,32 +292,84 @@ impl Min {
     ) -> u64 {
         let (mut faults, mut i) = (0u64, 0usize);
         while i < runs.len() {
-            if !self.is_heap {
-                let (pos, heap, dirty) = (&self.pos[..], &mut self.heap[..], &mut mem.dirty[..]);
-                let start = i;
-                while let Some(r) = runs.get(i) {
-                    let slot = pos[r.page as usize];
-                    if slot == NIL {
-                        break;
-                    }
-                    dirty[r.page as usize] |= r.kind.is_write();
-                    let nu = next.next_use();
-                    heap[slot as usize].0 = if nu == NEVER {
-                        never_key(r.page, dirty[r.page as usize])
-                    } else {
-                        nu
-                    };
-                    i += 1;
-                }
-                self.n_runs += (i - start) as u64;
-            }
-            if let Some(r) = runs.get(i) {
-                mem.dirty[r.page as usize] |= r.kind.is_write();
-                faults += u64::from(!self.reference(r.page, next.next_use(), mem));
-                i += 1;
+            let slow = if self.is_heap {
+                self.near_hits(runs, &mut i, next, mem)
+            } else {
+                self.scan_hits(runs, &mut i, next, mem)
+            };
+            if let Some((page, nu, now)) = slow {
+                faults += u64::from(!self.reference(page, nu, now, mem));
             }
         }
         faults
+    }
+
+    /// Scan mode: the hits from `runs[*i]` on, each one store; returns the first fault (page,
+    /// next use, run index), its change bit set.
+    #[inline(always)]
+    fn scan_hits(
+        &mut self,
+        runs: &[Run],
+        i: &mut usize,
+        next: &mut NextUseCursor<'_>,
+        mem: &mut Memory,
+    ) -> Option<(u32, u64, u64)> {
+        let (pos, heap, dirty) = (&self.pos[..], &mut self.heap[..], &mut mem.dirty[..]);
+        let start = *i;
+        let mut slow = None;
+        while let Some(r) = runs.get(*i) {
+            *i += 1;
+            let p = r.page as usize;
+            dirty[p] |= r.kind.is_write();
+            let (now, nu) = (next.at(), next.next_use());
+            let slot = pos[p];
+            if slot == NIL {
+                slow = Some((r.page, nu, now));
+                break;
+            }
+            heap[slot as usize].0 = if nu == NEVER {
+                never_key(r.page, dirty[p])
+            } else {
+                nu
+            };
+        }
+        // The fault is counted by `reference`.
+        self.n_runs += (*i - start - usize::from(slow.is_some())) as u64;
+        slow
+    }
+
+    /// Heap mode: the hits that stay near from `runs[*i]` on, each one store and a `max`;
+    /// returns the first other run (page, next use, run index), its change bit set.
+    #[inline(always)]
+    fn near_hits(
+        &mut self,
+        runs: &[Run],
+        i: &mut usize,
+        next: &mut NextUseCursor<'_>,
+        mem: &mut Memory,
+    ) -> Option<(u32, u64, u64)> {
+        let (pos, near, dirty) = (&self.pos[..], &mut self.near[..], &mut mem.dirty[..]);
+        let (mut near_max, lim) = (self.near_max, self.near_runs);
+        // Copies of the cursor and the index, so that they stay in registers.
+        let (mut cur, mut j) = (next.clone(), *i);
+        let mut slow = None;
+        while let Some(r) = runs.get(j) {
+            j += 1;
+            let p = r.page as usize;
+            dirty[p] |= r.kind.is_write();
+            let (now, nu) = (cur.at(), cur.next_use());
+            let slot = pos[p];
+            // NIL has the tag too: a fault is never near. A never-again next use is far.
+            if slot == NIL || slot & IN_NEAR == 0 || nu.wrapping_sub(now) >= lim {
+                slow = Some((r.page, nu, now));
+                break;
+            }
+            near[(slot & !IN_NEAR) as usize].0 = nu;
+            near_max = near_max.max(nu);
+        }
+        (*next, *i) = (cur, j);
+        self.near_max = near_max;
+        slow
     }
 
     /// The entry of largest key (scan mode).
@@ -456,53 +386,67 @@ impl Min {
         at
     }
 
-    /// Orders the entries as a max-heap (Floyd's bottom-up construction) and stays a heap.
-    fn heapify(&mut self) {
+    /// Leaves scan mode at run `now`: the entries split into near and far, the far ones
+    /// ordered as a max-heap (Floyd's bottom-up construction).
+    fn heapify(&mut self, now: u64) {
         self.is_heap = true;
+        for (k, page) in std::mem::take(&mut self.heap) {
+            let near = k.wrapping_sub(now) < self.near_runs;
+            let v = if near { &mut self.near } else { &mut self.heap };
+            self.pos[page as usize] = v.len() as u32 | if near { IN_NEAR } else { 0 };
+            v.push((k, page));
+        }
+        self.near_max = self.near_scan().1;
         for i in (0..self.heap.len() / 2).rev() {
             self.sift_down(i);
         }
     }
 
+    /// Moves entry `i` up to its place; returns where it landed. The tables are borrowed as
+    /// slices once, so that no store reloads them.
     fn sift_up(&mut self, mut i: usize) -> usize {
-        let e = self.heap[i];
+        let (heap, pos) = (&mut self.heap[..], &mut self.pos[..]);
+        let e = heap[i];
         while i > 0 {
             let p = (i - 1) / 2;
-            if self.heap[p].0 >= e.0 {
+            let pe = heap[p];
+            if pe.0 >= e.0 {
                 break;
             }
-            self.heap[i] = self.heap[p];
-            self.pos[self.heap[i].1 as usize] = i as u32;
+            heap[i] = pe;
+            pos[pe.1 as usize] = i as u32;
             i = p;
         }
-        self.heap[i] = e;
-        self.pos[e.1 as usize] = i as u32;
+        heap[i] = e;
+        pos[e.1 as usize] = i as u32;
         i
     }
 
+    /// Moves entry `i` down to its place; the larger child is picked without a branch.
     fn sift_down(&mut self, mut i: usize) {
-        let n = self.heap.len();
-        let e = self.heap[i];
+        let (heap, pos) = (&mut self.heap[..], &mut self.pos[..]);
+        let n = heap.len();
+        let e = heap[i];
         loop {
             let l = 2 * i + 1;
             if l >= n {
                 break;
             }
-            let r = l + 1;
-            let c = if r < n && self.heap[r].0 > self.heap[l].0 {
-                r
+            let c = if l + 1 < n {
+                l + usize::from(heap[l + 1].0 > heap[l].0)
             } else {
                 l
             };
-            if self.heap[c].0 <= e.0 {
+            let ce = heap[c];
+            if ce.0 <= e.0 {
                 break;
             }
-            self.heap[i] = self.heap[c];
-            self.pos[self.heap[i].1 as usize] = i as u32;
+            heap[i] = ce;
+            pos[ce.1 as usize] = i as u32;
             i = c;
         }
-        self.heap[i] = e;
-        self.pos[e.1 as usize] = i as u32;
+        heap[i] = e;
+        pos[e.1 as usize] = i as u32;
     }
 
     /// True if `page` is resident.
@@ -512,12 +456,12 @@ impl Min {
 
     /// Pages resident now [pages].
     pub fn resident(&self) -> u32 {
-        self.heap.len() as u32
+        (self.heap.len() + self.near.len()) as u32
     }
 
     /// Resident pages by decreasing key (next victim first), for step mode.
     pub fn state(&self) -> PolicyState {
-        let mut v = self.heap.clone();
+        let mut v: Vec<_> = self.heap.iter().chain(&self.near).copied().collect();
         v.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         PolicyState {
             lists: vec![(

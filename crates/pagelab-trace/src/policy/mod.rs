@@ -74,6 +74,7 @@ pub mod lirs;
 mod list;
 pub mod lru;
 pub mod min;
+mod next_use;
 pub mod random;
 pub mod sieve;
 pub mod step;
@@ -400,8 +401,8 @@ macro_rules! replacement_policies {
             }
 
             /// Runs `runs` through the policy (monomorphic loop per policy).
-            pub(crate) fn drive(&mut self, runs: &[Run], d: &mut Driver) {
-                match self { $( Online::$ov(p) => d.drive(p, runs), )* }
+            pub(crate) fn drive(&mut self, runs: &[Run], d: &mut Driver, refs: Option<u64>) {
+                match self { $( Online::$ov(p) => d.drive(p, runs, refs), )* }
             }
 
             /// Makes room for pages `0..page_bound`.
@@ -547,5 +548,7 @@ pub struct Outcome {
     pub mean_resident: Option<f64>,
 }
 
+#[cfg(test)]
+mod min_tests;
 #[cfg(test)]
 mod tests;

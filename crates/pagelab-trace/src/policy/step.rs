@@ -133,7 +133,7 @@ impl Iterator for Stepper {
         }
         let hit = match &mut self.engine {
             Engine::Online(o) => o.reference(r.page, 1, time, &mut self.mem),
-            Engine::Min(m) => m.reference(r.page, self.next[self.i], &mut self.mem),
+            Engine::Min(m) => m.reference(r.page, self.next[self.i], time, &mut self.mem),
         };
         self.i += 1;
         self.n_faults += u64::from(!hit);

@@ -363,7 +363,7 @@ fn warmup_is_counted_apart() {
     );
 }
 
-fn arb_runs(max_page: u32, max_len: usize) -> impl Strategy<Value = Vec<Run>> {
+pub(super) fn arb_runs(max_page: u32, max_len: usize) -> impl Strategy<Value = Vec<Run>> {
     prop::collection::vec((0..max_page, 1u32..4, any::<bool>(), 0u8..4), 1..max_len).prop_map(|v| {
         v.into_iter()
             .map(|(p, c, _, k)| Run::new(p, c, AccessKind::from_code(k).unwrap()))
@@ -519,7 +519,7 @@ fn sizes_in_order_and_deterministic() {
 
 /// Straightforward models over single references (Vec scans, no shared code with the
 /// engines): (faults, pushes).
-mod naive {
+pub(super) mod naive {
     use crate::Run;
 
     fn expand(r: &[Run]) -> Vec<(u32, bool)> {

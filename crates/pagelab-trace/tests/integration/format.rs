@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use pagelab_trace::format::{
-    PrefetchReader, TraceReader, TraceWriter, WriterOptions, FORMAT_VERSION, MAGIC,
+    PagesBackward, PrefetchReader, TraceReader, TraceWriter, WriterOptions, FORMAT_VERSION, MAGIC,
 };
 use pagelab_trace::{AccessKind, ReferenceSource, Run, TraceError};
 use proptest::prelude::*;
@@ -167,6 +167,108 @@ fn prefetching_yields_the_same_runs_and_errors() {
         r = p.next_batch(&mut batch);
     }
     assert!(matches!(r, Err(TraceError::Corrupt { .. })), "{r:?}");
+}
+
+/// Every batch of `p` until the end (or the first error).
+fn drain(p: &mut PrefetchReader) -> Result<Vec<Vec<Run>>, TraceError> {
+    let mut out = Vec::new();
+    loop {
+        let mut batch = Vec::new();
+        if !p.next_batch(&mut batch)? {
+            return Ok(out);
+        }
+        out.push(batch);
+    }
+}
+
+#[test]
+fn several_decoders_yield_the_chunks_in_order_and_the_first_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.plt");
+    let refs: Vec<_> = (0..3000u64)
+        .map(|i| ((i * 7919) % 61, kind_of((i % 3) as u8)))
+        .collect();
+    let opts = WriterOptions {
+        chunk_runs: 23,
+        ..Default::default()
+    };
+    write_refs(&path, &refs, opts);
+    let mut plain = TraceReader::open(&path).unwrap();
+    let chunks: Vec<Vec<Run>> = (0..plain.chunk_count())
+        .map(|c| {
+            let mut v = Vec::new();
+            plain.read_chunk(c, &mut v).unwrap();
+            v
+        })
+        .collect();
+    assert!(chunks.len() > 10);
+    for d in 1..=3 {
+        let open = || TraceReader::open(&path).unwrap();
+        let fwd = drain(&mut PrefetchReader::with_decoders(open(), d, false)).unwrap();
+        assert_eq!(fwd, chunks, "{d} decoders");
+        let mut back = drain(&mut PrefetchReader::with_decoders(open(), d, true)).unwrap();
+        back.reverse();
+        assert_eq!(back, chunks, "{d} decoders, backwards");
+        // From a streaming position: the rest, in order.
+        let mut r = open();
+        let mut skip = Vec::new();
+        for _ in 0..5 {
+            r.next_batch(&mut skip).unwrap();
+        }
+        let rest = drain(&mut PrefetchReader::with_decoders(r, d, false)).unwrap();
+        assert_eq!(rest, chunks[5..], "{d} decoders from chunk 5");
+    }
+    // Chunk 7 corrupt: every decoder count yields chunks 0-6, then the error.
+    let mut b = std::fs::read(&path).unwrap();
+    let at = TraceReader::open(&path).unwrap().chunk_offset(7) as usize + 40;
+    b[at] ^= 0xff;
+    std::fs::write(&path, &b).unwrap();
+    for d in 1..=3 {
+        let mut p = PrefetchReader::with_decoders(TraceReader::open(&path).unwrap(), d, false);
+        for c in &chunks[..7] {
+            let mut batch = Vec::new();
+            assert!(p.next_batch(&mut batch).unwrap());
+            assert_eq!(&batch, c);
+        }
+        let e = p.next_batch(&mut Vec::new()).unwrap_err();
+        assert!(e.to_string().contains("chunk 7"), "{e}");
+    }
+}
+
+#[test]
+fn pages_only_reads_give_the_pages_of_the_runs_at_every_width() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1-, 2- and 3-byte page columns.
+    for distinct in [10u64, 300, 70_000] {
+        let path = dir.path().join(format!("w{distinct}.plt"));
+        let refs: Vec<_> = (0..2 * distinct)
+            .map(|i| ((i * 7) % distinct, kind_of((i % 4) as u8)))
+            .collect();
+        let opts = WriterOptions {
+            chunk_runs: 997,
+            ..Default::default()
+        };
+        write_refs(&path, &refs, opts);
+        let mut r = TraceReader::open(&path).unwrap();
+        let mut want = Vec::new();
+        for c in 0..r.chunk_count() {
+            let mut runs = Vec::new();
+            r.read_chunk(c, &mut runs).unwrap();
+            let mut pages = Vec::new();
+            r.read_chunk_pages(c, &mut pages).unwrap();
+            let of_runs: Vec<u32> = runs.iter().map(|x| x.page).collect();
+            assert_eq!(pages, of_runs, "{distinct} pages, chunk {c}");
+            want.push(pages);
+        }
+        let mut back = PagesBackward::new(&r);
+        let mut got = Vec::new();
+        let mut buf = Vec::new();
+        while back.next_chunk(&mut buf).unwrap() {
+            got.push(buf.clone());
+        }
+        got.reverse();
+        assert_eq!(got, want, "{distinct} pages, backwards");
+    }
 }
 
 #[test]
