@@ -1,17 +1,32 @@
 //! LRU: reclaim the page referenced longest ago.
 //!
-//! The resident pages form a list ordered by last reference (head = most recent); a hit moves
-//! the page to the head, a fault with full memory reclaims the tail. The list is intrusive over
-//! dense page numbers ([`super::list`]), so a hit is a handful of stores. LRU is a stack
-//! algorithm (Mattson, Gecsei, Slutz & Traiger 1970): its faults at every size come out of one
-//! pass in [`crate::curve::lru`].
+//! The recency order is kept as a *log* of references, oldest first, in which only each
+//! resident page's latest entry counts: a hit appends the page (one store, no pointer
+//! chasing), and a fault with full memory reclaims the page of the first entry that is still
+//! its page's latest. That page is the one whose last reference is oldest, the tail of the
+//! textbook list with a move-to-front per hit: both orders are "by last reference", so the two
+//! reclaim the same page every time (the recency list in step mode is read off the log).
+//! Entries that are no longer a page's latest are skipped at the front and dropped when the log
+//! is compacted, which happens when it has grown to [`LOG_SLACK`] times the resident pages it
+//! held after the last compaction (at least [`LOG_MIN`]): each compaction either drops most of
+//! the log or the resident set has grown fourfold, so each entry costs O(1) amortized and the
+//! log stays O(resident pages). A hit on the page referenced last changes
+//! nothing and appends nothing.
+//!
+//! LRU is a stack algorithm (Mattson, Gecsei, Slutz & Traiger 1970): its faults at every size
+//! come out of one pass in [`crate::curve::lru`].
 //!
 //! Parameters: none. Deviations: none.
 
-use super::list::{self, Links, List};
-use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams};
+use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
 use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
+
+/// The log is compacted when it holds this many entries per resident page (at least
+/// [`LOG_MIN`]).
+const LOG_SLACK: usize = 16;
+/// The smallest log before compaction [entries].
+const LOG_MIN: usize = 1 << 16;
 
 /// LRU has no parameters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -22,106 +37,234 @@ impl SpecParams for LruSpec {
     const PARAMS: &'static [ParamInfo] = &[];
 }
 
-/// LRU state: the recency list and a residency flag per page.
+/// LRU state: the reference log and, per page, the index of its latest entry.
 #[derive(Clone, Debug)]
 pub struct Lru {
-    links: Links,
-    list: List,
-    resident: Vec<bool>,
+    /// Pages in order of reference; entries before `front` are spent.
+    log: Vec<u32>,
+    front: usize,
+    /// Per page: index in `log` of its latest entry, `NIL` if not resident.
+    at: Vec<u32>,
+    len: u32,
     cap: u32,
+    /// Compact when the log reaches this length.
+    limit: usize,
 }
 
 impl Lru {
     /// LRU over `frames` frames [frames] for pages `0..page_bound`.
     pub fn new(_spec: &LruSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         Ok(Lru {
-            links: Links::new(page_bound),
-            list: List::default(),
-            resident: vec![false; page_bound as usize],
+            log: Vec::new(),
+            front: 0,
+            at: vec![NIL; page_bound as usize],
+            len: 0,
             cap: frames,
+            limit: LOG_MIN,
         })
     }
+
+    /// Removes and returns the least recently referenced resident page.
+    #[inline]
+    fn pop_oldest(&mut self) -> u32 {
+        self.len -= 1;
+        pop_oldest(&self.log, &mut self.at, &mut self.front)
+    }
+
+    /// Appends `page` as the most recent reference.
+    #[inline(always)]
+    fn append(&mut self, page: u32) {
+        if self.log.len() == self.limit {
+            self.limit = compact(&mut self.log, &mut self.at, &mut self.front);
+        }
+        self.at[page as usize] = self.log.len() as u32;
+        self.log.push(page);
+    }
+}
+
+/// Removes the least recently referenced resident page from `log[*front..]` and returns it.
+#[inline(always)]
+fn pop_oldest(log: &[u32], at: &mut [u32], front: &mut usize) -> u32 {
+    loop {
+        let p = log[*front];
+        let live = at[p as usize] == *front as u32;
+        *front += 1;
+        if live {
+            at[p as usize] = NIL;
+            return p;
+        }
+    }
+}
+
+/// Drops the entries that are no longer their page's latest and renumbers the rest; returns
+/// the length at which to compact next.
+#[cold]
+#[inline(never)]
+fn compact(log: &mut Vec<u32>, at: &mut [u32], front: &mut usize) -> usize {
+    let mut k = 0;
+    for i in *front..log.len() {
+        let p = log[i];
+        if at[p as usize] == i as u32 {
+            log[k] = p;
+            at[p as usize] = k as u32;
+            k += 1;
+        }
+    }
+    log.truncate(k);
+    *front = 0;
+    k.saturating_mul(LOG_SLACK).clamp(LOG_MIN, NIL as usize - 1)
 }
 
 impl Replacement for Lru {
     fn reserve_pages(&mut self, page_bound: u32) {
-        self.links.reserve_pages(page_bound);
-        if self.resident.len() < page_bound as usize {
-            self.resident.resize(page_bound as usize, false);
+        if self.at.len() < page_bound as usize {
+            self.at.resize(page_bound as usize, NIL);
         }
     }
 
     #[inline(always)]
     fn reference(&mut self, page: u32, _count: u32, _now: u64, mem: &mut Memory) -> bool {
-        if self.resident[page as usize] {
-            self.links.move_front(&mut self.list, page);
+        if self.at[page as usize] != NIL {
+            if self.log.last() != Some(&page) {
+                self.append(page);
+            }
             return true;
         }
-        if self.list.len == self.cap {
-            let victim = self.links.pop_back(&mut self.list);
-            self.resident[victim as usize] = false;
+        if self.len == self.cap {
+            let victim = self.pop_oldest();
             mem.reclaim(victim);
         }
-        self.links.push_front(&mut self.list, page);
-        self.resident[page as usize] = true;
+        self.append(page);
+        self.len += 1;
         false
     }
 
-    /// The loop of [`Lru::reference`] over tables borrowed once (the default's grouping of
-    /// adjacent runs of one page is left out: a repeat of the head is a no-op here anyway).
+    /// The loop of [`Lru::reference`] over tables borrowed once, the log's state in locals.
     fn run_block(&mut self, runs: &[Run], _now: u64, mem: &mut Memory) -> u64 {
         let mut m = mem.hot();
-        let (link, resident) = (self.links.as_mut_slice(), &mut self.resident[..]);
-        let mut l = self.list;
+        let (log, at) = (&mut self.log, &mut self.at[..]);
+        let (mut front, mut len, mut limit) = (self.front, self.len, self.limit);
+        let mut last = log.last().copied().unwrap_or(NIL);
         let mut faults = 0u64;
         for r in runs {
-            let (x, xu) = (r.page, r.page as usize);
-            m.dirty[xu] |= r.kind.is_write();
-            if resident[xu] {
-                if l.head != x {
-                    list::remove(link, &mut l, x);
-                    list::push_front(link, &mut l, x);
+            let x = r.page;
+            m.dirty[x as usize] |= r.kind.is_write();
+            if at[x as usize] != NIL {
+                if x == last {
+                    continue;
                 }
-                continue;
+            } else {
+                faults += 1;
+                if len == self.cap {
+                    m.reclaim(pop_oldest(log, at, &mut front));
+                } else {
+                    len += 1;
+                }
             }
-            faults += 1;
-            if l.len == self.cap {
-                let victim = l.tail;
-                list::remove(link, &mut l, victim);
-                resident[victim as usize] = false;
-                m.reclaim(victim);
+            if log.len() == limit {
+                limit = compact(log, at, &mut front);
             }
-            list::push_front(link, &mut l, x);
-            resident[xu] = true;
+            at[x as usize] = log.len() as u32;
+            log.push(x);
+            last = x;
         }
-        self.list = l;
+        (self.front, self.len, self.limit) = (front, len, limit);
         m.finish();
         faults
     }
 
     fn is_resident(&self, page: u32) -> bool {
-        self.resident.get(page as usize).copied().unwrap_or(false)
+        self.at.get(page as usize).is_some_and(|&i| i != NIL)
     }
 
     fn forget(&mut self, page: u32) -> bool {
         if self.is_resident(page) {
-            self.links.remove(&mut self.list, page);
-            self.resident[page as usize] = false;
+            // Its entries are no page's latest now: skipped or compacted away.
+            self.at[page as usize] = NIL;
+            self.len -= 1;
         }
         true
     }
 
     fn resident(&self) -> u32 {
-        self.list.len
+        self.len
     }
 
     fn state(&self) -> PolicyState {
+        let recency = (self.front..self.log.len())
+            .rev()
+            .map(|i| (i, self.log[i]))
+            .filter(|&(i, p)| self.at[p as usize] == i as u32)
+            .map(|(_, p)| p)
+            .collect();
         PolicyState {
-            lists: vec![(
-                "recency (most recent first)".into(),
-                self.links.collect(&self.list),
-            )],
+            lists: vec![("recency (most recent first)".into(), recency)],
             ..PolicyState::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AccessKind;
+    use proptest::prelude::*;
+
+    /// The textbook list: most recent last; a fault with full memory drops the first.
+    fn naive(order: &mut Vec<u32>, page: u32, cap: usize) -> (bool, Option<u32>) {
+        if let Some(i) = order.iter().position(|&p| p == page) {
+            order.remove(i);
+            order.push(page);
+            return (true, None);
+        }
+        let victim = (order.len() == cap).then(|| order.remove(0));
+        order.push(page);
+        (false, victim)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        /// Long enough strings that the log is compacted many times, with pages forgotten on
+        /// the way (a system's trims): the same hits, residents and recency as the list, in
+        /// both the per-run and the block loop.
+        #[test]
+        fn the_log_reclaims_what_the_list_does(
+            pages in prop::collection::vec(0u32..48, 12_000..20_000),
+            cap in 1u32..40,
+            forget_every in 50usize..400,
+            block in 1usize..700,
+        ) {
+            let mut lru = Lru::new(&LruSpec {}, cap, 48).unwrap();
+            let mut mem = Memory::new(48);
+            let mut order = Vec::new();
+            for (i, chunk) in pages.chunks(block).enumerate() {
+                if i % 2 == 0 {
+                    for &p in chunk {
+                        let hit = lru.reference(p, 1, 0, &mut mem);
+                        prop_assert_eq!(hit, naive(&mut order, p, cap as usize).0);
+                    }
+                } else {
+                    let runs: Vec<Run> = chunk
+                        .iter()
+                        .map(|&page| Run { page, count: 1, kind: AccessKind::Load })
+                        .collect();
+                    let want = chunk
+                        .iter()
+                        .filter(|&&p| !naive(&mut order, p, cap as usize).0)
+                        .count() as u64;
+                    prop_assert_eq!(lru.run_block(&runs, 0, &mut mem), want);
+                }
+                if i % forget_every.div_ceil(block).max(1) == 0 {
+                    if let Some(&p) = order.first() {
+                        order.remove(0);
+                        prop_assert!(lru.forget(p));
+                    }
+                }
+                prop_assert_eq!(lru.resident() as usize, order.len());
+                prop_assert!(lru.log.len() <= lru.limit);
+            }
+            let recency: Vec<u32> = order.iter().rev().copied().collect();
+            prop_assert_eq!(&lru.state().lists[0].1, &recency);
         }
     }
 }
