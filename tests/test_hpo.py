@@ -110,3 +110,17 @@ def test_hpo_negative_smoke():
         "right-edge-worse",
     ):
         assert claims[cid]["verdict"] == "holds", claims[cid]
+
+
+def test_hpo_lessons_smoke():
+    record = rep.reproduce("hpo-lessons", scale="smoke")
+    rows = {(r["row"], r["column"]): r["pagelab"] for r in record["rows"]}
+    # Switched off, the collector flushes nothing; on, it disposes of the spool pages.
+    assert rows[("Garbage collector flushes", "no-gc")] == 0
+    assert rows[("Garbage collector flushes", "Prototype")] > 0
+    # The old free list is empty more often and leaves more prepaged pages on their slots.
+    for row in ("Faults that waited for a frame", "Prepaged pages left for want of a frame"):
+        assert rows[(row, "old-free-list")] > rows[(row, "Prototype")], row
+    claims = _claims(record)
+    assert claims["no-gc-steals-up"]["verdict"] == "holds", claims["no-gc-steals-up"]
+    assert len(claims) == 7 and all(c["seeds"] == 3 for c in claims.values())

@@ -207,6 +207,18 @@ fn paging_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         "Pages flushed by the garbage collector per second.",
     );
     put(
+        "frame_wait_pct",
+        100.0 * div(d.frame_waits, d.faults),
+        "%",
+        "Faults that found the free list empty and waited for a frame, per fault.",
+    );
+    put(
+        "prepage_short_rate",
+        d.prepage_short / t,
+        "pages/s",
+        "Pages a swap-in left on their slots for want of a free frame, per second.",
+    );
+    put(
         "page_write_rate",
         d.page_writes / t,
         "pages/s",

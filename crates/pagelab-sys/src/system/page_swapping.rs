@@ -106,6 +106,7 @@ impl System<'_> {
                         continue;
                     }
                     let Some(f) = self.mem.take_free() else {
+                        self.c.prepage_short += 1.0;
                         continue;
                     };
                     self.mem.map(u, p, f, FrameState::PageIn);

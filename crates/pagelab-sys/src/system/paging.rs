@@ -41,7 +41,12 @@ impl System<'_> {
         }
         self.frame_waiters.push_back((w, page));
         self.fault_wait(w, UState::FrameWait);
-        self.pump_memory()
+        self.pump_memory()?;
+        // Waiters are served first come, first served: one left means this fault waits.
+        if !self.frame_waiters.is_empty() {
+            self.c.frame_waits += 1.0;
+        }
+        Ok(())
     }
 
     pub(super) fn owner_of(&self, u: u32, page: u32) -> (u32, u32) {
