@@ -11,7 +11,7 @@
 
 use super::list::{Links, List};
 use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
-use crate::TraceError;
+use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
 
 /// SIEVE has no parameters.
@@ -48,6 +48,37 @@ impl Sieve {
     }
 }
 
+impl Sieve {
+    /// The hand's choice: visited pages passed (bits cleared), the first unvisited reclaimed.
+    #[inline(never)]
+    fn evict(&mut self) -> u32 {
+        let mut o = if self.hand != NIL {
+            self.hand
+        } else {
+            self.q.tail
+        };
+        while self.visited[o as usize] {
+            self.visited[o as usize] = false;
+            o = self.links.prev(o);
+            if o == NIL {
+                o = self.q.tail;
+            }
+        }
+        self.hand = self.links.prev(o);
+        self.links.remove(&mut self.q, o);
+        self.resident[o as usize] = false;
+        o
+    }
+
+    /// A page loaded at the head, its bit set if its run has a second reference.
+    #[inline(always)]
+    fn insert(&mut self, page: u32, count: u32) {
+        self.links.push_front(&mut self.q, page);
+        self.resident[page as usize] = true;
+        self.visited[page as usize] = count > 1;
+    }
+}
+
 impl Replacement for Sieve {
     fn reserve_pages(&mut self, page_bound: u32) {
         self.links.reserve_pages(page_bound);
@@ -65,27 +96,33 @@ impl Replacement for Sieve {
             return true;
         }
         if self.q.len == self.cap {
-            let mut o = if self.hand != NIL {
-                self.hand
-            } else {
-                self.q.tail
-            };
-            while self.visited[o as usize] {
-                self.visited[o as usize] = false;
-                o = self.links.prev(o);
-                if o == NIL {
-                    o = self.q.tail;
-                }
-            }
-            self.hand = self.links.prev(o);
-            self.links.remove(&mut self.q, o);
-            self.resident[o as usize] = false;
-            mem.reclaim(o);
+            mem.reclaim(self.evict());
         }
-        self.links.push_front(&mut self.q, page);
-        self.resident[p] = true;
-        self.visited[p] = count > 1;
+        self.insert(page, count);
         false
+    }
+
+    /// The loop of [`Sieve::reference`] with the flags borrowed once: a hit is one store. A
+    /// fault's run followed by a run of the same page (another kind) sets the bit by that
+    /// run's hit, as one collapsed run of both would by its count.
+    fn run_block(&mut self, runs: &[Run], _now: u64, mem: &mut Memory) -> u64 {
+        let mut m = mem.hot();
+        let mut faults = 0u64;
+        for r in runs {
+            let p = r.page as usize;
+            m.dirty[p] |= r.kind.is_write();
+            if self.resident[p] {
+                self.visited[p] = true;
+                continue;
+            }
+            faults += 1;
+            if self.q.len == self.cap {
+                m.reclaim(self.evict());
+            }
+            self.insert(r.page, r.count);
+        }
+        m.finish();
+        faults
     }
 
     fn is_resident(&self, page: u32) -> bool {
