@@ -123,4 +123,4 @@ def test_hpo_lessons_smoke():
         assert rows[(row, "old-free-list")] > rows[(row, "Prototype")], row
     claims = _claims(record)
     assert claims["no-gc-steals-up"]["verdict"] == "holds", claims["no-gc-steals-up"]
-    assert len(claims) == 7 and all(c["seeds"] == 3 for c in claims.values())
+    assert len(claims) == 11 and all(c["seeds"] == 3 for c in claims.values())

@@ -8,6 +8,8 @@ of reproduction claims are in :mod:`pagelab.sweep.paired`.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import sys
 import types
@@ -43,10 +45,21 @@ def tasks_for(
     params: Mapping[str, Any] | None = None,
 ) -> list[Task]:
     """The tasks of one setting of `spec` over `seeds`."""
-    from .. import __version__
-
     point, _ = resolve(spec, overrides)
-    return [Task(point, s, point.key(s, __version__), dict(params or {})) for s in seeds]
+    build = engine_build()
+    return [Task(point, s, point.key(s, build), dict(params or {})) for s in seeds]
+
+
+@functools.cache
+def engine_build() -> str:
+    """The version and the engine's own bytes (sha256 of the compiled extension): a stored run
+    is reused only by the engine that made it, so a rebuilt engine with the same version
+    number never returns another build's results."""
+    from .. import __version__, _core
+
+    with open(_core.__file__, "rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
+    return f"{__version__}+{digest[:16]}"
 
 
 def plan(

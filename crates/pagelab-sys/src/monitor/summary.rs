@@ -212,6 +212,20 @@ fn paging_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         "%",
         "Faults that found the free list empty and waited for a frame, per fault.",
     );
+    // Frames supplied: SELECT's victims (flush list and scan) and the pages swap-outs freed.
+    let supplied = d.victims + d.swap_writes;
+    put(
+        "scan_take_pct",
+        100.0 * div(d.supply_victims, supplied),
+        "%",
+        "Frames the core-table scan (the frame supply) took, per frame supplied (tetzlaff's VMMAP steal rate).",
+    );
+    put(
+        "scan_steal_pct",
+        100.0 * div(d.supply_steals, supplied),
+        "%",
+        "Frames the core-table scan took from users in queue, per frame supplied.",
+    );
     put(
         "prepage_short_rate",
         d.prepage_short / t,

@@ -174,7 +174,16 @@ impl System<'_> {
                         continue;
                     }
                     match self.supply.select_victim(&mut self.mem) {
-                        Some(f) => f,
+                        Some(f) => {
+                            self.c.supply_victims += 1.0;
+                            let owner = self.mem.frames[f as usize].owner;
+                            if owner != self.shared_owner
+                                && self.users[owner as usize].queue.is_some()
+                            {
+                                self.c.supply_steals += 1.0;
+                            }
+                            f
+                        }
                         None => break,
                     }
                 }
