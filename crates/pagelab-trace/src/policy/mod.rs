@@ -22,8 +22,8 @@
 //!
 //! - FIFO, Random: a hit changes no state (Random draws only at a fault), so a repeat is a
 //!   no-op: one step.
-//! - LRU: a hit moves `r` to the head of the recency list; after the first reference `r` is the
-//!   head, so a repeat is a no-op: one step.
+//! - LRU: a hit makes `r` the most recent page (an entry appended to the reference log); after
+//!   the first reference `r` is the most recent, so a repeat is a no-op: one step.
 //! - MIN: a hit re-keys `r` with its next use; no repeat faults, so the keys set between the
 //!   first and last reference of the run are overwritten before any victim is chosen: one step
 //!   with the next use taken after the run.
