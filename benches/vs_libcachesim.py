@@ -1,6 +1,6 @@
 """pagelab against libCacheSim, side by side in one run, end to end from each tool's trace file.
 
-    .venv/bin/python benches/vs_libcachesim.py [--repeat 3] [--out benches/RESULTS.md]
+    .venv/bin/python benches/vs_libcachesim.py [--repeat 5] [--out benches/RESULTS.md]
 
 `make bench` runs it. It makes its own traces under build/bench/ (cached): a real program,
 coreutils `sort` of 24,000 deterministic words captured under valgrind lackey (about 10^8
@@ -10,8 +10,8 @@ page numbers and converted. Each trace is also exported as libCacheSim's oracleG
 
 Every measurement runs in a fresh process (`--one TOOL POLICY FRAMES TRACE`), which times the
 simulation call alone (reading, decoding and simulating the trace file, not the interpreter's
-start) and reports its own peak RSS; the best of `--repeat` runs is kept. Miss counts are
-compared exactly where the two definitions agree. Besides the pairs, it records: the plain
+start) and reports its own peak RSS; the best of `--repeat` runs is kept, the two tools' runs
+alternating. Miss counts are compared exactly where the two definitions agree. Besides the pairs, it records: the plain
 per-reference loop over a dense in-memory array (examples/dense_loop.rs) for LRU, FIFO and
 CLOCK; one-pass LRU (every size) in references per second; MIN at every size with its peak RSS;
 3 policies x 20 sizes through `pagelab curve` on 2 threads. Writes the Markdown record
@@ -117,6 +117,16 @@ def best(args: list[str], repeat: int, env: dict[str, str] | None = None) -> dic
     return min(runs, key=lambda r: r["seconds"])
 
 
+def best_pair(ours: list[str], theirs: list[str], repeat: int) -> tuple[dict, dict]:
+    """The best of `repeat` runs of each tool, run alternately, so that a spell of a slower
+    machine (a busy neighbour on a shared host) falls on both tools alike."""
+    a, b = [], []
+    for _ in range(repeat):
+        a.append(child(ours))
+        b.append(child(theirs))
+    return min(a, key=lambda r: r["seconds"]), min(b, key=lambda r: r["seconds"])
+
+
 def sort_trace() -> Path:
     from pagelab import traces
 
@@ -212,8 +222,11 @@ def pairs(trace: Path, frames: int, repeat: int) -> list[dict]:
     dense = dense_loop(trace, frames)
     rows = []
     for policy, cls, same in POLICIES:
-        ours = best(["pagelab", policy, str(frames), str(trace)], repeat)
-        theirs = best(["libcachesim", cls, str(frames), str(oracle)], repeat)
+        ours, theirs = best_pair(
+            ["pagelab", policy, str(frames), str(trace)],
+            ["libcachesim", cls, str(frames), str(oracle)],
+            repeat,
+        )
         misses = round(theirs["miss_ratio"] * refs)
         d = dense.get(DENSE.get(policy, ""), None)
         rows.append(
@@ -296,7 +309,7 @@ def table(rows: list[dict]) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--one", nargs=4, metavar=("TOOL", "POLICY", "FRAMES", "TRACE"))
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--out", type=Path, default=ROOT / "benches" / "RESULTS.md")
     args = ap.parse_args()
     if args.one:
