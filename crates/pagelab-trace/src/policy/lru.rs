@@ -40,27 +40,27 @@ impl SpecParams for LruSpec {
 /// LRU state: the reference log and, per page, the index of its latest entry.
 #[derive(Clone, Debug)]
 pub struct Lru {
-    /// Pages in order of reference; entries before `front` are spent.
+    /// Pages in order of reference: `log[front..end]`; entries before `front` are spent. Its
+    /// length is where it is compacted next.
     log: Vec<u32>,
     front: usize,
+    end: usize,
     /// Per page: index in `log` of its latest entry, `NIL` if not resident.
     at: Vec<u32>,
     len: u32,
     cap: u32,
-    /// Compact when the log reaches this length.
-    limit: usize,
 }
 
 impl Lru {
     /// LRU over `frames` frames [frames] for pages `0..page_bound`.
     pub fn new(_spec: &LruSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         Ok(Lru {
-            log: Vec::new(),
+            log: vec![0; LOG_MIN],
             front: 0,
+            end: 0,
             at: vec![NIL; page_bound as usize],
             len: 0,
             cap: frames,
-            limit: LOG_MIN,
         })
     }
 
@@ -74,11 +74,12 @@ impl Lru {
     /// Appends `page` as the most recent reference.
     #[inline(always)]
     fn append(&mut self, page: u32) {
-        if self.log.len() == self.limit {
-            self.limit = compact(&mut self.log, &mut self.at, &mut self.front);
+        if self.end == self.log.len() {
+            compact(&mut self.log, &mut self.at, &mut self.front, &mut self.end);
         }
-        self.at[page as usize] = self.log.len() as u32;
-        self.log.push(page);
+        self.at[page as usize] = self.end as u32;
+        self.log[self.end] = page;
+        self.end += 1;
     }
 }
 
@@ -96,13 +97,13 @@ fn pop_oldest(log: &[u32], at: &mut [u32], front: &mut usize) -> u32 {
     }
 }
 
-/// Drops the entries that are no longer their page's latest and renumbers the rest; returns
-/// the length at which to compact next.
+/// Drops the entries that are no longer their page's latest, renumbers the rest and sizes the
+/// log for the next compaction.
 #[cold]
 #[inline(never)]
-fn compact(log: &mut Vec<u32>, at: &mut [u32], front: &mut usize) -> usize {
+fn compact(log: &mut Vec<u32>, at: &mut [u32], front: &mut usize, end: &mut usize) {
     let mut k = 0;
-    for i in *front..log.len() {
+    for i in *front..*end {
         let p = log[i];
         if at[p as usize] == i as u32 {
             log[k] = p;
@@ -110,9 +111,12 @@ fn compact(log: &mut Vec<u32>, at: &mut [u32], front: &mut usize) -> usize {
             k += 1;
         }
     }
-    log.truncate(k);
     *front = 0;
-    k.saturating_mul(LOG_SLACK).clamp(LOG_MIN, NIL as usize - 1)
+    *end = k;
+    log.resize(
+        k.saturating_mul(LOG_SLACK).clamp(LOG_MIN, NIL as usize - 1),
+        0,
+    );
 }
 
 impl Replacement for Lru {
@@ -125,7 +129,7 @@ impl Replacement for Lru {
     #[inline(always)]
     fn reference(&mut self, page: u32, _count: u32, _now: u64, mem: &mut Memory) -> bool {
         if self.at[page as usize] != NIL {
-            if self.log.last() != Some(&page) {
+            if self.end == 0 || self.log[self.end - 1] != page {
                 self.append(page);
             }
             return true;
@@ -143,8 +147,8 @@ impl Replacement for Lru {
     fn run_block(&mut self, runs: &[Run], _now: u64, mem: &mut Memory) -> u64 {
         let mut m = mem.hot();
         let (log, at) = (&mut self.log, &mut self.at[..]);
-        let (mut front, mut len, mut limit) = (self.front, self.len, self.limit);
-        let mut last = log.last().copied().unwrap_or(NIL);
+        let (mut front, mut end, mut len) = (self.front, self.end, self.len);
+        let mut last = if end > 0 { log[end - 1] } else { NIL };
         let mut faults = 0u64;
         for r in runs {
             let x = r.page;
@@ -161,14 +165,15 @@ impl Replacement for Lru {
                     len += 1;
                 }
             }
-            if log.len() == limit {
-                limit = compact(log, at, &mut front);
+            if end == log.len() {
+                compact(log, at, &mut front, &mut end);
             }
-            at[x as usize] = log.len() as u32;
-            log.push(x);
+            at[x as usize] = end as u32;
+            log[end] = x;
+            end += 1;
             last = x;
         }
-        (self.front, self.len, self.limit) = (front, len, limit);
+        (self.front, self.end, self.len) = (front, end, len);
         m.finish();
         faults
     }
@@ -191,7 +196,7 @@ impl Replacement for Lru {
     }
 
     fn state(&self) -> PolicyState {
-        let recency = (self.front..self.log.len())
+        let recency = (self.front..self.end)
             .rev()
             .map(|i| (i, self.log[i]))
             .filter(|&(i, p)| self.at[p as usize] == i as u32)
@@ -261,7 +266,7 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(lru.resident() as usize, order.len());
-                prop_assert!(lru.log.len() <= lru.limit);
+                prop_assert!(lru.end <= lru.log.len() && lru.log.len() <= LOG_MIN.max(LOG_SLACK * 48));
             }
             let recency: Vec<u32> = order.iter().rev().copied().collect();
             prop_assert_eq!(&lru.state().lists[0].1, &recency);
