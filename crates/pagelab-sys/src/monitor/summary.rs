@@ -45,6 +45,7 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
     let mut m = BTreeMap::new();
     io_and_queue_metrics(&b, &mut m);
     paging_metrics(&b, &mut m);
+    frame_supply_metrics(&b, &mut m);
     processor_and_response_metrics(&b, &mut m);
     m
 }
@@ -195,6 +196,39 @@ fn paging_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         "Pages swapped in but not referenced, per page swapped in.",
     );
     put(
+        "page_write_rate",
+        d.page_writes / t,
+        "pages/s",
+        "Pages written per second.",
+    );
+    put(
+        "pages_per_write_group",
+        div(d.page_writes, d.page_out_groups),
+        "pages",
+        "Pages per group of page-outs queued together (round turkey: up to eight).",
+    );
+    put(
+        "problem_state_pct",
+        100.0 * d.cpu_problem_s / cap,
+        "%",
+        "Processor time in problem state.",
+    );
+    put(
+        "supervisor_pct",
+        100.0 * d.cpu_supervisor_s / cap,
+        "%",
+        "Processor time in supervisor state.",
+    );
+}
+
+/// Where the free list's frames came from: the flush list (trim, garbage collector), the
+/// scan (steals), and how often a fault or a swap-in found none.
+fn frame_supply_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
+    let Basis { d, t, .. } = *b;
+    let mut put = |name: &str, value: f64, unit: &str, description: &str| {
+        put_metric(m, name, value, unit, description)
+    };
+    put(
         "trim_rate",
         d.trimmed / t,
         "pages/s",
@@ -233,18 +267,6 @@ fn paging_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         "Pages a swap-in left on their slots for want of a free frame, per second.",
     );
     put(
-        "page_write_rate",
-        d.page_writes / t,
-        "pages/s",
-        "Pages written per second.",
-    );
-    put(
-        "pages_per_write_group",
-        div(d.page_writes, d.page_out_groups),
-        "pages",
-        "Pages per group of page-outs queued together (round turkey: up to eight).",
-    );
-    put(
         "steal_rate",
         d.steals / t,
         "1/s",
@@ -255,18 +277,6 @@ fn paging_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         steal_ratio(d),
         "fraction",
         "Fraction of pages read that replaced pages of active users (bard §6).",
-    );
-    put(
-        "problem_state_pct",
-        100.0 * d.cpu_problem_s / cap,
-        "%",
-        "Processor time in problem state.",
-    );
-    put(
-        "supervisor_pct",
-        100.0 * d.cpu_supervisor_s / cap,
-        "%",
-        "Processor time in supervisor state.",
     );
 }
 
