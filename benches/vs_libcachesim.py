@@ -11,11 +11,12 @@ page numbers and converted. Each trace is also exported as libCacheSim's oracleG
 Every measurement runs in a fresh process (`--one TOOL POLICY FRAMES TRACE`), which times the
 simulation call alone (reading, decoding and simulating the trace file, not the interpreter's
 start) and reports its own peak RSS; the best of `--repeat` runs is kept, the two tools' runs
-alternating. Miss counts are compared exactly where the two definitions agree. Besides the pairs, it records: the plain
-per-reference loop over a dense in-memory array (examples/dense_loop.rs) for LRU, FIFO and
-CLOCK; one-pass LRU (every size) in references per second; MIN at every size with its peak RSS;
-3 policies x 20 sizes through `pagelab curve` on 2 threads. Writes the Markdown record
-atomically, with the machine, the commit and the load average before and after.
+alternating. Miss counts are compared exactly where the two definitions agree. Besides the
+pairs, it records: the plain per-reference loop over a dense in-memory array
+(examples/dense_loop.rs) for LRU, FIFO and CLOCK; one-pass LRU (every size) in references per
+second; MIN at every size with its peak RSS; 3 policies x 20 sizes through `pagelab curve` on 2
+threads. Writes the Markdown record atomically, with the machine, the commit and the load
+average before and after.
 """
 
 from __future__ import annotations
