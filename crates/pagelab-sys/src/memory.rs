@@ -58,6 +58,9 @@ pub struct Pte {
     pub slot: u32,
     /// Device of the slot.
     pub dev: u16,
+    /// The page last left storage from the flush list (trimmed, flushed at queue-drop or
+    /// collected); cleared when it is mapped again or reclaimed.
+    pub flushed_out: bool,
 }
 
 impl Pte {
@@ -65,6 +68,7 @@ impl Pte {
         frame: NONE,
         slot: NONE,
         dev: 0,
+        flushed_out: false,
     };
 }
 
@@ -173,7 +177,9 @@ impl Memory {
 
     /// Maps `(owner, page)` into free frame `f` in state `state`.
     pub fn map(&mut self, owner: u32, page: u32, f: u32, state: FrameState) {
-        self.pte_mut(owner, page).frame = f;
+        let pte = self.pte_mut(owner, page);
+        pte.frame = f;
+        pte.flushed_out = false;
         self.frames[f as usize] = Frame {
             owner,
             page,

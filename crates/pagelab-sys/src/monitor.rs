@@ -72,6 +72,7 @@ counters! {
     trimmed: "count", "Pages trimmed to the flush list at queue-drop.";
     gc_flushed: "count", "Pages the garbage collector put on the flush list.";
     frame_waits: "count", "Faults that found no free frame and waited for a page-out or swap-out (tetzlaff \"Free list replenishment\").";
+    flush_rereads: "count", "Demand page reads of pages that had left storage from the flush list (trimmed, flushed at queue-drop or collected).";
     supply_victims: "count", "Frames the frame supply chose (the core-table scan in VM), not the flush list or a swap-out.";
     supply_steals: "count", "Frames the frame supply took from users in queue.";
     prepage_short: "count", "Pages of a swap set left on their slots at swap-in for want of a free frame.";

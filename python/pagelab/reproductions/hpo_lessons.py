@@ -56,6 +56,8 @@ METRICS = [
     ("Steal ratio (Bard)", "steal_ratio", "fraction"),
     ("Steal rate", "steal_rate", "1/s"),
     ("Demand paging rate", "demand_paging_rate", "pages/s"),
+    ("Demand reads of pages that left from the flush list", "flush_reread_pct", "%"),
+    ("Page reads per Q1", "page_reads_per_q1", "pages"),
     ("Swap paging rate", "swap_paging_rate", "pages/s"),
     ("Users in page wait", "users_page_wait_pct", "%"),
     ("Faults that waited for a frame", "frame_wait_pct", "%"),

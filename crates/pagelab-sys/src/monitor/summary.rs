@@ -261,6 +261,12 @@ fn frame_supply_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         "Frames the core-table scan took from users in queue, per frame supplied.",
     );
     put(
+        "flush_reread_pct",
+        100.0 * div(d.flush_rereads, d.page_reads),
+        "%",
+        "Demand page reads of pages that had left from the flush list (trimmed, flushed or collected), per page read.",
+    );
+    put(
         "prepage_short_rate",
         d.prepage_short / t,
         "pages/s",

@@ -29,6 +29,7 @@ impl System<'_> {
                     fr.state = FrameState::Resident;
                     fr.referenced = true;
                     self.c.reclaims += 1.0;
+                    self.mem.pte_mut(owner, idx).flushed_out = false;
                     self.fault_done(w, true);
                 }
                 FrameState::PageIn => {
@@ -89,11 +90,13 @@ impl System<'_> {
                 if st == FrameState::PageOut {
                     self.mem.frames[cur as usize].state = FrameState::Resident;
                     self.c.reclaims += 1.0;
+                    self.mem.pte_mut(owner, idx).flushed_out = false;
                 }
                 self.fault_done(w, true);
             }
             return;
         }
+        let flushed_out = self.mem.pte_mut(owner, idx).flushed_out;
         self.mem.map(owner, idx, f, FrameState::PageIn);
         self.supply.on_load(owner, idx, f, self.supply_refs);
         self.survival.referenced(f, u);
@@ -119,6 +122,9 @@ impl System<'_> {
             }
         }
         self.c.page_reads += 1.0;
+        if flushed_out {
+            self.c.flush_rereads += 1.0;
+        }
         if self.steal.read_into(f) {
             self.c.stolen_reads += 1.0;
         }
@@ -167,6 +173,7 @@ impl System<'_> {
                     // Trimmed or flushed at queue-drop: not the supply's choice.
                     let fr = self.mem.frames[f as usize];
                     self.supply.on_free(fr.owner, fr.page);
+                    self.mem.pte_mut(fr.owner, fr.page).flushed_out = true;
                     f
                 }
                 None => {

@@ -272,3 +272,35 @@ fn a_fragmented_swap_area_gets_a_shorter_set() {
     }
     sys.check_invariants().unwrap();
 }
+
+#[test]
+fn a_trimmed_page_read_back_counts_as_a_flush_reread() {
+    let mut sys = system();
+    sys.swap.as_mut().unwrap().spec.min_ws_sets = 0;
+    make_resident(&mut sys, 0, &[10], true);
+    make_resident(&mut sys, 0, &[13, 14], false);
+    for p in [13, 14] {
+        // Unchanged copies on the drum: SELECT frees their frames without a page-out.
+        let pte = sys.mem.pte_mut(0, p);
+        pte.slot = p;
+        pte.dev = 1;
+    }
+    sys.users[0].queue = Some(Queue::Q1);
+    sys.n_q1 = 1;
+    sys.queue_drop(0, false);
+    while sys.mem.take_free().is_some() {}
+    sys.replenish().unwrap();
+    // The free list's target is one frame: SELECT takes the first trimmed page only.
+    assert!(sys.mem.pte_mut(0, 13).flushed_out);
+    assert!(
+        !sys.mem.pte_mut(0, 14).flushed_out,
+        "still on the flush list"
+    );
+    assert!(
+        !sys.mem.pte_mut(0, 10).flushed_out,
+        "kept in the working set"
+    );
+    sys.handle_fault(0, 13).unwrap();
+    assert_eq!((sys.c.page_reads, sys.c.flush_rereads), (1.0, 1.0));
+    assert!(!sys.mem.pte_mut(0, 13).flushed_out, "mapped again");
+}
