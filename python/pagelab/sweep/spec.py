@@ -117,7 +117,8 @@ class Point:
         return self.path.stem
 
     def key(self, seed: int, version: str) -> str:
-        """The run's content address: sha256 of the resolved tree, the seed and the version."""
+        """The run's content address: sha256 of the resolved tree, the seed and the version
+        (with the engine's build, see `engine_build`)."""
         text = json.dumps({"spec": json.loads(self.tree_json), "seed": seed, "version": version})
         return hashlib.sha256(text.encode()).hexdigest()
 
