@@ -112,6 +112,21 @@ def limit_override(limit: int | None) -> list[str]:
     return [] if limit is None else [f"swapping.q2_mpl_limit={limit}"]
 
 
+def direction_claims(ctx: Context, claims: list, pairs: dict[str, tuple[Runs, Runs]]) -> None:
+    """The claims whose magnitude the paper does not give: each `(experiment, metric, label,
+    text, id, direction)` of `claims` tested on `pairs[experiment]` = (base, variant)."""
+    for exp, key, label, text, cid, direction in claims:
+        b, v = pairs[exp]
+        ctx.claim(
+            f"{exp}-{cid}",
+            text,
+            base=b.metric(key),
+            treatment=v.metric(key),
+            direction=direction,
+            evidence=f"{label} {b.mean(key):.3g} -> {v.mean(key):.3g}; the paper gives no number",
+        )
+
+
 def runs_note(ctx: Context) -> None:
     """How many configurations and runs the reproduction made (issue: 'record every run')."""
     ctx.notes.append(

@@ -35,7 +35,7 @@ failure is recorded with the measured effect.
 from __future__ import annotations
 
 from ..reproduce import Context
-from .hpo_fit import limit_override, q2_limit, record_fit, runs_note
+from .hpo_fit import direction_claims, limit_override, q2_limit, record_fit, runs_note
 
 NAME = "hpo-lessons"
 PAPER = "Tetzlaff et al. 1987"
@@ -169,15 +169,5 @@ def run(ctx: Context) -> None:
                 + ("it minus" if sign > 0 else "minus it plus")
                 + f" {STEAL_THRESHOLD:g}",
             )
-    for exp, key, label, text, cid, direction in CLAIMS:
-        v = res[exp]
-        ctx.claim(
-            f"{exp}-{cid}",
-            text,
-            base=base.metric(key),
-            treatment=v.metric(key),
-            direction=direction,
-            evidence=f"{label} {base.mean(key):.3g} -> {v.mean(key):.3g}; the paper gives no "
-            "number",
-        )
+    direction_claims(ctx, CLAIMS, {exp: (base, v) for exp, v in res.items()})
     runs_note(ctx)

@@ -18,7 +18,7 @@ actuators (base and round turkey alike). Each claim tests the measure the paper 
 from __future__ import annotations
 
 from ..reproduce import Context
-from .hpo_fit import limit_override, q2_limit, record_fit, runs_note
+from .hpo_fit import direction_claims, limit_override, q2_limit, record_fit, runs_note
 
 NAME = "hpo-negative"
 PAPER = "Tetzlaff et al. 1987"
@@ -162,14 +162,5 @@ def run(ctx: Context) -> None:
         for row, key, unit in METRICS:
             for column, r in (("Base", b), ("Variant", v)):
                 ctx.row(exp, row, column, r.metric(key), unit=unit)
-    for exp, key, label, text, cid, direction in CLAIMS:
-        b, v = res[exp]
-        ctx.claim(
-            f"{exp}-{cid}",
-            text,
-            base=b.metric(key),
-            treatment=v.metric(key),
-            direction=direction,
-            evidence=f"{label} {b.mean(key):.3g} -> {v.mean(key):.3g}; the paper gives no number",
-        )
+    direction_claims(ctx, CLAIMS, res)
     runs_note(ctx)
