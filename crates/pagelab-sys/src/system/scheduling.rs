@@ -135,7 +135,7 @@ impl System<'_> {
         usr.console_ms = cmd.console_write_ms;
         usr.went_q2 = false;
         usr.txn_start = now;
-        usr.program.on_transaction_start(cmd.set_fraction);
+        usr.start_transaction(cmd.set_fraction);
         usr.wants = Queue::Q1;
         self.set_state(u, UState::Eligible);
         self.vmsp_transaction_started(u);

@@ -111,6 +111,17 @@ impl User {
         Ok(())
     }
 
+    /// A transaction begins with `fraction` of the working set in play. Runs a locality model
+    /// drew ahead belong to the last transaction's localities and are dropped, so this one
+    /// starts in its own (TETZ "Working set considerations": the set spans transactions, the
+    /// localities within one are the transaction's); a trace or a guest continues.
+    pub(super) fn start_transaction(&mut self, fraction: f64) {
+        if self.program.on_transaction_start(fraction) {
+            self.runs.clear();
+            self.pos = 0;
+        }
+    }
+
     pub(super) fn new(class: u16, program: Program, lc: &LoadController, rng: Rng) -> User {
         User {
             class,
@@ -208,5 +219,65 @@ impl ClassRt {
             session: None,
         };
         ClassRt::new(spec, 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load_control::spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
+    use crate::locality::LocalityModel;
+    use crate::spec::LocalitySpec;
+    use pagelab_core::RngStreams;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn a_transaction_starts_in_its_own_localities() {
+        let p = LocalitySpec {
+            set_pages: 40,
+            address_pages: 200,
+            overlap: 1.0,
+            drift: 0.0,
+            locality_pages: 10,
+            runs_per_phase: 50,
+            refs_per_run: 100.0,
+            write_fraction: 0.0,
+            shared_fraction: 0.0,
+        };
+        let streams = RngStreams::new(9);
+        let model = LocalityModel::new(&p, 0, streams.stream("p", 0));
+        let lc = LoadController::build(&LoadControlSpec::Vm370(StorageTestSpec {
+            q1_slice_s: 0.25,
+            q2_slice_s: 2.5,
+            q1_overcommit: 1.25,
+            projection: ProjectionKind::Damped,
+            initial_ws_pages: 20.0,
+            eliminate_false_drops: false,
+        }));
+        let mut u = User::new(
+            0,
+            Program::Locality(Box::new(model)),
+            &lc,
+            streams.stream("u", 0),
+        );
+        // A whole-set transaction draws a batch ahead and consumes a few runs of it.
+        u.start_transaction(1.0);
+        u.refill_runs(None).unwrap();
+        u.pos = 3;
+        let share: BTreeSet<u32> = match &u.program {
+            Program::Locality(m) => m.set()[..10].iter().copied().collect(),
+            _ => unreachable!(),
+        };
+        // The next transaction uses a quarter of the set: every run it is given lies there.
+        u.start_transaction(0.25);
+        let mut seen = BTreeSet::new();
+        for _ in 0..1000 {
+            if u.pos >= u.runs.len() {
+                u.refill_runs(None).unwrap();
+            }
+            seen.insert(u.runs[u.pos].page);
+            u.pos += 1;
+        }
+        assert!(seen.is_subset(&share), "{seen:?} outside {share:?}");
     }
 }
