@@ -17,11 +17,45 @@
 //! **The long-running user** is the same model with a larger set and `drift > 0`: at each phase
 //! change that fraction of the set is replaced, so the working set wanders through the address
 //! space.
+//!
+//! **Draws.** The model seeds its own Xoshiro256++ from the user's stream. A run takes one
+//! 64-bit draw for shared-or-private and load-or-store (32 bits each, so each fraction is exact
+//! to 2⁻³²), one for the page (Lemire's bounded integer) and one ziggurat exponential E, the
+//! run being ⌊E / −ln q⌋ + 1 references, q = 1 − 1/`refs_per_run`: geometric, no logarithm.
 
 use crate::spec::LocalitySpec;
 use pagelab_core::Rng;
 use pagelab_trace::{AccessKind, ReferenceSource, Run, TraceError};
-use rand::Rng as _;
+use rand::{Rng as _, RngCore, SeedableRng};
+use rand_distr::{Distribution, Exp1};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// The model's own generator, seeded from the user's stream: the reference string takes most
+/// of a run's draws, and Xoshiro256++ is several times cheaper than ChaCha8.
+type FastRng = Xoshiro256PlusPlus;
+
+/// Runs per batch.
+const BATCH: usize = 256;
+
+/// `f` as a threshold on a uniform 32-bit integer: `x < cut` with probability `f` rounded to a
+/// multiple of 2⁻³².
+fn cut32(f: f64) -> u64 {
+    (f.clamp(0.0, 1.0) * 4_294_967_296.0).round() as u64
+}
+
+/// A uniform integer in `0..n` (`n > 0`): Lemire's multiply-and-reject, exact.
+#[inline]
+fn below(rng: &mut FastRng, n: u32) -> u32 {
+    let n = u64::from(n);
+    let mut m = u128::from(rng.next_u64()) * u128::from(n);
+    if (m as u64) < n {
+        let t = n.wrapping_neg() % n;
+        while (m as u64) < t {
+            m = u128::from(rng.next_u64()) * u128::from(n);
+        }
+    }
+    (m >> 64) as u32
+}
 
 /// The locality model of a CMS-like or long-running user.
 pub struct LocalityModel {
@@ -32,15 +66,20 @@ pub struct LocalityModel {
     locality: Vec<u32>,
     active: usize,
     runs_left: u32,
-    rng: Rng,
-    geo_q: f64,
-    /// ln(geo_q), computed once: run lengths draw one logarithm each, not two.
-    ln_q: f64,
+    rng: FastRng,
+    /// `shared_fraction` and `write_fraction` as [`cut32`] thresholds (0 without a shared
+    /// segment).
+    shared_cut: u64,
+    write_cut: u64,
+    /// 1 / −ln(q) with q = 1 − 1/refs_per_run (0 when every run is one reference): a run is
+    /// ⌊E / −ln q⌋ + 1 references for E ~ Exp(1), geometric with mean `refs_per_run`.
+    run_scale: f64,
 }
 
 impl LocalityModel {
-    /// A model with parameters `p`, shared segment of `shared` pages, random stream `rng`.
+    /// A model with parameters `p`, shared segment of `shared` pages, seeded from `rng`.
     pub fn new(p: &LocalitySpec, shared: u32, mut rng: Rng) -> LocalityModel {
+        let mut rng = FastRng::from_seed(rng.gen());
         let mut in_set = vec![false; p.address_pages as usize];
         let mut set = Vec::with_capacity(p.set_pages as usize);
         while set.len() < p.set_pages as usize {
@@ -60,8 +99,18 @@ impl LocalityModel {
             active: p.set_pages as usize,
             runs_left: 0,
             rng,
-            geo_q,
-            ln_q: geo_q.ln(),
+            shared_cut: if shared > 0 {
+                cut32(p.shared_fraction)
+            } else {
+                0
+            },
+            write_cut: cut32(p.write_fraction),
+            // A huge finite scale when q rounds to 1: every run is then the longest.
+            run_scale: if geo_q > 0.0 {
+                1.0 / (-geo_q.ln()).max(f64::MIN_POSITIVE)
+            } else {
+                0.0
+            },
         };
         m.new_phase();
         m
@@ -118,14 +167,15 @@ impl LocalityModel {
         self.new_phase();
     }
 
+    #[inline]
     fn run_len(&mut self) -> u32 {
-        if self.geo_q <= 0.0 {
+        if self.run_scale == 0.0 {
             return 1;
         }
-        let u: f64 = self.rng.gen_range(f64::MIN_POSITIVE..1.0);
-        let x = u.ln() / self.ln_q; // >= 0: both logarithms are negative
+        let e: f64 = Exp1.sample(&mut self.rng);
+        let x = e * self.run_scale;
         if x < 2_147_483_646.0 {
-            // floor(x) + 1 by truncation (x >= 0): a conversion instead of a call to floor.
+            // floor(x) + 1 by truncation (x >= 0).
             x as u32 + 1
         } else {
             (1.0 + x.floor()).min(u32::MAX as f64 / 2.0) as u32
@@ -135,18 +185,21 @@ impl LocalityModel {
 
 impl ReferenceSource for LocalityModel {
     fn next_batch(&mut self, out: &mut Vec<Run>) -> Result<bool, TraceError> {
-        for _ in 0..256 {
+        out.reserve(BATCH);
+        for _ in 0..BATCH {
             if self.runs_left == 0 {
                 self.new_phase();
             }
             self.runs_left -= 1;
-            let page = if self.shared > 0 && self.rng.gen::<f64>() < self.p.shared_fraction {
-                self.rng.gen_range(0..self.shared)
+            // One draw decides shared or private (high half) and load or store (low half).
+            let d = self.rng.next_u64();
+            let page = if (d >> 32) < self.shared_cut {
+                below(&mut self.rng, self.shared)
             } else {
-                let i = self.rng.gen_range(0..self.locality.len());
-                self.shared + self.locality[i]
+                let i = below(&mut self.rng, self.locality.len() as u32);
+                self.shared + self.locality[i as usize]
             };
-            let kind = if self.rng.gen::<f64>() < self.p.write_fraction {
+            let kind = if (d & 0xffff_ffff) < self.write_cut {
                 AccessKind::Store
             } else {
                 AccessKind::Load
@@ -220,5 +273,85 @@ mod tests {
         let touched: std::collections::BTreeSet<u32> = out.iter().map(|r| r.page).collect();
         assert!(touched.is_subset(&share));
         assert_eq!(touched.len(), 10);
+    }
+
+    /// Mean, variance and shape of the run lengths, the shared and write fractions, and the
+    /// spread over the shared pages, over a million runs (each within about four standard
+    /// errors of the specified value).
+    #[test]
+    fn run_statistics_are_as_specified() {
+        let p = LocalitySpec {
+            refs_per_run: 800.0,
+            write_fraction: 0.3,
+            shared_fraction: 0.2,
+            ..spec(1.0)
+        };
+        let mut m = LocalityModel::new(&p, 40, RngStreams::new(6).stream("p", 0));
+        let mut out = Vec::new();
+        for _ in 0..4000 {
+            m.next_batch(&mut out).unwrap();
+        }
+        let n = out.len() as f64;
+        let frac = |f: &dyn Fn(&Run) -> bool| out.iter().filter(|r| f(r)).count() as f64 / n;
+        let mean = out.iter().map(|r| r.count as f64).sum::<f64>() / n;
+        let var = out
+            .iter()
+            .map(|r| (r.count as f64 - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        let q: f64 = 1.0 - 1.0 / 800.0;
+        assert!((mean - 800.0).abs() < 3.2, "mean {mean}");
+        assert!(
+            (var / (q / (1.0 - q).powi(2)) - 1.0).abs() < 0.015,
+            "variance {var}"
+        );
+        let ones = frac(&|r| r.count == 1);
+        assert!((ones - 1.0 / 800.0).abs() < 1.5e-4, "P(1) {ones}");
+        let long = frac(&|r| r.count > 800);
+        assert!((long - q.powi(800)).abs() < 2e-3, "P(>800) {long}");
+        let shared = frac(&|r| r.page < 40);
+        assert!((shared - 0.2).abs() < 2e-3, "shared {shared}");
+        let writes = frac(&|r| r.is_write());
+        assert!((writes - 0.3).abs() < 2e-3, "writes {writes}");
+        let mut per_page = [0u32; 40];
+        for r in out.iter().filter(|r| r.page < 40) {
+            per_page[r.page as usize] += 1;
+        }
+        let each = shared * n / 40.0;
+        assert!(per_page
+            .iter()
+            .all(|&k| (k as f64 / each - 1.0).abs() < 0.06));
+    }
+
+    #[test]
+    fn the_same_stream_gives_the_same_runs() {
+        let runs = |index| {
+            let mut m = LocalityModel::new(&spec(0.8), 5, RngStreams::new(7).stream("p", index));
+            let mut out = Vec::new();
+            for _ in 0..20 {
+                m.next_batch(&mut out).unwrap();
+                m.on_transaction_start(0.5);
+            }
+            out
+        };
+        assert_eq!(runs(0), runs(0));
+        assert_ne!(runs(0), runs(1));
+    }
+
+    #[test]
+    fn bounded_draws_are_uniform_and_thresholds_exact() {
+        let mut r = FastRng::seed_from_u64(8);
+        let mut k = [0u32; 7];
+        for _ in 0..70_000 {
+            k[below(&mut r, 7) as usize] += 1;
+        }
+        assert!(
+            k.iter().all(|&c| (c as f64 / 10_000.0 - 1.0).abs() < 0.05),
+            "{k:?}"
+        );
+        assert!((0..100).all(|_| below(&mut r, 1) == 0));
+        assert_eq!(cut32(0.0), 0);
+        assert_eq!(cut32(1.0), 1 << 32);
+        assert_eq!(cut32(0.25), 1 << 30);
     }
 }

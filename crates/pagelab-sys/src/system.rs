@@ -93,6 +93,8 @@ pub struct System<'o> {
     supply_refs: u64,
     io: PagingIo,
     lc: LoadController,
+    /// The load controller's Q1 and Q2 slices [ns] (constant; read at every dispatch).
+    slices_ns: [u64; 2],
     e1: VecDeque<u32>,
     e2: VecDeque<u32>,
     ready_q1: VecDeque<u32>,

@@ -68,6 +68,7 @@ impl<'o> System<'o> {
             users: parts.users,
             classes: parts.classes,
             io: parts.io,
+            slices_ns: [Queue::Q1, Queue::Q2].map(|q| parts.lc.slice_ns(q)),
             lc: parts.lc,
             e1: VecDeque::new(),
             e2: VecDeque::new(),

@@ -16,7 +16,7 @@
 //! is set when the user joins the eligible list and kept until it is admitted.
 
 use super::System;
-use crate::load_control::{LoadControl, Queue};
+use crate::load_control::Queue;
 use crate::vmsp_spec::VmspDispatch;
 use pagelab_core::{Rng, Tick};
 
@@ -47,11 +47,14 @@ impl VmspBooks {
 }
 
 impl System<'_> {
+    /// The load controller's slice of `queue` [ns].
+    pub(super) fn slice_ns(&self, queue: Queue) -> u64 {
+        self.slices_ns[queue as usize]
+    }
+
     /// The in-queue slice of `u`'s stay [ns]: its queue's, times `q3_slices` in Q3.
     pub(super) fn stay_slice_ns(&self, u: u32) -> u64 {
-        let s = self
-            .lc
-            .slice_ns(self.users[u as usize].queue.unwrap_or(Queue::Q2));
+        let s = self.slice_ns(self.users[u as usize].queue.unwrap_or(Queue::Q2));
         if self.vmsp.in_q3[u as usize] {
             s.saturating_mul(u64::from(self.spec.vmsp.q3_slices))
         } else {
@@ -80,7 +83,7 @@ impl System<'_> {
         let spec = &self.spec.vmsp;
         let i = u as usize;
         let queue = self.users[i].wants;
-        let mut slice = self.lc.slice_ns(queue);
+        let mut slice = self.slice_ns(queue);
         let next_q2 = self.vmsp.q2_stays[i] + 1;
         if queue == Queue::Q2 && spec.q3_after > 0 && next_q2 > spec.q3_after {
             slice = slice.saturating_mul(u64::from(spec.q3_slices));
