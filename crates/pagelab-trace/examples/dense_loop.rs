@@ -1,12 +1,15 @@
 //! The baseline that `make bench` holds the end-to-end simulation against: the trace already
 //! decoded into one dense page index per reference, in memory, and a plain loop of LRU, FIFO or
-//! CLOCK over it, one reference at a time, timed alone (decoding and expansion excluded).
+//! CLOCK over it, one reference at a time. `seconds` times the loop alone; `load_seconds`
+//! times reading, decoding and expanding the file into that array, once, so that the loop's
+//! end-to-end cost (load plus loop) can be set beside a simulator that reads the file too.
 //!
 //! ```text
 //! cargo run --release -p pagelab-trace --example dense_loop -- TRACE FRAMES [POLICY...]
 //! ```
 //!
-//! Prints one JSON line per policy: `{"policy", "frames", "references", "faults", "seconds"}`.
+//! Prints one JSON line per policy:
+//! `{"policy", "frames", "references", "faults", "seconds", "load_seconds"}`.
 //! The loops share no code with `pagelab_trace::policy`, so they also cross-check its counts.
 
 use pagelab_trace::format::TraceReader;
@@ -127,6 +130,7 @@ fn main() {
         Some(p) if !p.is_empty() => p.iter().map(String::as_str).collect(),
         _ => vec!["lru", "fifo", "clock"],
     };
+    let loading = Instant::now();
     let mut reader = match TraceReader::open(Path::new(path)) {
         Ok(r) => r,
         Err(e) => {
@@ -144,6 +148,7 @@ fn main() {
         refs.extend(std::iter::repeat_n(r.page, r.count as usize));
     }
     drop(runs);
+    let load_seconds = loading.elapsed().as_secs_f64();
     for name in policies {
         let run: fn(&[u32], usize, u32) -> u64 = match name {
             "lru" => lru,
@@ -158,7 +163,7 @@ fn main() {
         let faults = run(&refs, pages, frames);
         let seconds = t.elapsed().as_secs_f64();
         println!(
-            "{{\"policy\": \"{name}\", \"frames\": {frames}, \"references\": {}, \"faults\": {faults}, \"seconds\": {seconds:.4}}}",
+            "{{\"policy\": \"{name}\", \"frames\": {frames}, \"references\": {}, \"faults\": {faults}, \"seconds\": {seconds:.4}, \"load_seconds\": {load_seconds:.4}}}",
             refs.len()
         );
     }
