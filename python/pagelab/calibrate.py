@@ -250,6 +250,15 @@ def _means(rows: list[dict[str, Any]], target: Target, k: int) -> list[float]:
     return means
 
 
+def _portable(path: Path) -> str:
+    """`path` relative to the working directory when under it (a preset of the checkout), so
+    that the provenance reads the same on every machine; else as given."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) -> Path:  # noqa: A002
     """The preset with the best values in place, each annotated, and its `[provenance]`."""
     from .sweep.grid import to_override
@@ -266,7 +275,7 @@ def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) 
     tree.setdefault("preset", {})["fidelity"] = "calibrated"
     tree["provenance"] = {
         "tool": "pagelab calibrate",
-        "from": str(point.path),
+        "from": _portable(point.path),
         "target": str(cal.target.path),
         "target_source": cal.target.source,
         "date": today,
