@@ -1,7 +1,8 @@
 """What the hpo-* reproductions share: the calibrated bases and the prototype's own Q2 limit.
 
 **The calibrated bases.** The workload unknowns of Tetzlaff et al. 1987 (CPU per command,
-VIOs per trivial command, minidisk service time, CMS working-set size) were fitted with
+VIOs per trivial command, minidisk service time, CMS working-set size and, on the 3081, the
+locality within a transaction: pages per locality, runs per phase) were fitted with
 `pagelab calibrate` to the base column only: Table 2's base on the 3081D
 (`targets/hpo-3081-base.toml` -> `presets/hpo-base-3081-fitted.toml`) and Figure 8's base on
 the 4341-2 (`targets/hpo-4341-base.toml` -> `presets/hpo-base-4341-fitted.toml`). Each fitted
