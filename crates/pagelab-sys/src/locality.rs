@@ -166,46 +166,58 @@ impl LocalityModel {
         self.active = ((fraction * self.set.len() as f64).ceil() as usize).clamp(1, self.set.len());
         self.new_phase();
     }
+}
 
-    #[inline]
-    fn run_len(&mut self) -> u32 {
-        if self.run_scale == 0.0 {
-            return 1;
-        }
-        let e: f64 = Exp1.sample(&mut self.rng);
-        let x = e * self.run_scale;
-        if x < 2_147_483_646.0 {
-            // floor(x) + 1 by truncation (x >= 0).
-            x as u32 + 1
-        } else {
-            (1.0 + x.floor()).min(u32::MAX as f64 / 2.0) as u32
-        }
+/// One run's length: ⌊E · `scale`⌋ + 1 references for E ~ Exp(1) (1 when `scale` is 0).
+#[inline]
+fn run_len(rng: &mut FastRng, scale: f64) -> u32 {
+    if scale == 0.0 {
+        return 1;
+    }
+    let e: f64 = Exp1.sample(rng);
+    let x = e * scale;
+    if x < 2_147_483_646.0 {
+        // floor(x) + 1 by truncation (x >= 0).
+        x as u32 + 1
+    } else {
+        (1.0 + x.floor()).min(u32::MAX as f64 / 2.0) as u32
     }
 }
 
 impl ReferenceSource for LocalityModel {
     fn next_batch(&mut self, out: &mut Vec<Run>) -> Result<bool, TraceError> {
         out.reserve(BATCH);
-        for _ in 0..BATCH {
+        let mut n = 0;
+        while n < BATCH {
             if self.runs_left == 0 {
                 self.new_phase();
             }
-            self.runs_left -= 1;
-            // One draw decides shared or private (high half) and load or store (low half).
-            let d = self.rng.next_u64();
-            let page = if (d >> 32) < self.shared_cut {
-                below(&mut self.rng, self.shared)
-            } else {
-                let i = below(&mut self.rng, self.locality.len() as u32);
-                self.shared + self.locality[i as usize]
-            };
-            let kind = if (d & 0xffff_ffff) < self.write_cut {
-                AccessKind::Store
-            } else {
-                AccessKind::Load
-            };
-            let count = self.run_len();
-            out.push(Run { page, count, kind });
+            // The rest of the phase, or of the batch, with the generator in a local.
+            let k = (self.runs_left as usize).min(BATCH - n);
+            self.runs_left -= k as u32;
+            n += k;
+            let mut rng = self.rng.clone();
+            let (shared, shared_cut, write_cut) = (self.shared, self.shared_cut, self.write_cut);
+            let (scale, locality) = (self.run_scale, &self.locality[..]);
+            // A trusted-length iterator: the buffer is reserved once, no check per run.
+            out.extend((0..k).map(|_| {
+                // One draw decides shared or private (high half) and load or store (low half).
+                let d = rng.next_u64();
+                let page = if (d >> 32) < shared_cut {
+                    below(&mut rng, shared)
+                } else {
+                    let i = below(&mut rng, locality.len() as u32);
+                    shared + locality[i as usize]
+                };
+                let kind = if (d & 0xffff_ffff) < write_cut {
+                    AccessKind::Store
+                } else {
+                    AccessKind::Load
+                };
+                let count = run_len(&mut rng, scale);
+                Run { page, count, kind }
+            }));
+            self.rng = rng;
         }
         Ok(true)
     }
