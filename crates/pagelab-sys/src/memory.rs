@@ -79,6 +79,10 @@ pub struct Memory {
     pub frames: Vec<Frame>,
     /// Page tables, one per owner.
     pub tables: Vec<Vec<Pte>>,
+    /// Per owner and page: its frame while [`FrameState::Resident`], else [`NONE`] (a
+    /// reference's validity in one load). Kept by [`Memory::map`], [`Memory::unmap`] and
+    /// [`Memory::set_state`].
+    pub live: Vec<Vec<u32>>,
     /// Resident frames per owner [frames].
     pub resident: Vec<u32>,
     free: Vec<u32>,
@@ -121,6 +125,7 @@ impl Memory {
                 frames as usize
             ],
             tables: vec![Vec::new(); owners],
+            live: vec![Vec::new(); owners],
             resident: vec![0; owners],
             // Popped from the back: frame 0 first.
             free: (0..frames).rev().collect(),
@@ -180,6 +185,15 @@ impl Memory {
         let pte = self.pte_mut(owner, page);
         pte.frame = f;
         pte.flushed_out = false;
+        let live = &mut self.live[owner as usize];
+        if page as usize >= live.len() {
+            live.resize(page as usize + 1, NONE);
+        }
+        live[page as usize] = if state == FrameState::Resident {
+            f
+        } else {
+            NONE
+        };
         self.frames[f as usize] = Frame {
             owner,
             page,
@@ -195,7 +209,20 @@ impl Memory {
     pub fn unmap(&mut self, f: u32) {
         let fr = self.frames[f as usize];
         self.tables[fr.owner as usize][fr.page as usize].frame = NONE;
+        self.live[fr.owner as usize][fr.page as usize] = NONE;
         self.resident[fr.owner as usize] -= 1;
+    }
+
+    /// Puts mapped frame `f` in state `state` (not [`FrameState::Free`]).
+    #[inline]
+    pub fn set_state(&mut self, f: u32, state: FrameState) {
+        let fr = &mut self.frames[f as usize];
+        fr.state = state;
+        self.live[fr.owner as usize][fr.page as usize] = if state == FrameState::Resident {
+            f
+        } else {
+            NONE
+        };
     }
 
     /// Puts frame `f` on the flush list.
@@ -329,6 +356,18 @@ impl Memory {
                     }
                 }
             }
+            if self.live[o].len() > t.len() {
+                return Err(format!("owner {o}: live entries past its page table"));
+            }
+            for (p, pte) in t.iter().enumerate() {
+                let lf = self.live[o].get(p).copied().unwrap_or(NONE);
+                let resident = pte.frame != NONE
+                    && self.frames[pte.frame as usize].state == FrameState::Resident;
+                let want = if resident { pte.frame } else { NONE };
+                if lf != want {
+                    return Err(format!("page ({o}, {p}): live {lf}, resident frame {want}"));
+                }
+            }
             if counts[o] != self.resident[o] {
                 return Err(format!(
                     "owner {o}: {} resident counted, {} found",
@@ -343,6 +382,28 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn live_frames_follow_residency() {
+        let mut m = Memory::new(Frames(4), 2);
+        let f = m.take_free().unwrap();
+        m.map(1, 5, f, FrameState::PageIn);
+        assert_eq!(m.live[1][5], NONE);
+        m.set_state(f, FrameState::Resident);
+        assert_eq!(m.live[1][5], f);
+        m.set_state(f, FrameState::PageOut);
+        assert_eq!(m.live[1][5], NONE);
+        m.set_state(f, FrameState::Resident);
+        m.check().unwrap();
+        // A state changed behind the books' back is caught.
+        m.frames[f as usize].state = FrameState::PageOut;
+        assert!(m.check().unwrap_err().contains("live"));
+        m.frames[f as usize].state = FrameState::Resident;
+        m.unmap(f);
+        m.put_free(f);
+        assert_eq!(m.live[1][5], NONE);
+        m.check().unwrap();
+    }
 
     #[test]
     fn scan_takes_unreferenced_frame_and_clears_bits_on_the_way() {

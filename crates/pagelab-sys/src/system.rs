@@ -282,104 +282,6 @@ impl<'o> System<'o> {
         Ok(())
     }
 
-    fn run_burst(&mut self, ci: usize, u: u32, slice: u64) -> Result<(), SysError> {
-        // A burst cut short by an event continues without a new dispatch.
-        let dispatch_cost = if std::mem::take(&mut self.users[u as usize].cont) {
-            0
-        } else {
-            self.c.dispatches += 1.0;
-            self.cost.dispatch
-        };
-        let sup = dispatch_cost + std::mem::take(&mut self.sup_debt_ns);
-        self.c.cpu_supervisor_s += sup as f64 / 1e9;
-        let start = self.now.as_ns() + sup;
-        let next_ev = self.q.peek_time().unwrap_or(self.end).as_ns();
-        let usr = &mut self.users[u as usize];
-        if usr.minor_left_ns == 0 {
-            usr.minor_left_ns = self.dispatch_ns;
-        }
-        let budget_ns = usr
-            .seg_left_ns
-            .min(usr.minor_left_ns)
-            .min(slice - usr.stay_cpu_ns)
-            .min(next_ev.saturating_sub(start));
-        let avail_ps = budget_ns * 1000 + usr.carry_ps;
-        let rps = self.reference_ps;
-        let shared = self.shared_pages;
-        let so = self.shared_owner;
-        let ess = self.survival.essential[u as usize];
-        let mut used_ps = 0u64;
-        let mut outcome = Outcome::Spent;
-        let mut runs_done = 0u64;
-        let supply = &mut self.supply;
-        let tell_supply = supply.wants_references();
-        'burst: loop {
-            if usr.pos >= usr.runs.len() {
-                usr.refill_runs(self.opener)?;
-            }
-            let r = usr.runs[usr.pos];
-            let (owner, page) = if r.page < shared {
-                (so, r.page)
-            } else {
-                (u, r.page)
-            };
-            let f = match self.mem.tables[owner as usize].get(page as usize) {
-                Some(p) => p.frame,
-                None => NONE,
-            };
-            if f == NONE || self.mem.frames[f as usize].state != FrameState::Resident {
-                outcome = Outcome::Fault(r.page);
-                break 'burst;
-            }
-            if tell_supply && usr.left == r.count {
-                supply.on_reference(owner, page, r.count, self.supply_refs);
-                self.supply_refs += u64::from(r.count);
-            }
-            let fr = &mut self.mem.frames[f as usize];
-            fr.referenced = true;
-            self.survival.marks[f as usize] = crate::survival::Mark { user: u, at: ess };
-            if r.kind.is_write() {
-                fr.changed = true;
-            }
-            let cost = u64::from(usr.left) * rps;
-            if used_ps + cost <= avail_ps {
-                used_ps += cost;
-                usr.pos += 1;
-                runs_done += 1;
-                if usr.pos < usr.runs.len() {
-                    usr.left = usr.runs[usr.pos].count;
-                }
-            } else {
-                let n = (avail_ps - used_ps) / rps;
-                usr.left -= n as u32;
-                used_ps += n * rps;
-                break 'burst;
-            }
-        }
-        let elapsed = match outcome {
-            Outcome::Spent => {
-                usr.carry_ps = avail_ps - used_ps;
-                budget_ns
-            }
-            Outcome::Fault(_) => {
-                usr.carry_ps = 0;
-                used_ps.div_ceil(1000).min(budget_ns)
-            }
-        };
-        self.n_runs += runs_done;
-        self.c.cpu_problem_s += elapsed as f64 / 1e9;
-        usr.state = UState::Running;
-        self.cpus[ci] = Cpu {
-            user: u,
-            busy: true,
-            outcome,
-            elapsed_ns: elapsed,
-            burst_end: Tick(start + elapsed),
-        };
-        self.n_idle_cpus -= 1;
-        Ok(())
-    }
-
     fn handle_burst_ended(&mut self, ci: u32) -> Result<(), SysError> {
         let cpu = self.cpus[ci as usize];
         self.cpus[ci as usize].busy = false;
@@ -532,6 +434,7 @@ impl<'o> System<'o> {
 }
 
 mod build;
+mod burst;
 mod cp_spool;
 mod guest_hooks;
 mod invariants;

@@ -35,11 +35,11 @@ impl System<'_> {
             let pte = *self.mem.pte_mut(owner, idx);
             if pte.frame != NONE {
                 // The ring came round to a page still in storage: its frame is reused.
-                let fr = &mut self.mem.frames[pte.frame as usize];
-                if fr.state == FrameState::PageOut {
-                    fr.state = FrameState::Resident;
+                if self.mem.frames[pte.frame as usize].state == FrameState::PageOut {
+                    self.mem.set_state(pte.frame, FrameState::Resident);
                     self.c.reclaims += 1.0;
                 }
+                let fr = &mut self.mem.frames[pte.frame as usize];
                 fr.referenced = true;
                 fr.changed = true;
                 continue;

@@ -202,8 +202,8 @@ impl System<'_> {
                 e.slot = slot;
                 e.dev = addr.dev;
                 let f = pte.frame;
+                self.mem.set_state(f, FrameState::PageOut);
                 let fr = &mut self.mem.frames[f as usize];
-                fr.state = FrameState::PageOut;
                 fr.changed = false;
                 fr.referenced = false;
                 ps.prepaged[f as usize] = false;

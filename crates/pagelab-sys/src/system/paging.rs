@@ -25,9 +25,8 @@ impl System<'_> {
                     self.fault_done(w, true);
                 }
                 FrameState::PageOut => {
-                    let fr = &mut self.mem.frames[f as usize];
-                    fr.state = FrameState::Resident;
-                    fr.referenced = true;
+                    self.mem.set_state(f, FrameState::Resident);
+                    self.mem.frames[f as usize].referenced = true;
                     self.c.reclaims += 1.0;
                     self.mem.pte_mut(owner, idx).flushed_out = false;
                     self.fault_done(w, true);
@@ -88,7 +87,7 @@ impl System<'_> {
                 self.fault_still_waits(w);
             } else {
                 if st == FrameState::PageOut {
-                    self.mem.frames[cur as usize].state = FrameState::Resident;
+                    self.mem.set_state(cur, FrameState::Resident);
                     self.c.reclaims += 1.0;
                     self.mem.pte_mut(owner, idx).flushed_out = false;
                 }
@@ -103,9 +102,8 @@ impl System<'_> {
         let pte = *self.mem.pte_mut(owner, idx);
         if pte.slot == NONE {
             // First reference: a cleared frame, no I/O; it has no slot copy, so it is changed.
-            let fr = &mut self.mem.frames[f as usize];
-            fr.state = FrameState::Resident;
-            fr.changed = true;
+            self.mem.set_state(f, FrameState::Resident);
+            self.mem.frames[f as usize].changed = true;
             self.c.zero_fills += 1.0;
             self.steal.reused(f);
             self.fault_done(w, true);
@@ -215,8 +213,8 @@ impl System<'_> {
                 let p = self.mem.pte_mut(fr.owner, fr.page);
                 p.slot = addr.slot;
                 p.dev = addr.dev;
+                self.mem.set_state(f, FrameState::PageOut);
                 let frm = &mut self.mem.frames[f as usize];
-                frm.state = FrameState::PageOut;
                 frm.changed = false;
                 frm.referenced = false;
                 self.pending_outs += 1;
@@ -297,9 +295,9 @@ impl System<'_> {
             let f = io.frame;
             match io.op {
                 IoOp::Read => {
+                    debug_assert_eq!(self.mem.frames[f as usize].state, FrameState::PageIn);
+                    self.mem.set_state(f, FrameState::Resident);
                     let fr = &mut self.mem.frames[f as usize];
-                    debug_assert_eq!(fr.state, FrameState::PageIn);
-                    fr.state = FrameState::Resident;
                     fr.referenced = true;
                     fr.changed = false;
                     let waited = (self.now - io.queued).as_secs_f64();

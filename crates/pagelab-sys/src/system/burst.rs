@@ -1,0 +1,158 @@
+//! A processor's burst: the user's reference runs applied in one tight loop until a fault or
+//! the budget's end.
+
+use super::*;
+use crate::memory::Frame;
+use crate::survival::Mark;
+
+/// What the reference loop may touch, borrowed apart from the user.
+struct Refs<'a> {
+    /// Resident frame per page ([`Memory::live`]) of the user and of the shared segment.
+    own: &'a [u32],
+    shared: &'a [u32],
+    shared_pages: u32,
+    shared_owner: u32,
+    frames: &'a mut [Frame],
+    marks: &'a mut [Mark],
+    /// The mark a reference leaves (the user and its essential interruptions).
+    mark: Mark,
+    /// The frame supply, when it ranks references, and its reference clock.
+    supply: Option<(&'a mut Supply, &'a mut u64)>,
+    reference_ps: u64,
+}
+
+/// How the runs in hand ended.
+enum Stop {
+    /// Every run in the buffer was applied.
+    Drained,
+    /// The budget was spent.
+    Spent,
+    /// A reference to a page not valid in storage.
+    Fault(u32),
+}
+
+impl Refs<'_> {
+    /// Applies `usr`'s runs from `usr.pos` on while `*used_ps` stays within `avail_ps`;
+    /// counts the whole runs applied in `*done`.
+    #[inline]
+    fn apply(&mut self, usr: &mut User, avail_ps: u64, used_ps: &mut u64, done: &mut u64) -> Stop {
+        let runs = &usr.runs[..];
+        let (mut pos, mut left, mut used) = (usr.pos, usr.left, *used_ps);
+        let rps = self.reference_ps;
+        let stop = loop {
+            let r = runs[pos];
+            let (table, owner) = if r.page < self.shared_pages {
+                (self.shared, self.shared_owner)
+            } else {
+                (self.own, self.mark.user)
+            };
+            let f = match table.get(r.page as usize) {
+                Some(&f) if f != NONE => f as usize,
+                _ => break Stop::Fault(r.page),
+            };
+            if let Some((supply, clock)) = self.supply.as_mut() {
+                if left == r.count {
+                    supply.on_reference(owner, r.page, r.count, **clock);
+                    **clock += u64::from(r.count);
+                }
+            }
+            let fr = &mut self.frames[f];
+            fr.referenced = true;
+            if r.kind.is_write() {
+                fr.changed = true;
+            }
+            self.marks[f] = self.mark;
+            let cost = u64::from(left) * rps;
+            if used + cost > avail_ps {
+                let n = (avail_ps - used) / rps;
+                left -= n as u32;
+                used += n * rps;
+                break Stop::Spent;
+            }
+            used += cost;
+            pos += 1;
+            *done += 1;
+            match runs.get(pos) {
+                Some(next) => left = next.count,
+                None => break Stop::Drained,
+            }
+        };
+        (usr.pos, usr.left, *used_ps) = (pos, left, used);
+        stop
+    }
+}
+
+impl System<'_> {
+    pub(super) fn run_burst(&mut self, ci: usize, u: u32, slice: u64) -> Result<(), SysError> {
+        // A burst cut short by an event continues without a new dispatch.
+        let dispatch_cost = if std::mem::take(&mut self.users[u as usize].cont) {
+            0
+        } else {
+            self.c.dispatches += 1.0;
+            self.cost.dispatch
+        };
+        let sup = dispatch_cost + std::mem::take(&mut self.sup_debt_ns);
+        self.c.cpu_supervisor_s += sup as f64 / 1e9;
+        let start = self.now.as_ns() + sup;
+        let next_ev = self.q.peek_time().unwrap_or(self.end).as_ns();
+        let usr = &mut self.users[u as usize];
+        if usr.minor_left_ns == 0 {
+            usr.minor_left_ns = self.dispatch_ns;
+        }
+        let budget_ns = usr
+            .seg_left_ns
+            .min(usr.minor_left_ns)
+            .min(slice - usr.stay_cpu_ns)
+            .min(next_ev.saturating_sub(start));
+        let avail_ps = budget_ns * 1000 + usr.carry_ps;
+        let tell_supply = self.supply.wants_references();
+        let mut refs = Refs {
+            own: &self.mem.live[u as usize],
+            shared: &self.mem.live[self.shared_owner as usize],
+            shared_pages: self.shared_pages,
+            shared_owner: self.shared_owner,
+            frames: &mut self.mem.frames,
+            marks: &mut self.survival.marks,
+            mark: Mark {
+                user: u,
+                at: self.survival.essential[u as usize],
+            },
+            supply: tell_supply.then_some((&mut self.supply, &mut self.supply_refs)),
+            reference_ps: self.reference_ps,
+        };
+        let mut used_ps = 0u64;
+        let mut runs_done = 0u64;
+        let outcome = loop {
+            if usr.pos >= usr.runs.len() {
+                usr.refill_runs(self.opener)?;
+            }
+            match refs.apply(usr, avail_ps, &mut used_ps, &mut runs_done) {
+                Stop::Drained => continue,
+                Stop::Spent => break Outcome::Spent,
+                Stop::Fault(page) => break Outcome::Fault(page),
+            }
+        };
+        let elapsed = match outcome {
+            Outcome::Spent => {
+                usr.carry_ps = avail_ps - used_ps;
+                budget_ns
+            }
+            Outcome::Fault(_) => {
+                usr.carry_ps = 0;
+                used_ps.div_ceil(1000).min(budget_ns)
+            }
+        };
+        self.n_runs += runs_done;
+        self.c.cpu_problem_s += elapsed as f64 / 1e9;
+        usr.state = UState::Running;
+        self.cpus[ci] = Cpu {
+            user: u,
+            busy: true,
+            outcome,
+            elapsed_ns: elapsed,
+            burst_end: Tick(start + elapsed),
+        };
+        self.n_idle_cpus -= 1;
+        Ok(())
+    }
+}
