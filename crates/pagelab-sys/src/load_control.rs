@@ -363,10 +363,11 @@ impl LoadControl for StorageTest {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn vm() -> LoadController {
+    /// VM/370's storage-test controller with the CP-67 slices, for tests.
+    pub(crate) fn vm() -> LoadController {
         LoadController::build(&LoadControlSpec::Vm370(StorageTestSpec {
             q1_slice_s: 0.25,
             q2_slice_s: 2.5,

@@ -225,7 +225,6 @@ impl ClassRt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load_control::spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
     use crate::locality::LocalityModel;
     use crate::spec::LocalitySpec;
     use pagelab_core::RngStreams;
@@ -246,14 +245,7 @@ mod tests {
         };
         let streams = RngStreams::new(9);
         let model = LocalityModel::new(&p, 0, streams.stream("p", 0));
-        let lc = LoadController::build(&LoadControlSpec::Vm370(StorageTestSpec {
-            q1_slice_s: 0.25,
-            q2_slice_s: 2.5,
-            q1_overcommit: 1.25,
-            projection: ProjectionKind::Damped,
-            initial_ws_pages: 20.0,
-            eliminate_false_drops: false,
-        }));
+        let lc = crate::load_control::tests::vm();
         let mut u = User::new(
             0,
             Program::Locality(Box::new(model)),
