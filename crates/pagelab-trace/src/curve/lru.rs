@@ -161,6 +161,21 @@ impl PageState {
 /// references of a program with locality land there.
 const TOP: usize = 32;
 
+/// Moves `page`, one of `top`, to its front, shifting the pages before it down one place in
+/// the same scan that finds it (no separate copy); returns its position before, from 1.
+#[inline]
+fn move_to_front(top: &mut [u32], page: u32) -> u32 {
+    let mut carry = page;
+    for (i, slot) in top.iter_mut().enumerate() {
+        let x = std::mem::replace(slot, carry);
+        if x == page {
+            return i as u32 + 1;
+        }
+        carry = x;
+    }
+    unreachable!("a page marked in the top is among the top pages")
+}
+
 /// One-pass LRU stack: feed runs, then [`finish`](LruStack::finish).
 #[derive(Clone, Debug)]
 pub struct LruStack {
@@ -293,10 +308,7 @@ impl LruStack {
                 self.cold += u64::from(counted);
                 0
             } else if self.pages[p].in_top {
-                let i = self.top.iter().position(|&x| x == r.page).unwrap_or(0);
-                self.top.copy_within(0..i, 1);
-                self.top[0] = r.page;
-                i as u32 + 1
+                move_to_front(&mut self.top, r.page)
             } else {
                 let d = self.top.len() as u32 + self.marks.after(prev) + 1;
                 self.marks.clear(prev);
