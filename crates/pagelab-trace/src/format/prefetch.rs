@@ -8,7 +8,9 @@
 //! always the oldest one being decoded; finished chunks wait in a window until the consumer
 //! takes them in order. The consumer thus sees the chunks in order, and an error where the
 //! single reader would have met it. Two decoders matter when decoding costs more than what
-//! consumes the runs (FIFO, CLOCK): the pass then runs on both cores instead of one.
+//! consumes the runs (FIFO, CLOCK): the pass then runs on both cores instead of one. Where the
+//! consumer is the slower side (LRU, ARC) the second decoder would only take turns on the
+//! consumer's core, so it decodes only while the consumer's next chunk is unfinished.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -79,11 +81,11 @@ impl<T: Send + 'static> Pass<T> {
         let (total, order) = (order.len(), Arc::new(order));
         let ahead = PrefetchReader::DEPTH * d;
         let workers = (0..d)
-            .map(|_| {
+            .map(|k| {
                 let (shared, order, path) = (shared.clone(), order.clone(), path.clone());
                 std::thread::spawn(move || {
                     let _leave = Leave(&shared);
-                    decoder(&shared, &order, &path, ahead, decode);
+                    decoder(&shared, &order, &path, ahead, decode, k > 0);
                 })
             })
             .collect();
@@ -148,12 +150,19 @@ impl<T: Send + 'static> Pass<T> {
 }
 
 /// One decoder: claims the next chunk while the window has room, decodes it, files it.
+///
+/// A `helper` (every decoder but the first) claims a chunk only while the consumer's next
+/// chunk is not ready. When the consumer is the slower side the first decoder keeps ahead of
+/// it alone and the helpers sleep, so they never take a core from it; when decoding is the
+/// slower side (FIFO, CLOCK) the consumer keeps finding its next chunk unfinished and the
+/// helpers decode beside the first.
 fn decoder<T>(
     shared: &Shared<T>,
     order: &[usize],
     path: &std::path::Path,
     ahead: usize,
     decode: DecodeFn<T>,
+    helper: bool,
 ) {
     let (mut reader, mut open_err) = match TraceReader::open(path) {
         Ok(r) => (Some(r), None),
@@ -161,7 +170,11 @@ fn decoder<T>(
     };
     loop {
         let mut st = shared.lock();
-        while !st.stop && st.next < order.len() && st.next >= st.taken + ahead {
+        while !st.stop
+            && st.next < order.len()
+            && (st.next >= st.taken + ahead
+                || helper && st.window.front().is_some_and(Option::is_some))
+        {
             st = shared.room.wait(st).unwrap_or_else(|e| e.into_inner());
         }
         if st.stop || st.next >= order.len() {
