@@ -256,6 +256,36 @@ def test_a_table_override_replaces_the_table_of_an_extending_preset():
     assert "initial_ws_pages" not in r.spec["load_control"]
 
 
+def test_an_override_one_past_the_end_appends_a_class(tmp_path):
+    from pagelab.errors import PagelabError
+    from pagelab.sweep.spec import apply_override
+
+    tree = {"workload": {"class": [{"name": "cms"}]}}
+    apply_override(tree, "workload.class.1", {"name": "guest"}, "arg")
+    assert [c["name"] for c in tree["workload"]["class"]] == ["cms", "guest"]
+    with pytest.raises(PagelabError, match="below 2 \\(2 appends\\)"):
+        apply_override(tree, "workload.class.3", {"name": "x"}, "arg")
+    # the engine appends the same way: one user of a class of its own
+    guest = {
+        "name": "guest",
+        "fraction": 0.01,
+        "think": {"kind": "fixed", "s": 0.0},
+        "commands": [{"name": "c", "cpu_ms": 50.0}],
+        "program": {
+            "kind": "drifting",
+            "set_pages": 60,
+            "address_pages": 200,
+            "drift": 0.05,
+            "locality_pages": 20,
+            "runs_per_phase": 100,
+            "refs_per_run": 500.0,
+            "write_fraction": 0.4,
+        },
+    }
+    r = pagelab.run_system("vmsp", set={**TINY, "workload.users": 41, "workload.class.2": guest})
+    assert [c["name"] for c in r.spec["workload"]["class"]][-1] == "guest"
+
+
 def test_import_pagelab_stays_light():
     code = "import sys, pagelab; print(sorted({'rich', 'pandas', 'dask'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

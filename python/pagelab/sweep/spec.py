@@ -68,7 +68,8 @@ def _merge_over(base: dict[str, Any], top: dict[str, Any]) -> None:
 
 
 def apply_override(tree: dict[str, Any], key: str, value: Any, arg: str) -> None:
-    """Sets `key` (dotted; numbers index arrays) in `tree`, creating tables as the engine does."""
+    """Sets `key` (dotted; numbers index arrays) in `tree`, creating tables as the engine does;
+    an index one past an array's end appends `value` to it, as in the engine."""
     parts = key.split(".")
     cur: Any = tree
     for i, part in enumerate(parts):
@@ -79,9 +80,14 @@ def apply_override(tree: dict[str, Any], key: str, value: Any, arg: str) -> None
                 return
             cur = cur.setdefault(part, {})
         elif isinstance(cur, list):
-            if not part.isdigit() or int(part) >= len(cur):
+            n = len(cur)
+            if last and part == str(n):
+                cur.append(value)
+                return
+            if not part.isdigit() or int(part) >= n:
                 raise PagelabError(
-                    f"--set {arg!r}: `{part}` indexes an array of {len(cur)}: expected an index"
+                    f"--set {arg!r}: `{part}` indexes an array of {n}: expected an index "
+                    f"below {n} ({n} appends)"
                 )
             if last:
                 cur[int(part)] = value

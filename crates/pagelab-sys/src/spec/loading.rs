@@ -164,7 +164,9 @@ fn value_at<'a>(
     })
 }
 
-/// Sets `key` (dotted; numeric parts index arrays) in `root` to the TOML value `val`.
+/// Sets `key` (dotted; numeric parts index arrays) in `root` to the TOML value `val`. An index
+/// one past an array's end appends `val` to it, so that an override can add a table to an
+/// array of tables (`workload.class.2={name = "guest", ...}`).
 pub fn apply_override(root: &mut toml::Value, key: &str, val: &str) -> Result<(), SysError> {
     let arg = format!("{key}={val}");
     let err = |what: String| SysError::Override {
@@ -201,9 +203,15 @@ pub fn apply_override(root: &mut toml::Value, key: &str, val: &str) -> Result<()
                     ))
                 })?;
                 let len = a.len();
-                let slot = a
-                    .get_mut(idx)
-                    .ok_or_else(|| err(format!("index {idx} out of range: the array has {len}")))?;
+                if last && idx == len {
+                    a.push(parsed);
+                    return Ok(());
+                }
+                let slot = a.get_mut(idx).ok_or_else(|| {
+                    err(format!(
+                        "index {idx} out of range: the array has {len} (index {len} appends)"
+                    ))
+                })?;
                 if last {
                     *slot = parsed;
                     return Ok(());
