@@ -55,7 +55,7 @@ from .hpo_fit import direction_claims, limit_override, q2_limit, record_fit, run
 
 NAME = "hpo-lessons"
 PAPER = "Tetzlaff et al. 1987"
-TITLE = "Things learned: the free list's size and the garbage collector"
+TITLE = "Things learned: the free list's size, the garbage collector and the large guest"
 
 SMOKE = ["run.duration_s=300", "run.warmup_s=60", "monitor.interval_s=30"]
 
