@@ -58,6 +58,7 @@ def test_calibration_recovers_two_known_parameters(tmp_path):
     doc = tomllib.loads(text)
     assert doc["workload"]["cpu_ms"] == pytest.approx(best["workload.cpu_ms"])
     assert doc["provenance"]["fitted"] == list(TRUTH)
+    assert doc["provenance"]["fixed"] == list(SHORT)
     assert [p["metric"] for p in doc["provenance"]["aimed_at"]] == list(METRICS)
     assert text.count("# fitted by pagelab calibrate to target.toml on ") == 2
     # The fitted preset is a preset: it runs, and close to the target.

@@ -284,6 +284,7 @@ def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) 
         "seeds": cal.seeds,
         "loss": best.loss,
         "fitted": [v.key for v in cal.vary],
+        "fixed": list(set),
         "key": [
             {"key": v.key, "range": [v.lo, v.hi], "value": best.values[v.key]} for v in cal.vary
         ],

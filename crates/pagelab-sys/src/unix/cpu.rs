@@ -195,7 +195,7 @@ impl Machine {
         p.from_sleep = true;
         p.woke_at = Some(now);
         p.ready_since = now;
-        if p.pri < self.curpri {
+        if p.pri < self.curpri && self.spec.scheduler.wakeup_preempts {
             self.runrun = true;
         }
         if !p.loaded && self.sched == SchedState::Runout {

@@ -619,6 +619,21 @@ mod tests {
     }
 
     #[test]
+    pub(super) fn a_wakeup_preempts_only_under_the_v6_reading() {
+        for (preempts, want) in [("true", true), ("false", false)] {
+            let mut m = machine(&[("scheduler.wakeup_preempts", preempts)]);
+            m.curpri = 105;
+            m.procs[0].stat = Stat::SleepLow;
+            m.procs[0].pri = 90;
+            m.wakeup(0);
+            assert_eq!(m.procs[0].stat, Stat::Run);
+            // V6 `setrun`: a better priority than the running one's sets `runrun`; CHANSON
+            // §3.1's reading leaves the running request alone.
+            assert_eq!(m.runrun, want, "wakeup_preempts = {preempts}");
+        }
+    }
+
+    #[test]
     pub(super) fn swtch_takes_the_lowest_priority_number_then_round_robin() {
         let mut m = machine(&[("machine.syscall_us", "0.0")]);
         for p in &mut m.procs {

@@ -199,6 +199,17 @@ pub struct SchedulerSpec {
     /// (numerically; `TTIPRI` = 10: terminal input or lower, Chanson §2.B).
     #[serde(default = "ttipri")]
     pub reaction_min_pri: i32,
+    /// Whether a process made runnable (woken, or swapped in ready) with a better priority than
+    /// the running one preempts it at the next return to user mode: `setrun` sets `runrun` in
+    /// the V6 code (true). CHANSON §3.1 describes his system otherwise: "for all CPU requests
+    /// under one second, the CPU will not do a context switch", so a waking process waits for
+    /// the running request to block or for the per-second priority recomputation (false).
+    #[serde(default = "yes")]
+    pub wakeup_preempts: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn puser() -> i32 {
@@ -222,6 +233,7 @@ impl Default for SchedulerSpec {
             schmag: 10,
             forced_switch_s: 4,
             reaction_min_pri: 10,
+            wakeup_preempts: true,
         }
     }
 }

@@ -186,7 +186,8 @@ impl Machine {
                 p.time = 0;
                 p.ready_since = now;
                 let size = p.size;
-                if p.stat == Stat::Run && p.pri < self.curpri {
+                if p.stat == Stat::Run && p.pri < self.curpri && self.spec.scheduler.wakeup_preempts
+                {
                     self.runrun = true;
                 }
                 self.st.swap_ins += 1.0;
