@@ -9,17 +9,13 @@
 //! from B2 when all four lists hold 2c pages (the paper's cases IV.A and IV.B). A hit moves the
 //! page to the head of T2; so does the second reference of a run.
 //!
-//! T1, B1 and B2 are linked lists over shared links; T2, which takes nearly every hit, is a
-//! log of references (`recency_log.rs`, as LRU's), so that a hit in it is one append.
-//!
 //! Deviation: the adaptation steps use integer division (p is a whole number of pages); the
 //! paper's figure writes the ratios without saying (section "ARC", figure 4).
 //!
 //! Parameters: none.
 
 use super::list::{self, Links, List};
-use super::recency_log::{compact, RecencyLog};
-use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
+use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams};
 use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
 
@@ -38,15 +34,11 @@ const T2: u8 = 2;
 const B1: u8 = 3;
 const B2: u8 = 4;
 
-/// ARC state: T1, B1 and B2 sharing one set of links, T2 as a recency log, and the target p.
+/// ARC state: the four lists sharing one set of links, and the target p.
 #[derive(Clone, Debug)]
 pub struct Arc {
     links: Links,
-    /// T1, B1, B2 by their codes (entries NONE and T2 unused).
     lists: [List; 5],
-    t2: RecencyLog,
-    t2_len: u32,
-    /// Which list each page is on.
     place: Vec<u8>,
     p: u32,
     c: u32,
@@ -58,8 +50,6 @@ impl Arc {
         Ok(Arc {
             links: Links::new(page_bound),
             lists: [List::default(); 5],
-            t2: RecencyLog::new(page_bound),
-            t2_len: 0,
             place: vec![NONE; page_bound as usize],
             p: 0,
             c: frames,
@@ -68,44 +58,24 @@ impl Arc {
 
     #[inline]
     fn len(&self, l: u8) -> u32 {
-        if l == T2 {
-            self.t2_len
-        } else {
-            self.lists[l as usize].len
-        }
+        self.lists[l as usize].len
     }
 
     #[inline]
     fn unlink(&mut self, x: u32) {
         let l = self.place[x as usize];
-        if l == T2 {
-            self.t2.remove(x);
-            self.t2_len -= 1;
-        } else {
-            self.links.remove(&mut self.lists[l as usize], x);
-        }
+        self.links.remove(&mut self.lists[l as usize], x);
         self.place[x as usize] = NONE;
     }
 
     #[inline]
     fn push(&mut self, l: u8, x: u32) {
-        if l == T2 {
-            self.t2.append(x);
-            self.t2_len += 1;
-        } else {
-            self.links.push_front(&mut self.lists[l as usize], x);
-        }
+        self.links.push_front(&mut self.lists[l as usize], x);
         self.place[x as usize] = l;
     }
 
-    /// Removes and returns the least recent page of list `l` (T2's must hold one).
     fn pop_lru(&mut self, l: u8) -> u32 {
-        let x = if l == T2 {
-            self.t2_len -= 1;
-            self.t2.pop_oldest()
-        } else {
-            self.links.pop_back(&mut self.lists[l as usize])
-        };
+        let x = self.links.pop_back(&mut self.lists[l as usize]);
         self.place[x as usize] = NONE;
         x
     }
@@ -174,7 +144,6 @@ impl Arc {
 impl Replacement for Arc {
     fn reserve_pages(&mut self, page_bound: u32) {
         self.links.reserve_pages(page_bound);
-        self.t2.reserve_pages(page_bound);
         if self.place.len() < page_bound as usize {
             self.place.resize(page_bound as usize, NONE);
         }
@@ -182,11 +151,11 @@ impl Replacement for Arc {
 
     #[inline(always)]
     fn reference(&mut self, page: u32, count: u32, _now: u64, mem: &mut Memory) -> bool {
+        // A hit (case I) ends at the head of T2, whatever the run's length: done here, with
+        // no move when the page is already there.
         match self.place[page as usize] {
             T2 => {
-                if self.t2.last() != page {
-                    self.t2.append(page);
-                }
+                self.links.move_front(&mut self.lists[T2 as usize], page);
                 return true;
             }
             T1 => {
@@ -203,50 +172,35 @@ impl Replacement for Arc {
         hit
     }
 
-    /// Hits in T2 and T1 in a loop over tables borrowed once; anything else through
-    /// [`Arc::reference`].
+    /// Hits (case I) in a loop over tables borrowed once; each miss through
+    /// [`Arc::reference`] with the lists written back.
     fn run_block(&mut self, runs: &[Run], now: u64, mem: &mut Memory) -> u64 {
         let (mut faults, mut now, mut i) = (0u64, now, 0usize);
         while i < runs.len() {
-            let mut t1 = self.lists[T1 as usize];
-            let mut t2_len = self.t2_len;
+            let mut lists = self.lists;
             let (place, link) = (&mut self.place[..], self.links.as_mut_slice());
-            let RecencyLog {
-                log,
-                front,
-                end,
-                at,
-            } = &mut self.t2;
-            let at = &mut at[..];
-            let mut e = *end;
-            let mut last = if e > 0 { log[e - 1] } else { NIL };
             while let Some(r) = runs.get(i) {
                 let x = r.page;
                 mem.dirty[x as usize] |= r.kind.is_write();
                 match place[x as usize] {
-                    T2 if x == last => {}
-                    T2 | T1 => {
-                        if place[x as usize] == T1 {
-                            list::remove(link, &mut t1, x);
-                            place[x as usize] = T2;
-                            t2_len += 1;
+                    T2 => {
+                        let t2 = &mut lists[T2 as usize];
+                        if t2.head != x {
+                            list::remove(link, t2, x);
+                            list::push_front(link, t2, x);
                         }
-                        if e == log.len() {
-                            compact(log, at, front, &mut e);
-                        }
-                        at[x as usize] = e as u32;
-                        log[e] = x;
-                        e += 1;
-                        last = x;
+                    }
+                    T1 => {
+                        list::remove(link, &mut lists[T1 as usize], x);
+                        list::push_front(link, &mut lists[T2 as usize], x);
+                        place[x as usize] = T2;
                     }
                     _ => break,
                 }
                 now += u64::from(r.count);
                 i += 1;
             }
-            *end = e;
-            self.lists[T1 as usize] = t1;
-            self.t2_len = t2_len;
+            self.lists = lists;
             if let Some(r) = runs.get(i) {
                 faults += u64::from(!self.reference(r.page, r.count, now, mem));
                 now += u64::from(r.count);
@@ -275,15 +229,8 @@ impl Replacement for Arc {
     fn state(&self) -> PolicyState {
         let names = ["", "T1", "T2", "B1", "B2"];
         PolicyState {
-            lists: (1..5u8)
-                .map(|l| {
-                    let pages = if l == T2 {
-                        self.t2.recent_first()
-                    } else {
-                        self.links.collect(&self.lists[l as usize])
-                    };
-                    (names[l as usize].to_string(), pages)
-                })
+            lists: (1..5)
+                .map(|l| (names[l].to_string(), self.links.collect(&self.lists[l])))
                 .collect(),
             values: vec![("p".into(), f64::from(self.p))],
             ..PolicyState::default()

@@ -1,20 +1,32 @@
 //! LRU: reclaim the page referenced longest ago.
 //!
-//! The recency order is a log of references (`recency_log.rs`): a hit appends the page (one store, no pointer
+//! The recency order is kept as a *log* of references, oldest first, in which only each
+//! resident page's latest entry counts: a hit appends the page (one store, no pointer
 //! chasing), and a fault with full memory reclaims the page of the first entry that is still
-//! its page's latest, the tail of the textbook list with a move-to-front per hit (both orders
-//! are "by last reference", so the two reclaim the same page every time). A hit on the page
-//! referenced last changes nothing and appends nothing.
+//! its page's latest. That page is the one whose last reference is oldest, the tail of the
+//! textbook list with a move-to-front per hit: both orders are "by last reference", so the two
+//! reclaim the same page every time (the recency list in step mode is read off the log).
+//! Entries that are no longer a page's latest are skipped at the front and dropped when the log
+//! is compacted, which happens when it has grown to [`LOG_SLACK`] times the resident pages it
+//! held after the last compaction (at least [`LOG_MIN`]): each compaction either drops most of
+//! the log or the resident set has grown fourfold, so each entry costs O(1) amortized and the
+//! log stays O(resident pages). A hit on the page referenced last changes
+//! nothing and appends nothing.
 //!
 //! LRU is a stack algorithm (Mattson, Gecsei, Slutz & Traiger 1970): its faults at every size
 //! come out of one pass in [`crate::curve::lru`].
 //!
 //! Parameters: none. Deviations: none.
 
-use super::recency_log::{compact, pop_oldest, RecencyLog};
 use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
 use crate::{Run, TraceError};
 use serde::{Deserialize, Serialize};
+
+/// The log is compacted when it holds this many entries per resident page (at least
+/// [`LOG_MIN`]).
+const LOG_SLACK: usize = 16;
+/// The smallest log before compaction [entries].
+const LOG_MIN: usize = 1 << 16;
 
 /// LRU has no parameters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -25,10 +37,16 @@ impl SpecParams for LruSpec {
     const PARAMS: &'static [ParamInfo] = &[];
 }
 
-/// LRU state: the recency order, and how many pages it holds of how many frames.
+/// LRU state: the reference log and, per page, the index of its latest entry.
 #[derive(Clone, Debug)]
 pub struct Lru {
-    rec: RecencyLog,
+    /// Pages in order of reference: `log[front..end]`; entries before `front` are spent. Its
+    /// length is where it is compacted next.
+    log: Vec<u32>,
+    front: usize,
+    end: usize,
+    /// Per page: index in `log` of its latest entry, `NIL` if not resident.
+    at: Vec<u32>,
     len: u32,
     cap: u32,
 }
@@ -37,47 +55,99 @@ impl Lru {
     /// LRU over `frames` frames [frames] for pages `0..page_bound`.
     pub fn new(_spec: &LruSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         Ok(Lru {
-            rec: RecencyLog::new(page_bound),
+            log: vec![0; LOG_MIN],
+            front: 0,
+            end: 0,
+            at: vec![NIL; page_bound as usize],
             len: 0,
             cap: frames,
         })
     }
+
+    /// Removes and returns the least recently referenced resident page.
+    #[inline]
+    fn pop_oldest(&mut self) -> u32 {
+        self.len -= 1;
+        pop_oldest(&self.log, &mut self.at, &mut self.front)
+    }
+
+    /// Appends `page` as the most recent reference.
+    #[inline(always)]
+    fn append(&mut self, page: u32) {
+        if self.end == self.log.len() {
+            compact(&mut self.log, &mut self.at, &mut self.front, &mut self.end);
+        }
+        self.at[page as usize] = self.end as u32;
+        self.log[self.end] = page;
+        self.end += 1;
+    }
+}
+
+/// Removes the least recently referenced resident page from `log[*front..]` and returns it.
+#[inline(always)]
+fn pop_oldest(log: &[u32], at: &mut [u32], front: &mut usize) -> u32 {
+    loop {
+        let p = log[*front];
+        let live = at[p as usize] == *front as u32;
+        *front += 1;
+        if live {
+            at[p as usize] = NIL;
+            return p;
+        }
+    }
+}
+
+/// Drops the entries that are no longer their page's latest, renumbers the rest and sizes the
+/// log for the next compaction.
+#[cold]
+#[inline(never)]
+fn compact(log: &mut Vec<u32>, at: &mut [u32], front: &mut usize, end: &mut usize) {
+    let mut k = 0;
+    for i in *front..*end {
+        let p = log[i];
+        if at[p as usize] == i as u32 {
+            log[k] = p;
+            at[p as usize] = k as u32;
+            k += 1;
+        }
+    }
+    *front = 0;
+    *end = k;
+    log.resize(
+        k.saturating_mul(LOG_SLACK).clamp(LOG_MIN, NIL as usize - 1),
+        0,
+    );
 }
 
 impl Replacement for Lru {
     fn reserve_pages(&mut self, page_bound: u32) {
-        self.rec.reserve_pages(page_bound);
+        if self.at.len() < page_bound as usize {
+            self.at.resize(page_bound as usize, NIL);
+        }
     }
 
     #[inline(always)]
     fn reference(&mut self, page: u32, _count: u32, _now: u64, mem: &mut Memory) -> bool {
-        if self.rec.contains(page) {
-            if self.rec.last() != page {
-                self.rec.append(page);
+        if self.at[page as usize] != NIL {
+            if self.end == 0 || self.log[self.end - 1] != page {
+                self.append(page);
             }
             return true;
         }
         if self.len == self.cap {
-            let victim = self.rec.pop_oldest();
+            let victim = self.pop_oldest();
             mem.reclaim(victim);
-        } else {
-            self.len += 1;
         }
-        self.rec.append(page);
+        self.append(page);
+        self.len += 1;
         false
     }
 
     /// The loop of [`Lru::reference`] over tables borrowed once, the log's state in locals.
     fn run_block(&mut self, runs: &[Run], _now: u64, mem: &mut Memory) -> u64 {
         let mut m = mem.hot();
-        let RecencyLog {
-            log,
-            front,
-            end,
-            at,
-        } = &mut self.rec;
-        let at = &mut at[..];
-        let (mut front, mut end, mut len) = (*front, *end, self.len);
+        let (log, at) = (&mut self.log, &mut self.at[..]);
+        let (mut front, mut end, mut len) = (self.front, self.end, self.len);
         let mut last = if end > 0 { log[end - 1] } else { NIL };
         let mut faults = 0u64;
         for r in runs {
@@ -103,19 +173,19 @@ impl Replacement for Lru {
             end += 1;
             last = x;
         }
-        (self.rec.front, self.rec.end, self.len) = (front, end, len);
+        (self.front, self.end, self.len) = (front, end, len);
         m.finish();
         faults
     }
 
     fn is_resident(&self, page: u32) -> bool {
-        self.rec.at.get(page as usize).is_some_and(|&i| i != NIL)
+        self.at.get(page as usize).is_some_and(|&i| i != NIL)
     }
 
     fn forget(&mut self, page: u32) -> bool {
         if self.is_resident(page) {
             // Its entries are no page's latest now: skipped or compacted away.
-            self.rec.remove(page);
+            self.at[page as usize] = NIL;
             self.len -= 1;
         }
         true
@@ -126,11 +196,14 @@ impl Replacement for Lru {
     }
 
     fn state(&self) -> PolicyState {
+        let recency = (self.front..self.end)
+            .rev()
+            .map(|i| (i, self.log[i]))
+            .filter(|&(i, p)| self.at[p as usize] == i as u32)
+            .map(|(_, p)| p)
+            .collect();
         PolicyState {
-            lists: vec![(
-                "recency (most recent first)".into(),
-                self.rec.recent_first(),
-            )],
+            lists: vec![("recency (most recent first)".into(), recency)],
             ..PolicyState::default()
         }
     }
@@ -139,7 +212,6 @@ impl Replacement for Lru {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::recency_log::{LOG_MIN, LOG_SLACK};
     use crate::AccessKind;
     use proptest::prelude::*;
 
@@ -194,8 +266,7 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(lru.resident() as usize, order.len());
-                let rec = &lru.rec;
-                prop_assert!(rec.end <= rec.log.len() && rec.log.len() <= LOG_MIN.max(LOG_SLACK * 48));
+                prop_assert!(lru.end <= lru.log.len() && lru.log.len() <= LOG_MIN.max(LOG_SLACK * 48));
             }
             let recency: Vec<u32> = order.iter().rev().copied().collect();
             prop_assert_eq!(&lru.state().lists[0].1, &recency);

@@ -76,7 +76,6 @@ pub mod lru;
 pub mod min;
 mod next_use;
 pub mod random;
-mod recency_log;
 pub mod sieve;
 pub mod step;
 pub mod ws;
