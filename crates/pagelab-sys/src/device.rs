@@ -35,6 +35,7 @@ use pagelab_core::Tick;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+mod exposures;
 pub mod geometry;
 pub mod moving_cursor;
 pub mod round_turkey;
@@ -225,6 +226,8 @@ pub enum DeviceStep {
     Reconnect(Tick),
     /// Call [`PagingIo::complete`] for this device at the given time.
     Complete(Tick),
+    /// Call [`PagingIo::exposure_step`] for this device's spare exposure at the given time.
+    Exposure(Tick, u16),
 }
 
 #[derive(Clone, Debug)]
@@ -240,6 +243,8 @@ struct Device {
     next: usize,
     started: Tick,
     slots: SlotMap,
+    /// Channel programs on the spare exposures (`exposures - 1` places; `device/exposures.rs`).
+    side: Vec<Option<exposures::Side>>,
 }
 
 /// Per-device counters.
@@ -304,6 +309,7 @@ impl PagingIo {
                     next: 0,
                     started: Tick::ZERO,
                     slots: SlotMap::new(&geom, first, last),
+                    side: Vec::new(),
                 }
             })
             .collect::<Vec<_>>();
@@ -348,7 +354,8 @@ impl PagingIo {
 
     /// Requests queued or in service on `dev` [pages].
     pub fn pending(&self, dev: usize) -> usize {
-        self.devices[dev].queue.len() + self.devices[dev].sio.len()
+        let d = &self.devices[dev];
+        d.queue.len() + d.sio.len() + d.side.iter().flatten().count()
     }
 
     /// A page-out slot by the device selection and slot allocation policies. `None` when every
@@ -388,6 +395,15 @@ impl PagingIo {
     /// they take only swap sets, and ordinary page-outs avoid them.
     pub fn with_swap_areas(mut self, swap: Vec<bool>) -> Self {
         self.swap_area = swap;
+        self
+    }
+
+    /// Gives each device its exposures, the channel programs it serves at once (1: one at a
+    /// time; more only on a fixed-head device, `device/exposures.rs`).
+    pub fn with_exposures(mut self, exposures: &[u32]) -> Self {
+        for (d, &n) in self.devices.iter_mut().zip(exposures) {
+            d.side = vec![None; n.saturating_sub(1) as usize];
+        }
         self
     }
 
@@ -450,7 +466,13 @@ impl PagingIo {
     }
 
     /// Queues `io` on `dev`; if the device is idle an SIO starts and its next step is returned.
+    /// A read that finds a fixed-head device busy starts on a spare exposure if it has one.
     pub fn submit(&mut self, dev: usize, io: PageIo, now: Tick) -> Option<DeviceStep> {
+        if io.op == IoOp::Read {
+            if let Some(step) = self.start_on_exposure(dev, io, now) {
+                return Some(step);
+            }
+        }
         self.devices[dev].queue.push_back(io);
         if self.devices[dev].busy {
             None

@@ -283,6 +283,10 @@ pub struct DeviceSpec {
     /// (tetzlaff "Contiguous page datasets").
     #[serde(default)]
     pub swap_area: bool,
+    /// Channel programs the device serves at once: a fixed-head device's exposures (the 2305
+    /// has eight per module; `device/exposures.rs`); 1 (the default) is one at a time [A].
+    #[serde(default = "one")]
+    pub exposures: u32,
 }
 
 /// Virtual I/O to minidisks: a device service that blocks the user.

@@ -59,6 +59,8 @@ enum Event {
     CpuFreed(u32),
     Reconnect(u16),
     IoComplete(u16),
+    /// A step of a channel program on a spare exposure (device, exposure).
+    Exposure(u16, u16),
     VioDone(u32),
     ConsoleDone(u32),
     Sample,

@@ -97,6 +97,7 @@ fn finish(io: &mut PagingIo, dev: usize, mut step: DeviceStep) -> Tick {
         match step {
             DeviceStep::Reconnect(t) => step = io.reconnect(dev, t),
             DeviceStep::Complete(t) => return t,
+            other => panic!("{other:?}: no exposure was started"),
         }
     }
 }
@@ -256,4 +257,72 @@ proptest! {
             prop_assert_eq!(m.free() + m.used(), 5 * 120);
         }
     }
+}
+
+/// On a 2305 busy with a block of eight page-outs, a demand read: when it completes, and when
+/// the block does, with `exposures` channel programs at once. A small event loop drives the
+/// device's steps in time order.
+fn read_behind_a_block(exposures: u32) -> (Tick, Tick) {
+    let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
+    let mut io = PagingIo::new(&[(g, 0, None)], 1, true, 0).with_exposures(&[exposures]);
+    let w = |slot| PageIo {
+        op: IoOp::Write,
+        slot,
+        frame: slot,
+        queued: Tick(0),
+    };
+    let block: Vec<PageIo> = (0..8).map(|k| w(3 * k)).collect();
+    let mut steps = vec![io.submit_batch(0, &block, Tick(0)).unwrap()];
+    let read = PageIo {
+        op: IoOp::Read,
+        slot: 1,
+        frame: 99,
+        queued: Tick(0),
+    };
+    steps.extend(io.submit(0, read, Tick(0)));
+    let (mut read_done, mut block_done) = (None, None);
+    let mut done = Vec::new();
+    while let Some(i) = (0..steps.len()).min_by_key(|&i| match steps[i] {
+        DeviceStep::Reconnect(t) | DeviceStep::Complete(t) | DeviceStep::Exposure(t, _) => t,
+    }) {
+        let step = steps.swap_remove(i);
+        done.clear();
+        let (t, next) = match step {
+            DeviceStep::Reconnect(t) => (t, Some(io.reconnect(0, t))),
+            DeviceStep::Complete(t) => (t, io.complete(0, t, &mut done)),
+            DeviceStep::Exposure(t, k) => (
+                t,
+                io.exposure_step(0, k as usize, t, &mut done)
+                    .map(|t| DeviceStep::Exposure(t, k)),
+            ),
+        };
+        for d in &done {
+            if d.op == IoOp::Read {
+                read_done = Some(t);
+            } else {
+                block_done = Some(t);
+            }
+        }
+        steps.extend(next);
+    }
+    (read_done.unwrap(), block_done.unwrap())
+}
+
+#[test]
+fn a_spare_exposure_reads_past_a_block_of_page_outs() {
+    let g = Geometry::of(DeviceModel::Ibm2305_2, 4096);
+    // One channel program at a time: the read waits for the whole block (same-angle records
+    // on eight tracks: eight revolutions), then for its own record.
+    let (read1, block1) = read_behind_a_block(1);
+    assert!(read1 > block1, "{read1:?} {block1:?}");
+    // A spare exposure: the read is its own channel program, transferred when its record first
+    // comes round (a third of a rotation in: the block's records are at angle 0, so the
+    // channel is free), long before the block ends; the block is not delayed.
+    let (read2, block2) = read_behind_a_block(2);
+    assert_eq!(
+        read2.as_ns(),
+        g.slot_offset_ns(1) + g.page_transfer_ns,
+        "{read2:?}"
+    );
+    assert_eq!(block2, block1);
 }

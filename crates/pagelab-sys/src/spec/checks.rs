@@ -142,9 +142,14 @@ impl SystemSpec {
             if d.count == 0 {
                 return bad(&format!("device.{i}.count"), "expected at least one device");
             }
+            let cyl = crate::device::Geometry::of(d.model, self.memory.page_bytes.get()).cylinders;
+            if d.exposures == 0 || d.exposures > 8 || (d.exposures > 1 && cyl != 1) {
+                return bad(
+                    &format!("device.{i}.exposures"),
+                    "expected 1 to 8, and more than 1 only on a fixed-head device (2301, 2305)",
+                );
+            }
             if let Some([a, b]) = d.paging_cylinders {
-                let cyl =
-                    crate::device::Geometry::of(d.model, self.memory.page_bytes.get()).cylinders;
                 if a > b || b >= cyl {
                     return bad(
                         &format!("device.{i}.paging_cylinders"),

@@ -292,6 +292,13 @@ fn paging_io(spec: &SystemSpec) -> PagingIo {
         SlotAllocator::build(spec.paging.slot_allocation),
     )
     .with_swap_areas(spec.actuators().iter().map(|(_, d)| d.swap_area).collect())
+    .with_exposures(
+        &spec
+            .actuators()
+            .iter()
+            .map(|(_, d)| d.exposures)
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// The residency seam: demand paging, or HPO page swapping; whole-process swapping is the

@@ -61,6 +61,7 @@ impl Engine for VmRun<'_> {
                 s.schedule_device(d as usize, step);
             }
             Event::IoComplete(d) => s.handle_io_complete(d as usize)?,
+            Event::Exposure(d, k) => s.handle_exposure(d as usize, k as usize)?,
             Event::VioDone(u) => s.handle_vio_done(u),
             Event::GuestWake(u, t) => s.guest_wake(u, t as usize),
             Event::GuestArrive(u, st) => s.guest_arrive(u, st as usize),

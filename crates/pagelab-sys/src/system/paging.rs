@@ -280,6 +280,7 @@ impl System<'_> {
         match step {
             DeviceStep::Reconnect(t) => self.q.schedule(t, Event::Reconnect(d as u16)),
             DeviceStep::Complete(t) => self.q.schedule(t, Event::IoComplete(d as u16)),
+            DeviceStep::Exposure(t, k) => self.q.schedule(t, Event::Exposure(d as u16, k)),
         };
     }
 
@@ -289,6 +290,26 @@ impl System<'_> {
         if let Some(s) = self.io.complete(d, self.now, &mut done) {
             self.schedule_device(d, s);
         }
+        self.finish_ios(done)
+    }
+
+    /// A step of the channel program on exposure `k` of device `d`; its page, when done.
+    pub(super) fn handle_exposure(&mut self, d: usize, k: usize) -> Result<(), SysError> {
+        let mut done = std::mem::take(&mut self.done_io);
+        done.clear();
+        match self.io.exposure_step(d, k, self.now, &mut done) {
+            Some(t) => {
+                self.schedule_device(d, DeviceStep::Exposure(t, k as u16));
+                self.done_io = done;
+                Ok(())
+            }
+            None => self.finish_ios(done),
+        }
+    }
+
+    /// The I/O interrupt of a finished channel program, and its pages: reads made resident
+    /// (their waiters run), written frames freed.
+    fn finish_ios(&mut self, done: Vec<PageIo>) -> Result<(), SysError> {
         self.sup_debt_ns += self.cost.interrupt;
         self.c.io_interrupts += 1.0;
         for io in &done {

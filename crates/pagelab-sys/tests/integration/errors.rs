@@ -145,6 +145,20 @@ fn an_index_one_past_the_end_appends_a_class() {
 }
 
 #[test]
+fn exposures_only_on_a_fixed_head_device() {
+    let e = err(&small_toml(2, 50, 100.0), &[("device.0.exposures", "9")]);
+    assert!(
+        e.contains("device.0.exposures") && e.contains("1 to 8"),
+        "{e}"
+    );
+    let e = err(
+        &small_toml(2, 50, 100.0),
+        &[("device.0.model", "\"3380\""), ("device.0.exposures", "2")],
+    );
+    assert!(e.contains("fixed-head"), "{e}");
+}
+
+#[test]
 fn toml_syntax_error_is_one_line() {
     let e = err("[run\nduration_s = 1", &[]);
     assert!(e.contains("bad.toml"), "{e}");

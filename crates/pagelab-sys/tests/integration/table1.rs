@@ -76,6 +76,7 @@ fn model(actuators: usize, sio_rate: f64, pages: u32, seconds: f64) -> (f64, f64
             match s {
                 DeviceStep::Reconnect(at) => q.schedule(at, Ev::Reconnect(d)),
                 DeviceStep::Complete(at) => q.schedule(at, Ev::Complete(d)),
+                DeviceStep::Exposure(..) => unreachable!("Table 1's devices have one exposure"),
             };
         }
     }
