@@ -3,12 +3,16 @@
 use crate::small_toml;
 use pagelab_sys::load_spec;
 
-fn err(text: &str, overrides: &[(&str, &str)]) -> String {
-    let o: Vec<(String, String)> = overrides
+/// Overrides as `load_spec` takes them.
+fn owned(overrides: &[(&str, &str)]) -> Vec<(String, String)> {
+    overrides
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let e = load_spec(text, "bad.toml", &o)
+        .collect()
+}
+
+fn err(text: &str, overrides: &[(&str, &str)]) -> String {
+    let e = load_spec(text, "bad.toml", &owned(overrides))
         .expect_err("should fail")
         .to_string();
     assert!(!e.contains('\n'), "multi-line error: {e}");
@@ -125,17 +129,11 @@ fn override_index_out_of_range() {
 #[test]
 fn an_index_one_past_the_end_appends_a_class() {
     let text = small_toml(2, 50, 100.0);
-    let over = |extra: &[(&str, &str)]| -> Vec<(String, String)> {
-        extra
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    };
     let before = load_spec(&text, "ok.toml", &[]).unwrap();
     let class = r#"{ name = "guest", fraction = 0.5, think = { kind = "fixed", s = 0.0 }, commands = [ { name = "compute", cpu_ms = 1000.0 } ], program = { kind = "drifting", set_pages = 60, address_pages = 200, drift = 0.05, locality_pages = 20, runs_per_phase = 100, refs_per_run = 500.0, write_fraction = 0.4 } }"#;
     let n = before.workload.classes.len();
     let key = format!("workload.class.{n}");
-    let after = load_spec(&text, "ok.toml", &over(&[(&key, class)])).unwrap();
+    let after = load_spec(&text, "ok.toml", &owned(&[(&key, class)])).unwrap();
     assert_eq!(after.workload.classes.len(), n + 1);
     assert_eq!(after.workload.classes[n].name, "guest");
     // Past the end by more than one is still refused, naming how to append.
