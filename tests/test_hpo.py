@@ -127,7 +127,7 @@ def test_hpo_lessons_smoke():
         assert rows[(row, "old-free-list")] > rows[(row, "Prototype")], row
     claims = _claims(record)
     assert claims["no-gc-steals-up"]["verdict"] == "holds", claims["no-gc-steals-up"]
-    assert len(claims) == 15 and all(c["seeds"] == 3 for c in claims.values())
+    assert len(claims) == 19 and all(c["seeds"] == 3 for c in claims.values())
     # The large guest is one more user, and it pages: its working set alone is 1024 pages.
     guest = rows[("Demand paging rate", "large-guest")]
     assert guest > rows[("Demand paging rate", "Prototype")], guest
