@@ -468,10 +468,8 @@ impl PagingIo {
     /// Queues `io` on `dev`; if the device is idle an SIO starts and its next step is returned.
     /// A read that finds a fixed-head device busy starts on a spare exposure if it has one.
     pub fn submit(&mut self, dev: usize, io: PageIo, now: Tick) -> Option<DeviceStep> {
-        if io.op == IoOp::Read {
-            if let Some(step) = self.start_on_exposure(dev, io, now) {
-                return Some(step);
-            }
+        if let Some(step) = self.start_on_exposure(dev, io, now) {
+            return Some(step);
         }
         self.devices[dev].queue.push_back(io);
         if self.devices[dev].busy {

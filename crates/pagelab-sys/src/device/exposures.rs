@@ -4,11 +4,12 @@
 //! position sensing its control unit serves whichever started channel program's record comes
 //! under the heads first. So a demand read need not wait for a block of page-outs in progress
 //! on the same drum: it is a channel program of its own, transferred when its record comes
-//! round if the channel is free then, else one rotation later (an RPS miss). Here a
-//! single-page request that finds the device busy takes a spare exposure; blocks (round-turkey
-//! groups, swap sets) and requests that find every exposure taken keep the device's one queue.
+//! round if the channel is free then, else one rotation later (an RPS miss). Here a demand
+//! read (one page) that finds the device busy takes a spare exposure; blocks (round-turkey
+//! groups, swap sets) and reads that find every exposure taken keep the device's one queue.
 //! The device's own channel program and the exposures share the channel, so each delays the
-//! others only while it transfers.
+//! others only while it transfers. An exposure's time counts in the device's SIO service
+//! time, not in its busy time, which stays that of its own channel program.
 //!
 //! Whether CP drove the 2305's exposures so is not in the tetzlaff paper (the device catalogue
 //! notes "multiple exposures (RPS)"): a device's `exposures` is 1 by default, one channel
@@ -27,8 +28,8 @@ pub(super) struct Side {
 }
 
 impl PagingIo {
-    /// Starts `io` on a spare exposure of `dev`, if the device is a busy fixed-head device with
-    /// one free; returns its first step, else `None` (queue it as usual).
+    /// Starts the read `io` on a spare exposure of `dev`, if the device is a busy fixed-head
+    /// device with one free; returns its first step, else `None` (queue it as usual).
     pub(super) fn start_on_exposure(
         &mut self,
         dev: usize,
@@ -37,7 +38,7 @@ impl PagingIo {
     ) -> Option<DeviceStep> {
         let overhead = self.overhead_ns;
         let d = &mut self.devices[dev];
-        if !d.busy || d.geom.cylinders != 1 {
+        if io.op != IoOp::Read || !d.busy || d.geom.cylinders != 1 {
             return None;
         }
         let k = d.side.iter().position(Option::is_none)?;
@@ -82,13 +83,8 @@ impl PagingIo {
         c.sio_service_ns += (now - started).as_ns();
         let resp = (now - io.queued).as_ns();
         c.page_response_ns += resp;
-        match io.op {
-            IoOp::Read => {
-                c.n_reads += 1;
-                c.read_response_ns += resp;
-            }
-            IoOp::Write => c.n_writes += 1,
-        }
+        c.n_reads += 1;
+        c.read_response_ns += resp;
         done.push(io);
         None
     }
