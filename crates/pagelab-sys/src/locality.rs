@@ -199,16 +199,22 @@ impl ReferenceSource for LocalityModel {
             let mut rng = self.rng.clone();
             let (shared, shared_cut, write_cut) = (self.shared, self.shared_cut, self.write_cut);
             let (scale, locality) = (self.run_scale, &self.locality[..]);
+            let last = locality.len() - 1;
             // A trusted-length iterator: the buffer is reserved once, no check per run.
             out.extend((0..k).map(|_| {
                 // One draw decides shared or private (high half) and load or store (low half).
+                // Both outcomes are computed and one chosen, so that the choice, a coin toss,
+                // costs no mispredicted branch; the draws are the same either way.
                 let d = rng.next_u64();
-                let page = if (d >> 32) < shared_cut {
-                    below(&mut rng, shared)
+                let is_shared = (d >> 32) < shared_cut;
+                let bound = if is_shared {
+                    shared
                 } else {
-                    let i = below(&mut rng, locality.len() as u32);
-                    shared + locality[i as usize]
+                    locality.len() as u32
                 };
+                let i = below(&mut rng, bound);
+                let private = shared + locality[(i as usize).min(last)];
+                let page = if is_shared { i } else { private };
                 let kind = if (d & 0xffff_ffff) < write_cut {
                     AccessKind::Store
                 } else {

@@ -41,26 +41,27 @@ impl Refs<'_> {
         let rps = self.reference_ps;
         let stop = loop {
             let r = runs[pos];
-            let (table, owner) = if r.page < self.shared_pages {
-                (self.shared, self.shared_owner)
-            } else {
-                (self.own, self.mark.user)
-            };
+            let shared = r.page < self.shared_pages;
+            let table = if shared { self.shared } else { self.own };
             let f = match table.get(r.page as usize) {
                 Some(&f) if f != NONE => f as usize,
                 _ => break Stop::Fault(r.page),
             };
             if let Some((supply, clock)) = self.supply.as_mut() {
                 if left == r.count {
+                    let owner = if shared {
+                        self.shared_owner
+                    } else {
+                        self.mark.user
+                    };
                     supply.on_reference(owner, r.page, r.count, **clock);
                     **clock += u64::from(r.count);
                 }
             }
             let fr = &mut self.frames[f];
+            // Unconditional stores: a store is cheaper than a mispredicted coin toss.
             fr.referenced = true;
-            if r.kind.is_write() {
-                fr.changed = true;
-            }
+            fr.changed |= r.kind.is_write();
             self.marks[f] = self.mark;
             let cost = u64::from(left) * rps;
             if used + cost > avail_ps {
