@@ -1,7 +1,7 @@
 //! The tetzlaff Table 2 scale: 310 users, 16 MB of 4 KiB frames, two CPUs, six 2305 actuators on
 //! three channels (presets/vm370.toml), for one simulated hour. Prints wall time, simulated
 //! seconds per wall second, events and reference runs per second, and the machine. On a shared
-//! 2-thread AMD EPYC: 1.85-2.0 s user CPU (docs/system.md, "Measured", has the profile).
+//! 2-thread AMD EPYC: 1.80-1.87 s user CPU (docs/system.md, "Measured", has the profile).
 //!
 //! `cargo bench -p pagelab-sys --bench table2_scale`
 
