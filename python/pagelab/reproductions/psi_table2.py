@@ -120,6 +120,7 @@ def run(ctx: Context) -> None:
         + ", ".join(f"{b:.0f}" for b in beyond),
     )
     _psi_agreement(ctx, all_reports, done)
+    _agreement_by_steal(ctx, all_reports)
     _typical_run(ctx, "CP-67", done[0].reports[0])
     _typical_run(ctx, "Ψ-scheduler", done[1].reports[0])
     _section6(ctx, cp_by_seed)
@@ -216,6 +217,33 @@ def _psi_agreement(ctx: Context, reports: list, done: list) -> None:
         ax.set_title(f"correlation {100 * r:.1f} %")
         ctx.figure("psi-agreement", fig)
         plt.close(fig)
+
+
+#: Steal-ratio bands for `_agreement_by_steal`; 0.8 is Bard's S_M (Table 1, section 6).
+STEAL_BANDS = ((0.0, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.0001))
+
+
+def _agreement_by_steal(ctx: Context, reports: list) -> None:
+    """Section 5 by steal ratio (a diagnosis, not a claim): eq. 5 estimates how long pages of
+    *active* programs survive, so it can track eq. 4 only in intervals whose replaced pages are
+    mostly stolen from active users; pages of queue-dropped users, whose owners think and suffer
+    no interruptions, pull eq. 4 down. The steal ratio (Bard section 6) is that share."""
+    t = "Section 5: Ψs against Ψs* by steal ratio (intervals with 0 < Ψs* ≤ 20, all runs)"
+    rows = [
+        r
+        for rep in reports
+        for r in st.intervals(rep)
+        if r.get("psi_s_star") is not None and 0 < r["psi_s_star"] <= 20
+    ]
+    for lo, hi in STEAL_BANDS:
+        band = f"steal ratio {lo:.1f} to {min(hi, 1.0):.1f}"
+        sub = [r for r in rows if lo <= r["steal_ratio"] < hi]
+        ctx.row(t, band, "samples", len(sub))
+        for label, col in (("Ψs", "psi_s"), ("Ψs over stolen pages", "psi_s_stolen")):
+            pairs = [(r["psi_s_star"], r[col]) for r in sub if r.get(col) is not None]
+            r_ = st.correlation([p[0] for p in pairs], [p[1] for p in pairs])
+            value = None if math.isnan(r_) else round(100 * r_, 1)
+            ctx.row(t, band, f"correlation with {label}", value, unit="%")
 
 
 def _typical_run(ctx: Context, name: str, report: dict) -> None:
