@@ -83,6 +83,38 @@ def test_bad_calibrations_say_so_in_one_line(cli, tmp_path, args, needles):
     assert not out.exists()
 
 
+def test_a_range_whose_end_is_invalid_fails_before_any_run(cli, tmp_path):
+    # unix-v6 has 1,024 core clicks: a process of 2,000 clicks can never be swapped in.
+    target = tmp_path / "t.toml"
+    target.write_text('[[point]]\nmetric = "cpu_busy_pct"\nvalue = 10.0\n')
+    out = tmp_path / "fitted.toml"
+    store = tmp_path / "store"
+    proc = cli(
+        "calibrate",
+        "unix-v6",
+        "--target",
+        str(target),
+        "--vary",
+        "workload.size_clicks=50:2000",
+        "--budget",
+        "2",
+        "--store",
+        str(store),
+        "--out",
+        str(out),
+    )
+    assert_one_line_error(proc, "--vary workload.size_clicks=50:2000", "at 2000", "size_clicks")
+    assert not out.exists()
+    assert not any(store.rglob("*.parquet")), "no run before the check"
+
+
+def test_check_accepts_a_preset_and_names_a_bad_key():
+    assert system.check("unix-v6") == "unix"
+    assert system.check("vm370", set={"memory.frames": 512}) == "vm"
+    with pytest.raises(system.PagelabError, match="workload.users"):
+        system.check("vm370", set={"workload.users": 0})
+
+
 def test_a_target_without_points_is_named(cli, tmp_path):
     target = tmp_path / "t.toml"
     target.write_text('[target]\nname = "x"\n')

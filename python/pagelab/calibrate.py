@@ -187,6 +187,7 @@ def calibrate(
     vary = [replace(v, integer=_is_int(lookup(tree, v.key))) for v in vary]
     for p in target.points:
         resolve(preset, [*set, *p.overrides])  # a bad setting fails before any run
+    _check_ends(preset, set, target, vary)
     seed_values = seed_list(seeds)
     study = _study(sampler, vary)
     kept = Store(store) if store is not None else None
@@ -213,6 +214,30 @@ def calibrate(
                 if on_trial is not None:
                     on_trial(trial, min(trials, key=lambda t: t.loss), budget)
     return Calibration(preset, target, list(vary), seed_values, trials, sampler)
+
+
+def _check_ends(preset: str, set_: Sequence[str], target: Target, vary: Sequence[Vary]) -> None:
+    """Each end of each range, the other keys as the preset has them, must give a spec a run
+    accepts at every point of the target: a range that reaches an invalid value fails here, in
+    one line, not in the middle of the search."""
+    from . import system
+    from .sweep.grid import to_override
+
+    path = system.resolve_spec_path(preset)
+    for v in vary:
+        for end in (v.lo, v.hi):
+            value = int(end) if v.integer else end
+            for p in target.points:
+                try:
+                    system.check(path, overrides=[*set_, *p.overrides, to_override(v.key, value)])
+                except PagelabError as e:
+                    raise PagelabError(
+                        f"--vary {v.key}={_num(v.lo)}:{_num(v.hi)}: at {_num(value)}: {e}"
+                    ) from None
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
 
 
 def _study(sampler: str, vary: Sequence[Vary]) -> Any:

@@ -216,6 +216,18 @@ def run(
     return result
 
 
+def check(spec: Spec, *, set: Overrides | None = None, overrides: Iterable[str] = ()) -> str:  # noqa: A002
+    """Makes every check :func:`run` makes before a run starts (the memory budget, the keys,
+    their types and ranges) without running; returns the system's kind (``vm``, ``unix`` or
+    ``m44``) or raises :class:`PagelabError` naming the file and key."""
+    text, origin, _ = _spec_text(spec)
+    pairs = [_pair(o) for o in overrides] + _set_pairs(set)
+    try:
+        return _core.check_system(text, origin, pairs)
+    except (ValueError, OverflowError) as e:
+        raise PagelabError(str(e)) from None
+
+
 def _spec_text(spec: Spec) -> tuple[str, str, str]:
     """(TOML text, origin for errors and ``extends``, a label) of any form of spec."""
     if isinstance(spec, Mapping):

@@ -46,7 +46,16 @@ fn run_system(
     serde_json::to_string(&report).map_err(err)
 }
 
+/// Loads `toml` (with overrides) and makes every check a run makes before it starts; returns
+/// the system's kind (`vm`, `unix` or `m44`).
+#[pyfunction]
+fn check_system(toml: &str, origin: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
+    let kind = pagelab_sys::check_toml(toml, origin, &overrides).map_err(err)?;
+    Ok(kind.name().to_string())
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_system, m)?)?;
+    m.add_function(wrap_pyfunction!(check_system, m)?)?;
     Ok(())
 }

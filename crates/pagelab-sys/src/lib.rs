@@ -100,6 +100,25 @@ pub fn run_toml(
     }
 }
 
+/// Loads `toml_text` with overrides and runs every check [`run_toml`] makes before it builds
+/// the system (the memory budget, the typed spec, its ranges), without running it: so that a
+/// sweep or a calibration can refuse a bad point before its first run. Returns the kind.
+pub fn check_toml(
+    toml_text: &str,
+    origin: &str,
+    overrides: &[(String, String)],
+) -> Result<SystemKind, SysError> {
+    let value = spec::toml_with_overrides(toml_text, origin, overrides)?;
+    budget::check(&value, origin, budget::limit()?)?;
+    let kind = system_kind(&value, origin)?;
+    match kind {
+        SystemKind::M44 => drop(m44::spec::from_value(value, origin)?),
+        SystemKind::Unix => drop(unix::spec::from_value(value, origin)?),
+        SystemKind::Vm => spec::typed::<SystemSpec>(value, origin)?.validate(origin)?,
+    }
+    Ok(kind)
+}
+
 /// The kind a resolved spec tree names in `[system] kind`; `vm` when it has no `[system]`.
 pub fn system_kind(value: &toml::Value, origin: &str) -> Result<SystemKind, SysError> {
     #[derive(serde::Deserialize)]
