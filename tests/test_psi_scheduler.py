@@ -154,6 +154,13 @@ def test_psi_roundrobin_smoke():
     # more frames, less paging: predicted and simulated alike
     assert rows[("N = 20", "predicted P")] < rows[("N = 12", "predicted P")]
     assert rows[("N = 20", "simulated P")] < rows[("N = 12", "simulated P")]
+    # Bard §4's two figures, each on its own dispatcher: 10 % for the round-robin run (the
+    # control's mean |error|), 30 % for CP-67's (the main run's).
+    claims = {c["id"]: c for c in record["claims"]}
+    assert claims["within-10-percent"]["band"] == [0.0, 10.0]
+    assert claims["other-dispatchers-within-30-percent"]["band"] == [0.0, 30.0]
+    rr = [r for r in record["rows"] if r["table"].startswith("Control") and r["row"] == "all N"]
+    assert claims["within-10-percent"]["effect"] == pytest.approx(rr[0]["pagelab"])
 
 
 def test_strategy_3_deactivates_to_meet_a_lowered_n():

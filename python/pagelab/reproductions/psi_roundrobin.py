@@ -1,6 +1,9 @@
 """Bard 1975, section 4 (figure 1): the round-robin prediction of a set of programs run together,
 checked against the system simulator. The paper: predicted paging rates "generally accurate
-within 10 percent" for a round-robin dispatcher.
+within 10 percent" for a round-robin dispatcher, "generally within 30 percent" for other
+dispatchers. The first is tested on the control run (below), whose dispatching is eq. 2's
+round-robin cycle (each program one execution interval per round); the second on CP-67's own
+dispatcher (its 50 ms minor slice, programs waiting for their own drum reads and I/O).
 
 Members: the M44/44X programs of `pagelab.programs` (matrix inversion, ship-track correlation,
 two sorts), generated as traces. Each program's Ψ-characteristic (`lab.psi_curve`, one I/O every
@@ -10,6 +13,9 @@ one user each, always in queue (slices of 10^6 s, nothing to think), dispatched 
 its 50 ms minor slice, with a minidisk I/O after every 20,000 references (40 ms of CPU at
 2 µs a reference). Its N is the frames less the free-list reserve SELECT keeps (MPL + 1 frames),
 so the simulator is given N + MPL + 1 frames. Measured P = page exceptions / problem-state time.
+The control (CONTROL) runs the same traces CPU-bound (references of 20 µs, the minidisk I/O
+instantaneous, the curves recomputed at that reference time) and to the next interruption (no
+minor slice): every program is ready at its turn, so each round is one interruption of each.
 
 Diagnosis rows, per program: its interruptions per second (round robin makes them equal), eq. 4
 over its own replaced pages, and its equivalent Ψ_i (where R_i(Ψ) equals its simulated rate),
@@ -132,35 +138,33 @@ def _paging(rep: dict) -> tuple[float, float]:
     return cpu, (m["fault_rate"]["value"] / cpu if cpu > 0 else float("nan"))
 
 
-def _control(ctx: Context, ns: list[int], ctl_curves: list, done: list) -> None:
-    """The control run (CONTROL): the same prediction at its reference time."""
-    ctl_errors = []
+def _control(ctx: Context, ns: list[int], ctl_curves: list, done: list) -> list[float]:
+    """The round-robin run (CONTROL): every program runs to its next interruption and is ready
+    again at its next turn, so each round is one execution interval of each, as eq. 2's cycle
+    assumes. The same prediction at its reference time. Returns the mean |error| per seed."""
+    t = "Control: CPU-bound, run to interruption"
+    errors: list[list[float]] = [[] for _ in ctx.seeds]
     for n, runs in zip(ns, done, strict=True):
         pred = lab.psi_predict(ctl_curves, n)
+        per_seed = [_paging(r) for r in runs.reports]
+        errs = [100.0 * (pred["paging_rate"] - sim) / sim for _, sim in per_seed]
         rep = runs.reports[0]
-        cpu, sim = _paging(rep)
-        err = 100.0 * (pred["paging_rate"] - sim) / sim
         spec_run = rep["spec"]["run"]
         wall = float(spec_run["duration_s"]) - float(spec_run["warmup_s"])
         rates = [(u["faults"] + u["vios"]) / wall for u in rep["users"]]
-        t, row = "Control: CPU-bound, run to interruption", f"N = {n}"
+        row = f"N = {n}"
         ctx.row(t, row, "Ψ* (eq. 1)", round(pred["psi_star"], 2))
         ctx.row(t, row, "predicted P", round(pred["paging_rate"], 2), unit="1/s")
-        ctx.row(t, row, "simulated P", round(sim, 2), unit="1/s")
-        ctx.row(t, row, "error", round(err, 1), paper=10.0, unit="%")
-        ctx.row(t, row, "problem state", round(100 * cpu, 1), unit="%")
+        ctx.row(t, row, "simulated P", [p for _, p in per_seed], unit="1/s")
+        ctx.row(t, row, "error", errs, paper=10.0, unit="%")
+        ctx.row(t, row, "problem state", [100 * c for c, _ in per_seed], unit="%")
         ctx.row(t, row, "interruptions/s, min/max", round(min(rates) / max(rates), 2))
         if pred["bound"] == "solved":
-            ctl_errors.append(abs(err))
-    if ctl_errors:
-        ctx.row(
-            "Control: CPU-bound, run to interruption",
-            "all N",
-            "mean |error|",
-            round(sum(ctl_errors) / len(ctl_errors), 1),
-            paper=10.0,
-            unit="%",
-        )
+            for k, e in enumerate(errs):
+                errors[k].append(abs(e))
+    means = [sum(e) / len(e) if e else float("nan") for e in errors]
+    ctx.row(t, "all N", "mean |error|", means, paper=10.0, unit="%")
+    return means
 
 
 def _figures(ctx: Context, curves: list) -> None:
@@ -215,7 +219,7 @@ def run(ctx: Context) -> None:
             ctx.row("Round robin", row, "Ψs simulated (eq. 4)", round(m["psi_s"]["value"], 2))
             ctx.row("Round robin", row, "predicted P", round(pred["paging_rate"], 2), unit="1/s")
             ctx.row("Round robin", row, "simulated P", [p for _, p in per_seed], unit="1/s")
-            ctx.row("Round robin", row, "error", errs, paper=10.0, unit="%")
+            ctx.row("Round robin", row, "error", errs, paper=30.0, unit="%")
             # Per program: R_i(Ψ*) = f_i / t_i against its exceptions per CPU second simulated.
             # Diagnosis: eq. 1 assumes one Ψ for all. Each program's own eq. 4 over its replaced
             # pages, and its equivalent Ψ (where its R_i(Ψ) equals its simulated rate), show how
@@ -254,19 +258,37 @@ def run(ctx: Context) -> None:
                     errors[k].append(abs(e))
             else:
                 ctx.notes.append(f"N = {n}: Ψ* {pred['bound']}, left out of the error summary")
-        _control(ctx, ns, ctl_curves, done[len(ns) :])
+        rr = _control(ctx, ns, ctl_curves, done[len(ns) :])
     means = [sum(e) / len(e) if e else float("nan") for e in errors]
-    ctx.row("Round robin", "all N", "mean |error|", means, paper=10.0, unit="%")
+    ctx.row("Round robin", "all N", "mean |error|", means, paper=30.0, unit="%")
+    _claims(ctx, rr, means, errors[0])
+
+
+def _claims(ctx: Context, rr: list[float], cp67: list[float], cp67_first: list[float]) -> None:
+    """Bard section 4 gives two figures: "generally accurate within 10 percent" for a
+    round-robin dispatcher, "generally within 30 percent" for other dispatchers. The first is
+    tested on the run whose dispatching is eq. 2's round-robin cycle (CONTROL), the second on
+    CP-67's own dispatcher (50 ms minor slice, programs waiting for their drum reads and I/O)."""
     ctx.claim(
         "within-10-percent",
         "Round-robin predictions of the paging rate are generally within 10 % (bard §4): "
-        "the mean |error| over N at most 10 %",
-        effects=means,
+        "the mean |error| over N at most 10 %, every program run to its next interruption",
+        effects=rr,
         kind="difference",
         paper_effect=0.0,
         band=(0.0, 10.0),
+        evidence="mean |error| per seed: " + ", ".join(f"{e:.1f} %" for e in rr),
+    )
+    ctx.claim(
+        "other-dispatchers-within-30-percent",
+        "With another dispatcher the predictions are generally within 30 % (bard §4): "
+        "CP-67's dispatcher, the mean |error| over N at most 30 %",
+        effects=cp67,
+        kind="difference",
+        paper_effect=0.0,
+        band=(0.0, 30.0),
         evidence="mean |error| per seed: "
-        + ", ".join(f"{e:.1f} %" for e in means)
+        + ", ".join(f"{e:.1f} %" for e in cp67)
         + "; the first seed's: "
-        + ", ".join(f"{e:.1f} %" for e in errors[0]),
+        + ", ".join(f"{e:.1f} %" for e in cp67_first),
     )
