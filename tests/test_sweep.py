@@ -143,6 +143,8 @@ def test_two_sweeps_into_one_store_at_once(tmp_path):
         (["--grid", "workload.users=1:x:2"], ["--grid", "range"]),
         (["--scheduler", "tcp://127.0.0.1:9"], ["--scheduler tcp://127.0.0.1:9", "no scheduler"]),
         (["--seeds", "0"], ["--seeds 0"]),
+        # a value the spec refuses, found before the valid points run
+        (["--grid", "workload.users=10,0"], ["grid point workload.users=0", "workload.users"]),
     ],
 )
 def test_bad_sweeps_say_so_in_one_line_and_write_nothing(tmp_path, args, needles):

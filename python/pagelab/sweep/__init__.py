@@ -74,12 +74,19 @@ def plan(
     axes = axes_of(grid)
     base, tree = resolve(spec, set)
     check_keys(axes, tree, base.name)
+    from .. import system
     from .spec import lookup
 
+    path = system.resolve_spec_path(spec)
     tasks = []
     for p in points(axes):
         overrides = [*set, *(to_override(k, v) for k, v in p.items())]
         _, resolved = resolve(spec, overrides)
+        try:
+            system.check(path, overrides=overrides)  # every check a run makes, before any run
+        except PagelabError as e:
+            where = ", ".join(f"{k}={v}" for k, v in p.items()) or "the spec"
+            raise PagelabError(f"grid point {where}: {e}") from None
         params = {k: lookup(resolved, k) for k in [*_set_keys(set), *axes]}
         tasks += tasks_for(spec, overrides, seed_values, params)
     return tasks
