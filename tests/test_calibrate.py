@@ -89,20 +89,8 @@ def test_a_range_whose_end_is_invalid_fails_before_any_run(cli, tmp_path):
     target.write_text('[[point]]\nmetric = "cpu_busy_pct"\nvalue = 10.0\n')
     out = tmp_path / "fitted.toml"
     store = tmp_path / "store"
-    proc = cli(
-        "calibrate",
-        "unix-v6",
-        "--target",
-        str(target),
-        "--vary",
-        "workload.size_clicks=50:2000",
-        "--budget",
-        "2",
-        "--store",
-        str(store),
-        "--out",
-        str(out),
-    )
+    args = ["--vary", "workload.size_clicks=50:2000", "--budget", "2", "--store", str(store)]
+    proc = cli("calibrate", "unix-v6", "--target", str(target), "--out", str(out), *args)
     assert_one_line_error(proc, "--vary workload.size_clicks=50:2000", "at 2000", "size_clicks")
     assert not out.exists()
     assert not any(store.rglob("*.parquet")), "no run before the check"
