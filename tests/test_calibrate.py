@@ -61,6 +61,8 @@ def test_calibration_recovers_two_known_parameters(tmp_path):
     assert doc["provenance"]["fixed"] == list(SHORT)
     assert [p["metric"] for p in doc["provenance"]["aimed_at"]] == list(METRICS)
     assert text.count("# fitted by pagelab calibrate to target.toml on ") == 2
+    assert doc["provenance"]["best_trial"] == result.best.number + 1
+    assert doc["provenance"]["late_gain"] == pytest.approx(result.late_gain, abs=1e-4)
     # The fitted preset is a preset: it runs, and close to the target.
     m = system.run(out, seed=1)["metrics"]
     assert m["cpu_busy_pct"]["value"] == pytest.approx(target.points[0].value, rel=0.1)
@@ -81,6 +83,23 @@ def test_bad_calibrations_say_so_in_one_line(cli, tmp_path, args, needles):
     proc = cli("calibrate", "unix-v6", "--target", str(target), "--out", str(out), *args)
     assert_one_line_error(proc, *needles)
     assert not out.exists()
+
+
+def _searched(losses: list[float]) -> cal.Calibration:
+    trials = [cal.Trial(i, {"k": float(i)}, x) for i, x in enumerate(losses)]
+    return cal.Calibration("unix-v6", None, [], [1], trials, "cmaes")  # type: ignore[arg-type]
+
+
+def test_a_search_still_improving_at_its_end_is_not_converged():
+    # best of the first 6 trials 0.5, of all 8 0.4: the last quarter gained 20 %
+    still = _searched([1.0, 0.8, 0.9, 0.5, 0.7, 0.6, 0.45, 0.4])
+    assert still.late_gain == pytest.approx(0.2)
+    assert not still.converged
+    # the best came early and nothing in the last quarter beat it
+    done = _searched([1.0, 0.3, 0.5, 0.4, 0.35, 0.6, 0.31, 0.9])
+    assert done.late_gain == 0.0 and done.converged
+    # 0.5 % better at the end: within the tolerance
+    assert _searched([1.0, 0.2, 0.4, 0.199]).converged
 
 
 def test_a_range_whose_end_is_invalid_fails_before_any_run(cli, tmp_path):

@@ -137,6 +137,11 @@ def loss_of(means: Sequence[float], target: Target) -> float:
     return acc / total
 
 
+#: A search whose best loss fell by more than this fraction in its last quarter of trials is
+#: reported as still improving.
+LATE_GAIN = 0.01
+
+
 @dataclass
 class Calibration:
     """The search's outcome: every trial, the best one, where the runs are kept."""
@@ -151,6 +156,22 @@ class Calibration:
     @property
     def best(self) -> Trial:
         return min(self.trials, key=lambda t: (t.loss, t.number))
+
+    @property
+    def late_gain(self) -> float:
+        """How much the best loss fell over the last quarter of the trials, relative to the best
+        of the first three quarters (0 when it did not): a search still improving at its end
+        has probably not converged, and its predictions may move with a larger budget."""
+        n = len(self.trials)
+        early = min(t.loss for t in self.trials[: max(1, (3 * n) // 4)])
+        if not (math.isfinite(early) and early > 0):
+            return 0.0
+        return max(0.0, (early - self.best.loss) / early)
+
+    @property
+    def converged(self) -> bool:
+        """No more than `LATE_GAIN` of improvement in the last quarter (see `late_gain`)."""
+        return self.late_gain <= LATE_GAIN
 
 
 def calibrate(
@@ -308,6 +329,8 @@ def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) 
         "trials": len(cal.trials),
         "seeds": cal.seeds,
         "loss": best.loss,
+        "best_trial": best.number + 1,
+        "late_gain": round(cal.late_gain, 4),
         "fitted": [v.key for v in cal.vary],
         "fixed": list(set),
         "key": [

@@ -164,3 +164,10 @@ def calibrate(
     for k, v in best.values.items():
         click.echo(f"{k} = {v:.6g}")
     click.echo(f"loss {best.loss:.4g}; fitted preset in {path}", err=True)
+    if not result.converged:
+        click.echo(
+            f"calibrate: the best loss fell {100 * result.late_gain:.1f} % in the last quarter "
+            f"of the trials (best at trial {best.number + 1} of {len(result.trials)}): the search "
+            "may not have converged; a larger --budget may find a lower loss",
+            err=True,
+        )
