@@ -79,6 +79,25 @@ pub struct PsiSchedulerSpec {
     /// (fidelity §4.5 [A]).
     #[serde(default = "five_pct")]
     pub n_step: f64,
+    /// When step (1) of bard §10 lowers the limit again (MPL, or N for strategies 2–3) [A].
+    #[serde(default)]
+    pub cut: Cut,
+}
+
+/// Bard §10, step (1): "If at least one control variable falls outside the prescribed limit,
+/// reduce the maximum allowed MPL below the current level"; (3): "After all variables have
+/// returned to their permitted operating ranges, the limit imposed in (1) is gradually
+/// relaxed". Whether (1) acts at every evaluation out of range or once per excursion is not
+/// said; both readings are kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cut {
+    /// At every evaluation with a variable out of range (a level-triggered controller).
+    #[default]
+    EveryInterval,
+    /// Once, when the variables leave their ranges; held while they stay out ("the limit
+    /// imposed in (1)"), step (2) still acting whenever all are out.
+    OnEntry,
 }
 
 fn q1_slice() -> f64 {
@@ -246,6 +265,8 @@ pub struct PsiScheduler {
     pub mpl_limit: Option<u32>,
     /// Strategies 2–3's storage N used in the test [pages]; `None`: all pageable frames.
     pub n_limit: Option<f64>,
+    /// A control variable was out of range at the last evaluation.
+    was_out: bool,
 }
 
 fn qi(q: Queue) -> usize {
@@ -263,6 +284,7 @@ impl PsiScheduler {
             psi_star: None,
             mpl_limit: None,
             n_limit: None,
+            was_out: false,
         }
     }
 
@@ -353,6 +375,8 @@ impl PsiScheduler {
         let n_bad = violated.iter().filter(|&&v| v).count();
         let n = f64::from(apages);
         let step = self.p.n_step * n;
+        let entering = !self.was_out;
+        self.was_out = n_bad > 0;
         if n_bad == 0 {
             // (3) all back in range: relax gradually.
             match self.p.strategy {
@@ -364,6 +388,20 @@ impl PsiScheduler {
             return Evict::NONE;
         }
         let all = n_bad == violated.len();
+        if self.p.cut == Cut::OnEntry && !entering {
+            // The limit imposed on entry holds; (2) still removes a program when all are out,
+            // and strategy 3 keeps the active set within the N it set.
+            return match (self.p.strategy, self.n_limit) {
+                (3, Some(l)) => Evict {
+                    at_least: 0,
+                    until_sumwss: l,
+                },
+                _ => Evict {
+                    at_least: u32::from(all),
+                    until_sumwss: f64::INFINITY,
+                },
+            };
+        }
         match self.p.strategy {
             1 => {
                 // (1) a limit below the current level, met by attrition.
@@ -548,6 +586,34 @@ mod tests {
         s.on_interval(&measures(15.0, 20.0, 0.5), 5, 90.0, 130);
         assert_eq!(s.mpl_limit, Some(6));
         assert_eq!(s.psi_star, Some(15.0));
+    }
+
+    #[test]
+    fn a_cut_on_entry_holds_while_out_of_range_and_every_interval_cuts_again() {
+        // Ψ = 10 < 13 twice; the MPL has come down to the first limit by the second evaluation.
+        let out = measures(10.0, 20.0, 0.5);
+        let mut every = PsiScheduler::new(spec());
+        every.on_interval(&out, 6, 90.0, 130);
+        every.on_interval(&out, 5, 90.0, 130);
+        assert_eq!(every.mpl_limit, Some(4));
+        let mut p = spec();
+        p.cut = Cut::OnEntry;
+        let mut entry = PsiScheduler::new(p);
+        entry.on_interval(&out, 6, 90.0, 130);
+        assert_eq!(entry.on_interval(&out, 5, 90.0, 130), Evict::NONE);
+        assert_eq!(entry.mpl_limit, Some(5));
+        // All three out: step (2) still removes a program.
+        assert_eq!(
+            entry
+                .on_interval(&measures(10.0, 70.0, 0.9), 5, 90.0, 130)
+                .at_least,
+            1
+        );
+        // Back in range, then out again: a new excursion cuts from the current level.
+        entry.on_interval(&measures(15.0, 20.0, 0.5), 5, 90.0, 130);
+        assert_eq!(entry.mpl_limit, Some(6));
+        entry.on_interval(&out, 3, 90.0, 130);
+        assert_eq!(entry.mpl_limit, Some(2));
     }
 
     #[test]
