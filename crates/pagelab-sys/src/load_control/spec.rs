@@ -24,6 +24,25 @@ impl LoadControlSpec {
     }
 }
 
+/// For an error inside `[load_control]`, whose tagged form hides the key: the table read again
+/// as the controller its `kind` names. Returns the key under `load_control` and the message, or
+/// `None` when the table reads cleanly that way (the error was the kind itself).
+pub fn locate_error(table: &toml::Value) -> Option<(String, String)> {
+    fn as_<T: serde::de::DeserializeOwned>(v: toml::Value) -> Option<(String, String)> {
+        let e = serde_path_to_error::deserialize::<_, T>(v).err()?;
+        Some((e.path().to_string(), e.into_inner().to_string()))
+    }
+    let kind = table.get("kind")?.as_str()?.to_owned();
+    let mut rest = table.clone();
+    rest.as_table_mut()?.remove("kind");
+    match kind.as_str() {
+        "cp67" => as_::<super::cp67_scheduler::Cp67Spec>(rest),
+        "vm370" => as_::<StorageTestSpec>(rest),
+        "psi" => as_::<super::psi_scheduler::PsiSchedulerSpec>(rest),
+        _ => None,
+    }
+}
+
 /// Parameters of a storage-test scheduler (admit while the projected working sets fit).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -125,7 +125,7 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(
         // A number or boolean given for a named choice: the message then says only "unit
         // variant"; read it again as a string, so that the error lists the choices.
         if e.inner().to_string().contains("unit variant") {
-            let mut v = retry;
+            let mut v = retry.clone();
             if let Some(slot) = value_at(&mut v, e.path()) {
                 if !slot.is_str() {
                     *slot = toml::Value::String(slot.to_string());
@@ -135,8 +135,18 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(
                 }
             }
         }
-        let path = e.path().to_string();
+        let mut path = e.path().to_string();
         let mut what = one_line(&e.into_inner().to_string());
+        // A tagged section (`kind = ...`) loses the key inside it: read it again as its kind.
+        if path == "load_control" {
+            if let Some((inner, msg)) = retry
+                .get("load_control")
+                .and_then(crate::load_control::spec::locate_error)
+            {
+                path = format!("load_control.{inner}");
+                what = one_line(&msg);
+            }
+        }
         // The TOML deserializer repeats the table at the end (" in `memory`"); the path says it.
         if let Some(i) = what.rfind(" in `") {
             if what.ends_with('`') {
