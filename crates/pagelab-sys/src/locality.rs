@@ -199,6 +199,7 @@ impl ReferenceSource for LocalityModel {
             let mut rng = self.rng.clone();
             let (shared, shared_cut, write_cut) = (self.shared, self.shared_cut, self.write_cut);
             let (scale, locality) = (self.run_scale, &self.locality[..]);
+            // `new_phase` leaves at least one page in the locality.
             let last = locality.len() - 1;
             // A trusted-length iterator: the buffer is reserved once, no check per run.
             out.extend((0..k).map(|_| {

@@ -36,50 +36,59 @@ PAPER_TABLE3 = {
 SMOKE_EXPERIMENTS = (1, 10, 13)
 
 
-def _lc(strategy: int, psi: float, beta: float, cut: str = "every-interval") -> dict:
-    return st.psi_controller(512, strategy=strategy, psi_c=psi, psi_m=psi, beta=beta, cut=cut)
+def _lc(strategy: int, psi: float, beta: float, **extra: str) -> dict:
+    return st.psi_controller(512, strategy=strategy, psi_c=psi, psi_m=psi, beta=beta, **extra)
+
+
+def _experiments(
+    ctx: Context, exps: list[int], **extra: str
+) -> tuple[dict[tuple[int, int], list[float]], dict[int, list[float]]]:
+    """Problem state per (experiment, workload) over the seeds, and each experiment's overall
+    average per seed; `extra` goes to every experiment's controller."""
+    cells = [(e, wl) for e in exps for wl in (1, 2, 3)]
+    done = ctx.simulate(
+        [
+            st.cell(wl, 512, full=ctx.full, load_control=_lc(*PAPER_TABLE3[e][:3], **extra))
+            for e, wl in cells
+        ]
+    )
+    ps = {c: r.metric("problem_state_pct") for c, r in zip(cells, done, strict=True)}
+    n = len(ctx.seeds)
+    overall = {e: [sum(ps[(e, wl)][k] for wl in (1, 2, 3)) / 3 for k in range(n)] for e in exps}
+    return ps, overall
+
+
+def _label(e: int) -> str:
+    strategy, psi, beta = PAPER_TABLE3[e][:3]
+    return f"{e}: strategy {strategy}, Ψc = Ψm = {psi:g}, β = {beta:g}"
+
+
+def _spread(overall: dict[int, list[float]]) -> list[float]:
+    """The range of the overall averages over the experiments, per seed."""
+    per_seed = list(zip(*overall.values(), strict=True))
+    return [max(vals) - min(vals) for vals in per_seed]
 
 
 def _cut_sensitivity(ctx: Context, exps: list[int]) -> None:
     """The other reading of bard §10 step (1) (`load_control.cut`, role ours): the limit is
     lowered once when a variable leaves its range and held while it stays out, instead of at
     every evaluation out of range. Same experiments, workloads and seeds."""
-    cells = [(e, wl) for e in exps for wl in (1, 2, 3)]
-    done = ctx.simulate(
-        [
-            st.cell(wl, 512, full=ctx.full, load_control=_lc(*PAPER_TABLE3[e][:3], "on-entry"))
-            for e, wl in cells
-        ]
-    )
-    ps = {c: r.metric("problem_state_pct") for c, r in zip(cells, done, strict=True)}
-    n = len(ctx.seeds)
+    _, overall = _experiments(ctx, exps, cut="on-entry")
     t = "Sensitivity: step (1) once per excursion (load_control.cut = on-entry)"
-    overall = {}
     for e in exps:
-        strategy, psi, beta, *_ = PAPER_TABLE3[e]
-        row = f"{e}: strategy {strategy}, Ψc = Ψm = {psi:g}, β = {beta:g}"
-        overall[e] = [sum(ps[(e, wl)][k] for wl in (1, 2, 3)) / 3 for k in range(n)]
-        ctx.row(t, row, "overall average", overall[e], unit="%")
-    spread = [max(overall[e][k] for e in exps) - min(overall[e][k] for e in exps) for k in range(n)]
-    ctx.row(t, "all experiments", "range", spread, unit="%")
+        ctx.row(t, _label(e), "overall average", overall[e], unit="%")
+    ctx.row(t, "all experiments", "range", _spread(overall), unit="%")
 
 
 def run(ctx: Context) -> None:
     exps = list(PAPER_TABLE3) if ctx.full else list(SMOKE_EXPERIMENTS)
-    cells = [(e, wl) for e in exps for wl in (1, 2, 3)]
-    done = ctx.simulate(
-        [st.cell(wl, 512, full=ctx.full, load_control=_lc(*PAPER_TABLE3[e][:3])) for e, wl in cells]
-    )
-    ps = {c: r.metric("problem_state_pct") for c, r in zip(cells, done, strict=True)}
+    ps, overall = _experiments(ctx, exps)
     n = len(ctx.seeds)
-    overall: dict[int, list[float]] = {}
     for e in exps:
-        strategy, psi, beta, *paper = PAPER_TABLE3[e]
-        row = f"{e}: strategy {strategy}, Ψc = Ψm = {psi:g}, β = {beta:g}"
+        paper = PAPER_TABLE3[e][3:]
         for wl, p in zip((1, 2, 3), paper[:3], strict=True):
-            ctx.row("Table 3", row, f"workload {wl}", ps[(e, wl)], paper=p, unit="%")
-        overall[e] = [sum(ps[(e, wl)][k] for wl in (1, 2, 3)) / 3 for k in range(n)]
-        ctx.row("Table 3", row, "overall average", overall[e], paper=paper[3], unit="%")
+            ctx.row("Table 3", _label(e), f"workload {wl}", ps[(e, wl)], paper=p, unit="%")
+        ctx.row("Table 3", _label(e), "overall average", overall[e], paper=paper[3], unit="%")
     # Run-to-run noise: experiment 1's spread over the seeds, per workload.
     for wl in (1, 2, 3):
         vals = ps[(1, wl)]
@@ -96,7 +105,7 @@ def run(ctx: Context) -> None:
         )
     # Main effects on the overall average (full factorial experiments only), per seed.
     fact = [e for e in exps if e <= 12]
-    spread = [max(overall[e][k] for e in exps) - min(overall[e][k] for e in exps) for k in range(n)]
+    spread = _spread(overall)
     for name, idx, levels in (
         ("strategy", 0, (1, 2, 3)),
         ("Ψc = Ψm", 1, (11.0, 10.0)),
