@@ -188,22 +188,34 @@ def _psi_agreement(ctx: Context, reports: list, done: list) -> None:
         ctx.row(t, label, "sd Ψs*", round(s_est, 2), paper=4.09)
         ctx.row(t, label, "sd eq. 4", round(s_ex, 2), paper=4.16)
         ctx.row(t, label, "correlation", round(100 * r, 1), paper=90.5, unit="%")
-    per_seed = []
+    labels = [f"{name}, workload {wl}, {kb} KB" for wl, kb in PAPER_TABLE2 for name in SCHEDS]
+    op, op_r = _operating_point(ctx, done, labels)
+    all_runs = []
     for k in range(len(ctx.seeds)):
         p = st.psi_pairs([r.reports[k] for r in done], exact="psi_s_stolen")
-        per_seed.append(st.correlation([x[0] for x in p], [x[1] for x in p]))
+        all_runs.append(st.correlation([x[0] for x in p], [x[1] for x in p]))
+    ctx.row(
+        t,
+        "Ψs over stolen pages",
+        "correlation per seed, all runs",
+        [100 * c for c in all_runs],
+        unit="%",
+    )
     pairs, r = pooled["psi_s_stolen"]
     ctx.claim(
         "psi-estimate-agrees",
-        "Ψs* estimates Ψs for 0 < Ψs* ≤ 20: the correlation over intervals (paper 90.5 %; eq. 4 "
-        "over the pages of active owners)",
-        effects=per_seed,
+        "Ψs* estimates Ψs for 0 < Ψs* ≤ 20 at Bard's operating point: the correlation over a "
+        "run's intervals (paper 90.5 %; eq. 4 over the pages of active owners)",
+        effects=op_r,
         kind="difference",
         paper_effect=0.905,
-        evidence="correlation per seed "
-        + ", ".join(f"{100 * c:.1f} %" for c in per_seed)
-        + f"; pooled {100 * r:.1f} % over {len(pairs)} intervals (eq. 4 over all replaced "
-        f"pages: {100 * pooled['psi_s'][1]:.1f} %); paper 90.5 % over 40",
+        evidence=f"{op}, the run nearest Bard's typical one (mean Ψs* 12.61, sd 4.09): "
+        "correlation per seed "
+        + ", ".join(f"{100 * c:.1f} %" for c in op_r)
+        + f". Over all runs' intervals pooled, {100 * r:.1f} % ({len(pairs)} intervals; eq. 4 "
+        f"over all replaced pages: {100 * pooled['psi_s'][1]:.1f} %); per seed "
+        + ", ".join(f"{100 * c:.1f} %" for c in all_runs)
+        + " (the claim's measure until the operating point was read from Bard's typical run)",
     )
     if ctx.out is not None and pairs:
         plt = _plt()
@@ -217,6 +229,41 @@ def _psi_agreement(ctx: Context, reports: list, done: list) -> None:
         ax.set_title(f"correlation {100 * r:.1f} %")
         ctx.figure("psi-agreement", fig)
         plt.close(fig)
+
+
+#: The two schedulers of each Table 2 cell, in `run`'s order.
+SCHEDS = ("CP-67", "Ψ-scheduler")
+
+#: Bard §5's "typical run": 40 intervals, Ψs* of mean 12.61 and standard deviation 4.09.
+TYPICAL_MEAN, TYPICAL_SD = 12.61, 4.09
+
+
+def _operating_point(ctx: Context, done: list, labels: list) -> tuple[str, list[float]]:
+    """Bard §5 reports the agreement over "a typical run" whose Ψs* had mean 12.61 and sd
+    4.09. Its operating point is read from those two numbers alone [A]: of the settings whose
+    every seed has at least three intervals with 0 < Ψs* ≤ 20, the one whose Ψs* mean and sd
+    are nearest his (distance in units of his sd); the correlation is never consulted. Returns
+    that setting's label and its correlation per seed."""
+    t = "Section 5: Bard's operating point (Ψs* of a typical run: mean 12.61, sd 4.09)"
+    best = None
+    for label, res in zip(labels, done, strict=True):
+        per_run = [st.psi_pairs([rep], exact="psi_s_stolen") for rep in res.reports]
+        pooled = [p for pairs in per_run for p in pairs]
+        ctx.row(t, label, "intervals per seed", [float(len(p)) for p in per_run])
+        if len(pooled) < 3 or any(len(p) < 3 for p in per_run):
+            continue
+        m, s = st.mean_sd([p[0] for p in pooled])
+        d = math.hypot((m - TYPICAL_MEAN) / TYPICAL_SD, (s - TYPICAL_SD) / TYPICAL_SD)
+        r = [st.correlation([x[0] for x in p], [x[1] for x in p]) for p in per_run]
+        ctx.row(t, label, "mean Ψs*", round(m, 2), paper=TYPICAL_MEAN, role="ours")
+        ctx.row(t, label, "sd Ψs*", round(s, 2), paper=TYPICAL_SD, role="ours")
+        ctx.row(t, label, "distance", round(d, 3))
+        ctx.row(t, label, "correlation per run", [100 * c for c in r], unit="%")
+        if best is None or d < best[0]:
+            best = (d, label, r)
+    if best is None:
+        return "no setting", []
+    return best[1], best[2]
 
 
 #: Steal-ratio bands for `_agreement_by_steal`; 0.8 is Bard's S_M (Table 1, section 6).
