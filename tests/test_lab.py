@@ -42,6 +42,37 @@ def test_pushes_only_for_written_pages():
     assert dirty["pushes"] == dirty["faults"] - 2
 
 
+def new_loop_after_a_hot_set(loop: int, seed: int = 2) -> tuple[list[int], int]:
+    """Three references to a hot set of 20 pages for each page read once, then a new loop of
+    `loop` pages repeated 100 times; returns the string and the length of its first phase."""
+    import random
+
+    rng = random.Random(seed)
+    pages, cold = [], 10_000
+    for _ in range(3000):
+        pages += [rng.randrange(20) for _ in range(3)] + [cold]
+        cold += 1
+    first = len(pages)
+    for _ in range(100):
+        pages += list(range(100, 100 + loop))
+    return pages, first
+
+
+def test_refault_distance_lets_a_new_working_set_in():
+    """mm/workingset.c's case: the old hot set holds the active list, and a new loop longer
+    than the inactive list but within memory faults on every reference unless its refaults,
+    at distances within the active list, are activated (docs/policies/linux-lru.md)."""
+    pages, first = new_loop_after_a_hot_set(30)
+    with_refault, without = (
+        r["faults"]
+        for r in pagelab.curve(
+            pages, ["linux-lru", {"kind": "linux-lru", "refault": False}], [48], warmup=first
+        )
+    )
+    assert without == 30 * 100  # every reference of the loop faults
+    assert 30 <= with_refault <= 3 * 30  # in after a few passes
+
+
 def test_zero_frames_is_a_clear_error():
     with pytest.raises(pagelab.PagelabError, match="frames"):
         pagelab.curve(BELADY, ["lru"], [0])

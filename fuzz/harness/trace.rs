@@ -159,8 +159,16 @@ pub fn convert_input(data: &[u8]) {
 /// Steps a policy over a reference string: byte 0 picks the policy, byte 1 the frames, then
 /// each 3 bytes are a reference (2 bytes of page, 1 byte of kind and run length).
 pub fn step(data: &[u8]) {
-    const POLICIES: [&str; 8] = [
-        "fifo", "lru", "clock", "min", "random", "arc", "lirs", "sieve",
+    const POLICIES: [&str; 9] = [
+        "fifo",
+        "lru",
+        "clock",
+        "min",
+        "random",
+        "arc",
+        "lirs",
+        "sieve",
+        "linux-lru",
     ];
     let [p, frames, rest @ ..] = data else { return };
     let Ok(spec) = PolicySpec::by_name(POLICIES[*p as usize % POLICIES.len()]) else {

@@ -70,6 +70,7 @@ pub(crate) mod drive;
 pub mod driven;
 pub mod fifo;
 pub mod lfu;
+pub mod linux_lru;
 pub mod lirs;
 mod list;
 pub mod lru;
@@ -483,6 +484,9 @@ replacement_policies! {
         Lfu = lfu::Lfu, lfu::LfuSpec, "lfu", [], false,
             "Least frequently used: reclaim the resident page with the fewest references, ties by LRU",
             "Aho, Denning & Ullman 1971";
+        LinuxLru = linux_lru::LinuxLru, linux_lru::LinuxLruSpec, "linux-lru", ["active-inactive"], false,
+            "Linux's active and inactive lists for mapped pages, with refault-distance activation",
+            "Linux mm/vmscan.c (split LRU, 2.6.28) and mm/workingset.c (Weiner 2014, 3.15)";
     }
     offline {
         Min = min::MinSpec, "min", ["opt", "belady"],
@@ -548,6 +552,8 @@ pub struct Outcome {
     pub mean_resident: Option<f64>,
 }
 
+#[cfg(test)]
+mod linux_lru_tests;
 #[cfg(test)]
 mod min_tests;
 #[cfg(test)]

@@ -293,7 +293,7 @@ fn specs_are_strict_and_named() {
         assert!(PolicySpec::by_name(i.name).is_ok());
         assert!(!i.summary.is_empty() && !i.citation.is_empty());
     }
-    assert_eq!(INFO.len(), 12);
+    assert_eq!(INFO.len(), 13);
 }
 
 #[test]
@@ -371,7 +371,7 @@ pub(super) fn arb_runs(max_page: u32, max_len: usize) -> impl Strategy<Value = V
     })
 }
 
-const ALL: [&str; 11] = [
+const ALL: [&str; 12] = [
     r#"{"kind":"fifo"}"#,
     r#"{"kind":"lru"}"#,
     r#"{"kind":"clock"}"#,
@@ -382,6 +382,7 @@ const ALL: [&str; 11] = [
     r#"{"kind":"lirs","hir_fraction":0.25}"#,
     r#"{"kind":"sieve"}"#,
     r#"{"kind":"clock-pro","initial_cold_fraction":0.2}"#,
+    r#"{"kind":"linux-lru","inactive_ratio":2}"#,
     r#"{"kind":"min"}"#,
 ];
 
@@ -398,7 +399,7 @@ proptest! {
     #[test]
     fn min_never_faults_more_than_any_policy(r in arb_runs(12, 120), k in 2u32..12) {
         let m = faults(&spec(r#"{"kind":"min"}"#), &r, k);
-        for s in &ALL[..10] {
+        for s in &ALL[..11] {
             if s.contains("ws") { continue; }
             prop_assert!(m <= faults(&spec(s), &r, k), "{s}");
         }
@@ -492,7 +493,7 @@ proptest! {
 
     #[test]
     fn stream_equals_slice(r in arb_runs(40, 300), k in 2u32..20) {
-        for s in &ALL[..10] {
+        for s in &ALL[..11] {
             let sp = spec(s);
             let a = simulate(&sp, &r, k, 17).unwrap();
             let mut src = VecSource::new(r.clone());

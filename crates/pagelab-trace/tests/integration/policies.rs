@@ -34,7 +34,7 @@ pub fn locality_string(n: usize, seed: u64) -> Vec<Run> {
         .collect()
 }
 
-const SPECS: [&str; 12] = [
+const SPECS: [&str; 13] = [
     r#"{"kind":"fifo"}"#,
     r#"{"kind":"lru"}"#,
     r#"{"kind":"clock"}"#,
@@ -46,6 +46,7 @@ const SPECS: [&str; 12] = [
     r#"{"kind":"sieve"}"#,
     r#"{"kind":"clock-pro"}"#,
     r#"{"kind":"lfu"}"#,
+    r#"{"kind":"linux-lru"}"#,
     r#"{"kind":"min"}"#,
 ];
 
