@@ -103,6 +103,8 @@ counters! {
     cpu_supervisor_s: "cpu·s", "Processor time in supervisor state.";
     page_wait_cpu_s: "cpu·s", "Idle processor time while an in-queue user waits for a page.";
     page_wait_user_s: "user·s", "Integral of in-queue users waiting for a page or a frame.";
+    pressure_some_s: "s", "Time in which at least one user waits for a page or a frame (Linux PSI memory \"some\").";
+    pressure_full_s: "s", "Time in which every in-queue user waits for a page or a frame (Linux PSI memory \"full\").";
     dispatches: "count", "Users given a processor (a burst continued after an event not counted).";
     io_interrupts: "count", "I/O interrupts taken (paging and virtual I/O completions).";
 }

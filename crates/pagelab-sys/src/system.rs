@@ -233,6 +233,11 @@ impl<'o> System<'o> {
         c.eligible_user_s += (self.e1.len() + self.e2.len()) as f64 * dt;
         c.page_wait_user_s += f64::from(self.n_page_wait) * dt;
         if self.n_page_wait > 0 {
+            // Linux PSI's memory pressure, the multiprogramming set taken as the non-idle tasks.
+            c.pressure_some_s += dt;
+            if self.n_page_wait >= self.n_q1 + self.n_q2 {
+                c.pressure_full_s += dt;
+            }
             c.page_wait_cpu_s += f64::from(self.n_idle_cpus) * dt;
         }
         for &g in &self.guests {

@@ -87,6 +87,18 @@ fn io_and_queue_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         "In-queue user time spent waiting for a page (VM monitor user-state sampling).",
     );
     put(
+        "pressure_some_pct",
+        100.0 * div(d.pressure_some_s, d.time_s),
+        "%",
+        "Share of time with at least one user waiting for a page or a frame (Linux PSI memory \"some\").",
+    );
+    put(
+        "pressure_full_pct",
+        100.0 * div(d.pressure_full_s, d.time_s),
+        "%",
+        "Share of time with every in-queue user waiting for a page or a frame (Linux PSI memory \"full\": no user in the multiprogramming set can run).",
+    );
+    put(
         "page_io_time_ms",
         1e3 * div(
             d.page_io_sum_s - d.swap_io_sum_s,

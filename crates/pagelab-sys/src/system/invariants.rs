@@ -183,6 +183,13 @@ impl System<'_> {
                 "page_reads",
                 c.page_reads,
             ),
+            (
+                "pressure_full_s",
+                c.pressure_full_s,
+                "pressure_some_s",
+                c.pressure_some_s,
+            ),
+            ("pressure_some_s", c.pressure_some_s, "time_s", c.time_s),
         ];
         for (part, x, whole, y) in parts {
             if x > y {
@@ -242,6 +249,14 @@ mod tests {
         sys.c.steals = 1.0;
         let e = sys.check_invariants().unwrap_err();
         assert!(e.contains("steals"), "{e}");
+    }
+
+    #[test]
+    fn full_pressure_longer_than_some_is_caught() {
+        let mut sys = small_system();
+        (sys.c.time_s, sys.c.pressure_some_s, sys.c.pressure_full_s) = (2.0, 1.0, 1.5);
+        let e = sys.check_invariants().unwrap_err();
+        assert!(e.contains("pressure_full_s"), "{e}");
     }
 
     #[test]
