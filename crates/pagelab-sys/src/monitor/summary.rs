@@ -44,10 +44,30 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
     };
     let mut m = BTreeMap::new();
     io_and_queue_metrics(&b, &mut m);
+    pressure_metrics(&b, &mut m);
     paging_metrics(&b, &mut m);
     frame_supply_metrics(&b, &mut m);
     processor_and_response_metrics(&b, &mut m);
     m
+}
+
+/// Memory pressure as Linux's pressure stall information reads it (docs/system.md).
+fn pressure_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
+    let d = b.d;
+    put_metric(
+        m,
+        "pressure_some_pct",
+        100.0 * div(d.pressure_some_s, d.time_s),
+        "%",
+        "Share of time with at least one user waiting for a page or a frame (Linux PSI memory \"some\").",
+    );
+    put_metric(
+        m,
+        "pressure_full_pct",
+        100.0 * div(d.pressure_full_s, d.time_s),
+        "%",
+        "Share of time with every in-queue user waiting for a page or a frame (Linux PSI memory \"full\": no user in the multiprogramming set can run).",
+    );
 }
 
 /// The I/O rates, page waits and the scheduler's queues.
@@ -85,18 +105,6 @@ fn io_and_queue_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         100.0 * div(d.page_wait_user_s, d.mpl_user_s),
         "%",
         "In-queue user time spent waiting for a page (VM monitor user-state sampling).",
-    );
-    put(
-        "pressure_some_pct",
-        100.0 * div(d.pressure_some_s, d.time_s),
-        "%",
-        "Share of time with at least one user waiting for a page or a frame (Linux PSI memory \"some\").",
-    );
-    put(
-        "pressure_full_pct",
-        100.0 * div(d.pressure_full_s, d.time_s),
-        "%",
-        "Share of time with every in-queue user waiting for a page or a frame (Linux PSI memory \"full\": no user in the multiprogramming set can run).",
     );
     put(
         "page_io_time_ms",
