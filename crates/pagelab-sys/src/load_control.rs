@@ -156,6 +156,8 @@ pub struct StorageTest {
     pub p: StorageTestSpec,
     /// Admit a Q2 candidate that does not fit if 0.75 P frames are uncommitted (VM-SPG p.108).
     pub q2_partial_fit: bool,
+    /// APAGES scale of the pressure feedback (1 without it) [1].
+    pub factor: f64,
 }
 
 /// CP-67's scheduler ([`crate::cp67_scheduler`]) on the load-control seam.
@@ -218,7 +220,7 @@ impl LoadControlSpec {
         match self {
             LoadControlSpec::Cp67(p) => p.check(),
             LoadControlSpec::Psi(p) => p.check(),
-            LoadControlSpec::Vm370(_) => Ok(()),
+            LoadControlSpec::Vm370(p) => p.pressure.as_ref().map_or(Ok(()), |f| f.check()),
         }
     }
 }
@@ -231,6 +233,7 @@ impl LoadController {
             LoadControlSpec::Vm370(p) => LoadController::Vm370(StorageTest {
                 p: p.clone(),
                 q2_partial_fit: true,
+                factor: 1.0,
             }),
             LoadControlSpec::Psi(p) => LoadController::Psi(PsiScheduler::new(p.clone())),
         }
@@ -282,13 +285,22 @@ impl LoadControl for LoadController {
     }
     fn on_interval(&mut self, d: &Counters, mpl: u32, sumwss: f64, apages: u32) -> Evict {
         match self {
-            LoadController::Cp67(_) | LoadController::Vm370(_) => Evict::NONE,
+            LoadController::Cp67(_) => Evict::NONE,
+            LoadController::Vm370(s) => s.on_interval(d, mpl, sumwss, apages),
             LoadController::Psi(s) => s.on_interval(&Measures::of(d), mpl, sumwss, apages),
         }
     }
 }
 
 impl LoadControl for StorageTest {
+    /// The pressure feedback, when the spec has one: a new APAGES factor; nobody is evicted.
+    fn on_interval(&mut self, d: &Counters, _mpl: u32, _sumwss: f64, _apages: u32) -> Evict {
+        if let Some(fb) = &self.p.pressure {
+            self.factor = fb.next_factor(self.factor, d);
+        }
+        Evict::NONE
+    }
+
     fn initial_projection(&self) -> Projection {
         let p = self.p.initial_ws_pages;
         Projection {
@@ -336,7 +348,7 @@ impl LoadControl for StorageTest {
     }
 
     fn admit(&mut self, view: &LoadView<'_>, out: &mut Vec<LoadAction>) {
-        let apages = f64::from(view.apages);
+        let apages = f64::from(view.apages) * self.factor;
         let mut sum = view.sumwss;
         let first = out.len();
         for c in view.eligible {
@@ -375,7 +387,66 @@ pub(crate) mod tests {
             projection: ProjectionKind::Damped,
             initial_ws_pages: 20.0,
             eliminate_false_drops: false,
+            pressure: None,
         }))
+    }
+
+    /// The pressure feedback lowers the admission factor while "some" exceeds its target,
+    /// never below its floor, and raises it back to 1 when the pressure falls.
+    #[test]
+    fn pressure_feedback_throttles_and_releases_admission() {
+        use crate::load_control::spec::PressureFeedback;
+        let fb = PressureFeedback {
+            target_some_pct: 50.0,
+            step: 0.2,
+            min_factor: 0.5,
+        };
+        let interval = |some_s: f64| Counters {
+            time_s: 10.0,
+            pressure_some_s: some_s,
+            ..Counters::default()
+        };
+        let mut f = 1.0;
+        let mut seen = Vec::new();
+        for some in [8.0, 8.0, 8.0, 2.0, 2.0, 2.0] {
+            f = fb.next_factor(f, &interval(some));
+            seen.push((f * 10.0_f64).round() / 10.0);
+        }
+        assert_eq!(seen, vec![0.8, 0.6, 0.5, 0.7, 0.9, 1.0]);
+        // Admission follows: 100 frames at factor 0.5 admit one 40-page Q2 user, not two.
+        let mut lc = StorageTest {
+            p: StorageTestSpec {
+                q1_overcommit: 1.0,
+                pressure: Some(fb),
+                ..match vm() {
+                    LoadController::Vm370(s) => s.p,
+                    _ => unreachable!(),
+                }
+            },
+            q2_partial_fit: false,
+            factor: 1.0,
+        };
+        for _ in 0..3 {
+            lc.on_interval(&interval(9.0), 2, 0.0, 100);
+        }
+        let el = [7, 8].map(|user| Candidate {
+            user,
+            queue: Queue::Q2,
+            projected: 40.0,
+        });
+        let mut out = Vec::new();
+        let view = LoadView {
+            apages: 100,
+            sumwss: 0.0,
+            in_queue: 1,
+            eligible: &el,
+        };
+        lc.admit(&view, &mut out);
+        assert_eq!(out.len(), 1);
+        lc.factor = 1.0;
+        out.clear();
+        lc.admit(&view, &mut out);
+        assert_eq!(out.len(), 2);
     }
 
     #[test]

@@ -63,6 +63,69 @@ pub struct StorageTestSpec {
     /// Keep the user in queue across intra-transaction terminal writes (tetzlaff's false drops).
     #[serde(default)]
     pub eliminate_false_drops: bool,
+    /// Memory-pressure feedback on the storage test (ours; absent: VM/370's rule alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressure: Option<PressureFeedback>,
+}
+
+/// Admission throttled by memory pressure, as Linux's pressure stall information drives
+/// userspace reclaim: after each monitor interval the storage test's APAGES is scaled by a
+/// factor, lowered by `step` when the share of the interval with a user waiting for a page
+/// ("some", `pressure_some_pct`) exceeded `target_some_pct`, raised by `step` otherwise, and
+/// kept within [`min_factor`, 1]. Nobody in queue is deactivated; the factor only holds back
+/// admissions. Ours: no system of the papers has it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PressureFeedback {
+    /// Pressure above which admission is throttled [% of the interval].
+    pub target_some_pct: f64,
+    /// Change of the factor per interval [1] (default 0.05).
+    #[serde(default = "default_step")]
+    pub step: f64,
+    /// Lowest factor [1] (default 0.5).
+    #[serde(default = "default_min_factor")]
+    pub min_factor: f64,
+}
+
+fn default_step() -> f64 {
+    0.05
+}
+fn default_min_factor() -> f64 {
+    0.5
+}
+
+impl PressureFeedback {
+    /// The first parameter out of range: (key under `load_control`, what was expected).
+    pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
+        if !(self.target_some_pct.is_finite()
+            && self.target_some_pct >= 0.0
+            && self.target_some_pct <= 100.0)
+        {
+            return Err((
+                "pressure.target_some_pct",
+                "expected a share of time 0-100 [%]",
+            ));
+        }
+        if !(self.step.is_finite() && self.step > 0.0 && self.step < 1.0) {
+            return Err(("pressure.step", "expected a factor step between 0 and 1"));
+        }
+        if !(self.min_factor.is_finite() && self.min_factor > 0.0 && self.min_factor <= 1.0) {
+            return Err(("pressure.min_factor", "expected a factor in (0, 1]"));
+        }
+        Ok(())
+    }
+
+    /// The next factor after an interval of `d.time_s` with `d.pressure_some_s` under pressure.
+    pub fn next_factor(&self, factor: f64, d: &crate::monitor::Counters) -> f64 {
+        if d.time_s <= 0.0 {
+            return factor;
+        }
+        if 100.0 * d.pressure_some_s / d.time_s > self.target_some_pct {
+            (factor - self.step).max(self.min_factor)
+        } else {
+            (factor + self.step).min(1.0)
+        }
+    }
 }
 
 fn default_q1_slice() -> f64 {
