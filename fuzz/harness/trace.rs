@@ -159,7 +159,7 @@ pub fn convert_input(data: &[u8]) {
 /// Steps a policy over a reference string: byte 0 picks the policy, byte 1 the frames, then
 /// each 3 bytes are a reference (2 bytes of page, 1 byte of kind and run length).
 pub fn step(data: &[u8]) {
-    const POLICIES: [&str; 9] = [
+    const POLICIES: [&str; 10] = [
         "fifo",
         "lru",
         "clock",
@@ -169,6 +169,7 @@ pub fn step(data: &[u8]) {
         "lirs",
         "sieve",
         "linux-lru",
+        "mglru",
     ];
     let [p, frames, rest @ ..] = data else { return };
     let Ok(spec) = PolicySpec::by_name(POLICIES[*p as usize % POLICIES.len()]) else {

@@ -226,7 +226,7 @@ proptest! {
         cpus in 1u32..3,
         policy in proptest::sample::select(vec![
             "clock", "fifo", "lru", "arc", "lirs", "sieve", "lfu", "ar", "ws", "random",
-            "linux-lru",
+            "linux-lru", "mglru",
         ]),
         reserve in 1u32..16,
         flush in any::<bool>(),

@@ -74,6 +74,7 @@ pub mod linux_lru;
 pub mod lirs;
 mod list;
 pub mod lru;
+pub mod mglru;
 pub mod min;
 mod next_use;
 pub mod random;
@@ -487,6 +488,9 @@ replacement_policies! {
         LinuxLru = linux_lru::LinuxLru, linux_lru::LinuxLruSpec, "linux-lru", ["active-inactive"], false,
             "Linux's active and inactive lists for mapped pages, with refault-distance activation",
             "Linux mm/vmscan.c (split LRU, 2.6.28) and mm/workingset.c (Weiner 2014, 3.15)";
+        Mglru = mglru::Mglru, mglru::MglruSpec, "mglru", ["multi-gen-lru"], false,
+            "Linux's multi-generational LRU for mapped pages: generations aged by accessed bits",
+            "Linux mm/vmscan.c, CONFIG_LRU_GEN (Zhao, 6.1, 2022); Documentation/mm/multigen_lru.rst";
     }
     offline {
         Min = min::MinSpec, "min", ["opt", "belady"],
@@ -554,6 +558,8 @@ pub struct Outcome {
 
 #[cfg(test)]
 mod linux_lru_tests;
+#[cfg(test)]
+mod mglru_tests;
 #[cfg(test)]
 mod min_tests;
 #[cfg(test)]

@@ -293,7 +293,7 @@ fn specs_are_strict_and_named() {
         assert!(PolicySpec::by_name(i.name).is_ok());
         assert!(!i.summary.is_empty() && !i.citation.is_empty());
     }
-    assert_eq!(INFO.len(), 13);
+    assert_eq!(INFO.len(), 14);
 }
 
 #[test]
@@ -371,7 +371,7 @@ pub(super) fn arb_runs(max_page: u32, max_len: usize) -> impl Strategy<Value = V
     })
 }
 
-const ALL: [&str; 12] = [
+const ALL: [&str; 13] = [
     r#"{"kind":"fifo"}"#,
     r#"{"kind":"lru"}"#,
     r#"{"kind":"clock"}"#,
@@ -383,6 +383,7 @@ const ALL: [&str; 12] = [
     r#"{"kind":"sieve"}"#,
     r#"{"kind":"clock-pro","initial_cold_fraction":0.2}"#,
     r#"{"kind":"linux-lru","inactive_ratio":2}"#,
+    r#"{"kind":"mglru"}"#,
     r#"{"kind":"min"}"#,
 ];
 

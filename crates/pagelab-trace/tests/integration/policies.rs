@@ -34,7 +34,7 @@ pub fn locality_string(n: usize, seed: u64) -> Vec<Run> {
         .collect()
 }
 
-const SPECS: [&str; 13] = [
+const SPECS: [&str; 14] = [
     r#"{"kind":"fifo"}"#,
     r#"{"kind":"lru"}"#,
     r#"{"kind":"clock"}"#,
@@ -47,6 +47,7 @@ const SPECS: [&str; 13] = [
     r#"{"kind":"clock-pro"}"#,
     r#"{"kind":"lfu"}"#,
     r#"{"kind":"linux-lru"}"#,
+    r#"{"kind":"mglru"}"#,
     r#"{"kind":"min"}"#,
 ];
 
