@@ -102,6 +102,8 @@ fn main() {
         "lirs",
         "sieve",
         "clock-pro",
+        "linux-lru",
+        "mglru",
         "min",
     ] {
         if !want(name) {
