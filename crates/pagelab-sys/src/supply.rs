@@ -25,16 +25,17 @@
 //! 4. *Other departures*: a page that leaves for another reason is reported by
 //!    [`FrameSupply::on_free`]: SELECT taking a trimmed or queue-drop-flushed page from the
 //!    flush list, and each page of a physical swap-out (HPO). A policy supply tells its policy
-//!    to forget the page (LRU, SIEVE, ARC, LFU and Linux's two can; one that cannot keeps counting the page
-//!    until it reclaims it, and SELECT skips it then; `supply_forgotten`/`supply_unforgettable`).
+//!    to forget the page (LRU, SIEVE, ARC, LFU and Linux's two can; one that cannot keeps
+//!    counting the page until it reclaims it, and SELECT skips it then;
+//!    `supply_forgotten`/`supply_unforgettable`).
 //!
 //! Two supplies exist. [`CoreTableScan`] is VM's global one-bit clock over the frame table
 //! (tetzlaff "Background"; bard §2), the default (`memory.replacement = "clock"`). Any other
 //! online policy of the trace lab's registry (`fifo`, `lru`, `arc`, `lirs`, `sieve`, `lfu`, `ar`,
-//! `ws`, `random`, `clock-pro`, `linux-lru`, `mglru`) runs through [`PolicySupply`]: the trace-lab policy keeps at
-//! most `frames − memory.replacement_reserve` pages; the pages it reclaims when full queue up
-//! (an inactive list) and SELECT takes them from there, skipping any the policy has taken back
-//! since. The reserve keeps frames free while changed victims are written, as VM's free-list
+//! `ws`, `random`, `clock-pro`, `linux-lru`, `mglru`) runs through [`PolicySupply`]: the
+//! trace-lab policy keeps at most `frames − memory.replacement_reserve` pages; the pages it
+//! reclaims when full queue up (an inactive list) and SELECT takes them from there, skipping
+//! any the policy has taken back since. The reserve keeps frames free while changed victims are written, as VM's free-list
 //! target does. Linux's active/inactive lists with refault activation (`linux-lru`, keeping
 //! its own shadow entries) and its multi-generational LRU (`mglru`, per-page generations) are
 //! such policies; a supply that needs the system's own signals (the refault distance of

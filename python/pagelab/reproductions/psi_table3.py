@@ -129,7 +129,7 @@ def run(ctx: Context) -> None:
     # Bard's own main effects, over his whole factorial (experiments 1-12).
     design = [e for e in PAPER_TABLE3 if e <= 12]
     paper_of = {
-        name: _main_effect([PAPER_TABLE3[e][6] for e in design], design, idx, levels) or 0.0
+        name: _main_effect([PAPER_TABLE3[e][6] for e in design], design, idx, levels)
         for name, idx, levels in FACTORS
     }
     for name, idx, levels in FACTORS:
@@ -170,9 +170,7 @@ def run(ctx: Context) -> None:
         + ", ".join(f"{x:.2f}" for x in largest)
         + f"; paper: {paper_largest:.2f} at most ("
         + ", ".join(f"{k} {v:.2f}" for k, v in paper_of.items())
-        + ")"
-        + f". Range over the {len(exps)} experiments per "
-        "seed: "
+        + f"). Range over the {len(exps)} experiments per seed: "
         + ", ".join(f"{x:.2f}" for x in spread)
         + f" (paper {paper_spread:.1f}; until this claim took the main effects it tested the "
         "range, whose two-point band excluded Bard's own table)",

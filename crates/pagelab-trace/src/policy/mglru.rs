@@ -211,7 +211,7 @@ impl Replacement for Mglru {
     }
 
     fn state(&self) -> PolicyState {
-        let lists = (self.min_seq..=self.max_seq)
+        let mut lists: Vec<(String, Vec<u32>)> = (self.min_seq..=self.max_seq)
             .rev()
             .map(|seq| {
                 let g = &self.gens[Self::slot(seq) as usize];
@@ -224,7 +224,6 @@ impl Replacement for Mglru {
         let accessed = (0..self.gen_of.len() as u32)
             .filter(|&p| self.is_resident(p) && self.accessed[p as usize])
             .collect();
-        let mut lists: Vec<(String, Vec<u32>)> = lists;
         lists.push(("accessed".into(), accessed));
         PolicyState {
             lists,
