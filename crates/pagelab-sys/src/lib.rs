@@ -43,6 +43,7 @@ pub mod system;
 pub mod unix;
 pub mod vmsp_spec;
 pub mod workload;
+pub mod zswap;
 
 pub use error::SysError;
 pub use kind::SystemKind;

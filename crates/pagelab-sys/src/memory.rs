@@ -30,6 +30,8 @@ pub enum FrameState {
     PageIn,
     /// Its page is being written out; freed when the write completes unless reclaimed.
     PageOut,
+    /// Holds compressed pages of the zswap pool ([`crate::zswap`]); no page maps it.
+    Pool,
 }
 
 /// A page frame.
@@ -180,6 +182,13 @@ impl Memory {
         self.free.push(f);
     }
 
+    /// Takes a frame from the free list for the compressed pool.
+    pub fn take_for_pool(&mut self) -> Option<u32> {
+        let f = self.take_free()?;
+        self.frames[f as usize].state = FrameState::Pool;
+        Some(f)
+    }
+
     /// Maps `(owner, page)` into free frame `f` in state `state`.
     pub fn map(&mut self, owner: u32, page: u32, f: u32, state: FrameState) {
         let pte = self.pte_mut(owner, page);
@@ -314,14 +323,23 @@ impl Memory {
         None
     }
 
-    /// Checks the books: every frame is free xor mapped by exactly the entry that names it, and
-    /// resident counts match. Returns the first inconsistency found.
+    /// Frames the compressed pool holds [frames].
+    pub fn pool_len(&self) -> usize {
+        self.frames
+            .iter()
+            .filter(|f| f.state == FrameState::Pool)
+            .count()
+    }
+
+    /// Checks the books: every frame is free, in the pool, or mapped by exactly the entry that
+    /// names it, and resident counts match. Returns the first inconsistency found.
     pub fn check(&self) -> Result<(), String> {
         let mut counts = vec![0u32; self.tables.len()];
         let mut n_free = 0;
         for (i, fr) in self.frames.iter().enumerate() {
             match fr.state {
                 FrameState::Free => n_free += 1,
+                FrameState::Pool => {}
                 _ => {
                     let pte = self
                         .tables

@@ -176,6 +176,10 @@ pub struct MemorySpec {
     /// which VM's free-list target (MPL + 1) follows.
     #[serde(default = "default_replacement_reserve")]
     pub replacement_reserve: Frames,
+    /// A compressed page pool between SELECT and the paging devices (Linux's zswap; ours;
+    /// absent: none) -- parameter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zswap: Option<crate::zswap::ZswapSpec>,
 }
 
 fn default_replacement() -> String {

@@ -47,6 +47,7 @@ use crate::steal::StealBooks;
 use crate::supply::{FrameSupply, Supply};
 use crate::survival::SurvivalBooks;
 use crate::workload::{think_time, LocalityModel, Program, TraceOpener};
+use crate::zswap::{Zswap, ZswapCounters};
 use pagelab_core::random::exponential;
 use pagelab_core::{EventQueue, Rng, RngStreams, Tick};
 use pagelab_trace::Run;
@@ -123,6 +124,9 @@ pub struct System<'o> {
     write_unchanged: bool,
     /// Page swapping books (residency `page-swapping`).
     swap: Option<PageSwap>,
+    /// The compressed page pool (`[memory.zswap]`), and its counters at the warm-up's end.
+    zswap: Option<Zswap>,
+    zswap_warm: ZswapCounters,
     /// VM/SP dispatcher books and the spool writer ([`vmsp_dispatch`], [`cp_spool`]).
     vmsp: vmsp_dispatch::VmspBooks,
     vio_busy: Vec<Tick>,
@@ -239,6 +243,9 @@ impl<'o> System<'o> {
                 c.pressure_full_s += dt;
             }
             c.page_wait_cpu_s += f64::from(self.n_idle_cpus) * dt;
+        }
+        if let Some(z) = self.zswap.as_mut() {
+            z.c.frame_s += z.frames.len() as f64 * dt;
         }
         for &g in &self.guests {
             let usr = &mut self.users[g as usize];
@@ -453,6 +460,7 @@ mod report;
 mod scheduling;
 mod users;
 mod vmsp_dispatch;
+mod zswap_io;
 
 use users::{Boundary, ClassRt, Cpu, Outcome, UState, User};
 

@@ -20,6 +20,17 @@ impl SystemSpec {
         self.swapping
             .check()
             .map_err(|(k, w)| (format!("swapping.{k}"), w))?;
+        if let Some(z) = &self.memory.zswap {
+            z.check()
+                .map_err(|(k, w)| (format!("memory.zswap.{k}"), w))?;
+            if self.memory.residency == ResidencyKind::PageSwapping {
+                return Err((
+                    "memory.zswap".into(),
+                    "the pool takes SELECT's page-outs, page swapping writes swap sets: expected \
+                     no [memory.zswap] with memory.residency = \"page-swapping\"",
+                ));
+            }
+        }
         self.vmsp.check().map_err(|(k, w)| (format!("vmsp.{k}"), w))
     }
 

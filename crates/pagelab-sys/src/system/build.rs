@@ -93,6 +93,12 @@ impl<'o> System<'o> {
             flush_at_drop: spec.memory.flush_at_drop,
             write_unchanged: spec.paging.write_unchanged,
             swap: parts.swap,
+            zswap: spec
+                .memory
+                .zswap
+                .clone()
+                .map(|z| Zswap::new(z, spec.memory.frames.get())),
+            zswap_warm: ZswapCounters::default(),
             vmsp: vmsp_dispatch::VmspBooks::new(n_all as usize, streams.stream("spool", 0)),
             vio_busy: vec![Tick::ZERO; spec.vio.devices as usize],
             vio_ns: spec.vio.service_ms.get() * 1e6,

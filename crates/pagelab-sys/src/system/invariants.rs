@@ -43,6 +43,7 @@ impl System<'_> {
         self.check_users()?;
         self.check_slots()?;
         self.check_swap_sets()?;
+        self.check_zswap()?;
         self.check_counters()
     }
 
@@ -257,6 +258,22 @@ mod tests {
         (sys.c.time_s, sys.c.pressure_some_s, sys.c.pressure_full_s) = (2.0, 1.0, 1.5);
         let e = sys.check_invariants().unwrap_err();
         assert!(e.contains("pressure_full_s"), "{e}");
+    }
+
+    #[test]
+    fn a_pool_frame_the_pool_does_not_list_is_caught() {
+        let mut sys = small_system();
+        // Broken on purpose: a frame in pool state with no pool, then one the pool omits.
+        let f = sys.mem.take_for_pool().unwrap();
+        let e = sys.check_invariants().unwrap_err();
+        assert!(e.contains("pool state without a pool"), "{e}");
+        let spec = crate::zswap::ZswapSpec::default();
+        sys.zswap = Some(crate::zswap::Zswap::new(spec, 64));
+        sys.zswap.as_mut().unwrap().insert(0, 3);
+        let e = sys.check_invariants().unwrap_err();
+        assert!(e.contains("needs 1"), "{e}");
+        sys.zswap.as_mut().unwrap().frames.push(f);
+        sys.check_invariants().unwrap();
     }
 
     #[test]

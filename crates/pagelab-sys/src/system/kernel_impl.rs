@@ -85,6 +85,9 @@ impl Engine for VmRun<'_> {
             Event::WarmupEnded => {
                 s.warm = true;
                 s.warm_sample = s.snapshot();
+                if let Some(z) = &s.zswap {
+                    s.zswap_warm = z.c;
+                }
                 for u in &mut s.users {
                     u.t_txn = 0;
                     u.t_resp = 0.0;

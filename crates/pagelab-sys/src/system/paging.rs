@@ -35,7 +35,9 @@ impl System<'_> {
                     self.page_waiters.push((f, w));
                     self.fault_wait(w, UState::PageWait);
                 }
-                FrameState::Free => unreachable!("a mapped frame is never free"),
+                FrameState::Free | FrameState::Pool => {
+                    unreachable!("a mapped frame is never free or the pool's")
+                }
             }
             return Ok(());
         }
@@ -99,6 +101,9 @@ impl System<'_> {
         self.mem.map(owner, idx, f, FrameState::PageIn);
         self.supply.on_load(owner, idx, f, self.supply_refs);
         self.survival.referenced(f, u);
+        if self.zswap_load(w, owner, idx, f) {
+            return;
+        }
         let pte = *self.mem.pte_mut(owner, idx);
         if pte.slot == NONE {
             // First reference: a cleared frame, no I/O; it has no slot copy, so it is changed.
@@ -198,6 +203,9 @@ impl System<'_> {
             let pte = *self.mem.pte_mut(fr.owner, fr.page);
             let rewrite = self.write_unchanged && fr.owner != self.shared_owner;
             if fr.changed || pte.slot == NONE || rewrite {
+                if self.zswap_store(f)? {
+                    continue;
+                }
                 if pte.slot != NONE {
                     self.io.release_slot(SlotAddr {
                         dev: pte.dev,
@@ -347,6 +355,7 @@ impl System<'_> {
                         }
                     }
                 }
+                IoOp::Write if f == NONE => {} // a zswap writeback: no frame waits on it
                 IoOp::Write => {
                     self.pending_outs -= 1;
                     if let Some(ps) = self.swap.as_mut() {

@@ -53,7 +53,8 @@ impl System<'_> {
     pub(super) fn report(&mut self, last: Counters) -> Report {
         let d = last.since(&self.warm_sample);
         let cpus = self.spec.cpu.count;
-        let metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
+        let mut metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
+        self.zswap_metrics(&mut metrics, d.time_s);
         let intervals = monitor::interval_table(&self.samples, cpus, self.spec.memory.frames.get());
         let users = self.user_rows();
         let mut all = Vec::new();

@@ -7,6 +7,7 @@ mod laws;
 mod psi;
 mod table1;
 mod unix;
+mod zswap;
 
 use pagelab_sys::{load_spec, SystemSpec};
 
