@@ -28,6 +28,11 @@ def test_every_metric_has_one_unit_a_meaning_and_known_systems(catalogue):
     assert "q1_seconds" in by_kind["vm"] - by_kind["unix"] - by_kind["m44"]
     assert "reaction_time_ms" in by_kind["unix"] - by_kind["vm"]
     assert "time_per_job_s" in by_kind["m44"] - by_kind["vm"]
+    # A mechanism no preset switches on is catalogued from its own run.
+    zswap = next(r for r in catalogue if r["name"] == "zswap_load_rate")
+    assert zswap["systems"] == ["vm"] and zswap["presets"] == [
+        "vm370 memory.zswap.max_pool_percent=20"
+    ]
 
 
 def test_a_unix_run_prints_no_vm_metric(cli, catalogue):

@@ -3,8 +3,9 @@
 The catalogue is not a second list to keep in step with the engines: it is read from the
 engines themselves, by running every shipped preset for a short simulated time and collecting
 the metrics each report carries (every engine builds its report with `put_metric`, which
-records unit and meaning beside the value). A metric appears under each system kind
-(`[system] kind`: vm, unix, m44) whose presets produce it.
+records unit and meaning beside the value), and the presets again with each optional mechanism
+no preset switches on (`OPTIONAL`). A metric appears under each system kind (`[system] kind`:
+vm, unix, m44) whose runs produce it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ from . import _core, system
 # A short run is enough: which metrics a report carries does not depend on how long it ran.
 _SHORT_S = 120.0
 _SHORT_WARMUP_S = 20.0
+
+
+#: Mechanisms no shipped preset switches on, each run once on a preset that can take it, so
+#: that the metrics only they report are catalogued too.
+OPTIONAL = [("vm370", ["memory.zswap.max_pool_percent=20"])]
 
 
 def _short_run_overrides(preset: dict[str, Any]) -> list[tuple[str, str]]:
@@ -38,15 +44,17 @@ def catalogue(on_preset: Callable[[str], None] | None = None) -> list[dict[str, 
     A metric whose unit differs between engines is listed once per unit, so a clash shows.
     """
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    for p in system.presets():
+    runs = [(p, p["name"], []) for p in system.presets()]
+    by_name = {p["name"]: p for p in system.presets()}
+    runs += [(by_name[n], f"{n} {' '.join(o)}", o) for n, o in OPTIONAL if n in by_name]
+    for p, label, extra in runs:
         if on_preset is not None:
-            on_preset(p["name"])
+            on_preset(label)
         with open(p["file"], "rb") as f:
             preset = tomllib.load(f)
         text = system.resolve_spec_path(p["name"]).read_text()
-        report = json.loads(
-            _core.run_system(text, p["file"], _short_run_overrides(preset), 1, lambda _f: None)
-        )
+        overrides = _short_run_overrides(preset) + [tuple(o.split("=", 1)) for o in extra]
+        report = json.loads(_core.run_system(text, p["file"], overrides, 1, lambda _f: None))
         # The resolved spec: a preset that extends another inherits its kind.
         kind = str(report.get("spec", {}).get("system", {}).get("kind", "?"))
         for name, m in report.get("metrics", {}).items():
@@ -62,5 +70,5 @@ def catalogue(on_preset: Callable[[str], None] | None = None) -> list[dict[str, 
             )
             if kind not in row["systems"]:
                 row["systems"].append(kind)
-            row["presets"].append(p["name"])
+            row["presets"].append(label)
     return [found[k] for k in sorted(found)]
