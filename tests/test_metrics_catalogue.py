@@ -33,6 +33,8 @@ def test_every_metric_has_one_unit_a_meaning_and_known_systems(catalogue):
     assert zswap["systems"] == ["vm"] and zswap["presets"] == [
         "vm370 memory.zswap.max_pool_percent=20"
     ]
+    ahead = next(r for r in catalogue if r["name"] == "readahead_hit_pct")
+    assert ahead["presets"] == ["vm370 paging.page_cluster=1"]
 
 
 def test_a_unix_run_prints_no_vm_metric(cli, catalogue):

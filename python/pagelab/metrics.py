@@ -24,7 +24,10 @@ _SHORT_WARMUP_S = 20.0
 
 #: Mechanisms no shipped preset switches on, each run once on a preset that can take it, so
 #: that the metrics only they report are catalogued too.
-OPTIONAL = [("vm370", ["memory.zswap.max_pool_percent=20"])]
+OPTIONAL = [
+    ("vm370", ["memory.zswap.max_pool_percent=20"]),
+    ("vm370", ["paging.page_cluster=1"]),
+]
 
 
 def _short_run_overrides(preset: dict[str, Any]) -> list[tuple[str, str]]:

@@ -240,10 +240,18 @@ pub struct PagingSpec {
     /// travel with the wave (tetzlaff "Writing unchanged pages").
     #[serde(default)]
     pub write_unchanged: bool,
+    /// Swap readahead (Linux's `vm.page-cluster`; ours): a demand read also reads the pages
+    /// on the other slots of its aligned cluster of 2^k slots, in the same channel program
+    /// (`system/readahead.rs`). 0 (the default): the faulting page alone.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub page_cluster: u32,
 }
 
 fn eight() -> u32 {
     8
+}
+fn is_zero(k: &u32) -> bool {
+    *k == 0
 }
 
 impl Default for PagingSpec {
@@ -255,6 +263,7 @@ impl Default for PagingSpec {
             sio_overhead_ms: Ms(0.0),
             round_turkey_run: 8,
             write_unchanged: false,
+            page_cluster: 0,
         }
     }
 }

@@ -127,6 +127,8 @@ pub struct System<'o> {
     /// The compressed page pool (`[memory.zswap]`), and its counters at the warm-up's end.
     zswap: Option<Zswap>,
     zswap_warm: ZswapCounters,
+    /// Swap readahead's books (`paging.page_cluster` > 0).
+    readahead: Option<readahead::Readahead>,
     /// VM/SP dispatcher books and the spool writer ([`vmsp_dispatch`], [`cp_spool`]).
     vmsp: vmsp_dispatch::VmspBooks,
     vio_busy: Vec<Tick>,
@@ -456,6 +458,7 @@ mod kernel_impl;
 mod page_swapping;
 mod paging;
 mod paging_full;
+mod readahead;
 mod report;
 mod scheduling;
 mod users;

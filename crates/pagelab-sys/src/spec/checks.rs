@@ -124,6 +124,19 @@ impl SystemSpec {
         if !self.paging.sio_overhead_ms.is_nonneg() {
             return bad("paging.sio_overhead_ms", "expected a time ≥ 0 [ms]");
         }
+        if self.paging.page_cluster > 6 {
+            return bad(
+                "paging.page_cluster",
+                "expected 0 to 6 (clusters of 1 to 64 slots)",
+            );
+        }
+        if self.paging.page_cluster > 0 && self.memory.residency == ResidencyKind::PageSwapping {
+            return bad(
+                "paging.page_cluster",
+                "page swapping reads whole swap sets: expected 0 with memory.residency = \
+                 \"page-swapping\"",
+            );
+        }
         Ok(())
     }
 

@@ -36,6 +36,11 @@ impl<'o> System<'o> {
             supply: frame_supply(spec, n_all)?,
         };
         let mut sys = System::assemble(spec, seed, opener, &streams, parts);
+        if spec.paging.page_cluster > 0 {
+            let frames = spec.memory.frames.get();
+            let ra = readahead::Readahead::new(spec.paging.page_cluster, &sys.io, frames);
+            sys.readahead = Some(ra);
+        }
         sys.schedule_first_events();
         Ok(sys)
     }
@@ -99,6 +104,7 @@ impl<'o> System<'o> {
                 .clone()
                 .map(|z| Zswap::new(z, spec.memory.frames.get())),
             zswap_warm: ZswapCounters::default(),
+            readahead: None,
             vmsp: vmsp_dispatch::VmspBooks::new(n_all as usize, streams.stream("spool", 0)),
             vio_busy: vec![Tick::ZERO; spec.vio.devices as usize],
             vio_ns: spec.vio.service_ms.get() * 1e6,

@@ -88,6 +88,9 @@ impl Engine for VmRun<'_> {
                 if let Some(z) = &s.zswap {
                     s.zswap_warm = z.c;
                 }
+                if let Some(ra) = s.readahead.as_mut() {
+                    ra.warm_up();
+                }
                 for u in &mut s.users {
                     u.t_txn = 0;
                     u.t_resp = 0.0;

@@ -32,6 +32,7 @@ impl System<'_> {
                     self.fault_done(w, true);
                 }
                 FrameState::PageIn => {
+                    self.readahead_awaited(f, u);
                     self.page_waiters.push((f, w));
                     self.fault_wait(w, UState::PageWait);
                 }
@@ -101,6 +102,7 @@ impl System<'_> {
         self.mem.map(owner, idx, f, FrameState::PageIn);
         self.supply.on_load(owner, idx, f, self.supply_refs);
         self.survival.referenced(f, u);
+        self.readahead_forget(f);
         if self.zswap_load(w, owner, idx, f) {
             return;
         }
@@ -147,7 +149,12 @@ impl System<'_> {
             frame: f,
             queued: self.now,
         };
-        let step = self.io.submit(pte.dev as usize, io, self.now);
+        let reads = self.reads_with_readahead(pte.dev, io);
+        let step = if reads.len() == 1 {
+            self.io.submit(pte.dev as usize, io, self.now)
+        } else {
+            self.io.submit_batch(pte.dev as usize, &reads, self.now)
+        };
         if let Some(s) = step {
             self.schedule_device(pte.dev as usize, s);
         }
@@ -218,9 +225,7 @@ impl System<'_> {
                     }
                 }
                 let (addr, closed) = self.page_out_slot()?;
-                let p = self.mem.pte_mut(fr.owner, fr.page);
-                p.slot = addr.slot;
-                p.dev = addr.dev;
+                self.give_slot(fr.owner, fr.page, addr);
                 self.mem.set_state(f, FrameState::PageOut);
                 let frm = &mut self.mem.frames[f as usize];
                 frm.changed = false;
@@ -255,6 +260,7 @@ impl System<'_> {
     /// Counts frame `f` taken by SELECT: a steal if its owner is in queue, and its page's
     /// survival in interruptions (bard eq. 4).
     pub(super) fn count_victim(&mut self, f: u32) {
+        self.readahead_taken(f);
         self.c.victims += 1.0;
         let fr = self.mem.frames[f as usize];
         let stolen = fr.owner != self.shared_owner && self.users[fr.owner as usize].queue.is_some();
@@ -326,8 +332,9 @@ impl System<'_> {
                 IoOp::Read => {
                     debug_assert_eq!(self.mem.frames[f as usize].state, FrameState::PageIn);
                     self.mem.set_state(f, FrameState::Resident);
+                    let referenced = self.read_referenced(f);
                     let fr = &mut self.mem.frames[f as usize];
-                    fr.referenced = true;
+                    fr.referenced = referenced;
                     fr.changed = false;
                     let waited = (self.now - io.queued).as_secs_f64();
                     let mut swapped = false;
@@ -342,7 +349,7 @@ impl System<'_> {
                             }
                         }
                     }
-                    if !swapped {
+                    if !swapped && !self.read_ahead(f) {
                         self.c.page_read_sum_s += waited;
                     }
                     let mut i = 0;

@@ -55,6 +55,7 @@ impl System<'_> {
         let cpus = self.spec.cpu.count;
         let mut metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
         self.zswap_metrics(&mut metrics, d.time_s);
+        self.readahead_metrics(&mut metrics, d.time_s);
         let intervals = monitor::interval_table(&self.samples, cpus, self.spec.memory.frames.get());
         let users = self.user_rows();
         let mut all = Vec::new();

@@ -79,9 +79,7 @@ impl System<'_> {
         let cost = (z.spec.decompress_us * 1e3).round() as u64;
         self.sup_debt_ns += cost + self.cost.page;
         let (addr, _) = self.page_out_slot()?;
-        let p = self.mem.pte_mut(owner, page);
-        p.slot = addr.slot;
-        p.dev = addr.dev;
+        self.give_slot(owner, page, addr);
         self.c.page_writes += 1.0;
         let mut one = vec![PageIo {
             op: IoOp::Write,

@@ -5,6 +5,7 @@ mod golden;
 mod hpo;
 mod laws;
 mod psi;
+mod readahead;
 mod table1;
 mod unix;
 mod zswap;
