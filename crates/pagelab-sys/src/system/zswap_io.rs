@@ -135,38 +135,41 @@ impl System<'_> {
         let w = self.zswap_warm;
         let t = time_s.max(f64::MIN_POSITIVE);
         let frames = f64::from(self.spec.memory.frames.get());
-        let mut put =
-            |name: &str, v: f64, unit: &str, what: &str| put_metric(m, name, v, unit, what);
-        put(
-            "zswap_store_rate",
-            (z.c.stores - w.stores) as f64 / t,
-            "pages/s",
-            "Page-outs compressed into the zswap pool instead of written, per second.",
-        );
-        put(
-            "zswap_load_rate",
-            (z.c.loads - w.loads) as f64 / t,
-            "pages/s",
-            "Faults served by decompressing from the zswap pool, per second.",
-        );
-        put(
-            "zswap_writeback_rate",
-            (z.c.writebacks - w.writebacks) as f64 / t,
-            "pages/s",
-            "Pages the full zswap pool wrote back to a paging device, per second.",
-        );
-        put(
-            "zswap_reject_rate",
-            (z.c.rejects - w.rejects) as f64 / t,
-            "pages/s",
-            "Page-outs the zswap pool refused (no free frame to grow), per second.",
-        );
-        put(
-            "zswap_pool_pct",
-            100.0 * (z.c.frame_s - w.frame_s) / t / frames,
-            "%",
-            "Mean share of storage the zswap pool held.",
-        );
+        let rate = |now: u64, then: u64| (now - then) as f64 / t;
+        for (name, value, unit, what) in [
+            (
+                "zswap_store_rate",
+                rate(z.c.stores, w.stores),
+                "pages/s",
+                "Page-outs compressed into the zswap pool instead of written, per second.",
+            ),
+            (
+                "zswap_load_rate",
+                rate(z.c.loads, w.loads),
+                "pages/s",
+                "Faults served by decompressing from the zswap pool, per second.",
+            ),
+            (
+                "zswap_writeback_rate",
+                rate(z.c.writebacks, w.writebacks),
+                "pages/s",
+                "Pages the full zswap pool wrote back to a paging device, per second.",
+            ),
+            (
+                "zswap_reject_rate",
+                rate(z.c.rejects, w.rejects),
+                "pages/s",
+                "Page-outs the zswap pool refused (no free frame to grow), per second.",
+            ),
+            (
+                "zswap_pool_pct",
+                100.0 * (z.c.frame_s - w.frame_s) / t / frames,
+                "%",
+                "Mean share of storage the zswap pool held.",
+            ),
+        ] {
+            put_metric(m, name, value, unit, what);
+        }
     }
 }
 
