@@ -60,6 +60,9 @@ def test_same_seed_same_results_different_seed_different():
         ("memory.frames=0", ["memory.frames"]),
         ("workload.class.0.think.mean_s=-1", ["think"]),
         ("device.0.channel=nowhere", ["nowhere"]),
+        ("memory.zswap.compression_ratio=0.5", ["memory.zswap.compression_ratio", "≥ 1"]),
+        ("memory.zswap.pool=20", ["memory.zswap.pool", "max_pool_percent"]),
+        ("paging.page_cluster=9", ["paging.page_cluster", "0 to 6"]),
     ],
 )
 def test_bad_spec_gets_one_line_error_naming_the_key(cli, override, needles):
