@@ -23,6 +23,10 @@
 //!   free list empty is rejected and the page goes to its device;
 //! - a load frees the entry (zswap's exclusive loads) and the frames the pool no longer needs
 //!   go back to the free list at once (zsmalloc compaction taken as immediate);
+//! - a frame supply that ranks pages itself (`memory.replacement` other than `clock`) keeps the
+//!   pool's cap out of the pages it may hold, as it keeps `replacement_reserve` (the pool sits
+//!   at its cap under pressure); without that it would rank pages storage no longer has room
+//!   for, and SELECT would fall back on the scan;
 //! - compression and decompression are supervisor time (`compress_us`, `decompress_us` [A]:
 //!   a current processor's lzo-rle on 4 KiB; scale them to the machine modelled).
 
@@ -72,6 +76,11 @@ impl Default for ZswapSpec {
 }
 
 impl ZswapSpec {
+    /// Most frames the pool may hold on a storage of `frames` frames.
+    pub fn cap_frames(&self, frames: u32) -> u32 {
+        (self.max_pool_percent / 100.0 * f64::from(frames)).floor() as u32
+    }
+
     /// Checks the values; the error is (key below `memory.zswap`, what was expected).
     pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
         if !(self.max_pool_percent.is_finite() && (0.0..=100.0).contains(&self.max_pool_percent)) {
@@ -132,7 +141,7 @@ pub struct Zswap {
 impl Zswap {
     /// An empty pool on a storage of `frames` frames.
     pub fn new(spec: ZswapSpec, frames: u32) -> Zswap {
-        let cap_frames = (spec.max_pool_percent / 100.0 * f64::from(frames)).floor() as u32;
+        let cap_frames = spec.cap_frames(frames);
         Zswap {
             spec,
             cap_frames,

@@ -337,10 +337,17 @@ fn residency(spec: &SystemSpec, n_all: u32) -> Result<Option<PageSwap>, SysError
 
 /// The frame supply named by `memory.replacement`.
 fn frame_supply(spec: &SystemSpec, n_all: u32) -> Result<Supply, SysError> {
+    // A policy's pages leave room for the compressed pool at its cap (zswap.rs).
+    let frames = spec.memory.frames;
+    let pool = spec
+        .memory
+        .zswap
+        .as_ref()
+        .map_or(0, |z| z.cap_frames(frames.get()));
     Supply::build(
         &spec.memory.replacement,
-        spec.memory.frames,
-        spec.memory.replacement_reserve,
+        frames,
+        pagelab_core::Frames(spec.memory.replacement_reserve.get() + pool),
         n_all as usize + 1,
     )
     .map_err(|e| SysError::Invalid {

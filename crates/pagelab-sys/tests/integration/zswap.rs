@@ -95,3 +95,21 @@ proptest! {
         prop_assert!(r.is_ok(), "{policy}: {:?}", r.err());
     }
 }
+
+#[test]
+fn a_ranking_policy_leaves_room_for_the_pool() {
+    // The policy holds at most the frames the pool at its cap leaves: SELECT takes its
+    // victims, never the scan's for want of one.
+    let r = run(
+        10,
+        80,
+        &[
+            ("memory.replacement", "lru"),
+            ("memory.replacement_reserve", "8"),
+            ("memory.zswap.max_pool_percent", "30"),
+        ],
+    );
+    assert!(m(&r, "zswap_store_rate") > 0.0);
+    assert!(r.engine["supply_reclaimed"] > 0);
+    assert_eq!(r.engine["supply_scan_fallbacks"], 0);
+}
