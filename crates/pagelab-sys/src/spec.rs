@@ -245,6 +245,29 @@ pub struct PagingSpec {
     /// (`system/readahead.rs`). 0 (the default): the faulting page alone.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub page_cluster: u32,
+    /// Which pages readahead reads: the slot neighbours (`slots`, the default) or the
+    /// faulting program's virtual neighbours (`virtual`, Linux's VMA-based readahead).
+    #[serde(default, skip_serializing_if = "ReadaheadKind::is_slots")]
+    pub readahead: ReadaheadKind,
+}
+
+/// Which neighbours of a faulting page swap readahead reads (`paging.readahead`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadaheadKind {
+    /// The other slots of the faulting slot's aligned cluster (mm/swap_state.c's cluster
+    /// readahead, for rotating devices).
+    #[default]
+    Slots,
+    /// The faulting program's other pages in the aligned window of virtual pages around the
+    /// fault, wherever their slots are (Linux's VMA-based readahead).
+    Virtual,
+}
+
+impl ReadaheadKind {
+    fn is_slots(&self) -> bool {
+        *self == ReadaheadKind::Slots
+    }
 }
 
 fn eight() -> u32 {
@@ -264,6 +287,7 @@ impl Default for PagingSpec {
             round_turkey_run: 8,
             write_unchanged: false,
             page_cluster: 0,
+            readahead: ReadaheadKind::Slots,
         }
     }
 }

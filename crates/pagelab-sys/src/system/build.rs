@@ -38,7 +38,8 @@ impl<'o> System<'o> {
         let mut sys = System::assemble(spec, seed, opener, &streams, parts);
         if spec.paging.page_cluster > 0 {
             let frames = spec.memory.frames.get();
-            let ra = readahead::Readahead::new(spec.paging.page_cluster, &sys.io, frames);
+            let (k, kind) = (spec.paging.page_cluster, spec.paging.readahead);
+            let ra = readahead::Readahead::new(k, kind, &sys.io, frames);
             sys.readahead = Some(ra);
         }
         sys.schedule_first_events();

@@ -149,14 +149,13 @@ impl System<'_> {
             frame: f,
             queued: self.now,
         };
-        let reads = self.reads_with_readahead(pte.dev, io);
-        let step = if reads.len() == 1 {
-            self.io.submit(pte.dev as usize, io, self.now)
+        let reads = self.reads_with_readahead(owner, idx, pte.dev, io);
+        if reads.len() == 1 {
+            if let Some(s) = self.io.submit(pte.dev as usize, io, self.now) {
+                self.schedule_device(pte.dev as usize, s);
+            }
         } else {
-            self.io.submit_batch(pte.dev as usize, &reads, self.now)
-        };
-        if let Some(s) = step {
-            self.schedule_device(pte.dev as usize, s);
+            self.submit_reads(reads);
         }
     }
 

@@ -1,10 +1,15 @@
-//! Swap readahead (Linux's `vm.page-cluster`, mm/swap_state.c's cluster readahead; ours, no
-//! paper of the lab has it): a demand read also reads the pages on the other slots of its
-//! aligned cluster of 2^k slots, chained in the same channel program, into free frames.
+//! Swap readahead (Linux's `vm.page-cluster`, mm/swap_state.c; ours, no paper of the lab has
+//! it): a demand read also reads neighbours of the faulting page into free frames. Which
+//! neighbours is `paging.readahead`: the other slots of the faulting slot's aligned cluster of
+//! 2^k slots (`slots`, the cluster readahead Linux uses on rotating devices), or the faulting
+//! program's other pages in the aligned window of 2^k virtual pages around the fault
+//! (`virtual`, Linux's VMA-based readahead), wherever their slots are.
 //!
 //! ```text
-//!  fault on the page at slot s ──► cluster [s & !(2^k − 1), + 2^k) on s's device
-//!      every other slot of it whose page is out of storage ──► read too, while frames are free
+//!  fault on page p at slot s ──► slots:   [s & !(2^k − 1), + 2^k) on s's device
+//!                            └─► virtual: the program's pages [p & !(2^k − 1), + 2^k)
+//!      each neighbour out of storage, with a slot ──► read too, while frames are free: with
+//!      the faulting page's channel program when on its device, else one per device
 //!      (not referenced: no waiter; a later fault on it waits for the read or finds it resident)
 //! ```
 //!
@@ -17,13 +22,16 @@
 use super::*;
 use crate::device::{IoOp, PageIo, SlotAddr};
 use crate::monitor::{put_metric, Metric};
+use crate::spec::ReadaheadKind;
 use crate::survival::Mark;
 
 /// The readahead's books.
 #[derive(Clone, Debug)]
 pub(super) struct Readahead {
-    /// Slots per cluster (2^page_cluster).
+    /// Slots or pages per window (2^page_cluster).
     cluster: u32,
+    /// Virtual neighbours instead of slot neighbours.
+    by_page: bool,
     /// Per device and slot: the page last given the slot, `(owner << 32) | page`.
     owners: Vec<Vec<u64>>,
     /// Frames holding a read-ahead page not yet taken back.
@@ -34,12 +42,18 @@ pub(super) struct Readahead {
 }
 
 impl Readahead {
-    pub(super) fn new(page_cluster: u32, io: &PagingIo, frames: u32) -> Readahead {
+    pub(super) fn new(
+        page_cluster: u32,
+        kind: ReadaheadKind,
+        io: &PagingIo,
+        frames: u32,
+    ) -> Readahead {
         let owners = (0..io.len())
             .map(|d| vec![u64::MAX; io.slots(d).area_slots().1 as usize + 1])
             .collect();
         Readahead {
             cluster: 1 << page_cluster,
+            by_page: kind == ReadaheadKind::Virtual,
             owners,
             ahead: vec![false; frames as usize],
             c: [0; 3],
@@ -65,44 +79,86 @@ impl System<'_> {
         }
     }
 
-    /// The reads of a demand fault: `io` (the faulting page, on `dev`) and, with readahead,
-    /// the pages out of storage on the other slots of its cluster, mapped into free frames.
-    pub(super) fn reads_with_readahead(&mut self, dev: u16, io: PageIo) -> Vec<PageIo> {
-        let mut reads = vec![io];
+    /// The reads of a demand fault on `(owner, page)`: `io` (the faulting page, on `dev`) and,
+    /// with readahead, its neighbours out of storage, mapped into free frames; each with its
+    /// device.
+    pub(super) fn reads_with_readahead(
+        &mut self,
+        owner: u32,
+        page: u32,
+        dev: u16,
+        io: PageIo,
+    ) -> Vec<(u16, PageIo)> {
+        let mut reads = vec![(dev, io)];
         let Some(ra) = self.readahead.as_ref() else {
             return reads;
         };
-        let start = io.slot & !(ra.cluster - 1);
-        let candidates: Vec<(u32, u32, u32)> = (start..start + ra.cluster)
-            .filter(|&s| s != io.slot)
-            .filter_map(|s| {
-                let e = *ra.owners[dev as usize].get(s as usize)?;
-                (e != u64::MAX).then_some((s, (e >> 32) as u32, e as u32))
-            })
-            .collect();
-        for (slot, owner, page) in candidates {
-            let pte = self.mem.pte(owner, page).copied();
-            let out = pte.is_some_and(|p| p.slot == slot && p.dev == dev && p.frame == NONE);
-            if !out {
+        let candidates: Vec<(u32, u32)> = if ra.by_page {
+            let start = page & !(ra.cluster - 1);
+            (start..start + ra.cluster)
+                .filter(|&p| p != page)
+                .map(|p| (owner, p))
+                .collect()
+        } else {
+            let start = io.slot & !(ra.cluster - 1);
+            (start..start + ra.cluster)
+                .filter(|&s| s != io.slot)
+                .filter_map(|s| {
+                    let e = *ra.owners[dev as usize].get(s as usize)?;
+                    let (o, p) = ((e >> 32) as u32, e as u32);
+                    // The map is written at page-out and never cleared: check it still holds.
+                    let held = e != u64::MAX
+                        && self
+                            .mem
+                            .pte(o, p)
+                            .is_some_and(|x| x.slot == s && x.dev == dev);
+                    held.then_some((o, p))
+                })
+                .collect()
+        };
+        for (o, p) in candidates {
+            let Some(pte) = self.mem.pte(o, p).copied() else {
+                continue;
+            };
+            if pte.frame != NONE || pte.slot == NONE {
                 continue;
             }
             let Some(f) = self.mem.take_free() else { break };
-            self.mem.map(owner, page, f, FrameState::PageIn);
-            self.supply.on_load(owner, page, f, self.supply_refs);
+            self.mem.map(o, p, f, FrameState::PageIn);
+            self.supply.on_load(o, p, f, self.supply_refs);
             self.steal.reused(f);
             self.survival.marks[f as usize] = Mark { user: NONE, at: 0 };
             self.sup_debt_ns += self.cost.page;
             let ra = self.readahead.as_mut().expect("checked above");
             ra.ahead[f as usize] = true;
             ra.c[0] += 1;
-            reads.push(PageIo {
+            let read = PageIo {
                 op: IoOp::Read,
-                slot,
+                slot: pte.slot,
                 frame: f,
                 queued: self.now,
-            });
+            };
+            reads.push((pte.dev, read));
         }
         reads
+    }
+
+    /// Queues `reads` (device, page read) as one batch per device, in the order given: the
+    /// faulting page's device first, its read-ahead pages in the same channel program.
+    pub(super) fn submit_reads(&mut self, reads: Vec<(u16, PageIo)>) {
+        let mut devs: Vec<u16> = Vec::new();
+        for &(d, _) in &reads {
+            if !devs.contains(&d) {
+                devs.push(d);
+            }
+        }
+        for d in devs {
+            let batch: Vec<PageIo> = reads.iter().filter(|r| r.0 == d).map(|r| r.1).collect();
+            self.sup_debt_ns += if d == reads[0].0 { 0 } else { self.cost.sio };
+            if let Some(s) = self.io.submit_batch(d as usize, &batch, self.now) {
+                self.schedule_device(d as usize, s);
+            }
+        }
     }
 
     /// A read into frame `f` completed: whether its page counts as referenced (`false` for a

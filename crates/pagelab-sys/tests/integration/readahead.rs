@@ -1,7 +1,8 @@
 //! Swap readahead (`paging.page_cluster`, Linux's cluster readahead on VM's paging devices).
 
 use crate::{m, small, small_toml};
-use pagelab_sys::System;
+use pagelab_sys::{run_with_sources, System};
+use pagelab_trace::{ReferenceSource, VecSource};
 use proptest::prelude::*;
 
 fn run(users: u32, frames: u32, overrides: &[(&str, &str)]) -> pagelab_sys::Report {
@@ -28,6 +29,56 @@ fn a_cluster_reads_its_neighbours_in_the_same_channel_program() {
         (d.reads as f64) / (d.sios as f64)
     };
     assert!(per_sio(&ahead) > per_sio(&alone));
+}
+
+/// Users sweeping their pages in address order, more than storage holds: each fault's
+/// virtual neighbours are the next pages the program wants.
+fn sweeps(kind: &str) -> pagelab_sys::Report {
+    let dir = std::env::temp_dir().join(format!("pagelab-ra-{kind}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sweep.trace");
+    std::fs::write(&path, b"stand-in: the opener below supplies the runs").unwrap();
+    let program = format!(
+        "{{ kind = \"trace\", path = {:?} }}",
+        path.display().to_string()
+    );
+    let spec = small(
+        6,
+        80,
+        120.0,
+        &[
+            ("workload.class.0.program", &program),
+            // A second drum: round-robin page-outs alternate, so a slot's neighbours on one
+            // drum are every other page written, not the program's next pages.
+            (
+                "device.1",
+                "{ name = \"drum2\", model = \"2305-2\", channel = \"c0\" }",
+            ),
+            ("paging.page_cluster", "2"),
+            ("paging.readahead", kind),
+        ],
+    );
+    let opener =
+        |_: &std::path::Path| -> Result<Box<dyn ReferenceSource>, pagelab_trace::TraceError> {
+            let pages: Vec<u32> = (0..40_000).map(|i| 8 + (i / 40) % 60).collect();
+            Ok(Box::new(VecSource::from_pages(&pages)))
+        };
+    let r = run_with_sources(&spec, 3, &opener, &mut |_| {}).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    r
+}
+
+#[test]
+fn virtual_neighbours_pay_where_a_program_sweeps_its_pages() {
+    let (slots, pages) = (sweeps("slots"), sweeps("virtual"));
+    let (hs, hv) = (
+        m(&slots, "readahead_hit_pct"),
+        m(&pages, "readahead_hit_pct"),
+    );
+    // Slot neighbours are partly the program's too (its page-outs on one drum go in order);
+    // virtual neighbours are exactly what it reads next.
+    assert!(hv > 95.0 && hv > hs, "hits: slots {hs} %, virtual {hv} %");
+    assert!(m(&pages, "demand_paging_rate") < m(&slots, "demand_paging_rate"));
 }
 
 #[test]
@@ -65,6 +116,7 @@ proptest! {
         users in 1u32..12,
         frames in 30u32..120,
         cluster in 0u32..5,
+        kind in proptest::sample::select(vec!["slots", "virtual"]),
         pool in any::<bool>(),
         policy in proptest::sample::select(vec!["clock", "lru", "linux-lru", "mglru"]),
         seed in 0u64..1000,
@@ -72,12 +124,14 @@ proptest! {
         let pct = if pool { "25" } else { "0" };
         let spec = small(users, frames, 30.0, &[
             ("memory.replacement", policy),
+            ("memory.replacement_reserve", "8"),
             ("paging.page_cluster", &cluster.to_string()),
+            ("paging.readahead", kind),
             ("memory.zswap.max_pool_percent", pct),
         ]);
         let mut sys = System::build(&spec, seed, None).unwrap();
         sys.set_check_every(1);
         let r = sys.run(&mut |_| {});
-        prop_assert!(r.is_ok(), "{policy}, cluster {cluster}: {:?}", r.err());
+        prop_assert!(r.is_ok(), "{policy}, {kind} cluster {cluster}: {:?}", r.err());
     }
 }

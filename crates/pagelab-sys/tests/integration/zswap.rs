@@ -86,6 +86,7 @@ proptest! {
     ) {
         let spec = small(users, frames, 30.0, &[
             ("memory.replacement", policy),
+            ("memory.replacement_reserve", "8"),
             ("memory.zswap.max_pool_percent", &percent.to_string()),
             ("memory.zswap.compression_ratio", &format!("{ratio:.3}")),
         ]);
