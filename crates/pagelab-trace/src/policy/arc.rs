@@ -10,7 +10,9 @@
 //! page to the head of T2; so does the second reference of a run.
 //!
 //! Deviation: the adaptation steps use integer division (p is a whole number of pages); the
-//! paper's figure writes the ratios without saying (section "ARC", figure 4).
+//! paper's figure writes the ratios without saying (section "ARC", figure 4). Pages forgotten
+//! from outside (`forget`: the system simulator's trims and swap-outs) leave ARC holding fewer
+//! than c pages with its directory full; REPLACE then evicts nothing, since there is room.
 //!
 //! Parameters: none.
 
@@ -81,8 +83,15 @@ impl Arc {
     }
 
     fn replace(&mut self, in_b2: bool, mem: &mut Memory) {
+        // ARC keeps |T1| + |T2| = c once |L1| + |L2| ≥ c (Megiddo & Modha's invariant), so
+        // REPLACE always finds a page. Pages forgotten from outside (a system's trims and
+        // swap-outs, `forget`) break it: then there is room, and nothing is evicted.
+        if self.len(T1) + self.len(T2) < self.c {
+            return;
+        }
         let t1 = self.len(T1);
-        if t1 >= 1 && ((in_b2 && t1 == self.p) || t1 > self.p) {
+        let from_t1 = (in_b2 && t1 == self.p) || t1 > self.p || self.len(T2) == 0;
+        if t1 >= 1 && from_t1 {
             let v = self.pop_lru(T1);
             mem.reclaim(v);
             self.push(B1, v);
@@ -234,6 +243,40 @@ impl Replacement for Arc {
                 .collect(),
             values: vec![("p".into(), f64::from(self.p))],
             ..PolicyState::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Pages forgotten now and then (a system's trims): ARC never holds more than c pages,
+        /// and a miss while it holds fewer evicts nothing.
+        #[test]
+        fn forgotten_pages_leave_room(
+            pages in prop::collection::vec(0u32..40, 200..3000),
+            cap in 1u32..24,
+            forget_every in 2usize..40,
+        ) {
+            let mut arc = Arc::new(&ArcSpec {}, cap, 40).unwrap();
+            let mut mem = Memory::new(40);
+            for (i, &p) in pages.iter().enumerate() {
+                let before = arc.resident();
+                let hit = arc.reference(p, 1, 0, &mut mem);
+                prop_assert!(arc.resident() <= cap);
+                if !hit && before < cap {
+                    prop_assert_eq!(arc.resident(), before + 1);
+                }
+                let q = pages[i / 2];
+                if i % forget_every == 0 && arc.is_resident(q) {
+                    prop_assert!(arc.forget(q));
+                    prop_assert!(!arc.is_resident(q));
+                }
+            }
         }
     }
 }
