@@ -240,9 +240,9 @@ pub struct PagingSpec {
     /// travel with the wave (tetzlaff "Writing unchanged pages").
     #[serde(default)]
     pub write_unchanged: bool,
-    /// Swap readahead (Linux's `vm.page-cluster`; ours): a demand read also reads the pages
-    /// on the other slots of its aligned cluster of 2^k slots, in the same channel program
-    /// (`system/readahead.rs`). 0 (the default): the faulting page alone.
+    /// Swap readahead (Linux's `vm.page-cluster`; ours): a demand read also reads the
+    /// neighbours of the faulting page in an aligned window of 2^k slots or virtual pages
+    /// (`readahead`; `system/readahead.rs`). 0 (the default): the faulting page alone.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub page_cluster: u32,
     /// Which pages readahead reads: the slot neighbours (`slots`, the default) or the

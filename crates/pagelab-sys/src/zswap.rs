@@ -168,6 +168,11 @@ impl Zswap {
         (entries as f64 / self.spec.compression_ratio).ceil() as u32
     }
 
+    /// Whether one more page needs a frame more than the pool holds.
+    pub fn needs_frame(&self) -> bool {
+        self.frames_for(self.len() + 1) as usize > self.frames.len()
+    }
+
     /// Whether `(owner, page)` is in the pool.
     pub fn holds(&self, owner: u32, page: u32) -> bool {
         self.stored.contains_key(&(owner, page))

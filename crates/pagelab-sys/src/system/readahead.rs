@@ -32,7 +32,8 @@ pub(super) struct Readahead {
     cluster: u32,
     /// Virtual neighbours instead of slot neighbours.
     by_page: bool,
-    /// Per device and slot: the page last given the slot, `(owner << 32) | page`.
+    /// Per device and slot: the page last given the slot, `(owner << 32) | page` (slot
+    /// neighbours only; empty for virtual ones).
     owners: Vec<Vec<u64>>,
     /// Frames holding a read-ahead page not yet taken back.
     ahead: Vec<bool>,
@@ -48,12 +49,17 @@ impl Readahead {
         io: &PagingIo,
         frames: u32,
     ) -> Readahead {
-        let owners = (0..io.len())
-            .map(|d| vec![u64::MAX; io.slots(d).area_slots().1 as usize + 1])
-            .collect();
+        let by_page = kind == ReadaheadKind::Virtual;
+        let owners = if by_page {
+            Vec::new()
+        } else {
+            (0..io.len())
+                .map(|d| vec![u64::MAX; io.slots(d).area_slots().1 as usize + 1])
+                .collect()
+        };
         Readahead {
             cluster: 1 << page_cluster,
-            by_page: kind == ReadaheadKind::Virtual,
+            by_page,
             owners,
             ahead: vec![false; frames as usize],
             c: [0; 3],
@@ -72,7 +78,7 @@ impl System<'_> {
         let p = self.mem.pte_mut(owner, page);
         p.slot = addr.slot;
         p.dev = addr.dev;
-        if let Some(ra) = self.readahead.as_mut() {
+        if let Some(ra) = self.readahead.as_mut().filter(|ra| !ra.by_page) {
             if let Some(e) = ra.owners[addr.dev as usize].get_mut(addr.slot as usize) {
                 *e = (u64::from(owner) << 32) | u64::from(page);
             }

@@ -15,8 +15,8 @@ impl System<'_> {
         };
         // Room for one more page: write back the oldest while the pool is at its cap, take a
         // free frame when its pages need one more.
-        while z_need(&self.zswap, 1) > self.zswap_frames() {
-            if self.zswap_frames() < cap {
+        while self.zswap_mut().needs_frame() {
+            if self.zswap_mut().frames.len() < cap {
                 match self.mem.take_for_pool() {
                     Some(pf) => self.zswap_mut().frames.push(pf),
                     None => {
@@ -102,10 +102,6 @@ impl System<'_> {
         }
     }
 
-    fn zswap_frames(&self) -> usize {
-        self.zswap.as_ref().map_or(0, |z| z.frames.len())
-    }
-
     fn zswap_mut(&mut self) -> &mut Zswap {
         self.zswap.as_mut().expect("the pool is configured")
     }
@@ -171,10 +167,4 @@ impl System<'_> {
             put_metric(m, name, value, unit, what);
         }
     }
-}
-
-/// Frames the pool needs after `more` further stores.
-fn z_need(z: &Option<Zswap>, more: usize) -> usize {
-    z.as_ref()
-        .map_or(0, |z| z.frames_for(z.len() + more) as usize)
 }
