@@ -252,6 +252,40 @@ def _claims(ctx: Context, fits: list[dict]) -> None:
     )
 
 
+def _swapped_in_io(ctx: Context, design: dict, points: list, runs: list) -> None:
+    """Section 3.1's account of the PC factor: "whenever a process does I/O, it is quite likely
+    that it will get swapped out before the I/O is completed. This probability increases ...
+    with shorter CPU requests". The share of swap-outs that took a process asleep in a block
+    access of its own, per PC level, and the paired difference between the shortest and the
+    longest PC at the design points both levels share (the paper gives no number)."""
+    key = "swap_out_io_pct"
+    for pc in design["pc"]:
+        level = [r for p, r in zip(points, runs, strict=True) if p[2] == pc]
+        for metric, what in ((key, "during its own I/O"), ("swap_out_easy_pct", "easy core")):
+            per_seed = [
+                sum(r.metric(metric)[k] for r in level) / len(level) for k in range(len(ctx.seeds))
+            ]
+            ctx.row("swap-outs (section 3.1)", f"PC = {pc} ms", what, per_seed, unit="%")
+    lo, hi = min(design["pc"]), max(design["pc"])
+    at = {(p[0], p[1], p[3], p[2]): r for p, r in zip(points, runs, strict=True)}
+    shared = [(pn, ps, mm) for (pn, ps, mm, pc) in at if pc == lo and (pn, ps, mm, hi) in at]
+    diffs = [
+        sum(at[(*q, lo)].metric(key)[k] - at[(*q, hi)].metric(key)[k] for q in shared) / len(shared)
+        for k in range(len(ctx.seeds))
+    ]
+    ctx.claim(
+        "io-swap-out-grows-as-pc-falls",
+        f"Processes are more often swapped out during their own I/O at PC = {lo} ms than at "
+        f"{hi} ms (section 3.1)",
+        effects=diffs,
+        kind="difference",
+        direction=1,
+        evidence=f"mean points of swap-outs during I/O, PC {lo} minus PC {hi}, over the "
+        f"{len(shared)} design points both levels share, per seed: "
+        + ", ".join(f"{d:.1f}" for d in diffs),
+    )
+
+
 def run(ctx: Context) -> None:
     design = chanson.FULL if ctx.full else chanson.SMOKE
     duration = None if ctx.full else 300.0
@@ -284,6 +318,7 @@ def run(ctx: Context) -> None:
     _equation_rows(ctx, design, fits, pooled)
     _validation_rows(ctx, points, held, done, fits)
     _claims(ctx, fits)
+    _swapped_in_io(ctx, design, points, done)
     _section4(ctx, fits, duration)
     ctx.notes.append(
         "the paper's section 4 formula prints 6 * 200 where its text and its "

@@ -4,7 +4,7 @@
 use super::disk::{Req, ReqKind};
 use super::machine::*;
 use super::report::ms;
-use super::swapper::{decide, ProcView, Stat, SwapperParams, TextView, Verdict};
+use super::swapper::{decide, OutReason, ProcView, Stat, SwapperParams, TextView, Verdict};
 use crate::SysError;
 use pagelab_core::Tick;
 
@@ -19,6 +19,10 @@ pub(super) enum SwapJob {
     Out {
         proc: usize,
         started: Tick,
+        /// The victim was asleep in a block access of its own (CHANSON §3.1).
+        in_io: bool,
+        /// Chosen by the easy-core rule (asleep at low priority or stopped).
+        easy: bool,
     },
 }
 
@@ -94,7 +98,11 @@ impl Machine {
                 let req = self.swap_request(block, clicks);
                 self.submit(req);
             }
-            Verdict::SwapOut { victim, .. } => {
+            Verdict::SwapOut { victim, reason, .. } => {
+                // CHANSON §3.1: "whenever a process does I/O, it is quite likely that it will
+                // get swapped out before the I/O is completed"; counted to test it.
+                let in_io = self.procs[victim].stat == Stat::SleepHigh
+                    && matches!(self.procs[victim].step, Step::Bio);
                 self.stop_cpu(victim);
                 let swap_blocks = self.procs[victim].size.div_ceil(8);
                 let s = self
@@ -120,6 +128,8 @@ impl Machine {
                 self.job = Some(SwapJob::Out {
                     proc: victim,
                     started: self.now,
+                    in_io,
+                    easy: reason == OutReason::Easy,
                 });
                 self.sched = SchedState::Io;
                 let req = self.swap_request(s, size);
@@ -195,7 +205,12 @@ impl Machine {
                 self.st.swap_ops_ms += ms(now - started);
                 self.sched = SchedState::Ready;
             }
-            Some(SwapJob::Out { proc, started }) => {
+            Some(SwapJob::Out {
+                proc,
+                started,
+                in_io,
+                easy,
+            }) => {
                 let p = &mut self.procs[proc];
                 if let Some(a) = p.core.take() {
                     self.core.free(p.size, a).map_err(|e| SysError::Invalid {
@@ -209,6 +224,8 @@ impl Machine {
                 p.swap_outs += 1;
                 let size = p.size;
                 self.st.swap_outs += 1.0;
+                self.st.swap_outs_io += f64::from(u8::from(in_io));
+                self.st.swap_outs_easy += f64::from(u8::from(easy));
                 self.st.swap_clicks += f64::from(size);
                 self.st.swap_ops_ms += ms(self.now - started);
                 self.sched = SchedState::Ready;

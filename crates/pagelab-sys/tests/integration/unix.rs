@@ -94,6 +94,35 @@ fn reaction_time_rises_as_pctrmm_falls() {
 }
 
 #[test]
+fn swap_outs_during_io_are_never_easy_core() {
+    // CHANSON §3.1's victims "before the I/O is completed" sleep at PRIBIO (SSLEEP), which
+    // sched's easy-core rule never takes: the two shares are disjoint. Without sleep calls or
+    // terminal output the prototypes only compute or wait for blocks, so the deserving rule
+    // must take some of them in the middle of a block access.
+    for (sleep, tty) in [("0.15", "0.3"), ("0.0", "0.0")] {
+        let spec = load_spec(
+            &preset(),
+            "unix-v6.toml",
+            &set(&[
+                ("run.duration_s", "300.0"),
+                ("memory.core_clicks", "800"),
+                ("workload.sleep_probability", sleep),
+                ("workload.tty_probability", tty),
+            ]),
+        )
+        .unwrap();
+        let r = pagelab_sys::unix::run(&spec, 3, &mut |_| {}).unwrap();
+        let (io, easy) = (
+            metric(&r, "swap_out_io_pct"),
+            metric(&r, "swap_out_easy_pct"),
+        );
+        assert!(metric(&r, "swap_outs") > 20.0, "the run must swap");
+        assert!(io + easy <= 100.0 + 1e-9, "io {io} % + easy {easy} %");
+        assert!(io > 0.0, "sleep {sleep}, tty {tty}: no swap-out during I/O");
+    }
+}
+
+#[test]
 fn everything_fits_no_swapping() {
     let spec = load_spec(
         &preset(),
