@@ -154,6 +154,13 @@ pub struct SwapperSpec {
     /// Drive holding the swap area [index].
     #[serde(default)]
     pub swap_drive: u32,
+    /// `sched`'s easy core also takes a process asleep in a block access of its own. V6's
+    /// `slp.c` takes only low-priority sleepers (`SWAIT`) and stopped processes (false, the
+    /// default); CHANSON §3.1 describes his system's swapper as one that "initially looks for
+    /// blocked processes to swap out" so that a process doing I/O is "quite likely" swapped
+    /// out "before the I/O is completed" (true) [A].
+    #[serde(default)]
+    pub easy_includes_io: bool,
 }
 
 fn three() -> u8 {
@@ -178,6 +185,7 @@ impl Default for SwapperSpec {
             swap_base: 4000,
             swap_blocks: 872,
             swap_drive: 0,
+            easy_includes_io: false,
         }
     }
 }

@@ -38,6 +38,7 @@ impl Machine {
                 time: p.time,
                 size: p.size,
                 text: p.text,
+                in_bio: p.stat == Stat::SleepHigh && matches!(p.step, Step::Bio),
             })
             .collect();
         let texts = self
@@ -57,6 +58,7 @@ impl Machine {
         let params = SwapperParams {
             out_min_s: self.spec.swapper.out_min_s,
             in_min_s: self.spec.swapper.in_min_s,
+            easy_io: self.spec.swapper.easy_includes_io,
         };
         match decide(&procs, &texts, &self.core, params) {
             Verdict::Idle => self.sched = SchedState::Runout,

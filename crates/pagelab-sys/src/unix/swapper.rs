@@ -8,7 +8,8 @@
 //! 2. Its need is its image plus its shared text if no user of the text is in core (text is
 //!    counted once). If the core map has a contiguous first-fit hole, it comes in.
 //! 3. Else the first process in table order that is in core, not locked, and sleeping at low
-//!    priority (`SWAIT`) or stopped goes out ("easy core").
+//!    priority (`SWAIT`) or stopped goes out ("easy core"); with `easy_io`, also one asleep in a
+//!    block access (`SSLEEP` at `PRIBIO`), CHANSON §3.1's account of his swapper [A].
 //! 4. Else, only if the candidate has been out at least `out_min_s` (3 in the code: `n >= 3`),
 //!    the in-core, unlocked, ready or high-priority-sleeping (`SSLEEP`) process resident
 //!    longest goes out, if it has been in at least `in_min_s` (2 in the code).
@@ -53,6 +54,8 @@ pub struct ProcView {
     pub size: u32,
     /// Shared text segment, an index into the text table.
     pub text: Option<usize>,
+    /// Asleep at `PRIBIO` in a block access of its own (a buffer read or write under way).
+    pub in_bio: bool,
 }
 
 /// What the swapper sees of one shared text segment.
@@ -71,6 +74,8 @@ pub struct SwapperParams {
     pub out_min_s: u8,
     /// The victim must have been in at least this (`p_time >= 2`) [s].
     pub in_min_s: u8,
+    /// Easy core also takes a process asleep in a block access (CHANSON §3.1's reading).
+    pub easy_io: bool,
 }
 
 impl Default for SwapperParams {
@@ -79,6 +84,7 @@ impl Default for SwapperParams {
         SwapperParams {
             out_min_s: 3,
             in_min_s: 2,
+            easy_io: false,
         }
     }
 }
@@ -167,11 +173,14 @@ pub fn decide(
         };
     }
     let swappable = |p: &ProcView| p.loaded && !p.locked;
-    // (3) Easy core: first in table order sleeping at low priority or stopped.
-    if let Some(v) = procs
-        .iter()
-        .position(|p| swappable(p) && matches!(p.stat, Stat::SleepLow | Stat::Stop))
-    {
+    // (3) Easy core: first in table order sleeping at low priority or stopped; with `easy_io`,
+    // also one waiting for its own block (CHANSON §3.1: "the swapper initially looks for
+    // blocked processes to swap out").
+    let easy = |p: &ProcView| {
+        matches!(p.stat, Stat::SleepLow | Stat::Stop)
+            || (params.easy_io && p.stat == Stat::SleepHigh && p.in_bio)
+    };
+    if let Some(v) = procs.iter().position(|p| swappable(p) && easy(p)) {
         return Verdict::SwapOut {
             victim: v,
             for_proc: c,
@@ -214,6 +223,7 @@ mod tests {
             time,
             size,
             text: None,
+            in_bio: false,
         }
     }
 
@@ -315,6 +325,40 @@ mod tests {
                 for_proc: 0,
                 reason: OutReason::Easy
             }
+        );
+    }
+
+    #[test]
+    fn easy_core_takes_a_block_waiter_only_under_chansons_reading() {
+        let mut waiter = p(Stat::SleepHigh, true, 0, 100);
+        waiter.in_bio = true;
+        let procs = [
+            p(Stat::Run, false, 0, 100),
+            p(Stat::Run, true, 50, 100),
+            waiter,
+        ];
+        let map = core(200, &[(0, 200)]);
+        // The code: a block waiter is not easy core, and the candidate has not been out 3 s.
+        let v = decide(&procs, &[], &map, SwapperParams::default());
+        assert_eq!(v, Verdict::Wait { for_proc: 0 });
+        let chanson = SwapperParams {
+            easy_io: true,
+            ..SwapperParams::default()
+        };
+        assert_eq!(
+            decide(&procs, &[], &map, chanson),
+            Verdict::SwapOut {
+                victim: 2,
+                for_proc: 0,
+                reason: OutReason::Easy
+            }
+        );
+        // A high-priority sleeper that is not in a block access stays out of easy core.
+        let mut other = procs;
+        other[2].in_bio = false;
+        assert_eq!(
+            decide(&other, &[], &map, chanson),
+            Verdict::Wait { for_proc: 0 }
         );
     }
 

@@ -156,6 +156,7 @@ const PRESETS: &[&str] = &[
     "m44",
     "unix-v6",
     "unix-v6-fitted",
+    "unix-v6-fitted-easy-io",
     "vm370",
     "vm370-mft",
     "vmsp",
@@ -184,6 +185,7 @@ golden! {
     golden_m44 = "m44";
     golden_unix_v6 = "unix-v6";
     golden_unix_v6_fitted = "unix-v6-fitted";
+    golden_unix_v6_fitted_easy_io = "unix-v6-fitted-easy-io";
     golden_vm370 = "vm370";
     golden_vm370_mft = "vm370-mft";
     golden_vmsp_table2_hour = "vmsp";
