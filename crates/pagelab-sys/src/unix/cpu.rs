@@ -40,6 +40,10 @@ impl Machine {
                 let r = ms(now - w);
                 self.st.reaction_n += 1.0;
                 self.st.reaction_ms += r;
+                if p.woke_out {
+                    self.st.reaction_out_n += 1.0;
+                    self.st.reaction_out_ms += r;
+                }
                 if self.spec.login.is_some() {
                     self.recent.push_back((now, r));
                 }
@@ -194,6 +198,7 @@ impl Machine {
         p.stat = Stat::Run;
         p.from_sleep = true;
         p.woke_at = Some(now);
+        p.woke_out = !p.loaded;
         p.ready_since = now;
         if p.pri < self.curpri && self.spec.scheduler.wakeup_preempts {
             self.runrun = true;

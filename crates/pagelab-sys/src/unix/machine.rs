@@ -147,6 +147,8 @@ pub(super) struct Proc {
     pub(super) overhead_ns: u64,
     pub(super) sleep_pri: i32,
     pub(super) woke_at: Option<Tick>,
+    /// Woken while swapped out: its reaction waits for a swap-in.
+    pub(super) woke_out: bool,
     pub(super) from_sleep: bool,
     pub(super) ready_since: Tick,
     pub(super) tty_q: f64,
@@ -351,6 +353,7 @@ impl Machine {
             overhead_ns: 0,
             sleep_pri: 0,
             woke_at: None,
+            woke_out: false,
             from_sleep: false,
             ready_since: self.now,
             tty_q: 0.0,

@@ -119,6 +119,12 @@ fn swap_outs_during_io_are_never_easy_core() {
         assert!(metric(&r, "swap_outs") > 20.0, "the run must swap");
         assert!(io + easy <= 100.0 + 1e-9, "io {io} % + easy {easy} %");
         assert!(io > 0.0, "sleep {sleep}, tty {tty}: no swap-out during I/O");
+        let out = metric(&r, "reaction_swapped_pct");
+        assert!(out <= 100.0, "reactions woken swapped out: {out} %");
+        if sleep != "0.0" {
+            // Low-priority sleepers are swapped out first, so some reactions begin outside.
+            assert!(out > 0.0, "no reaction began swapped out");
+        }
     }
 }
 
@@ -132,6 +138,7 @@ fn everything_fits_no_swapping() {
     .unwrap();
     let r = pagelab_sys::unix::run(&spec, 2, &mut |_| {}).unwrap();
     assert_eq!(metric(&r, "swap_ins") + metric(&r, "swap_outs"), 0.0);
+    assert_eq!(metric(&r, "reaction_swapped_pct"), 0.0);
     assert_eq!(metric(&r, "pctrmm"), 20.0);
     assert!(metric(&r, "loop_rate") > 0.0);
 }
