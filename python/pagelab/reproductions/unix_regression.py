@@ -255,6 +255,12 @@ def _claims(ctx: Context, fits: list[dict]) -> None:
     )
 
 
+def _level_mean(ctx: Context, points: list, runs: list, pc: float, metric: str) -> list[float]:
+    """`metric` averaged over the design points at PC level `pc`, one value per seed."""
+    level = [r for p, r in zip(points, runs, strict=True) if p[2] == pc]
+    return [sum(r.metric(metric)[k] for r in level) / len(level) for k in range(len(ctx.seeds))]
+
+
 def _swapped_in_io(ctx: Context, design: dict, points: list, runs: list) -> None:
     """Section 3.1's account of the PC factor: "whenever a process does I/O, it is quite likely
     that it will get swapped out before the I/O is completed. This probability increases ...
@@ -263,15 +269,12 @@ def _swapped_in_io(ctx: Context, design: dict, points: list, runs: list) -> None
     longest PC at the design points both levels share (the paper gives no number)."""
     key = "swap_out_io_pct"
     for pc in design["pc"]:
-        level = [r for p, r in zip(points, runs, strict=True) if p[2] == pc]
         for metric, what in (
             (key, "during its own I/O"),
             ("swap_out_easy_pct", "easy core"),
             ("reaction_swapped_pct", "reactions woken swapped out"),
         ):
-            per_seed = [
-                sum(r.metric(metric)[k] for r in level) / len(level) for k in range(len(ctx.seeds))
-            ]
+            per_seed = _level_mean(ctx, points, runs, pc, metric)
             ctx.row("the swapper by PC (section 3.1)", f"PC = {pc} ms", what, per_seed, unit="%")
     lo, hi = min(design["pc"]), max(design["pc"])
     at = {(p[0], p[1], p[3], p[2]): r for p, r in zip(points, runs, strict=True)}
@@ -336,10 +339,7 @@ def _swapper_reading(
         ("reaction_swapped_pct", "reactions woken swapped out"),
     ):
         for label, done in ((code, base_runs), (his, runs)):
-            level = [r for p, r in zip(points, done, strict=True) if p[2] == lo]
-            per_seed = [
-                sum(r.metric(metric)[k] for r in level) / len(level) for k in range(len(ctx.seeds))
-            ]
+            per_seed = _level_mean(ctx, points, done, lo, metric)
             ctx.row(table, f"{what}, PC = {lo} ms", label, per_seed, unit="%", role="ours")
 
 

@@ -103,8 +103,7 @@ impl Machine {
             Verdict::SwapOut { victim, reason, .. } => {
                 // CHANSON §3.1: "whenever a process does I/O, it is quite likely that it will
                 // get swapped out before the I/O is completed"; counted to test it.
-                let in_io = self.procs[victim].stat == Stat::SleepHigh
-                    && matches!(self.procs[victim].step, Step::Bio);
+                let in_io = procs[victim].in_bio;
                 self.stop_cpu(victim);
                 let swap_blocks = self.procs[victim].size.div_ceil(8);
                 let s = self
