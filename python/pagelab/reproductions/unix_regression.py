@@ -10,6 +10,8 @@ section 4 example and every other reproduction are predictions of that preset.
 
 from __future__ import annotations
 
+import math
+
 from .. import chanson
 from ..reproduce import Context
 
@@ -309,6 +311,8 @@ def _rt_drops_with_pc(ctx: Context, design: dict, points: list, runs: list) -> N
 
     def shares(lo: float, hi: float) -> tuple[list[float], float, int]:
         cells = [(pn, ps, mm) for (pn, ps, mm, pc) in at if pc == lo and (pn, ps, mm, hi) in at]
+        if not cells:
+            return [], math.nan, 0
         ours = [
             100
             * sum(at[(*q, hi)].metric(rt)[k] < at[(*q, lo)].metric(rt)[k] for q in cells)
@@ -320,15 +324,19 @@ def _rt_drops_with_pc(ctx: Context, design: dict, points: list, runs: list) -> N
         )
         return ours, 100 * eq / len(cells), len(cells)
 
+    if len(levels) < 2:
+        return
     (lo, nxt), hi = levels[:2], levels[-1]
     ours, eq, n = shares(lo, nxt)
+    if not n:
+        return
     evidence = (
         f"{n} cells run at PC = {lo} and {nxt} ms, share per seed: "
         + ", ".join(f"{x:.0f} %" for x in ours)
         + f" (his per-PC equations: {eq:.0f} %)"
     )
-    if hi != nxt:
-        far, far_eq, far_n = shares(lo, hi)
+    far, far_eq, far_n = shares(lo, hi)
+    if hi != nxt and far_n:
         mean = sum(far) / len(far)
         evidence += (
             f"; {lo} against {hi} ms over {far_n} cells: {mean:.0f} % (equations {far_eq:.0f} %)"
