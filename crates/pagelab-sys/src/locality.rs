@@ -4,9 +4,13 @@
 //! interactive user's working set is largely repeatable across transactions. The model keeps a
 //! per-user *set* of `set_pages` private pages drawn from an address space of `address_pages`.
 //! At each transaction start a fraction `1 − overlap` of the set is replaced by pages not in it,
-//! so consecutive transactions share `overlap` of their pages. Within a transaction the program
-//! runs in *phases* of `runs_per_phase` runs inside a *locality* of `locality_pages` pages drawn
-//! from the set; each run is a visit of geometrically many references (mean `refs_per_run`) to
+//! so consecutive transactions draw on sets sharing `overlap` of their pages. Within a
+//! transaction the program runs in *phases* of `runs_per_phase` runs inside a *locality* of
+//! `locality_pages` pages, a window of the set; each phase draws its window afresh, or, in a
+//! transaction that replays (probability `repeat`), takes the previous transaction's windows in
+//! order, so that the pages a queue-stay references are the last one's but for the replaced
+//! share (TETZ "Working set considerations": CMS users "have a repeatable working set ... that
+//! goes across transactions"); each run is a visit of geometrically many references (mean `refs_per_run`) to
 //! one page, a write with probability `write_fraction`, and to the shared segment (pages
 //! `0..shared_pages`, owned by no user) with probability `shared_fraction`.
 //!
@@ -65,6 +69,12 @@ pub struct LocalityModel {
     in_set: Vec<bool>,
     locality: Vec<u32>,
     active: usize,
+    /// The window starts of this transaction's phases, in order (kept only when `repeat > 0`).
+    starts: Vec<u32>,
+    /// The previous transaction's window starts, replayed when `replaying`.
+    replay: Vec<u32>,
+    replay_at: usize,
+    replaying: bool,
     runs_left: u32,
     rng: FastRng,
     /// `shared_fraction` and `write_fraction` as [`cut32`] thresholds (0 without a shared
@@ -97,6 +107,10 @@ impl LocalityModel {
             in_set,
             locality: Vec::new(),
             active: p.set_pages as usize,
+            starts: Vec::new(),
+            replay: Vec::new(),
+            replay_at: 0,
+            replaying: false,
             runs_left: 0,
             rng,
             shared_cut: if shared > 0 {
@@ -150,8 +164,18 @@ impl LocalityModel {
         let n = self.active.clamp(1, self.set.len());
         let k = (self.p.locality_pages as usize).min(n);
         // A window of the set (the set's order is its order of acquisition): contiguous
-        // localities overlap from phase to phase.
-        let start = self.rng.gen_range(0..n);
+        // localities overlap from phase to phase. A replaying transaction takes the previous
+        // one's windows, in order, while they last.
+        let start = match self.replay.get(self.replay_at) {
+            Some(&s) if self.replaying => {
+                self.replay_at += 1;
+                s as usize % n
+            }
+            _ => self.rng.gen_range(0..n),
+        };
+        if self.p.repeat > 0.0 {
+            self.starts.push(start as u32);
+        }
         for j in 0..k {
             self.locality.push(self.set[(start + j) % n]);
         }
@@ -160,9 +184,15 @@ impl LocalityModel {
 
     /// A transaction begins: `1 − overlap` of the set is replaced, and the transaction's
     /// localities are drawn from the first `fraction` of the set (a command's share of the
-    /// user's working set).
+    /// user's working set); with probability `repeat` its phases replay the previous
+    /// transaction's windows.
     pub fn on_transaction_start(&mut self, fraction: f64) {
         self.replace(1.0 - self.p.overlap);
+        if self.p.repeat > 0.0 {
+            self.replay = std::mem::take(&mut self.starts);
+            self.replay_at = 0;
+            self.replaying = self.p.repeat >= 1.0 || self.rng.gen_bool(self.p.repeat);
+        }
         self.active = ((fraction * self.set.len() as f64).ceil() as usize).clamp(1, self.set.len());
         self.new_phase();
     }
@@ -245,6 +275,7 @@ mod tests {
             address_pages: 400,
             overlap,
             drift: 0.0,
+            repeat: 0.0,
             locality_pages: 10,
             runs_per_phase: 50,
             refs_per_run: 100.0,
@@ -263,6 +294,54 @@ mod tests {
         // Ten replacements drawn with repetition: between 30 and 40 pages kept.
         assert!((30..40).contains(&kept), "kept {kept}");
         assert_eq!(after.len(), 40);
+    }
+
+    /// The windows of a transaction's first `phases` phases.
+    fn windows(m: &mut LocalityModel, phases: usize) -> Vec<Vec<u32>> {
+        let mut out = vec![m.locality.clone()];
+        for _ in 1..phases {
+            m.new_phase();
+            out.push(m.locality.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn a_replaying_transaction_runs_in_the_last_ones_windows() {
+        let p = LocalitySpec {
+            repeat: 1.0,
+            ..spec(1.0)
+        };
+        let mut m = LocalityModel::new(&p, 0, RngStreams::new(8).stream("p", 0));
+        m.on_transaction_start(1.0);
+        let first = windows(&mut m, 4);
+        m.on_transaction_start(1.0);
+        assert_eq!(windows(&mut m, 6)[..4], first[..]);
+        // Without repeat each transaction draws other windows.
+        let mut fresh = LocalityModel::new(&spec(1.0), 0, RngStreams::new(8).stream("p", 0));
+        fresh.on_transaction_start(1.0);
+        let one = windows(&mut fresh, 4);
+        fresh.on_transaction_start(1.0);
+        assert_ne!(windows(&mut fresh, 4), one);
+        // With part of the set replaced, the replayed windows keep their places in the set.
+        let p = LocalitySpec {
+            repeat: 1.0,
+            ..spec(0.75)
+        };
+        let mut m = LocalityModel::new(&p, 0, RngStreams::new(9).stream("p", 0));
+        m.on_transaction_start(0.5);
+        let before = (windows(&mut m, 3), m.set().to_vec());
+        m.on_transaction_start(0.5);
+        let after = (windows(&mut m, 3), m.set().to_vec());
+        for (w0, w1) in before.0.iter().zip(&after.0) {
+            for (a, b) in w0.iter().zip(w1) {
+                let (i, j) = (
+                    before.1.iter().position(|x| x == a).unwrap(),
+                    after.1.iter().position(|x| x == b).unwrap(),
+                );
+                assert_eq!(i, j, "the same slot of the set");
+            }
+        }
     }
 
     #[test]

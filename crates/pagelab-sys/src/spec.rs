@@ -510,6 +510,12 @@ pub struct LocalitySpec {
     /// Fraction of the set replaced at each phase change [fraction].
     #[serde(default)]
     pub drift: f64,
+    /// Probability that a transaction runs its phases in the previous transaction's
+    /// localities (the same windows of the set, in the same order), so that consecutive
+    /// queue-stays reference the same pages but for the set's replaced share; 0: each phase
+    /// draws its window afresh [probability].
+    #[serde(default)]
+    pub repeat: f64,
     /// Pages of one locality within the set [pages].
     pub locality_pages: u32,
     /// Runs before the locality moves [runs].

@@ -152,6 +152,7 @@ fn nucleus_locality(s: &NucleusSpec) -> LocalitySpec {
         address_pages: s.pages,
         overlap: 1.0,
         drift: 0.0,
+        repeat: 0.0,
         locality_pages: s.pages,
         runs_per_phase: 1 << 20,
         refs_per_run: s.refs_per_run,

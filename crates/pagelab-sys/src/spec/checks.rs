@@ -367,6 +367,7 @@ impl SystemSpec {
                 for (k, v) in [
                     ("overlap", l.overlap),
                     ("drift", l.drift),
+                    ("repeat", l.repeat),
                     ("write_fraction", l.write_fraction),
                     ("shared_fraction", l.shared_fraction),
                 ] {

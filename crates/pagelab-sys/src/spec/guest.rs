@@ -360,6 +360,7 @@ pub(crate) fn check_locality(l: &LocalitySpec, q: &str) -> Result<(), (String, S
     for (k, v) in [
         ("overlap", l.overlap),
         ("drift", l.drift),
+        ("repeat", l.repeat),
         ("write_fraction", l.write_fraction),
     ] {
         if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
