@@ -420,18 +420,26 @@ def _cache_locality(
     duration: float | None,
 ) -> None:
     """The design again with the fitted preset but a prototype file that fits the buffer
-    cache (`workload.file_blocks` = WARM_FILE_BLOCKS, nothing refitted): how the PC terms
+    cache (`workload.file_blocks` = WARM_FILE_BLOCKS), or walked block after block with V6's
+    read-ahead (`workload.file_access = "sequential"`), nothing refitted: how the PC terms
     depend on the cache, and what the training half says of it (role `ours`). `base`: the
     fitted preset's runs and replications."""
-    extra = [f"workload.file_blocks={WARM_FILE_BLOCKS}"]
+    readings = (
+        (f"file of {WARM_FILE_BLOCKS} blocks", [f"workload.file_blocks={WARM_FILE_BLOCKS}"]),
+        ("sequential, read ahead", ['workload.file_access="sequential"']),
+    )
     runs = ctx.simulate(
-        [chanson.settings(*p, duration_s=duration, preset=PRESET, extra=extra) for p in points]
+        [
+            chanson.settings(*p, duration_s=duration, preset=PRESET, extra=extra)
+            for _, extra in readings
+            for p in points
+        ]
     )
-    reps = [_replicate(points, held, runs, k) for k in range(len(ctx.seeds))]
-    cases = (
-        ("fitted preset", base[0], base[1]),
-        (f"file of {WARM_FILE_BLOCKS} blocks", runs, reps),
-    )
+    cases = [("fitted preset", base[0], base[1])]
+    for k, (label, _) in enumerate(readings):
+        done = runs[k * len(points) : (k + 1) * len(points)]
+        reps = [_replicate(points, held, done, j) for j in range(len(ctx.seeds))]
+        cases.append((label, done, reps))
     table = "buffer-cache locality (sensitivity)"
     for label, done, rs in cases:
         fs = [_fits(design, r) for r in rs]

@@ -15,8 +15,9 @@
 //! the head. This module is the bookkeeping only; the machine starts the transfers the
 //! verdicts ask for and calls [`BufCache::io_done`] when they finish.
 //!
-//! Deviations: no `B_AGE` (read-ahead is not modelled, so nothing is released aged); blocks
-//! are named by (drive, block) without a hash chain (V6 scans a device's list linearly).
+//! Read-ahead (`breada`) starts an asynchronous read into a buffer nobody waits for; `iodone`
+//! releases it, valid, to the av-list tail. Deviations: no `B_AGE`; blocks are named by
+//! (drive, block) without a hash chain (V6 scans a device's list linearly).
 
 use std::collections::VecDeque;
 
@@ -89,6 +90,11 @@ impl BufCache {
         self.bufs.iter().position(|b| b.blk == Some(blk))
     }
 
+    /// `incore`: whether a buffer names `blk`, free or busy.
+    pub fn incore(&self, blk: Blk) -> bool {
+        self.find(blk).is_some()
+    }
+
     fn notavail(&mut self, i: usize) {
         if let Some(k) = self.av.iter().position(|&j| j == i) {
             self.av.remove(k);
@@ -149,12 +155,13 @@ impl BufCache {
     }
 
     /// `iodone`: the transfer of buffer `i` finished; its data is valid. An asynchronous
-    /// write (`async_write`) releases the buffer; a read stays busy for the process that waits.
-    pub fn io_done(&mut self, i: usize, async_write: bool) {
+    /// transfer (`B_ASYNC`: a write pushed out, a read-ahead) releases the buffer; a read
+    /// stays busy for the process that waits.
+    pub fn io_done(&mut self, i: usize, asynchronous: bool) {
         let b = &mut self.bufs[i];
         b.io = false;
         b.valid = true;
-        if async_write {
+        if asynchronous {
             self.brelse(i);
         }
     }
@@ -238,6 +245,21 @@ mod tests {
             c.io_done(buf, false);
         }
         v
+    }
+
+    #[test]
+    fn a_read_ahead_is_incore_while_under_io_and_free_and_valid_after() {
+        let mut c = BufCache::new(2);
+        let GetBlk::Miss { buf, .. } = c.getblk((0, 7)) else {
+            panic!("miss expected")
+        };
+        c.start_read(buf);
+        assert!(c.incore((0, 7)) && !c.incore((0, 8)));
+        // Under I/O nobody holds it, yet it is busy: a reader sleeps on it.
+        assert_eq!(c.getblk((0, 7)), GetBlk::Busy(buf));
+        c.io_done(buf, true);
+        c.check().unwrap();
+        assert_eq!(c.getblk((0, 7)), GetBlk::Hit(buf));
     }
 
     #[test]

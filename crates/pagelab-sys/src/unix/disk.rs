@@ -14,6 +14,8 @@ use rand::Rng as _;
 pub(super) enum ReqKind {
     /// A block read into buffer `.0` (`bread`).
     Read(usize),
+    /// A read-ahead into buffer `.0` (`breada`'s asynchronous read), released when done.
+    ReadAhead(usize),
     /// Buffer `.0` written; `.1` the process waiting for it (`bwrite`), none if asynchronous
     /// (`bawrite`, `bdwrite` pushed out, `bflush`).
     Write(usize, Option<usize>),
@@ -67,7 +69,7 @@ impl Machine {
         // rkintr: the controller's interrupt, iodone and the next request's start.
         self.interrupt(super::cpu::us_to_ns(self.spec.machine.disk_intr_us));
         match r.kind {
-            ReqKind::Read(b) | ReqKind::Write(b, _) => {
+            ReqKind::Read(b) | ReqKind::ReadAhead(b) | ReqKind::Write(b, _) => {
                 self.st.file_ios += 1.0;
                 self.st.file_wait_ms += ms(self.now - r.queued);
                 self.buffer_io_done(r.kind, b);

@@ -10,15 +10,23 @@
 //!  finish: Read ─► brelse │ DelayedWrite ─► bdwrite │ SyncWrite ─► bwrite, sleep until done
 //! ```
 //!
-//! V6 rdwri.c `readi` (`bread`), `writei` (a partial block: `bread` then `bdwrite`), iget.c
-//! `iupdat` (`bread` then `bwrite`, used by `update`). Which block: a prototype's uniformly
-//! random block of its own file (`workload.file_blocks` [A]); update's i-node blocks
-//! (blocks 2.. of the root file system on drive 0, the i-list); the console's commands,
-//! random blocks of drive 0's file system. Blocks of the swap drive skip its swap area.
+//! V6 rdwri.c `readi` (`bread`, or `breada` when the block follows the last one read),
+//! `writei` (a partial block: `bread` then `bdwrite`), iget.c `iupdat` (`bread` then `bwrite`,
+//! used by `update`). Which block: a prototype's uniformly random block of its own file
+//! (`workload.file_blocks` [A]), or its next block (`workload.file_access = "sequential"`);
+//! update's i-node blocks (blocks 2.. of the root file system on drive 0, the i-list); the
+//! console's commands, random blocks of drive 0's file system. Blocks of the swap drive skip
+//! its swap area.
+//!
+//! Read-ahead (`breada`): once the access's own `getblk` is through, the block after it, if
+//! no buffer names it, gets a buffer and an asynchronous read that nobody waits for. When
+//! every buffer is busy V6's `getblk` would put the reader to sleep for it; here the
+//! read-ahead is skipped instead.
 
 use super::bufcache::{Blk, GetBlk};
 use super::disk::{Req, ReqKind};
 use super::machine::*;
+use super::spec::FileAccess;
 use rand::Rng as _;
 
 /// How a block is used.
@@ -47,6 +55,8 @@ pub(super) struct Bio {
     pub(super) phase: Phase,
     /// The step that follows it.
     pub(super) then: Step,
+    /// The block to read ahead (`breada`'s `rablkno`), until it is started.
+    pub(super) ahead: Option<Blk>,
 }
 
 impl Bio {
@@ -56,6 +66,7 @@ impl Bio {
             kind,
             phase: Phase::Start,
             then,
+            ahead: None,
         }
     }
 }
@@ -88,12 +99,61 @@ impl Machine {
         (drive, rng.gen_range(0..=room))
     }
 
-    /// A uniformly random block of process `i`'s file.
-    pub(super) fn file_block(&mut self, i: usize) -> Blk {
+    /// The block of process `i`'s file that its next access of `kind` takes, and the block
+    /// to read ahead: in a sequential walk, the next one when this read follows a read of the
+    /// block before it (`readi`: `i_lastr + 1 == lbn`) and the file goes on. (A random access
+    /// that happens to follow the last read, one in `file_blocks`, reads nothing ahead.)
+    pub(super) fn file_block(&mut self, i: usize, kind: BioKind) -> (Blk, Option<Blk>) {
         let (drive, first) = self.procs[i].file;
         let n = self.spec.workload.file_blocks;
-        let k = self.procs[i].rng.gen_range(0..n);
-        self.fs_to_disk(drive, first + k)
+        let p = &mut self.procs[i];
+        let k = match self.spec.workload.file_access {
+            FileAccess::Random => {
+                let k = p.rng.gen_range(0..n);
+                return (self.fs_to_disk(drive, first + k), None);
+            }
+            FileAccess::Sequential => {
+                let k = p.file_next;
+                p.file_next = (k + 1) % n;
+                k
+            }
+        };
+        let mut ahead = None;
+        if kind == BioKind::Read {
+            let follows = k > 0 && p.last_read == Some(k - 1);
+            p.last_read = Some(k);
+            if follows && k + 1 < n {
+                ahead = Some(self.fs_to_disk(drive, first + k + 1));
+            }
+        }
+        (self.fs_to_disk(drive, first + k), ahead)
+    }
+
+    /// `breada`'s second half for process `i`'s access: the read-ahead block, unless a buffer
+    /// already names it, is read asynchronously into a free buffer (none free: skipped).
+    fn start_read_ahead(&mut self, i: usize) {
+        let Some(ra) = self.procs[i].bio.as_mut().and_then(|b| b.ahead.take()) else {
+            return;
+        };
+        if self.cache.incore(ra) {
+            return;
+        }
+        match self.cache.getblk(ra) {
+            GetBlk::Miss { buf, flushed } => {
+                self.start_writes(flushed);
+                self.cache.start_read(buf);
+                self.st.read_aheads += 1.0;
+                self.submit(Req {
+                    kind: ReqKind::ReadAhead(buf),
+                    drive: ra.0,
+                    block: ra.1,
+                    sectors: 1,
+                    queued: self.now,
+                });
+            }
+            GetBlk::NoneFree { flushed } => self.start_writes(flushed),
+            GetBlk::Hit(_) | GetBlk::Busy(_) => unreachable!("the block is not in core"),
+        }
     }
 
     /// A random block of drive 0's file system (the console's commands).
@@ -134,6 +194,7 @@ impl Machine {
             Phase::Start => match self.cache.getblk(b.blk) {
                 GetBlk::Hit(k) => {
                     self.st.cache_hits += 1.0;
+                    self.start_read_ahead(i);
                     self.bio_finish(i, k)
                 }
                 GetBlk::Miss { buf, flushed } => {
@@ -146,12 +207,14 @@ impl Machine {
                         sectors: 1,
                         queued: self.now,
                     });
+                    self.start_read_ahead(i);
                     self.buf_waiters[buf].push(i);
                     self.set_phase(i, Phase::Reading(buf));
                     self.sleep(i, PRIBIO);
                     false
                 }
                 GetBlk::Busy(k) => {
+                    self.start_read_ahead(i);
                     self.buf_waiters[k].push(i);
                     self.sleep(i, PRIBIO);
                     false
@@ -223,6 +286,10 @@ impl Machine {
                 for j in std::mem::take(&mut self.buf_waiters[b]) {
                     self.wakeup(j);
                 }
+            }
+            ReqKind::ReadAhead(_) => {
+                self.cache.io_done(b, true);
+                self.wake_buffer(b);
             }
             ReqKind::Write(_, by) => {
                 self.cache.io_done(b, true);

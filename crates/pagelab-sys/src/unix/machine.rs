@@ -132,6 +132,10 @@ pub(super) struct Proc {
     pub(super) role: Role,
     pub(super) bio: Option<super::fileio::Bio>,
     pub(super) file: (u32, u32),
+    /// The next block of the file a sequential walk takes, and the last block read
+    /// (the i-node's `i_lastr`).
+    pub(super) file_next: u32,
+    pub(super) last_read: Option<u32>,
     pub(super) stat: Stat,
     pub(super) loaded: bool,
     pub(super) locked: bool,
@@ -338,6 +342,8 @@ impl Machine {
             role,
             bio: None,
             file,
+            file_next: 0,
+            last_read: None,
             stat: Stat::Run,
             loaded: false,
             locked: false,

@@ -39,11 +39,14 @@ impl Machine {
                     } else {
                         BioKind::Read
                     };
-                    let blk = self.file_block(i);
+                    let (blk, ahead) = self.file_block(i, kind);
                     let p = &mut self.procs[i];
                     p.overhead_ns += self.syscall_ns;
                     p.disk_ios += 1;
-                    p.bio = Some(Bio::new(blk, kind, Step::SleepCall));
+                    p.bio = Some(Bio {
+                        ahead,
+                        ..Bio::new(blk, kind, Step::SleepCall)
+                    });
                     p.step = Step::Bio;
                 }
                 Step::SleepCall => {

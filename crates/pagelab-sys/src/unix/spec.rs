@@ -346,10 +346,25 @@ pub struct PrototypeSpec {
     /// Shared text segment of every process (0: none, as Chanson's workload, §5) [clicks].
     #[serde(default)]
     pub text_clicks: u32,
-    /// Each process reads and writes its own file of this many blocks, a uniformly random
-    /// block per I/O [512-B blocks].
+    /// Each process reads and writes its own file of this many blocks [512-B blocks].
     #[serde(default = "file_blocks")]
     pub file_blocks: u32,
+    /// Which block of its file an I/O takes: a uniformly random one, or the next (from the
+    /// start again after the last), when a read following a read of the block before starts
+    /// the block after it (rdwri.c `readi`, bio.c `breada`).
+    #[serde(default)]
+    pub file_access: FileAccess,
+}
+
+/// How a prototype walks its file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileAccess {
+    /// A uniformly random block per I/O [A].
+    #[default]
+    Random,
+    /// Block after block, with V6's read-ahead.
+    Sequential,
 }
 
 fn file_blocks() -> u32 {

@@ -129,6 +129,48 @@ fn swap_outs_during_io_are_never_easy_core() {
 }
 
 #[test]
+fn a_sequential_walk_reads_ahead_and_finds_its_blocks_in_core() {
+    // Files of 400 blocks against 15 buffers, everything in core, reads only. A random block
+    // is almost never cached and nothing is read ahead; walking the file, each read after the
+    // first finds the block breada started (after waiting for it, if the disk has not yet
+    // delivered), yet every block still crosses the disk once. The buffer books are checked
+    // after every event.
+    let walk = |access: &str| {
+        let spec = load_spec(
+            &preset(),
+            "unix-v6.toml",
+            &set(&[
+                ("run.duration_s", "120.0"),
+                ("run.warmup_s", "10.0"),
+                ("memory.core_clicks", "2000"),
+                ("workload.write_fraction", "0.0"),
+                ("workload.file_blocks", "400"),
+                ("workload.file_access", &format!("\"{access}\"")),
+            ]),
+        )
+        .unwrap();
+        let mut m = Machine::build(&spec, 4).unwrap();
+        m.set_check_every(1);
+        m.run(&mut |_| {}).unwrap()
+    };
+    let random = walk("random");
+    assert_eq!(metric(&random, "read_ahead_rate"), 0.0);
+    assert!(metric(&random, "cache_hit_pct") < 10.0);
+    let seq = walk("sequential");
+    let (hits, ahead) = (
+        metric(&seq, "cache_hit_pct"),
+        metric(&seq, "read_ahead_rate"),
+    );
+    assert!(hits > 80.0, "sequential hits {hits} %");
+    assert!(
+        ahead > 0.5 * metric(&seq, "fs_access_rate"),
+        "read-aheads {ahead}/s"
+    );
+    let (disk, fs) = (metric(&seq, "disk_io_rate"), metric(&seq, "fs_access_rate"));
+    assert!(disk > 0.9 * fs, "{disk} transfers/s for {fs} accesses/s");
+}
+
+#[test]
 fn everything_fits_no_swapping() {
     let spec = load_spec(
         &preset(),
