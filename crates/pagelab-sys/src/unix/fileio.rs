@@ -152,7 +152,9 @@ impl Machine {
                 });
             }
             GetBlk::NoneFree { flushed } => self.start_writes(flushed),
-            GetBlk::Hit(_) | GetBlk::Busy(_) => unreachable!("the block is not in core"),
+            // Not reached after `incore`; V6 releases a buffer found valid.
+            GetBlk::Hit(k) => self.cache.brelse(k),
+            GetBlk::Busy(_) => {}
         }
     }
 
