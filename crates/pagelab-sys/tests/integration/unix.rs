@@ -136,19 +136,16 @@ fn a_sequential_walk_reads_ahead_and_finds_its_blocks_in_core() {
     // delivered), yet every block still crosses the disk once. The buffer books are checked
     // after every event.
     let walk = |access: &str| {
-        let spec = load_spec(
-            &preset(),
-            "unix-v6.toml",
-            &set(&[
-                ("run.duration_s", "120.0"),
-                ("run.warmup_s", "10.0"),
-                ("memory.core_clicks", "2000"),
-                ("workload.write_fraction", "0.0"),
-                ("workload.file_blocks", "400"),
-                ("workload.file_access", &format!("\"{access}\"")),
-            ]),
-        )
-        .unwrap();
+        let access = format!("\"{access}\"");
+        let pairs = [
+            ("run.duration_s", "120.0"),
+            ("run.warmup_s", "10.0"),
+            ("memory.core_clicks", "2000"),
+            ("workload.write_fraction", "0.0"),
+            ("workload.file_blocks", "400"),
+            ("workload.file_access", access.as_str()),
+        ];
+        let spec = load_spec(&preset(), "unix-v6.toml", &set(&pairs)).unwrap();
         let mut m = Machine::build(&spec, 4).unwrap();
         m.set_check_every(1);
         m.run(&mut |_| {}).unwrap()
