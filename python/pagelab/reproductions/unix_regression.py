@@ -462,6 +462,19 @@ def _cache_locality(
             ctx.row(table, f"PC = {pc} ms: cache hits", label, hit, unit="%", role="ours")
             busy = _level_mean(ctx, points, done, pc, "disk_busy_pct")
             ctx.row(table, f"PC = {pc} ms: disk busy", label, busy, unit="%", role="ours")
+            fs, sw = (
+                _level_mean(ctx, points, done, pc, m) for m in ("fs_access_rate", "swap_rate")
+            )
+            per_swap = [a / b if b > 0 else math.nan for a, b in zip(fs, sw, strict=True)]
+            ctx.row(
+                table,
+                f"PC = {pc} ms: file-system accesses per swap",
+                label,
+                per_swap,
+                paper=10.0,
+                unit="ratio",
+                role="ours",
+            )
 
 
 def run(ctx: Context) -> None:
