@@ -263,6 +263,16 @@ def _level_mean(ctx: Context, points: list, runs: list, pc: float, metric: str) 
     return [sum(r.metric(metric)[k] for r in level) / len(level) for k in range(len(ctx.seeds))]
 
 
+def _by_cell(points: list, runs: list) -> dict:
+    """The runs keyed by (PN, PS, MM, PC)."""
+    return {(p[0], p[1], p[3], p[2]): r for p, r in zip(points, runs, strict=True)}
+
+
+def _shared(at: dict, lo: float, hi: float) -> list[tuple]:
+    """The (PN, PS, MM) cells run at both PC levels `lo` and `hi`."""
+    return [(pn, ps, mm) for (pn, ps, mm, pc) in at if pc == lo and (pn, ps, mm, hi) in at]
+
+
 def _swapped_in_io(ctx: Context, design: dict, points: list, runs: list) -> None:
     """Section 3.1's account of the PC factor: "whenever a process does I/O, it is quite likely
     that it will get swapped out before the I/O is completed. This probability increases ...
@@ -279,8 +289,8 @@ def _swapped_in_io(ctx: Context, design: dict, points: list, runs: list) -> None
             per_seed = _level_mean(ctx, points, runs, pc, metric)
             ctx.row("the swapper by PC (section 3.1)", f"PC = {pc} ms", what, per_seed, unit="%")
     lo, hi = min(design["pc"]), max(design["pc"])
-    at = {(p[0], p[1], p[3], p[2]): r for p, r in zip(points, runs, strict=True)}
-    shared = [(pn, ps, mm) for (pn, ps, mm, pc) in at if pc == lo and (pn, ps, mm, hi) in at]
+    at = _by_cell(points, runs)
+    shared = _shared(at, lo, hi)
     diffs = [
         sum(at[(*q, lo)].metric(key)[k] - at[(*q, hi)].metric(key)[k] for q in shared) / len(shared)
         for k in range(len(ctx.seeds))
@@ -306,11 +316,11 @@ def _rt_drops_with_pc(ctx: Context, design: dict, points: list, runs: list) -> N
     with his text (faster in every cell here); from 12 to 354 ms they do in only some cells,
     shown in the evidence. The claim's effect is the share less half ("most")."""
     levels = sorted(design["pc"])
-    at = {(p[0], p[1], p[3], p[2]): r for p, r in zip(points, runs, strict=True)}
+    at = _by_cell(points, runs)
     rt = "reaction_time_ms"
 
     def shares(lo: float, hi: float) -> tuple[list[float], float, int]:
-        cells = [(pn, ps, mm) for (pn, ps, mm, pc) in at if pc == lo and (pn, ps, mm, hi) in at]
+        cells = _shared(at, lo, hi)
         if not cells:
             return [], math.nan, 0
         ours = [

@@ -350,8 +350,8 @@ pub struct PrototypeSpec {
     #[serde(default = "file_blocks")]
     pub file_blocks: u32,
     /// Which block of its file an I/O takes: a uniformly random one, or the next (from the
-    /// start again after the last), when a read following a read of the block before starts
-    /// the block after it (rdwri.c `readi`, bio.c `breada`).
+    /// start again after the last), a read that follows a read of the block before it also
+    /// starting a read of the block after it (rdwri.c `readi`, bio.c `breada`).
     #[serde(default)]
     pub file_access: FileAccess,
 }
