@@ -286,7 +286,7 @@ def test_an_override_one_past_the_end_appends_a_class(tmp_path):
             "write_fraction": 0.4,
         },
     }
-    r = pagelab.run_system("vmsp", set={**TINY, "workload.users": 41, "workload.class.2": guest})
+    r = pagelab.run_system("vmsp", set={**TINY, "workload.users": 41, "workload.class.1": guest})
     assert [c["name"] for c in r.spec["workload"]["class"]][-1] == "guest"
 
 

@@ -39,6 +39,24 @@ THROUGHPUT_TOL = 0.01
 TARGETS = Path(__file__).parent / "targets"
 
 
+#: The production mix [A] of the experiments the paper made on real systems with real users
+#: ("Simple tuning experiments": "we modified a real system (with real users)") and of what was
+#: learned running the prototype, in production at Yorktown among them ("Things learned"): the
+#: benchmark's CMS scripts plus 2 % of long-running users, vm370.toml's class (no think, 30 s of
+#: CPU per command, a drifting 120-page set), the "long-running batch, service, or guest
+#: machines" the paper names beside the interactive users. Table 2, Table 3 and Figures 7-8 are
+#: the benchmark ("a synthetic benchmark ... with a randomly generated user think time"), which
+#: has none (presets/vmsp.toml). Appended as the workload's second class; at 310 users it deals
+#: 304 scripts and 6 long-running users.
+PRODUCTION_MIX = [
+    "workload.class.1={"
+    'name = "long-running", fraction = 0.02, think = { kind = "fixed", s = 0.0 }, '
+    'commands = [ { name = "compute", cpu_ms = 30000.0, vio = 300 } ], '
+    'program = { kind = "drifting", set_pages = 120, address_pages = 400, drift = 0.05, '
+    "locality_pages = 40, runs_per_phase = 200, refs_per_run = 800.0, write_fraction = 0.4 } }",
+]
+
+
 def fitted(machine: str) -> tuple[list[str], dict]:
     """The fitted values of `machine`'s base as overrides, and the fitted preset's provenance."""
     _, name = BASES[machine]
