@@ -155,6 +155,7 @@ def run(ctx: Context) -> None:
                 r["time_per_job_s"],
                 unit="s",
             )
+        _casual_interval(ctx, sc)
 
     timed("Fig 10", fig10)
     timed("Fig 11", fig11)
@@ -165,6 +166,22 @@ def run(ctx: Context) -> None:
     _claims(ctx, sc, res)
     if ctx.out is not None:
         _figures(ctx, sc, res)
+
+
+def _casual_interval(ctx: Context, sc: dict[str, Any]) -> None:
+    """The casual sort at full store, where AR and BIFO part (fig10-ar-like-bifo T4.1XQ), under
+    BIFO at other intervals, beside AR and plain FIFO: AR's use bits, cleared every slice, mark
+    the pages of the job that ran, so it replaces the waiting job's pages first and in effect
+    favours the running job; BIFO favours one job on a clock, FIFO none."""
+    store = sc["store"]
+    t = f"BIFO interval sensitivity: casual sort at {store}K, against AR and FIFO"
+    for mpl in (2, 3):
+        for policy in ("ar", "fifo"):
+            r = _run(ctx, sc, CASUAL, mpl, store, policy=policy)
+            ctx.row(t, f"MPL {mpl}", policy.upper(), r["time_per_job_s"], unit="s")
+        for v in (0.25, 1.0, 4.0, 16.0):
+            r = _run(ctx, sc, CASUAL, mpl, store, policy="bifo", bifo_interval_s=v)
+            ctx.row(t, f"MPL {mpl}", f"BIFO, bifo_interval_s={v}", r["time_per_job_s"], unit="s")
 
 
 def _sens_row(ctx: Context, what: str, k: int, setting: str, r: dict) -> None:
