@@ -97,6 +97,12 @@ def record_fit(ctx: Context, machine: str) -> list[str]:
     return overrides
 
 
+def production_fit(ctx: Context, smoke: list[str]) -> list[str]:
+    """The overrides of a run of the production mix: the mix, then the 3081 fit (recorded in
+    the reproduction, as `record_fit`), then `smoke` at smoke scale."""
+    return [*PRODUCTION_MIX, *record_fit(ctx, "3081"), *([] if ctx.full else smoke)]
+
+
 def q2_limit(
     ctx: Context, preset: str, overrides: list[str], machine: str, table: str
 ) -> tuple[int | None, Runs]:

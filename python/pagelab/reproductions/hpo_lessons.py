@@ -58,14 +58,7 @@ the scan with either free list, 5 seeds), so lessons 2 and 7 could not show at a
 from __future__ import annotations
 
 from ..reproduce import Context
-from .hpo_fit import (
-    PRODUCTION_MIX,
-    direction_claims,
-    limit_override,
-    q2_limit,
-    record_fit,
-    runs_note,
-)
+from .hpo_fit import direction_claims, limit_override, production_fit, q2_limit, runs_note
 
 NAME = "hpo-lessons"
 PAPER = "Tetzlaff et al. 1987"
@@ -237,7 +230,7 @@ CLAIM_BASE = {
 
 
 def run(ctx: Context) -> None:
-    extra = [*PRODUCTION_MIX, *record_fit(ctx, "3081"), *([] if ctx.full else SMOKE)]
+    extra = production_fit(ctx, SMOKE)
     limit, _ = q2_limit(ctx, "hpo-prototype", extra, "3081", "Q2 limit experiment")
     proto = [*extra, *limit_override(limit)]
     settings = [("hpo-prototype", proto)]

@@ -22,14 +22,7 @@ and weighs them by what they do to "in-queue noninteractive users".
 from __future__ import annotations
 
 from ..reproduce import Context
-from .hpo_fit import (
-    PRODUCTION_MIX,
-    direction_claims,
-    limit_override,
-    q2_limit,
-    record_fit,
-    runs_note,
-)
+from .hpo_fit import direction_claims, limit_override, production_fit, q2_limit, runs_note
 
 NAME = "hpo-negative"
 PAPER = "Tetzlaff et al. 1987"
@@ -159,7 +152,7 @@ CLAIMS = [
 
 
 def run(ctx: Context) -> None:
-    extra = [*PRODUCTION_MIX, *record_fit(ctx, "3081"), *([] if ctx.full else SMOKE)]
+    extra = production_fit(ctx, SMOKE)
     # The prototype's Q2 limit by the paper's experiment (the runs hpo-table2 makes).
     limit, _ = q2_limit(ctx, "hpo-prototype", extra, "3081", "Q2 limit experiment")
     proto = limit_override(limit)
