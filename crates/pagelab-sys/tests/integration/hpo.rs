@@ -53,7 +53,7 @@ fn fitted_preset(name: &str, extra: &[(&str, &str)]) -> Report {
 fn prototype_moves_table_2_the_papers_way() {
     let base = fitted_preset("vmsp", &[]);
     // The Q2 limit the paper's experiment chooses (hpo_fit.q2_limit, full scale).
-    let proto = fitted_preset("hpo-prototype", &[("swapping.q2_mpl_limit", "20")]);
+    let proto = fitted_preset("hpo-prototype", &[("swapping.q2_mpl_limit", "10")]);
     // Demand paging rate and page reads per Q1 stay down several-fold (425 → 50, 11.6 → 1.4).
     assert!(m(&proto, "demand_paging_rate") * 3.0 < m(&base, "demand_paging_rate"));
     assert!(m(&proto, "page_reads_per_q1") * 3.0 < m(&base, "page_reads_per_q1"));
