@@ -136,3 +136,31 @@ def test_a_target_without_points_is_named(cli, tmp_path):
         str(tmp_path / "f.toml"),
     )
     assert_one_line_error(proc, str(target), "[[point]]")
+
+
+def test_a_key_bounded_by_another_varied_key_may_use_its_range(tmp_path):
+    # locality_pages <= set_pages: 18 passes vmsp's own set of 20 pages only while set_pages is
+    # varied up to 24 with it. Points of the box where the locality outgrows the set are
+    # infeasible trials: no run, an infinite loss, and the search goes on.
+    short = ["run.duration_s=60", "run.warmup_s=10", "workload.users=20"]
+    path = tmp_path / "target.toml"
+    path.write_text(
+        '[target]\nname = "t"\nsource = "s"\n[[point]]\nmetric = "q1_seconds"\nvalue = 0.3\n'
+    )
+    vary = [
+        cal.parse_vary("workload.class.0.program.set_pages=8:24"),
+        cal.parse_vary("workload.class.0.program.locality_pages=4:24"),
+    ]
+    result = cal.calibrate(
+        "vmsp", cal.load_target(path), vary, budget=12, set=short, workers=1, sampler="tpe"
+    )
+    assert len(result.trials) == 12
+    for t in result.trials:
+        v = t.values
+        outgrown = (
+            v["workload.class.0.program.locality_pages"] > v["workload.class.0.program.set_pages"]
+        )
+        assert (t.loss == float("inf")) == outgrown, t
+        assert (t.metrics == []) == outgrown, t
+    assert any(t.loss == float("inf") for t in result.trials)
+    assert result.best.loss < float("inf")

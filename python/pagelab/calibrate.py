@@ -213,48 +213,85 @@ def calibrate(
     study = _study(sampler, vary)
     kept = Store(store) if store is not None else None
     width = batch or workers or os.cpu_count() or 1
+    path = _spec_path(preset)
     trials: list[Trial] = []
     with runner(workers, scheduler) as pool:
         while len(trials) < budget:
             asked = [study.ask() for _ in range(min(width, budget - len(trials)))]
             values = [_suggest(t, vary) for t in asked]
+            # A point of the box that no spec accepts (one varied key bounded by another, e.g.
+            # locality_pages <= set_pages) is an infeasible trial: no run, the worst loss.
+            ovs = [[to_override(k, v) for k, v in vals.items()] for vals in values]
+            feasible = [_invalid(path, set, target, ov) is None for ov in ovs]
             tasks = []
-            for vals in values:
-                ov = [to_override(k, v) for k, v in vals.items()]
-                for p in target.points:
+            for ov, ok in zip(ovs, feasible, strict=True):
+                for p in target.points if ok else ():
                     tasks += tasks_for(preset, [*set, *p.overrides, *ov], seed_values)
-            rows = execute(tasks, kept, pool=pool, label="calibrate: runs").rows
+            rows = execute(tasks, kept, pool=pool, label="calibrate: runs").rows if tasks else []
             per_trial = len(target.points) * len(seed_values)
-            for j, (asked_t, vals) in enumerate(zip(asked, values, strict=True)):
-                chunk = rows[j * per_trial : (j + 1) * per_trial]
-                means = _means(chunk, target, len(seed_values))
-                loss = loss_of(means, target)
+            k = 0
+            for asked_t, vals, ok in zip(asked, values, feasible, strict=True):
+                means: list[float] = []
+                loss = math.inf
+                if ok:
+                    means = _means(
+                        rows[k * per_trial : (k + 1) * per_trial], target, len(seed_values)
+                    )
+                    loss = loss_of(means, target)
+                    k += 1
                 study.tell(asked_t, loss if math.isfinite(loss) else 1e300)
                 trial = Trial(len(trials), vals, loss, means)
                 trials.append(trial)
                 if on_trial is not None:
                     on_trial(trial, min(trials, key=lambda t: t.loss), budget)
+    if not any(math.isfinite(t.loss) for t in trials):
+        raise PagelabError(
+            f"calibrate: none of the {len(trials)} trials gave a spec every target point accepts"
+            " (see the --vary ranges)"
+        )
     return Calibration(preset, target, list(vary), seed_values, trials, sampler)
 
 
-def _check_ends(preset: str, set_: Sequence[str], target: Target, vary: Sequence[Vary]) -> None:
-    """Each end of each range, the other keys as the preset has them, must give a spec a run
-    accepts at every point of the target: a range that reaches an invalid value fails here, in
-    one line, not in the middle of the search."""
+def _spec_path(preset: str) -> Path:
     from . import system
+
+    return system.resolve_spec_path(preset)
+
+
+def _invalid(path: Path, set_: Sequence[str], target: Target, ov: Sequence[str]) -> str | None:
+    """Why a run with overrides `ov` would be refused at some point of the target, or None."""
+    from . import system
+
+    for p in target.points:
+        try:
+            system.check(path, overrides=[*set_, *p.overrides, *ov])
+        except PagelabError as e:
+            return str(e)
+    return None
+
+
+def _check_ends(preset: str, set_: Sequence[str], target: Target, vary: Sequence[Vary]) -> None:
+    """Each end of each range must give a spec a run accepts at every point of the target, with
+    the other keys as the preset has them, or all at their lower ends, or all at their upper
+    ends (so that a key bounded by another varied key may use that key's range): a range that
+    reaches no valid value fails here, in one line, not in the middle of the search."""
     from .sweep.grid import to_override
 
-    path = system.resolve_spec_path(preset)
+    path = _spec_path(preset)
+
+    def at(w: Vary, end: float) -> str:
+        return to_override(w.key, int(end) if w.integer else end)
+
     for v in vary:
+        others = [w for w in vary if w is not v]
         for end in (v.lo, v.hi):
             value = int(end) if v.integer else end
-            for p in target.points:
-                try:
-                    system.check(path, overrides=[*set_, *p.overrides, to_override(v.key, value)])
-                except PagelabError as e:
-                    raise PagelabError(
-                        f"--vary {v.key}={_num(v.lo)}:{_num(v.hi)}: at {_num(value)}: {e}"
-                    ) from None
+            contexts = [[], [at(w, w.lo) for w in others], [at(w, w.hi) for w in others]]
+            errors = [_invalid(path, set_, target, [*c, at(v, end)]) for c in contexts]
+            if all(e is not None for e in errors):
+                raise PagelabError(
+                    f"--vary {v.key}={_num(v.lo)}:{_num(v.hi)}: at {_num(value)}: {errors[0]}"
+                )
 
 
 def _num(x: float) -> str:
