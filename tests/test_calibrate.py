@@ -140,8 +140,8 @@ def test_a_target_without_points_is_named(cli, tmp_path):
 
 def test_a_key_bounded_by_another_varied_key_may_use_its_range(tmp_path):
     # locality_pages <= set_pages: an end of 24 passes vmsp's own set of 20 pages only because
-    # set_pages is varied up to 24 with it. Points of the box where the locality outgrows the set are
-    # infeasible trials: no run, an infinite loss, and the search goes on.
+    # set_pages is varied up to 24 with it. Points of the box where the locality outgrows the
+    # set are infeasible trials: no run, an infinite loss, and the search goes on.
     short = ["run.duration_s=60", "run.warmup_s=10", "workload.users=20"]
     path = tmp_path / "target.toml"
     path.write_text(
