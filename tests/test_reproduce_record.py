@@ -104,3 +104,20 @@ def test_list_shows_the_score_of_the_last_full_run(cli, tmp_path):
     assert "6 within 10 %" in line and "3 holds" in line
     other = next(x for x in out.splitlines() if x.startswith("hpo-table2:"))
     assert "no full run yet" in other
+
+
+def test_a_reproduction_may_run_more_seeds_at_full_scale(monkeypatch):
+    """`FULL_SEEDS` sets the seeds of a full run; `--seeds` still overrides it; smoke keeps 3."""
+    import types
+
+    from pagelab import reproduce as rp
+
+    seen = []
+    module = types.SimpleNamespace(
+        PAPER="p", TITLE="t", FULL_SEEDS=7, run=lambda ctx: seen.append(ctx.seeds)
+    )
+    monkeypatch.setattr(rp, "_modules", lambda: {"m": module})
+    assert rp.reproduce("m", scale="full", seed=3)["seeds"] == [3, 4, 5, 6, 7, 8, 9]
+    assert len(rp.reproduce("m", scale="full", seeds=2)["seeds"]) == 2
+    assert len(rp.reproduce("m", scale="smoke")["seeds"]) == rp.SEEDS["smoke"]
+    assert [len(s) for s in seen] == [7, 2, 3]

@@ -26,7 +26,8 @@ from . import _atomic, reproductions
 from .errors import PagelabError
 
 SCALES = ("smoke", "full")
-#: Seeds per setting: enough at smoke for an interval, five at the paper's size.
+#: Seeds per setting: enough at smoke for an interval, five at the paper's size. A reproduction
+#: whose effects are small beside their seed-to-seed spread sets ``FULL_SEEDS`` to more.
 SEEDS = {"smoke": 3, "full": 5}
 ROLES = ("input", "fitted", "predicted", "ours")
 #: Relative distances the score counts predicted rows within.
@@ -362,6 +363,8 @@ def reproduce(
     if seeds is not None and seeds < 2:
         raise PagelabError(f"--seeds {seeds}: a paired claim needs at least 2")
     module = modules[name]
+    if seeds is None and scale == "full":
+        seeds = getattr(module, "FULL_SEEDS", None)
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)

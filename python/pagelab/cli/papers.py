@@ -18,7 +18,12 @@ from .base import cli
 @click.option("--all", "run_all", is_flag=True, help="Run every reproduction.")
 @click.option("--scale", type=click.Choice(["smoke", "full"]), default="smoke", show_default=True)
 @click.option("--seed", default=1, show_default=True, help="First seed of every setting.")
-@click.option("--seeds", type=int, default=None, help="Seeds per setting [smoke 3, full 5].")
+@click.option(
+    "--seeds",
+    type=int,
+    default=None,
+    help="Seeds per setting [smoke 3, full 5 or the reproduction's own].",
+)
 @click.option("--out", type=click.Path(file_okay=False), default="results", show_default=True)
 @click.option("--workers", type=int, default=None, help="Worker processes [default: one per core].")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="An existing scheduler.")

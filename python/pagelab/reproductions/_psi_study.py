@@ -49,6 +49,11 @@ def workload_table(workload: int) -> dict[str, Any]:
 #: Smoke scale: a shorter run with a shorter warm-up.
 SMOKE = {"duration_s": 150.0, "warmup_s": 30.0}
 FULL = {"duration_s": 660.0, "warmup_s": 60.0}
+#: Seeds per setting at full scale. A Table 2 gain varies by 1.1 to 1.8 points from seed to seed
+#: (twenty seeds), so five give it an interval of ±1.4 to ±2.2 points: wider than every band of
+#: Bard's magnitudes (±0.4 to ±1.6 points), so that a claim could hold by its interval's width
+#: alone. Twenty narrow it to ±0.5 to ±0.8.
+FULL_SEEDS = 20
 
 
 def toml_inline(v: Any) -> str:

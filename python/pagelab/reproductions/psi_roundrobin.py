@@ -35,6 +35,7 @@ from . import _psi_study as st
 NAME = "psi-roundrobin"
 PAPER = "Bard 1975"
 TITLE = "Section 4: round-robin prediction of the system paging rate against the simulator"
+FULL_SEEDS = st.FULL_SEEDS
 
 REFS_PER_IO = 20_000
 REFERENCE_S = 2e-6

@@ -19,6 +19,7 @@ from . import _psi_study as st
 NAME = "psi-table2"
 PAPER = "Bard 1975"
 TITLE = "Table 2: CP-67 against the Ψ-scheduler; Ψs against Ψs*; figures 2-4"
+FULL_SEEDS = st.FULL_SEEDS
 
 #: (workload, storage KB) -> (CP-67, Ψ-scheduler) percent problem state.
 PAPER_TABLE2 = {
@@ -120,10 +121,10 @@ def run(ctx: Context) -> None:
         evidence="cells gaining more than 2 points, per seed: "
         + ", ".join(f"{b:.0f}" for b in beyond),
     )
-    _psi_agreement(ctx, all_reports, done)
+    op = _psi_agreement(ctx, all_reports, done)
     _agreement_by_steal(ctx, all_reports)
-    _typical_run(ctx, "CP-67", done[0].reports[0])
-    _typical_run(ctx, "Ψ-scheduler", done[1].reports[0])
+    if op is not None:
+        _typical_run(ctx, *op)
     _section6(ctx, cp_by_seed)
     _figures_5_and_7(ctx, [rep for reps in cp_by_seed for rep in reps])
 
@@ -168,12 +169,13 @@ def _ablation(ctx: Context, base: list, extra: list) -> None:
     ctx.row(t, "mean over the cells", "Ψ criterion's part (full − feedback only)", diff, unit="%")
 
 
-def _psi_agreement(ctx: Context, reports: list, done: list) -> None:
+def _psi_agreement(ctx: Context, reports: list, done: list) -> tuple[str, dict] | None:
     """Section 5: Ψs (eq. 4) against Ψs* (eq. 5) over intervals with 0 < Ψs* ≤ 20. Eq. 4 is
     read two ways: over every replaced page, and over the pages replaced while their owner was
     in queue (stolen). The second is the one the claim tests [A]: eq. 5 counts interruptions
     per *active* program, and a dormant owner suffers none while its pages age (bard §5, last
-    paragraph: Ψs then "no longer reflects the true survival capability")."""
+    paragraph: Ψs then "no longer reflects the true survival capability"). Returns the label and
+    first seed's report of the run at Bard's operating point, if a run has one."""
     t = "Section 5: Ψs against Ψs* (intervals with 0 < Ψs* ≤ 20, all runs)"
     pooled = {}
     for label, col in (("Ψs", "psi_s"), ("Ψs over stolen pages", "psi_s_stolen")):
@@ -230,6 +232,7 @@ def _psi_agreement(ctx: Context, reports: list, done: list) -> None:
         ax.set_title(f"correlation {100 * r:.1f} %")
         ctx.figure("psi-agreement", fig)
         plt.close(fig)
+    return (op, done[labels.index(op)].reports[0]) if op in labels else None
 
 
 #: The two schedulers of each Table 2 cell, in `run`'s order.
@@ -294,10 +297,10 @@ def _agreement_by_steal(ctx: Context, reports: list) -> None:
             ctx.row(t, band, f"correlation with {label}", value, unit="%")
 
 
-def _typical_run(ctx: Context, name: str, report: dict) -> None:
-    """Section 5's "typical run": both indices over one run's intervals with 0 < Ψs* ≤ 20
-    (workload 1, 768 KB, the first seed); eq. 4 over all replaced pages and over stolen ones."""
-    t = f"Section 5: one run ({name}, workload 1, 768 KB)"
+def _typical_run(ctx: Context, label: str, report: dict) -> None:
+    """Section 5's "typical run": both indices over one run's intervals with 0 < Ψs* ≤ 20 (the
+    first seed at Bard's operating point); eq. 4 over all replaced pages and over stolen ones."""
+    t = f"Section 5: one run ({label}, the first seed)"
     for label, col in (("Ψs", "psi_s"), ("Ψs over stolen pages", "psi_s_stolen")):
         pairs = st.psi_pairs([report], exact=col)
         m_est, s_est = st.mean_sd([p[0] for p in pairs])

@@ -13,6 +13,7 @@ from . import _psi_study as st
 NAME = "psi-table3"
 PAPER = "Bard 1975"
 TITLE = "Table 3: Ψ-scheduler parameters at 512 KB (strategy x Ψc = Ψm x β)"
+FULL_SEEDS = st.FULL_SEEDS
 
 #: experiment -> (strategy, Ψc = Ψm, β, paper's workload 1, 2, 3, overall average).
 PAPER_TABLE3 = {

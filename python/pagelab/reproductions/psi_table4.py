@@ -14,6 +14,7 @@ from . import _psi_study as st
 NAME = "psi-table4"
 PAPER = "Bard 1975"
 TITLE = "Table 4: control on Ψ alone at 512 KB (Ψc, Ψm in {5, 10, 20})"
+FULL_SEEDS = st.FULL_SEEDS
 
 #: experiment -> (Ψm, Ψc, paper's workload 1, 2, 3, overall average).
 PAPER_TABLE4 = {
