@@ -76,3 +76,12 @@ def test_skewed_effects_over_many_seeds_are_bootstrapped():
     est = paired.estimate([1, 1, 1, 1, 1, 1, 1, 1, 1, 30.0])
     assert est.method == "bootstrap"
     assert est.interval[0] < est.effect < est.interval[1]
+
+
+def test_the_mean_in_the_band_is_told_apart_from_the_interval_reaching_it():
+    assert paired.mean_in_band(0.5, (0.375, 0.625))
+    assert not paired.mean_in_band(0.25, (0.375, 0.625))
+    assert paired.mean_in_band(3.0, (0.0, None)) and paired.mean_in_band(-9.0, (None, 0.0))
+    assert not paired.mean_in_band(None, (0.0, 1.0)) and not paired.mean_in_band(1.0, None)
+    # A claim can hold (its interval reaches the band) with its mean outside.
+    assert paired.verdict((0.05, 0.45), 0.5) == "holds"

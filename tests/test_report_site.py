@@ -129,6 +129,16 @@ def _design_record(name: str, figure: str, score: dict) -> dict:
                 "verdict": "inconclusive",
                 "evidence": "",
             },
+            {
+                "id": "swap-up",
+                "text": "More swap sets",
+                "paper_effect": 0.5,
+                "effect": 0.25,
+                "interval": [0.05, 0.45],
+                "seeds": 3,
+                "verdict": "holds",
+                "evidence": "the interval reaches the band, the mean lies below it",
+            },
         ],
         "score": score,
         "figures": [figure],
@@ -158,7 +168,7 @@ def results(tmp_path_factory) -> Path:
     for name in SMOKE:
         reproduce.reproduce(name, scale="smoke", out=out)
     figure = json.loads((out / "belady-anomaly.json").read_text())["figures"][0]
-    claims = {"holds": 1, "direction-only": 0, "fails": 0, "inconclusive": 1}
+    claims = {"holds": 2, "direction-only": 0, "fails": 0, "inconclusive": 1}
     honest = {"predicted": 4, "within_10": 2, "within_25": 3, "fitted": 1, "inputs": 1}
     honest["claims"] = claims
     (out / "hand-new.json").write_text(json.dumps(_design_record("hand-new", figure, honest)))
@@ -240,6 +250,18 @@ def test_a_reproduction_page_shows_command_fitted_values_and_verdicts(site):
     assert "v-inconclusive" in page and "[-0.5, -0.44]" in page and "[0.15, ∞]" in page
     assert "<li>the paper&#39;s setting, fed in</li>" in page and 'class="note">1<' in page
     assert 'href="../preset/vm370.html"' in page
+    # Two claims hold; one only by its interval (mean 0.25 against the band [0.375, 0.625]).
+    assert page.count("the interval reaches the band, the mean does not") == 1
+    assert "(1 with the mean in the band)" in page
+
+
+def test_holds_with_the_mean_in_the_band_is_counted_apart(site):
+    board = json.loads((site / "scoreboard.json").read_text())
+    assert board["reproductions"]["hand-new"]["holds_mean_in_band"] == 1
+    assert board["reproductions"]["hand-old"]["holds_mean_in_band"] == 0
+    assert board["overall"]["holds_mean_in_band"] == sum(
+        r["holds_mean_in_band"] for r in board["reproductions"].values()
+    )
 
 
 def test_a_sweep_table_is_drawn_as_curves_over_its_number(results):

@@ -33,6 +33,7 @@ def test_context_claim_computes_the_verdict_and_the_score_counts_it():
     s = score(ctx.rows, ctx.claims)
     assert (s["predicted"], s["within_10"], s["within_25"], s["fitted"]) == (2, 1, 2, 1)
     assert s["claims"] == {"holds": 1, "direction-only": 0, "fails": 0, "inconclusive": 0}
+    assert s["holds_mean_in_band"] == 1  # -4 in the band of -5 ± 25 %
     assert [r["role"] for r in ctx.rows] == ["fitted", "predicted", "predicted", "ours"]
     assert ctx.rows[0]["pagelab"] == pytest.approx(1.0) and ctx.rows[0]["interval"] is not None
 

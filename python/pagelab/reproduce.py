@@ -230,8 +230,9 @@ def _finite(x: float) -> float | None:
 
 def score(rows: list[dict[str, Any]], claims: list[dict[str, Any]]) -> dict[str, Any]:
     """Predicted rows within 10 % / 25 % of the paper's number, fitted rows apart, claims by
-    verdict. Only predicted rows with both numbers are scored."""
-    from .sweep.paired import VERDICTS
+    verdict and how many that hold have their mean in the paper's band. Only predicted rows
+    with both numbers are scored."""
+    from .sweep.paired import VERDICTS, mean_in_band
 
     def scorable(r: dict[str, Any]) -> bool:
         return r["paper"] is not None and r["pagelab"] is not None
@@ -245,6 +246,9 @@ def score(rows: list[dict[str, Any]], claims: list[dict[str, Any]]) -> dict[str,
     out["fitted"] = sum(1 for r in rows if r["role"] == "fitted" and scorable(r))
     out["inputs"] = sum(1 for r in rows if r["role"] == "input")
     out["claims"] = {v: sum(1 for c in claims if c["verdict"] == v) for v in VERDICTS}
+    out["holds_mean_in_band"] = sum(
+        1 for c in claims if c["verdict"] == "holds" and mean_in_band(c["effect"], c["band"])
+    )
     return out
 
 
@@ -260,7 +264,14 @@ def score_line(score: dict[str, Any] | None) -> str:
     """A score block in one line."""
     if not score:
         return "no full run yet"
-    claims = ", ".join(f"{v} {k}" for k, v in score["claims"].items())
+    in_band = score.get("holds_mean_in_band")
+
+    def count(verdict: str, n: int) -> str:
+        if verdict == "holds" and in_band is not None:
+            return f"{n} holds ({in_band} with the mean in the band)"
+        return f"{n} {verdict}"
+
+    claims = ", ".join(count(k, v) for k, v in score["claims"].items())
     return (
         f"predicted {score['predicted']}: {score['within_10']} within 10 %, "
         f"{score['within_25']} within 25 %; fitted {score['fitted']}; claims: {claims}"

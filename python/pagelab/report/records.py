@@ -64,6 +64,19 @@ class Claim:
     method: str
     evidence: str
 
+    @property
+    def mean_in_band(self) -> bool | None:
+        """The mean effect lies in the paper's band (else a `holds` rests on the interval);
+        None where the record gives neither a band nor the paper's effect to make one."""
+        from ..sweep.paired import band_of, mean_in_band
+
+        band = self.band
+        if band is None:
+            if self.paper_effect is None:
+                return None
+            band = band_of(self.paper_effect, None, None)
+        return mean_in_band(self.effect, band)
+
 
 @dataclass
 class Record:

@@ -4,7 +4,7 @@ A row is scored when it has both numbers. Its distance is |pagelab - paper| / |p
 both are zero, infinite when only the paper's is). Only `predicted` rows make the score
 (DESIGN.md: a fitted number was aimed at, an input was fed in); `fitted` rows and rows whose role
 an older record does not give (`unknown`) are counted the same way but shown apart. Claims are
-counted by verdict.
+counted by verdict, and those that hold by whether their mean effect lies in the paper's band.
 
 A record's own `score` block is never taken on trust: the site recomputes it and lists every
 field where the two disagree.
@@ -53,6 +53,7 @@ def _empty() -> dict[str, Any]:
         "input": 0,
         "ours": 0,
         "claims": dict.fromkeys(ALL_VERDICTS, 0),
+        "holds_mean_in_band": 0,
     }
 
 
@@ -74,6 +75,7 @@ def of_record(record: Record) -> dict[str, Any]:
         tally["within_25"] += d <= WITHIN[1]
     for claim in record.claims:
         s["claims"][claim.verdict] += 1
+        s["holds_mean_in_band"] += claim.verdict == "holds" and claim.mean_in_band is True
     return s
 
 
@@ -89,6 +91,7 @@ def total(scores: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 out[role][key] += s[role][key]
         for verdict in ALL_VERDICTS:
             out["claims"][verdict] += s["claims"][verdict]
+        out["holds_mean_in_band"] += s["holds_mean_in_band"]
     return out
 
 
@@ -103,6 +106,7 @@ def mismatches(record: Record, computed: dict[str, Any]) -> list[str]:
         "within_25": computed["predicted"]["within_25"],
         "fitted": computed["fitted"]["n"],
         "inputs": computed["input"],
+        "holds_mean_in_band": computed["holds_mean_in_band"],
     }
     found = []
     for key, value in expected.items():

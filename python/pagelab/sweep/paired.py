@@ -14,6 +14,9 @@ paper's effect unless the claim gives its own):
 - `holds`: the sign is the paper's and the interval reaches the band;
 - `direction-only`: the sign is the paper's, the magnitude is outside the band.
 
+A claim that holds is also told apart by whether its mean effect lies in the band
+(`mean_in_band`), or only its interval reaches it.
+
 A paper that states a direction without a number has the whole half-line as its band. A paper
 that states *no* difference ("differed little") gives an absolute band around 0: the claim holds
 when the interval lies inside it, fails when it lies wholly outside, and is inconclusive between.
@@ -146,6 +149,16 @@ def verdict(
     if (lo > 0) != (sign > 0):
         return "fails"
     return "holds" if hi >= b_lo and lo <= b_hi else "direction-only"
+
+
+def mean_in_band(effect: float | None, band: Sequence[float | None] | None) -> bool:
+    """Whether the mean effect itself lies in the paper's band (None ends are open). A claim
+    holds when its interval reaches the band; with few seeds a wide interval can reach it while
+    the mean lies outside, and this tells the two apart."""
+    if effect is None or band is None or not math.isfinite(effect):
+        return False
+    lo, hi = band
+    return (lo is None or effect >= lo) and (hi is None or effect <= hi)
 
 
 def _sign(x: float) -> int:
