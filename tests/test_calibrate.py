@@ -164,3 +164,90 @@ def test_a_key_bounded_by_another_varied_key_may_use_its_range(tmp_path):
         assert (t.metrics == []) == outgrown, t
     assert any(t.loss == float("inf") for t in result.trials)
     assert result.best.loss < float("inf")
+
+
+def test_a_key_fitted_for_one_group_is_set_at_its_points_only(tmp_path):
+    # Two cases of a paper, four and eight processes; PC is fitted for case "a" alone.
+    path = tmp_path / "target.toml"
+    path.write_text(
+        '[target]\nname = "g"\n'
+        '[[point]]\nmetric = "cpu_busy_pct"\nvalue = 40.0\ngroup = "a"\n'
+        'set = ["workload.processes=4"]\n'
+        '[[point]]\nmetric = "cpu_busy_pct"\nvalue = 60.0\ngroup = "b"\n'
+        'set = ["workload.processes=8"]\n'
+    )
+    target = cal.load_target(path)
+    assert [p.group for p in target.points] == ["a", "b"]
+    vary = [
+        cal.parse_vary("workload.cpu_ms@a=6:24"),
+        cal.parse_vary("workload.tty_chars_mean=10:90"),
+    ]
+    assert [v.name for v in vary] == ["workload.cpu_ms@a", "workload.tty_chars_mean"]
+    values = {"workload.cpu_ms@a": 15.0, "workload.tty_chars_mean": 50.0}
+    a, b = (cal.point_overrides(values, vary, p) for p in target.points)
+    assert a == ["workload.cpu_ms=15.0", "workload.tty_chars_mean=50.0"]
+    assert b == ["workload.tty_chars_mean=50.0"]
+
+    result = cal.calibrate("unix-v6", target, vary, budget=3, set=SHORT, workers=1, sampler="tpe")
+    best = result.best.values
+    doc = tomllib.loads(cal.write_fitted(result, tmp_path / "f.toml", set=SHORT).read_text())
+    # The group's key stays out of the preset itself (12 ms, unix-v6's own); the shared one is in.
+    assert doc["workload"]["cpu_ms"] == 12.0
+    assert doc["workload"]["tty_chars_mean"] == pytest.approx(best["workload.tty_chars_mean"])
+    keys = {k["key"]: k for k in doc["provenance"]["key"]}
+    assert (
+        keys["workload.cpu_ms"]["group"] == "a" and "group" not in keys["workload.tty_chars_mean"]
+    )
+    assert keys["workload.cpu_ms"]["value"] == pytest.approx(best["workload.cpu_ms@a"])
+    assert [p["group"] for p in doc["provenance"]["aimed_at"]] == ["a", "b"]
+
+
+def test_a_group_no_point_has_is_named(tmp_path):
+    path = tmp_path / "target.toml"
+    path.write_text('[[point]]\nmetric = "cpu_busy_pct"\nvalue = 40.0\ngroup = "a"\n')
+    vary = [cal.parse_vary("workload.cpu_ms@z=6:24")]
+    with pytest.raises(system.PagelabError, match="group 'z'.*groups: a"):
+        cal.calibrate("unix-v6", cal.load_target(path), vary, budget=1, set=SHORT, workers=1)
+    with pytest.raises(system.PagelabError, match="key@group"):
+        cal.parse_vary("workload.cpu_ms@=6:24")
+
+
+def test_a_trial_whose_run_fails_is_infeasible_not_the_end_of_the_search(monkeypatch):
+    # A valid spec can still fail in the run (every paging slot full); only its trial pays.
+    import pagelab.sweep.engine as engine
+
+    def execute(tasks, store, **kw):
+        if "bad" in tasks:
+            raise system.PagelabError("engine: device: no paging slot left on any device")
+        return engine.Outcome([{"t": t} for t in tasks], len(tasks), 0.0)
+
+    monkeypatch.setattr(engine, "execute", execute)
+    got = cal._run_trials([["a1", "a2"], ["bad", "b2"], [], ["c1"]], None, None)
+    assert got[0] == [{"t": "a1"}, {"t": "a2"}] and got[2] == [] and got[3] == [{"t": "c1"}]
+    assert got[1] == "a run failed: engine: device: no paging slot left on any device"
+
+
+def test_a_required_order_of_two_keys_keeps_the_search_inside_it(tmp_path):
+    path = tmp_path / "target.toml"
+    path.write_text('[[point]]\nmetric = "cpu_busy_pct"\nvalue = 40.0\n')
+    vary = [cal.parse_vary("workload.cpu_ms=6:24"), cal.parse_vary("workload.tty_chars_mean=8:30")]
+    result = cal.calibrate(
+        "unix-v6",
+        cal.load_target(path),
+        vary,
+        budget=8,
+        set=SHORT,
+        workers=1,
+        sampler="tpe",
+        require=["workload.cpu_ms<workload.tty_chars_mean"],
+    )
+    for t in result.trials:
+        below = t.values["workload.cpu_ms"] < t.values["workload.tty_chars_mean"]
+        assert below == (t.infeasible is None), t
+        if not below:
+            assert t.loss == float("inf") and t.metrics == []
+            assert t.infeasible == "requires workload.cpu_ms < workload.tty_chars_mean"
+    doc = tomllib.loads(cal.write_fitted(result, tmp_path / "f.toml", set=SHORT).read_text())
+    assert doc["provenance"]["required"] == ["workload.cpu_ms < workload.tty_chars_mean"]
+    with pytest.raises(system.PagelabError, match="--require 'workload.cpu_ms<x'"):
+        cal.parse_require("workload.cpu_ms<x", vary)

@@ -85,9 +85,12 @@ def test_psi_study_overrides_build_the_three_workloads():
         ov = st.overrides(wl, 512, full=False, load_control=st.psi_controller(512))
         assert "memory.frames=66" in ov
         assert any(o.startswith("workload.class=") for o in ov)
-        # every cell gets the keys fitted to the CP-67 column, before its own controller
-        fitted = st.fitted_overrides()
+        # every cell gets the keys fitted to the CP-67 column, before its own controller: the
+        # shared keys and its own workload's (its user mix), never another workload's
+        fitted = st.fitted_overrides(wl)
         assert fitted and all(f in ov for f in fitted)
+        others = {f for w in (1, 2, 3) if w != wl for f in st.fitted_overrides(w)}
+        assert not (others - set(fitted)) & set(ov)
         assert ov.index(fitted[-1]) < ov.index(next(o for o in ov if o.startswith("load_control=")))
         compute = [c for c in st.workload_table(wl)["class"] if c["name"] == "compute"]
         assert (compute[0]["fraction"] > 0) == (wl > 1)  # bard §11: none in workload 1

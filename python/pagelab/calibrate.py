@@ -12,9 +12,15 @@ metric = "q1_seconds"
 value  = 0.78
 weight = 1.0                      # optional (1)
 set    = ["workload.users=310"]   # optional: the paper's setting for this number
+group  = "w2"                     # optional: for keys that differ between the paper's cases
 ```
-Each `--vary key=lo:hi` is a dimension of the search. An Optuna sampler (CMA-ES by default, TPE
-on request) proposes values; each trial is a sweep point of every target setting over the same
+Each `--vary key=lo:hi` is a dimension of the search; `--vary key@GROUP=lo:hi` is one that
+applies to the points of that group only (a workload's own user mix, fitted beside the keys
+every point shares). `--require "A<B"` keeps the search where varied key A stays below B (the
+paper's "some" in one case and "more" in another): a trial outside runs nothing.
+
+An Optuna sampler (CMA-ES by default, TPE on request) proposes values; each trial is a sweep
+point of every target setting over the same
 seeds (common random numbers, so the loss is a deterministic function of the parameters), run
 through the result store, so a repeated trial costs nothing and a batch of trials runs in
 parallel. The loss is the weighted mean of squared relative errors. The best trial's values are
@@ -46,6 +52,7 @@ class TargetPoint:
     value: float
     weight: float = 1.0
     overrides: tuple[str, ...] = ()
+    group: str | None = None
 
 
 @dataclass
@@ -58,20 +65,33 @@ class Target:
 
 @dataclass(frozen=True)
 class Vary:
-    """A fitted key and its range; integers when the spec's own value is one."""
+    """A fitted key and its range; integers when the spec's own value is one. A key with a
+    `group` is set only at the target points of that group."""
 
     key: str
     lo: float
     hi: float
     integer: bool
+    group: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The key as the search and the provenance name it: `key` or `key@group`."""
+        return self.key if self.group is None else f"{self.key}@{self.group}"
+
+    def applies(self, point: TargetPoint) -> bool:
+        return self.group is None or self.group == point.group
 
 
 @dataclass
 class Trial:
+    """One point of the search; `infeasible` says why it ran nothing or why its runs failed."""
+
     number: int
     values: dict[str, float]
     loss: float
     metrics: list[float] = field(default_factory=list)
+    infeasible: str | None = None
 
 
 def load_target(path: str | Path) -> Target:
@@ -99,10 +119,13 @@ def load_target(path: str | Path) -> Target:
         sets = p.get("set", [])
         if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
             raise PagelabError(f'{where}: set: expected a list of "key.path=value" strings')
-        unknown = set(p) - {"metric", "value", "weight", "set"}
+        group = p.get("group")
+        if group is not None and (not isinstance(group, str) or not group or "@" in group):
+            raise PagelabError(f"{where}: group: expected a name (text without @)")
+        unknown = set(p) - {"metric", "value", "weight", "set", "group"}
         if unknown:
             raise PagelabError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-        points.append(TargetPoint(metric, float(value), float(weight), tuple(sets)))
+        points.append(TargetPoint(metric, float(value), float(weight), tuple(sets), group))
     return Target(path, str(head.get("name", path.stem)), str(head.get("source", "")), points)
 
 
@@ -115,15 +138,30 @@ def _number(v: Any) -> bool:
 
 
 def parse_vary(arg: str) -> Vary:
-    """`key=lo:hi`."""
+    """`key=lo:hi`, or `key@group=lo:hi` for a key set only at the points of `group`."""
     from .sweep.spec import parse_value, split_assignment
 
     key, text = split_assignment(arg, "--vary")
+    key, at, group = key.partition("@")
+    if at and (not key or not group):
+        raise PagelabError(f"--vary {arg!r}: expected key@group=lo:hi with a key and a group")
     bits = [parse_value(b.strip()) for b in text.split(":")]
     if len(bits) != 2 or not all(_number(b) for b in bits) or not bits[0] < bits[1]:
         raise PagelabError(f"--vary {arg!r}: expected key=lo:hi with numbers lo < hi")
     lo, hi = bits
-    return Vary(key, float(lo), float(hi), False)
+    return Vary(key, float(lo), float(hi), False, group or None)
+
+
+def point_overrides(
+    values: dict[str, float], vary: Sequence[Vary], point: TargetPoint
+) -> list[str]:
+    """The `--set` overrides of a trial's `values` (by `Vary.name`) at one target point: the
+    shared keys and those of the point's group; a key missing from `values` keeps the preset's."""
+    from .sweep.grid import to_override
+
+    return [
+        to_override(v.key, values[v.name]) for v in vary if v.name in values and v.applies(point)
+    ]
 
 
 def loss_of(means: Sequence[float], target: Target) -> float:
@@ -152,6 +190,7 @@ class Calibration:
     seeds: list[int]
     trials: list[Trial]
     sampler: str
+    require: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def best(self) -> Trial:
@@ -188,13 +227,14 @@ def calibrate(
     sampler: str = "cmaes",
     batch: int | None = None,
     on_trial: Callable[[Trial, Trial, int], None] | None = None,
+    require: Sequence[str] = (),
 ) -> Calibration:
     """Searches `vary` for the values whose runs come closest to `target`, in `budget` trials."""
     import os
 
     from .sweep import Store, seed_list, tasks_for
-    from .sweep.engine import execute, runner
-    from .sweep.grid import check_keys, to_override
+    from .sweep.engine import runner
+    from .sweep.grid import check_keys
     from .sweep.spec import lookup, resolve
 
     if budget < 1:
@@ -205,6 +245,8 @@ def calibrate(
         raise PagelabError("--vary: expected at least one key=lo:hi")
     point, tree = resolve(preset, set)
     check_keys({v.key: None for v in vary}, tree, point.name)
+    _check_groups(target, vary)
+    order = [parse_require(r, vary) for r in require]
     vary = [replace(v, integer=_is_int(lookup(tree, v.key))) for v in vary]
     for p in target.points:
         resolve(preset, [*set, *p.overrides])  # a bad setting fails before any run
@@ -221,26 +263,30 @@ def calibrate(
             values = [_suggest(t, vary) for t in asked]
             # A point of the box that no spec accepts (one varied key bounded by another, e.g.
             # locality_pages <= set_pages) is an infeasible trial: no run, the worst loss.
-            ovs = [[to_override(k, v) for k, v in vals.items()] for vals in values]
-            feasible = [_invalid(path, set, target, ov) is None for ov in ovs]
-            tasks = []
-            for ov, ok in zip(ovs, feasible, strict=True):
-                for p in target.points if ok else ():
-                    tasks += tasks_for(preset, [*set, *p.overrides, *ov], seed_values)
-            rows = execute(tasks, kept, pool=pool, label="calibrate: runs").rows if tasks else []
-            per_trial = len(target.points) * len(seed_values)
-            k = 0
-            for asked_t, vals, ok in zip(asked, values, feasible, strict=True):
+            why = [
+                _unmet(vals, order) or _invalid(path, set, target, vals, vary) for vals in values
+            ]
+            per_trial = [
+                [
+                    task
+                    for p in (target.points if w is None else ())
+                    for task in tasks_for(
+                        preset, [*set, *p.overrides, *point_overrides(vals, vary, p)], seed_values
+                    )
+                ]
+                for vals, w in zip(values, why, strict=True)
+            ]
+            outcomes = _run_trials(per_trial, kept, pool)
+            for asked_t, vals, w, got in zip(asked, values, why, outcomes, strict=True):
                 means: list[float] = []
                 loss = math.inf
-                if ok:
-                    means = _means(
-                        rows[k * per_trial : (k + 1) * per_trial], target, len(seed_values)
-                    )
+                if isinstance(got, str):
+                    w = got
+                elif w is None:
+                    means = _means(got, target, len(seed_values))
                     loss = loss_of(means, target)
-                    k += 1
                 study.tell(asked_t, loss if math.isfinite(loss) else 1e300)
-                trial = Trial(len(trials), vals, loss, means)
+                trial = Trial(len(trials), vals, loss, means, w)
                 trials.append(trial)
                 if on_trial is not None:
                     on_trial(trial, min(trials, key=lambda t: t.loss), budget)
@@ -249,7 +295,54 @@ def calibrate(
             f"calibrate: none of the {len(trials)} trials gave a spec every target point accepts"
             " (see the --vary ranges)"
         )
-    return Calibration(preset, target, list(vary), seed_values, trials, sampler)
+    return Calibration(preset, target, list(vary), seed_values, trials, sampler, order)
+
+
+def _run_trials(per_trial: list[list[Any]], store: Any, pool: Any) -> list[list[dict] | str]:
+    """Each trial's rows, in task order, or why one of its runs failed. A run can fail where
+    the spec is valid (every paging slot full: too many large programs for the drums); that
+    makes its trial infeasible, as a refused spec does, not the end of the search. The batch
+    runs at once; only when it fails is each trial run alone to find which (finished runs come
+    from the store)."""
+    from .sweep.engine import execute
+
+    if not any(per_trial):
+        return [[] for _ in per_trial]
+    flat = [t for tasks in per_trial for t in tasks]
+    try:
+        rows = execute(flat, store, pool=pool, label="calibrate: runs").rows
+    except PagelabError:
+        out: list[list[dict] | str] = []
+        for tasks in per_trial:
+            try:
+                out.append(execute(tasks, store, pool=pool, label="calibrate: runs").rows)
+            except PagelabError as e:
+                out.append(f"a run failed: {e}")
+        return out
+    out, k = [], 0
+    for tasks in per_trial:
+        out.append(rows[k : k + len(tasks)])
+        k += len(tasks)
+    return out
+
+
+def parse_require(arg: str, vary: Sequence[Vary]) -> tuple[str, str]:
+    """`A<B`: two varied keys (by `Vary.name`), A to stay below B."""
+    names = [v.name for v in vary]
+    a, lt, b = (x.strip() for x in arg.partition("<"))
+    if not lt or a not in names or b not in names or a == b:
+        raise PagelabError(
+            f"--require {arg!r}: expected A<B with two of the varied keys ({', '.join(names)})"
+        )
+    return a, b
+
+
+def _unmet(values: dict[str, float], order: Sequence[tuple[str, str]]) -> str | None:
+    """The first requirement a trial's values break, as a reason, or None."""
+    for a, b in order:
+        if not values[a] < values[b]:
+            return f"requires {a} < {b}"
+    return None
 
 
 def _spec_path(preset: str) -> Path:
@@ -258,13 +351,27 @@ def _spec_path(preset: str) -> Path:
     return system.resolve_spec_path(preset)
 
 
-def _invalid(path: Path, set_: Sequence[str], target: Target, ov: Sequence[str]) -> str | None:
-    """Why a run with overrides `ov` would be refused at some point of the target, or None."""
+def _check_groups(target: Target, vary: Sequence[Vary]) -> None:
+    """Every group a key names must be the group of some target point."""
+    groups = sorted({p.group for p in target.points if p.group is not None})
+    for v in vary:
+        if v.group is not None and v.group not in groups:
+            raise PagelabError(
+                f"--vary {v.name}: no point of {target.path} has group {v.group!r}"
+                f" (groups: {', '.join(groups) or 'none'})"
+            )
+
+
+def _invalid(
+    path: Path, set_: Sequence[str], target: Target, values: dict[str, float], vary: Sequence[Vary]
+) -> str | None:
+    """Why a run with the trial's `values` would be refused at some point of the target, or
+    None."""
     from . import system
 
     for p in target.points:
         try:
-            system.check(path, overrides=[*set_, *p.overrides, *ov])
+            system.check(path, overrides=[*set_, *p.overrides, *point_overrides(values, vary, p)])
         except PagelabError as e:
             return str(e)
     return None
@@ -275,22 +382,22 @@ def _check_ends(preset: str, set_: Sequence[str], target: Target, vary: Sequence
     the other keys as the preset has them, or all at their lower ends, or all at their upper
     ends (so that a key bounded by another varied key may use that key's range): a range that
     reaches no valid value fails here, in one line, not in the middle of the search."""
-    from .sweep.grid import to_override
-
     path = _spec_path(preset)
 
-    def at(w: Vary, end: float) -> str:
-        return to_override(w.key, int(end) if w.integer else end)
+    def at(w: Vary, end: float) -> float:
+        return int(end) if w.integer else end
 
     for v in vary:
         others = [w for w in vary if w is not v]
         for end in (v.lo, v.hi):
-            value = int(end) if v.integer else end
-            contexts = [[], [at(w, w.lo) for w in others], [at(w, w.hi) for w in others]]
-            errors = [_invalid(path, set_, target, [*c, at(v, end)]) for c in contexts]
+            contexts = [{}, {w.name: at(w, w.lo) for w in others}]
+            contexts.append({w.name: at(w, w.hi) for w in others})
+            errors = [
+                _invalid(path, set_, target, {**c, v.name: at(v, end)}, vary) for c in contexts
+            ]
             if all(e is not None for e in errors):
                 raise PagelabError(
-                    f"--vary {v.key}={_num(v.lo)}:{_num(v.hi)}: at {_num(value)}: {errors[0]}"
+                    f"--vary {v.name}={_num(v.lo)}:{_num(v.hi)}: at {_num(at(v, end))}: {errors[0]}"
                 )
 
 
@@ -314,9 +421,9 @@ def _suggest(trial: Any, vary: Sequence[Vary]) -> dict[str, float]:
     out: dict[str, float] = {}
     for v in vary:
         if v.integer:
-            out[v.key] = trial.suggest_int(v.key, int(v.lo), int(v.hi))
+            out[v.name] = trial.suggest_int(v.name, int(v.lo), int(v.hi))
         else:
-            out[v.key] = trial.suggest_float(v.key, v.lo, v.hi)
+            out[v.name] = trial.suggest_float(v.name, v.lo, v.hi)
     return out
 
 
@@ -343,12 +450,15 @@ def _portable(path: Path) -> str:
 
 
 def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) -> Path:  # noqa: A002
-    """The preset with the best values in place, each annotated, and its `[provenance]`."""
+    """The preset with the best values in place, each annotated, and its `[provenance]`. A
+    key fitted for one group of points is not the preset's own: it is in the provenance only,
+    with its group, for whoever runs that group's setting."""
     from .sweep.grid import to_override
     from .sweep.spec import resolve
 
     best = cal.best
-    ov = [to_override(k, v) for k, v in best.values.items()]
+    shared = [v for v in cal.vary if v.group is None]
+    ov = [to_override(v.key, best.values[v.name]) for v in shared]
     point, tree = resolve(cal.preset, [*set, *ov])
     today = dt.date.today().isoformat()
     note = (
@@ -368,14 +478,22 @@ def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) 
         "loss": best.loss,
         "best_trial": best.number + 1,
         "late_gain": round(cal.late_gain, 4),
-        "fitted": [v.key for v in cal.vary],
+        "fitted": [v.name for v in cal.vary],
         "fixed": list(set),
+        **({"required": [f"{a} < {b}" for a, b in cal.require]} if cal.require else {}),
         "key": [
-            {"key": v.key, "range": [v.lo, v.hi], "value": best.values[v.key]} for v in cal.vary
+            {
+                "key": v.key,
+                **({"group": v.group} if v.group is not None else {}),
+                "range": [v.lo, v.hi],
+                "value": best.values[v.name],
+            }
+            for v in cal.vary
         ],
         "aimed_at": [
             {
                 "metric": p.metric,
+                **({"group": p.group} if p.group is not None else {}),
                 "set": list(p.overrides),
                 "paper": p.value,
                 "fitted": m,
@@ -384,7 +502,7 @@ def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) 
             for p, m in zip(cal.target.points, best.metrics, strict=True)
         ],
     }
-    text = tomlout.dumps(tree, {v.key: note for v in cal.vary})
+    text = tomlout.dumps(tree, {v.key: note for v in shared})
     header = f"# {point.name} calibrated to {cal.target.name}: {note}\n"
     out = Path(out)
     _atomic.write_text(out, header + text)

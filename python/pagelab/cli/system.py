@@ -103,7 +103,17 @@ def sweep(
 @click.argument("preset")
 @click.option("--target", required=True, type=click.Path(dir_okay=False), help="TARGET.toml.")
 @click.option(
-    "--vary", multiple=True, required=True, metavar="KEY.PATH=LO:HI", help="A key to fit."
+    "--vary",
+    multiple=True,
+    required=True,
+    metavar="KEY.PATH[@GROUP]=LO:HI",
+    help="A key to fit; @GROUP: at the target points of that group only.",
+)
+@click.option(
+    "--require",
+    multiple=True,
+    metavar="KEY<KEY",
+    help="Two varied keys, the first to stay below the second.",
 )
 @click.option("--budget", default=40, show_default=True, help="Trials.")
 @click.option("--seeds", default=2, show_default=True, help="Seeds 1..N of every trial.")
@@ -122,6 +132,7 @@ def calibrate(
     preset: str,
     target: str,
     vary: tuple[str, ...],
+    require: tuple[str, ...],
     budget: int,
     seeds: int,
     overrides: tuple[str, ...],
@@ -140,8 +151,9 @@ def calibrate(
 
     def report(trial: cal.Trial, best: cal.Trial, total: int) -> None:
         vals = ", ".join(f"{k}={v:.4g}" for k, v in trial.values.items())
+        why = f" ({trial.infeasible})" if trial.infeasible else ""
         click.echo(
-            f"trial {trial.number + 1}/{total}: {vals}: loss {trial.loss:.4g} "
+            f"trial {trial.number + 1}/{total}: {vals}: loss {trial.loss:.4g}{why} "
             f"(best {best.loss:.4g} at trial {best.number + 1})",
             err=True,
         )
@@ -158,6 +170,7 @@ def calibrate(
         scheduler=scheduler,
         sampler=sampler,
         on_trial=report,
+        require=require,
     )
     path = cal.write_fitted(result, out, set=overrides)
     best = result.best

@@ -40,10 +40,22 @@ def workload_preset(workload: int) -> str:
 
 
 def workload_table(workload: int) -> dict[str, Any]:
-    """The `[workload]` table of a workload's preset: `users` and the `class` array."""
+    """The `[workload]` table of a workload's preset: `users` and the `class` array, its
+    fractions (weights: the engine shares users out in their proportion) rescaled so that the
+    interactive classes' sum to 1. The same shares; the compute class's weight is then its
+    users per interactive user, comparable between workloads, as their fitted mix needs."""
     path = system.resolve_spec_path(workload_preset(workload))
     with path.open("rb") as f:
-        return tomllib.load(f)["workload"]
+        table = tomllib.load(f)["workload"]
+    interactive = sum(c["fraction"] for c in table["class"] if c["name"] != COMPUTE)
+    for c in table["class"]:
+        c["fraction"] = c["fraction"] / interactive
+    return table
+
+
+#: The class of compute-bound object programs (BARD §11: none in workload 1, some in 2, more
+#: in 3): the one whose number of users each workload's fit may change.
+COMPUTE = "compute"
 
 
 #: Smoke scale: a shorter run with a shorter warm-up.
@@ -92,7 +104,7 @@ def overrides(
         f"workload.class={toml_inline(table['class'])}",
     ]
     if fitted:
-        out += fitted_overrides()
+        out += fitted_overrides(workload)
     if load_control is not None:
         out.append(f"load_control={toml_inline(load_control)}")
     return out
@@ -130,16 +142,28 @@ def calibration_target() -> str:
     for (wl, kb), value in CP67_COLUMN.items():
         sets = overrides(wl, kb, full=True, fitted=False)
         lines += ["", "[[point]]", 'metric = "problem_state_pct"', f"value = {value}"]
+        lines.append(f'group = "{group(wl)}"')
         lines.append("set = [" + ", ".join(toml_inline(x) for x in sets) + "]")
     return "\n".join(lines) + "\n"
 
 
-def fitted_overrides() -> list[str]:
-    """The fitted keys of presets/cp67-fitted.toml as overrides, for every cell alike."""
+def group(workload: int) -> str:
+    """The calibration target's group of a workload's points (`pagelab calibrate --vary
+    key@GROUP`): the keys fitted for one workload alone, such as its user mix."""
+    return f"w{workload}"
+
+
+def fitted_overrides(workload: int) -> list[str]:
+    """The fitted keys of presets/cp67-fitted.toml as overrides for a cell of `workload`,
+    whatever its scheduler: the keys every workload shares and those fitted for its own."""
     path = system.resolve_spec_path(FITTED)
     with path.open("rb") as f:
         prov = tomllib.load(f)["provenance"]
-    return [f"{k['key']}={toml_inline(k['value'])}" for k in prov["key"]]
+    return [
+        f"{k['key']}={toml_inline(k['value'])}"
+        for k in prov["key"]
+        if k.get("group") in (None, group(workload))
+    ]
 
 
 def psi_controller(kb: int, **params: Any) -> dict[str, Any]:

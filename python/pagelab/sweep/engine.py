@@ -147,7 +147,9 @@ def _client(workers: int | None, scheduler: str | None) -> Iterator[Any]:
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
-            silence_logs=logging.ERROR,
+            # A failed run is reported by `_on_dask` in one line; the workers' own error log
+            # would repeat it with a traceback.
+            silence_logs=logging.CRITICAL,
         ) as cluster,
         Client(cluster) as client,
     ):
