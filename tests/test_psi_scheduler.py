@@ -93,7 +93,7 @@ def test_psi_study_overrides_build_the_three_workloads():
         assert not (others - set(fitted)) & set(ov)
         assert ov.index(fitted[-1]) < ov.index(next(o for o in ov if o.startswith("load_control=")))
         compute = [c for c in st.workload_table(wl)["class"] if c["name"] == "compute"]
-        assert (compute[0]["fraction"] > 0) == (wl > 1)  # bard §11: none in workload 1
+        assert (compute[0]["users"] > 0) == (wl > 1)  # bard §11: none in workload 1
     # the target is the CP-67 column alone, as written by calibration_target()
     target = (pagelab.system.presets_dir() / "targets" / "bard-table2-cp67.toml").read_text()
     assert target == st.calibration_target() and target.count("[[point]]") == 6

@@ -408,8 +408,15 @@ pub struct WorkloadSpec {
 pub struct ClassSpec {
     /// Name in the reports.
     pub name: String,
-    /// Share of the users in this class [fraction].
-    pub fraction: f64,
+    /// Share of the users in this class [fraction, a weight among the classes without
+    /// `users`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fraction: Option<f64>,
+    /// A fixed number of users in this class (its `fraction` is then not used); the classes
+    /// without one share the rest of `workload.users` by their fractions. Bard §11's workloads
+    /// differ in how many compute-bound programs they have, a count fitted per workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users: Option<u32>,
     /// Think time between transactions.
     pub think: ThinkSpec,
     /// Order in which commands are taken from the script.

@@ -40,22 +40,11 @@ def workload_preset(workload: int) -> str:
 
 
 def workload_table(workload: int) -> dict[str, Any]:
-    """The `[workload]` table of a workload's preset: `users` and the `class` array, its
-    fractions (weights: the engine shares users out in their proportion) rescaled so that the
-    interactive classes' sum to 1. The same shares; the compute class's weight is then its
-    users per interactive user, comparable between workloads, as their fitted mix needs."""
+    """The `[workload]` table of a workload's preset: `users` and the `class` array (the
+    interactive classes share the users by fraction; the compute class has its own count)."""
     path = system.resolve_spec_path(workload_preset(workload))
     with path.open("rb") as f:
-        table = tomllib.load(f)["workload"]
-    interactive = sum(c["fraction"] for c in table["class"] if c["name"] != COMPUTE)
-    for c in table["class"]:
-        c["fraction"] = c["fraction"] / interactive
-    return table
-
-
-#: The class of compute-bound object programs (BARD §11: none in workload 1, some in 2, more
-#: in 3): the one whose number of users each workload's fit may change.
-COMPUTE = "compute"
+        return tomllib.load(f)["workload"]
 
 
 #: Smoke scale: a shorter run with a shorter warm-up.

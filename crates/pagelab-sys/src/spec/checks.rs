@@ -247,11 +247,24 @@ impl SystemSpec {
         if self.workload.classes.is_empty() {
             return bad("workload.class", "expected at least one [[workload.class]]");
         }
-        let total: f64 = self.workload.classes.iter().map(|c| c.fraction).sum();
-        if !(total.is_finite() && total > 0.0) {
+        let classes = &self.workload.classes;
+        let fixed: u64 = classes.iter().filter_map(|c| c.users).map(u64::from).sum();
+        if fixed > u64::from(self.workload.users) {
             return bad(
                 "workload.class",
-                "expected fractions summing to a positive number",
+                &format!(
+                    "expected the classes' fixed users ({fixed}) within workload.users ({})",
+                    self.workload.users
+                ),
+            );
+        }
+        let shared = classes.iter().filter(|c| c.users.is_none());
+        let total: f64 = shared.map(|c| c.fraction.unwrap_or(0.0)).sum();
+        if fixed < u64::from(self.workload.users) && !(total.is_finite() && total > 0.0) {
+            return bad(
+                "workload.class",
+                "expected fractions summing to a positive number among the classes without \
+                 fixed users",
             );
         }
         Ok(())
@@ -274,8 +287,17 @@ impl SystemSpec {
                 return bad(&format!("{p}.session.first_s"), "expected a time ≥ 0 [s]");
             }
         }
-        if !finite_nonneg(c.fraction) {
-            return bad(&format!("{p}.fraction"), "expected a fraction ≥ 0");
+        match (c.fraction, c.users) {
+            (None, None) => {
+                return bad(
+                    &format!("{p}.fraction"),
+                    "expected a fraction ≥ 0, or users = N",
+                );
+            }
+            (Some(f), _) if !finite_nonneg(f) => {
+                return bad(&format!("{p}.fraction"), "expected a fraction ≥ 0");
+            }
+            _ => {}
         }
         match &c.think {
             ThinkSpec::Exponential { mean_s } if !finite_nonneg(*mean_s) => {

@@ -183,29 +183,38 @@ impl<'o> System<'o> {
     }
 }
 
-/// Users per class by largest remainder, in class order.
+/// Users per class, in class order: a class with `users` has that many; the rest of the
+/// users go to the others by their fractions, by largest remainder (the checks make sure they
+/// can: fixed counts within `workload.users`, shared fractions summing above 0).
 fn deal_users(spec: &SystemSpec) -> Vec<u32> {
-    let n_users = spec.workload.users;
-    let total_frac: f64 = spec.workload.classes.iter().map(|c| c.fraction).sum();
-    let mut counts: Vec<u32> = spec
-        .workload
-        .classes
+    let classes = &spec.workload.classes;
+    let fixed: u32 = classes.iter().filter_map(|c| c.users).sum();
+    let n_users = spec.workload.users.saturating_sub(fixed);
+    let share = |c: &crate::spec::ClassSpec| match c.users {
+        Some(_) => 0.0,
+        None => c.fraction.unwrap_or(0.0),
+    };
+    let total_frac: f64 = classes.iter().map(share).sum();
+    let exact = |c| {
+        if total_frac > 0.0 {
+            share(c) / total_frac * f64::from(n_users)
+        } else {
+            0.0
+        }
+    };
+    let mut counts: Vec<u32> = classes
         .iter()
-        .map(|c| (c.fraction / total_frac * f64::from(n_users)).floor() as u32)
+        .map(|c| c.users.unwrap_or(exact(c).floor() as u32))
         .collect();
-    let mut rem: Vec<(f64, usize)> = spec
-        .workload
-        .classes
+    let mut rem: Vec<(f64, usize)> = classes
         .iter()
         .enumerate()
-        .map(|(i, c)| {
-            let x = c.fraction / total_frac * f64::from(n_users);
-            (x - x.floor(), i)
-        })
+        .filter(|(_, c)| c.users.is_none())
+        .map(|(i, c)| (exact(c) - exact(c).floor(), i))
         .collect();
     rem.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut k = 0;
-    while counts.iter().sum::<u32>() < n_users {
+    while !rem.is_empty() && counts.iter().sum::<u32>() < spec.workload.users {
         counts[rem[k % rem.len()].1] += 1;
         k += 1;
     }
@@ -356,4 +365,63 @@ fn frame_supply(spec: &SystemSpec, n_all: u32) -> Result<Supply, SysError> {
         path: "memory.replacement".into(),
         what: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod deal_tests {
+    use super::deal_users;
+    use crate::spec::load_spec;
+
+    /// Three classes of 40 users: the third either shares by fraction or fixes its count.
+    fn spec(third: &str) -> Result<crate::spec::SystemSpec, String> {
+        let class = |name: &str, share: &str| {
+            format!(
+                "[[workload.class]]\nname = \"{name}\"\n{share}\n\
+                 think = {{ kind = \"exponential\", mean_s = 5.0 }}\n\
+                 commands = [{{ name = \"t\", cpu_ms = 30.0, vio = 2 }}]\n\
+                 program = {{ kind = \"cms\", set_pages = 10, address_pages = 14, overlap = 0.85, \
+                 locality_pages = 6, runs_per_phase = 20, refs_per_run = 500.0 }}\n"
+            )
+        };
+        let text = format!(
+            "[run]\nduration_s = 60.0\nwarmup_s = 10.0\n[cpu]\ncount = 1\nreference_ns = 200.0\n\
+             dispatch_slice_ms = 50.0\n[memory]\nframes = 150\npage_bytes = 4096\n\
+             [[channel]]\nname = \"c\"\n[[device]]\nname = \"d\"\nmodel = \"2305-2\"\n\
+             channel = \"c\"\n[load_control]\nkind = \"vm370\"\nprojection = \"damped\"\n\
+             initial_ws_pages = 10.0\nq1_slice_s = 0.25\nq2_slice_s = 2.0\n[workload]\nusers = 40\n{}{}{}",
+            class("edit", "fraction = 0.35"),
+            class("apl", "fraction = 0.2"),
+            class("compute", third),
+        );
+        load_spec(&text, "t.toml", &[]).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_fixed_count_is_kept_and_the_rest_shared_by_fraction() {
+        // 0.35 : 0.2 : 0.1 of 40 by largest remainder; then 13 compute users fixed, 27 shared.
+        assert_eq!(
+            deal_users(&spec("fraction = 0.1").unwrap()),
+            vec![22, 12, 6]
+        );
+        assert_eq!(deal_users(&spec("users = 13").unwrap()), vec![17, 10, 13]);
+        // Both given: the count wins; none: the shared classes take every user.
+        assert_eq!(
+            deal_users(&spec("fraction = 0.5\nusers = 0").unwrap()),
+            vec![25, 15, 0]
+        );
+    }
+
+    #[test]
+    fn a_class_without_a_share_or_more_fixed_users_than_users_is_refused() {
+        let none = spec("").unwrap_err();
+        assert!(
+            none.contains("workload.class.2.fraction") && none.contains("users = N"),
+            "{none}"
+        );
+        let over = spec("users = 41").unwrap_err();
+        assert!(
+            over.contains("fixed users (41) within workload.users (40)"),
+            "{over}"
+        );
+    }
 }

@@ -201,7 +201,8 @@ impl ClassRt {
     pub(super) fn guest(g: &crate::spec::guest::GuestSpec) -> ClassRt {
         let spec = ClassSpec {
             name: g.name.clone(),
-            fraction: 0.0,
+            fraction: Some(0.0),
+            users: None,
             think: crate::spec::ThinkSpec::Fixed { s: 0.0 },
             order: ScriptOrder::Cycle,
             commands: Vec::new(),
