@@ -251,3 +251,20 @@ def test_a_required_order_of_two_keys_keeps_the_search_inside_it(tmp_path):
     assert doc["provenance"]["required"] == ["workload.cpu_ms < workload.tty_chars_mean"]
     with pytest.raises(system.PagelabError, match="--require 'workload.cpu_ms<x'"):
         cal.parse_require("workload.cpu_ms<x", vary)
+
+
+def test_a_failed_batch_on_workers_leaves_each_trial_its_own_outcome(tmp_path):
+    # On workers: a run that fills every paging slot fails the batch, and the good trial whose
+    # runs were still going is run again and keeps its rows; only the failing one is infeasible.
+    from pagelab.sweep import Store, tasks_for
+    from pagelab.sweep.engine import runner
+
+    full = ["workload.class.4.users=20", "workload.class.4.program.set_pages=40"]
+    bad = [*full, "workload.class.4.program.drift=0.1", "run.duration_s=300", "run.warmup_s=10"]
+    good = tasks_for("cp67-workload3", [], [1, 2, 3, 4])  # 660 s each: still running at the failure
+    per_trial = [tasks_for("cp67-workload3", bad, [1]), good]
+    with runner(2, None) as pool:
+        got = cal._run_trials(per_trial, Store(tmp_path / "s"), pool)
+    assert isinstance(got[0], str) and "no paging slot left" in got[0], got[0]
+    assert not isinstance(got[1], str), got[1]
+    assert len(got[1]) == 4

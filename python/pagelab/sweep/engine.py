@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -159,9 +160,17 @@ def _client(workers: int | None, scheduler: str | None) -> Iterator[Any]:
 def _on_dask(client: Any, tasks: list[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
     from dask.distributed import as_completed
 
+    # A fresh key per submission: a run cancelled with a failed batch (below) and asked for
+    # again must not meet its own cancelled future under the old key.
+    batch = uuid.uuid4().hex[:12]
     futures = {
         client.submit(
-            run_point, str(t.point.path), t.point.overrides, t.seed, key=f"run-{t.key}", pure=False
+            run_point,
+            str(t.point.path),
+            t.point.overrides,
+            t.seed,
+            key=f"run-{t.key}-{batch}",
+            pure=False,
         ): t
         for t in tasks
     }
