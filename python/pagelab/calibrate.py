@@ -261,8 +261,9 @@ def calibrate(
         while len(trials) < budget:
             asked = [study.ask() for _ in range(min(width, budget - len(trials)))]
             values = [_suggest(t, vary) for t in asked]
-            # A point of the box that no spec accepts (one varied key bounded by another, e.g.
-            # locality_pages <= set_pages) is an infeasible trial: no run, the worst loss.
+            # A point of the box that breaks a --require, or that no spec accepts (one varied
+            # key bounded by another, e.g. locality_pages <= set_pages), is an infeasible trial:
+            # no run, the worst loss; so is one whose runs fail (`_run_trials`).
             why = [
                 _unmet(vals, order) or _invalid(path, set, target, vals, vary) for vals in values
             ]
