@@ -241,14 +241,19 @@ def test_each_bard_workload_preset_runs_and_feeds_the_psi_study(workload):
     name = psi_study.workload_preset(workload)
     r = pagelab.run_system(name, set={"run.duration_s": 60.0, "run.warmup_s": 10.0}, seed=1)
     classes = r.spec["workload"]["class"]
-    assert r.spec["workload"]["users"] == 40 and abs(sum(c["fraction"] for c in classes) - 1) < 1e-9
-    compute = [c["fraction"] for c in classes if c["name"] == "compute"]
+    # the compute-bound programs are a count; the interactive classes share the rest by fraction
+    compute = [c["users"] for c in classes if c["name"] == "compute"]
     assert compute and (compute[0] > 0) == (workload > 1)  # Bard §11: none in workload 1
+    shares = [c["fraction"] for c in classes if c["name"] != "compute"]
+    assert r.spec["workload"]["users"] == 40 and len(shares) == 4 and sum(shares) > 0
+    users = {c["class"]: c["users"] for c in r["classes"]}
+    assert sum(users.values()) == 40 and users["compute"] == compute[0]
     # the machine is CP-67's, as the reproductions run it
     assert r.spec["load_control"]["kind"] == "cp67" and r.spec["memory"]["frames"] == 130
     table = psi_study.workload_table(workload)["class"]
-    assert [(c["name"], c["fraction"]) for c in table] == [
-        (c["name"], c["fraction"]) for c in classes
+    key = ("name", "fraction", "users")
+    assert [tuple(c.get(k) for k in key) for c in table] == [
+        tuple(c.get(k) for k in key) for c in classes
     ]
 
 
