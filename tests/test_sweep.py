@@ -169,6 +169,31 @@ def test_foreign_and_corrupt_files_in_the_store_are_named(tmp_path):
         sweep("vm370", set=SHORT, out=tmp_path, workers=1)
 
 
+def test_a_store_reads_each_run_schema_once_and_still_names_a_new_corrupt_file(
+    tmp_path, monkeypatch
+):
+    # A calibration checks its store once per batch of trials: with thousands of runs stored,
+    # reading every file's schema each time cost seconds a batch.
+    import pyarrow.parquet as pq
+
+    from pagelab.sweep import Store
+
+    sweep("vm370", grid={"workload.users": [10, 20]}, seeds=1, set=SHORT, out=tmp_path, workers=1)
+    reads = []
+    real = pq.read_schema
+    monkeypatch.setattr(pq, "read_schema", lambda p, *a, **k: reads.append(p) or real(p, *a, **k))
+    store = Store(tmp_path)
+    first = store.check()
+    assert len(first) == 2 and len(reads) == 2
+    assert store.check() == first and len(reads) == 2  # nothing read again
+    a, b = sorted((tmp_path / "runs").glob("*.parquet"))
+    a.unlink()
+    assert store.check() == first - {a.stem}
+    (tmp_path / "runs" / a.name).write_bytes(b"PAR1 not really")  # a new file: checked
+    with pytest.raises(PagelabError, match="corrupt"):
+        store.check()
+
+
 def test_pagelab_sweep_is_callable_and_a_package():
     import pagelab
     import pagelab.sweep.store

@@ -36,6 +36,9 @@ class Store:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
         self.runs = self.root / RUNS
+        # Files this object has already found to be runs: a search that checks the store once
+        # per batch of trials reads the schema of each file once, not once per batch.
+        self._checked: set[str] = set()
 
     def check(self) -> set[str]:
         """The keys present; a one-line error naming the first foreign or corrupt file."""
@@ -60,13 +63,19 @@ class Store:
                 raise PagelabError(
                     f"{entry}: foreign file in a result store (expected KEY.parquet)"
                 )
-            try:
-                schema = pq.read_schema(entry)
-            except Exception as e:
-                raise PagelabError(f"{entry}: corrupt run ({_one_line(e)}); delete it") from None
-            if "key" not in schema.names or "report" not in schema.names:
-                raise PagelabError(f"{entry}: not a pagelab run (no key or report column)")
-            keys.add(entry.name.removesuffix(".parquet"))
+            key = entry.name.removesuffix(".parquet")
+            if key not in self._checked:
+                try:
+                    schema = pq.read_schema(entry)
+                except Exception as e:
+                    raise PagelabError(
+                        f"{entry}: corrupt run ({_one_line(e)}); delete it"
+                    ) from None
+                if "key" not in schema.names or "report" not in schema.names:
+                    raise PagelabError(f"{entry}: not a pagelab run (no key or report column)")
+                self._checked.add(key)
+            keys.add(key)
+        self._checked &= keys
         return keys
 
     def path(self, key: str) -> Path:
