@@ -297,10 +297,10 @@ def _agreement_by_steal(ctx: Context, reports: list) -> None:
             ctx.row(t, band, f"correlation with {label}", value, unit="%")
 
 
-def _typical_run(ctx: Context, label: str, report: dict) -> None:
+def _typical_run(ctx: Context, setting: str, report: dict) -> None:
     """Section 5's "typical run": both indices over one run's intervals with 0 < Ψs* ≤ 20 (the
     first seed at Bard's operating point); eq. 4 over all replaced pages and over stolen ones."""
-    t = f"Section 5: one run ({label}, the first seed)"
+    t = f"Section 5: one run ({setting}, the first seed)"
     for label, col in (("Ψs", "psi_s"), ("Ψs over stolen pages", "psi_s_stolen")):
         pairs = st.psi_pairs([report], exact=col)
         m_est, s_est = st.mean_sd([p[0] for p in pairs])
