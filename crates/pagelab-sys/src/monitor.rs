@@ -54,6 +54,13 @@ counters! {
     trivial_transactions: "count", "Transactions completed without leaving Q1.";
     response_sum_s: "s", "Sum of response times of completed transactions.";
     trivial_response_sum_s: "s", "Sum of response times of trivial transactions.";
+    trivial_eligible_s: "s", "Of trivial responses: time on the eligible list.";
+    trivial_ready_s: "s", "Of trivial responses: time ready, waiting for a processor.";
+    trivial_running_s: "s", "Of trivial responses: time on a processor.";
+    trivial_page_wait_s: "s", "Of trivial responses: time waiting for a page or a swap set.";
+    trivial_frame_wait_s: "s", "Of trivial responses: time waiting for a free frame.";
+    trivial_vio_wait_s: "s", "Of trivial responses: time waiting for minidisk I/O (VIO).";
+    trivial_console_s: "s", "Of trivial responses: time writing to the terminal.";
     thinks: "count", "Think periods completed.";
     think_sum_s: "s", "Sum of completed think periods.";
     faults: "count", "Page exceptions (Bard's P): references to a page not valid in storage.";

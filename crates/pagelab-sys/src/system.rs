@@ -387,6 +387,7 @@ impl<'o> System<'o> {
             return;
         }
         // The transaction is complete: terminal read, queue-drop, think.
+        usr.charge(self.now);
         let resp = (self.now - usr.txn_start).as_secs_f64();
         let trivial = !usr.went_q2;
         usr.n_txn += 1;
@@ -403,6 +404,7 @@ impl<'o> System<'o> {
                 cl.trivial += 1;
                 self.c.trivial_transactions += 1.0;
                 self.c.trivial_response_sum_s += resp;
+                users::add_trivial_split(&mut self.c, &usr.split_ns);
             } else {
                 cl.resp_nontrivial.push(resp);
             }
@@ -465,7 +467,7 @@ mod users;
 mod vmsp_dispatch;
 mod zswap_io;
 
-use users::{Boundary, ClassRt, Cpu, Outcome, UState, User};
+use users::{Boundary, ClassRt, Cpu, Outcome, UState, User, N_USTATES};
 
 #[cfg(test)]
 mod guest_tests;

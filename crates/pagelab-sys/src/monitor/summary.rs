@@ -44,6 +44,7 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
     };
     let mut m = BTreeMap::new();
     io_and_queue_metrics(&b, &mut m);
+    trivial_split_metrics(&b, &mut m);
     pressure_metrics(&b, &mut m);
     paging_metrics(&b, &mut m);
     frame_supply_metrics(&b, &mut m);
@@ -165,6 +166,48 @@ fn io_and_queue_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         "pages/s",
         "Pages read on demand per second.",
     );
+}
+
+/// Where a trivial response goes, by the state its time was spent in: the parts add up to
+/// q1_seconds.
+fn trivial_split_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
+    let d = b.d;
+    for (name, sum, what) in [
+        (
+            "q1_eligible_s",
+            d.trivial_eligible_s,
+            "on the eligible list",
+        ),
+        (
+            "q1_ready_s",
+            d.trivial_ready_s,
+            "ready, waiting for a processor",
+        ),
+        ("q1_running_s", d.trivial_running_s, "on a processor"),
+        (
+            "q1_page_wait_s",
+            d.trivial_page_wait_s,
+            "waiting for a page or a swap set",
+        ),
+        (
+            "q1_frame_wait_s",
+            d.trivial_frame_wait_s,
+            "waiting for a free frame",
+        ),
+        (
+            "q1_vio_wait_s",
+            d.trivial_vio_wait_s,
+            "waiting for minidisk I/O",
+        ),
+        (
+            "q1_console_s",
+            d.trivial_console_s,
+            "writing to the terminal",
+        ),
+    ] {
+        let desc = format!("Of the mean trivial response (q1_seconds): time {what}.");
+        put_metric(m, name, div(sum, d.trivial_transactions), "s", &desc);
+    }
 }
 
 /// Page and swap traffic and its timing.

@@ -145,7 +145,7 @@ impl System<'_> {
         };
         self.n_runs += runs_done;
         self.c.cpu_problem_s += elapsed as f64 / 1e9;
-        usr.state = UState::Running;
+        usr.enter(UState::Running, Tick(start));
         self.cpus[ci] = Cpu {
             user: u,
             busy: true,

@@ -62,7 +62,8 @@ impl System<'_> {
         } else if !waits(old) && waits(s) {
             self.n_page_wait += 1;
         }
-        self.users[u as usize].state = s;
+        let now = self.now;
+        self.users[u as usize].enter(s, now);
         if s == UState::Eligible && old != UState::Eligible {
             self.vmsp_eligible(u);
         }
@@ -135,6 +136,8 @@ impl System<'_> {
         usr.console_ms = cmd.console_write_ms;
         usr.went_q2 = false;
         usr.txn_start = now;
+        usr.split_ns = [0; N_USTATES];
+        usr.since = now;
         usr.start_transaction(cmd.set_fraction);
         usr.wants = Queue::Q1;
         self.set_state(u, UState::Eligible);

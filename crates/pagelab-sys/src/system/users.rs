@@ -15,6 +15,9 @@ pub(super) enum UState {
     ConsoleWait,
 }
 
+/// How many states a user can be in ([`UState`] as an index).
+pub(super) const N_USTATES: usize = UState::ConsoleWait as usize + 1;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Outcome {
     /// The budget was spent.
@@ -75,6 +78,10 @@ pub(super) struct User {
     pub(super) console_ms: f64,
     pub(super) went_q2: bool,
     pub(super) n_txn: u64,
+    /// The transaction's time so far by the state it was spent in [ns], and when the present
+    /// state began: where a response time goes (the `q1_*_s` metrics).
+    pub(super) split_ns: [u64; N_USTATES],
+    pub(super) since: Tick,
     // In-queue stay.
     pub(super) stay_cpu_ns: u64,
     pub(super) minor_left_ns: u64,
@@ -111,6 +118,18 @@ impl User {
         Ok(())
     }
 
+    /// Enters state `s` at `now`, charging the time since the last change to the state left.
+    pub(super) fn enter(&mut self, s: UState, now: Tick) {
+        self.charge(now);
+        self.state = s;
+    }
+
+    /// Charges the time since the last change to the present state.
+    pub(super) fn charge(&mut self, now: Tick) {
+        self.split_ns[self.state as usize] += now.saturating_sub(self.since).0;
+        self.since = self.since.max(now);
+    }
+
     /// A transaction begins with `fraction` of the working set in play. Runs a locality model
     /// drew ahead belong to the last transaction's localities and are dropped, so this one
     /// starts in its own (TETZ "Working set considerations": the set spans transactions, the
@@ -143,6 +162,8 @@ impl User {
             console_ms: 0.0,
             went_q2: false,
             n_txn: 0,
+            split_ns: [0; N_USTATES],
+            since: Tick::ZERO,
             stay_cpu_ns: 0,
             minor_left_ns: 0,
             proj: lc.initial_projection(),
@@ -222,6 +243,18 @@ impl ClassRt {
         };
         ClassRt::new(spec, 1)
     }
+}
+
+/// Adds a trivial transaction's time by state to the monitor's counters [s].
+pub(super) fn add_trivial_split(c: &mut Counters, split: &[u64; N_USTATES]) {
+    let s = |st: UState| split[st as usize] as f64 / 1e9;
+    c.trivial_eligible_s += s(UState::Eligible);
+    c.trivial_ready_s += s(UState::Ready);
+    c.trivial_running_s += s(UState::Running);
+    c.trivial_page_wait_s += s(UState::PageWait);
+    c.trivial_frame_wait_s += s(UState::FrameWait);
+    c.trivial_vio_wait_s += s(UState::VioWait);
+    c.trivial_console_s += s(UState::ConsoleWait);
 }
 
 #[cfg(test)]

@@ -72,6 +72,32 @@ fn prototype_moves_table_2_the_papers_way() {
 }
 
 #[test]
+fn a_trivial_response_splits_into_parts_that_add_up() {
+    const PARTS: [&str; 7] = [
+        "q1_eligible_s",
+        "q1_ready_s",
+        "q1_running_s",
+        "q1_page_wait_s",
+        "q1_frame_wait_s",
+        "q1_vio_wait_s",
+        "q1_console_s",
+    ];
+    let base = fitted_preset("vmsp", &[]);
+    let proto = fitted_preset("hpo-prototype", &[("swapping.q2_mpl_limit", "10")]);
+    for r in [&base, &proto] {
+        let sum: f64 = PARTS.iter().map(|k| m(r, k)).sum();
+        assert!((sum - m(r, "q1_seconds")).abs() < 1e-9 * m(r, "q1_seconds").max(1.0));
+        // Every trivial transaction runs and does its minidisk I/O.
+        assert!(m(r, "q1_running_s") > 0.0 && m(r, "q1_vio_wait_s") > 0.0);
+    }
+    // The prototype's gain is page wait: its trivial transactions read far fewer pages.
+    assert!(m(&proto, "q1_page_wait_s") < 0.6 * m(&base, "q1_page_wait_s"));
+    // The base has storage enough for every user it admits; the prototype's Q2 limit holds
+    // back only Q2 users.
+    assert_eq!(m(&base, "q1_eligible_s"), 0.0);
+}
+
+#[test]
 fn round_turkey_blocks_page_outs() {
     let base = preset("vmsp", &[]);
     let rt = preset("hpo-round-turkey", &[]);
