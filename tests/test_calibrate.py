@@ -253,6 +253,40 @@ def test_a_required_order_of_two_keys_keeps_the_search_inside_it(tmp_path):
         cal.parse_require("workload.cpu_ms<x", vary)
 
 
+def test_a_tied_key_follows_its_varied_key_in_every_trial_and_in_the_preset(tmp_path):
+    # A rule of the system (VM/SP: the Q1 slice an eighth of the Q2 slice) is kept, not searched.
+    path = tmp_path / "target.toml"
+    path.write_text('[[point]]\nmetric = "cpu_busy_pct"\nvalue = 40.0\n')
+    vary = [cal.parse_vary("workload.cpu_ms=6:24")]
+    result = cal.calibrate(
+        "unix-v6",
+        cal.load_target(path),
+        vary,
+        budget=4,
+        set=SHORT,
+        workers=1,
+        tie=["workload.tty_chars_mean=2.5*workload.cpu_ms"],
+    )
+    for t in result.trials:
+        assert t.values["workload.tty_chars_mean"] == 2.5 * t.values["workload.cpu_ms"]
+    # Trials that differ in the tied key differ in their runs: the tie reaches the spec.
+    assert len({round(t.metrics[0], 9) for t in result.trials}) == len(result.trials)
+    doc = tomllib.loads(cal.write_fitted(result, tmp_path / "f.toml", set=SHORT).read_text())
+    best = result.best.values["workload.cpu_ms"]
+    assert doc["workload"]["tty_chars_mean"] == pytest.approx(2.5 * best)
+    assert doc["provenance"]["tied"] == ["workload.tty_chars_mean = 2.5 x workload.cpu_ms"]
+    tied = doc["provenance"]["key"][-1]
+    assert tied["key"] == "workload.tty_chars_mean" and tied["tied"] == "2.5 x workload.cpu_ms"
+    assert tied["value"] == pytest.approx(2.5 * best)
+    for bad, why in (
+        ("workload.tty_chars_mean=2*x", "one of the varied keys"),
+        ("workload.tty_chars_mean=-1*workload.cpu_ms", "positive number"),
+        ("workload.cpu_ms=2*workload.cpu_ms", "either varied or tied"),
+    ):
+        with pytest.raises(system.PagelabError, match=why):
+            cal.parse_tie(bad, vary)
+
+
 def test_a_failed_batch_on_workers_leaves_each_trial_its_own_outcome(tmp_path):
     # On workers: a run that fills every paging slot fails the batch, and the good trial whose
     # runs were still going is run again and keeps its rows; only the failing one is infeasible.

@@ -17,7 +17,10 @@ group  = "w2"                     # optional: for keys that differ between the p
 Each `--vary key=lo:hi` is a dimension of the search; `--vary key@GROUP=lo:hi` is one that
 applies to the points of that group only (a workload's own user mix, fitted beside the keys
 every point shares). `--require "A<B"` keeps the search where varied key A stays below B (the
-paper's "some" in one case and "more" in another): a trial outside runs nothing.
+paper's "some" in one case and "more" in another): a trial outside runs nothing. `--tie
+"K=F*V"` sets key K to F times the varied key V in every trial (a rule of the system the paper
+describes, e.g. VM/SP's Q1 slice as an eighth of the Q2 slice): K is fitted through V, not
+searched.
 
 An Optuna sampler (CMA-ES by default, TPE on request) proposes values; each trial is a sweep
 point of every target setting over the same
@@ -81,6 +84,57 @@ class Vary:
 
     def applies(self, point: TargetPoint) -> bool:
         return self.group is None or self.group == point.group
+
+
+@dataclass(frozen=True)
+class Tie:
+    """A key set to `factor` times a varied key (`source`, by `Vary.name`) in every trial."""
+
+    key: str
+    factor: float
+    source: Vary
+
+    @property
+    def name(self) -> str:
+        return self.as_vary().name
+
+    def as_vary(self) -> Vary:
+        """The key as the overrides see it: the source's range scaled, and its group."""
+        lo, hi = sorted((self.factor * self.source.lo, self.factor * self.source.hi))
+        return Vary(self.key, lo, hi, False, self.source.group)
+
+    def rule(self) -> str:
+        return f"{self.key} = {self.factor:g} x {self.source.name}"
+
+
+def parse_tie(arg: str, vary: Sequence[Vary]) -> Tie:
+    """`K=F*V`: key K is F times the varied key V (by `Vary.name`)."""
+    from .sweep.spec import split_assignment
+
+    key, text = split_assignment(arg, "--tie")
+    factor, star, source = (x.strip() for x in text.partition("*"))
+    names = {v.name: v for v in vary}
+    try:
+        f = float(factor)
+    except ValueError:
+        f = math.nan
+    if not star or source not in names or not (math.isfinite(f) and f > 0):
+        raise PagelabError(
+            f"--tie {arg!r}: expected KEY=F*V with a positive number F and one of the varied "
+            f"keys V ({', '.join(names)})"
+        )
+    if key in {v.key for v in vary}:
+        raise PagelabError(f"--tie {arg!r}: {key} is varied; a key is either varied or tied")
+    return Tie(key, f, names[source])
+
+
+def _tied(values: dict[str, float], ties: Sequence[Tie]) -> dict[str, float]:
+    """`values` with each tied key whose source is among them."""
+    out = dict(values)
+    for t in ties:
+        if t.source.name in values:
+            out[t.name] = t.factor * values[t.source.name]
+    return out
 
 
 @dataclass
@@ -191,6 +245,7 @@ class Calibration:
     trials: list[Trial]
     sampler: str
     require: list[tuple[str, str]] = field(default_factory=list)
+    ties: list[Tie] = field(default_factory=list)
 
     @property
     def best(self) -> Trial:
@@ -228,6 +283,7 @@ def calibrate(
     batch: int | None = None,
     on_trial: Callable[[Trial, Trial, int], None] | None = None,
     require: Sequence[str] = (),
+    tie: Sequence[str] = (),
 ) -> Calibration:
     """Searches `vary` for the values whose runs come closest to `target`, in `budget` trials."""
     import os
@@ -248,9 +304,12 @@ def calibrate(
     _check_groups(target, vary)
     order = [parse_require(r, vary) for r in require]
     vary = [replace(v, integer=_is_int(lookup(tree, v.key))) for v in vary]
+    ties = [parse_tie(t, vary) for t in tie]
+    check_keys({t.key: None for t in ties}, tree, point.name)
+    keys = [*vary, *(t.as_vary() for t in ties)]
     for p in target.points:
         resolve(preset, [*set, *p.overrides])  # a bad setting fails before any run
-    _check_ends(preset, set, target, vary)
+    _check_ends(preset, set, target, vary, ties)
     seed_values = seed_list(seeds)
     study = _study(sampler, vary)
     kept = Store(store) if store is not None else None
@@ -260,19 +319,19 @@ def calibrate(
     with runner(workers, scheduler) as pool:
         while len(trials) < budget:
             asked = [study.ask() for _ in range(min(width, budget - len(trials)))]
-            values = [_suggest(t, vary) for t in asked]
+            values = [_tied(_suggest(t, vary), ties) for t in asked]
             # A point of the box that breaks a --require, or that no spec accepts (one varied
             # key bounded by another, e.g. locality_pages <= set_pages), is an infeasible trial:
             # no run, the worst loss; so is one whose runs fail (`_run_trials`).
             why = [
-                _unmet(vals, order) or _invalid(path, set, target, vals, vary) for vals in values
+                _unmet(vals, order) or _invalid(path, set, target, vals, keys) for vals in values
             ]
             per_trial = [
                 [
                     task
                     for p in (target.points if w is None else ())
                     for task in tasks_for(
-                        preset, [*set, *p.overrides, *point_overrides(vals, vary, p)], seed_values
+                        preset, [*set, *p.overrides, *point_overrides(vals, keys, p)], seed_values
                     )
                 ]
                 for vals, w in zip(values, why, strict=True)
@@ -296,7 +355,7 @@ def calibrate(
             f"calibrate: none of the {len(trials)} trials gave a spec every target point accepts"
             " (see the --vary ranges)"
         )
-    return Calibration(preset, target, list(vary), seed_values, trials, sampler, order)
+    return Calibration(preset, target, list(vary), seed_values, trials, sampler, order, ties)
 
 
 def _run_trials(per_trial: list[list[Any]], store: Any, pool: Any) -> list[list[dict] | str]:
@@ -378,7 +437,13 @@ def _invalid(
     return None
 
 
-def _check_ends(preset: str, set_: Sequence[str], target: Target, vary: Sequence[Vary]) -> None:
+def _check_ends(
+    preset: str,
+    set_: Sequence[str],
+    target: Target,
+    vary: Sequence[Vary],
+    ties: Sequence[Tie] = (),
+) -> None:
     """Each end of each range must give a spec a run accepts at every point of the target, with
     the other keys as the preset has them, or all at their lower ends, or all at their upper
     ends (so that a key bounded by another varied key may use that key's range): a range that
@@ -393,8 +458,10 @@ def _check_ends(preset: str, set_: Sequence[str], target: Target, vary: Sequence
         for end in (v.lo, v.hi):
             contexts = [{}, {w.name: at(w, w.lo) for w in others}]
             contexts.append({w.name: at(w, w.hi) for w in others})
+            keys = [*vary, *(t.as_vary() for t in ties)]
             errors = [
-                _invalid(path, set_, target, {**c, v.name: at(v, end)}, vary) for c in contexts
+                _invalid(path, set_, target, _tied({**c, v.name: at(v, end)}, ties), keys)
+                for c in contexts
             ]
             if all(e is not None for e in errors):
                 raise PagelabError(
@@ -458,7 +525,7 @@ def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) 
     from .sweep.spec import resolve
 
     best = cal.best
-    shared = [v for v in cal.vary if v.group is None]
+    shared = [v for v in [*cal.vary, *(t.as_vary() for t in cal.ties)] if v.group is None]
     ov = [to_override(v.key, best.values[v.name]) for v in shared]
     point, tree = resolve(cal.preset, [*set, *ov])
     today = dt.date.today().isoformat()
@@ -482,14 +549,26 @@ def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) 
         "fitted": [v.name for v in cal.vary],
         "fixed": list(set),
         **({"required": [f"{a} < {b}" for a, b in cal.require]} if cal.require else {}),
+        **({"tied": [t.rule() for t in cal.ties]} if cal.ties else {}),
         "key": [
-            {
-                "key": v.key,
-                **({"group": v.group} if v.group is not None else {}),
-                "range": [v.lo, v.hi],
-                "value": best.values[v.name],
-            }
-            for v in cal.vary
+            *(
+                {
+                    "key": v.key,
+                    **({"group": v.group} if v.group is not None else {}),
+                    "range": [v.lo, v.hi],
+                    "value": best.values[v.name],
+                }
+                for v in cal.vary
+            ),
+            *(
+                {
+                    "key": t.key,
+                    **({"group": t.source.group} if t.source.group is not None else {}),
+                    "tied": f"{t.factor:g} x {t.source.name}",
+                    "value": best.values[t.name],
+                }
+                for t in cal.ties
+            ),
         ],
         "aimed_at": [
             {

@@ -115,6 +115,12 @@ def sweep(
     metavar="KEY<KEY",
     help="Two varied keys, the first to stay below the second.",
 )
+@click.option(
+    "--tie",
+    multiple=True,
+    metavar="KEY.PATH=F*KEY",
+    help="A key set to F times a varied key in every trial (a rule of the system).",
+)
 @click.option("--budget", default=40, show_default=True, help="Trials.")
 @click.option("--seeds", default=2, show_default=True, help="Seeds 1..N of every trial.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY.PATH=VALUE", help="Fixed override.")
@@ -133,6 +139,7 @@ def calibrate(
     target: str,
     vary: tuple[str, ...],
     require: tuple[str, ...],
+    tie: tuple[str, ...],
     budget: int,
     seeds: int,
     overrides: tuple[str, ...],
@@ -171,6 +178,7 @@ def calibrate(
         sampler=sampler,
         on_trial=report,
         require=require,
+        tie=tie,
     )
     path = cal.write_fitted(result, out, set=overrides)
     best = result.best
