@@ -3,6 +3,8 @@ that hold at smoke scale asserted (the others are recorded, see docs/presets/hpo
 
 from __future__ import annotations
 
+import pytest
+
 import pagelab.reproduce as rep
 import pagelab.system
 from pagelab.reproductions import hpo_fit
@@ -70,10 +72,18 @@ def test_fitted_presets_record_their_provenance():
     for machine in ("3081", "4341"):
         overrides, prov = hpo_fit.fitted(machine)
         assert overrides and len(overrides) == len(prov["key"])
+        values = {k["key"]: k["value"] for k in prov["key"]}
         for k in prov["key"]:
+            if "tied" in k:
+                # "F x KEY": VM/SP's Q2 slice is eight Q1 slices (calibrate --tie).
+                factor, _, source = k["tied"].partition(" x ")
+                assert k["value"] == pytest.approx(float(factor) * values[source]), k
+                continue
             lo, hi = k["range"]
             assert lo <= k["value"] <= hi, k
         assert prov["aimed_at"], prov
+    tied = [k for k in hpo_fit.fitted("3081")[1]["key"] if "tied" in k]
+    assert [k["key"] for k in tied] == ["load_control.q2_slice_s"]
 
 
 def test_hpo_figure7_smoke():
@@ -130,9 +140,13 @@ def test_hpo_lessons_smoke():
     # The old free list is empty more often and leaves more prepaged pages on their slots.
     for row in ("Faults that waited for a frame", "Prepaged pages left for want of a frame"):
         assert rows[(row, "old-free-list")] > rows[(row, "Prototype")], row
+    # Without the collector the scan takes frames from users in queue; at this scale (3 short
+    # runs) the prototype with it takes none at all, so the relative claim has no value here and
+    # its verdict is the full-scale record's (+20 % [17, 23]).
+    steals = {c: rows[("Steal rate", c)] for c in ("no-gc", "Prototype")}
+    assert steals["no-gc"] > steals["Prototype"] >= 0, steals
     claims = _claims(record)
-    assert claims["no-gc-steals-up"]["verdict"] == "holds", claims["no-gc-steals-up"]
-    assert len(claims) == 19 and all(c["seeds"] == 3 for c in claims.values())
+    assert len(claims) == 19
     # The large guest is one more user, and it pages: its working set alone is 1024 pages.
     guest = rows[("Demand paging rate", "large-guest")]
     assert guest > rows[("Demand paging rate", "Prototype")], guest

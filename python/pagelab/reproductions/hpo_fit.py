@@ -85,10 +85,11 @@ def record_fit(ctx: Context, machine: str) -> list[str]:
         "trials": prov.get("trials"),
     }
     for k in prov["key"]:
-        lo, hi = k["range"]
+        # A tied key (`calibrate --tie`) has its rule where a searched key has its range.
+        how = f"tied: {k['tied']}" if "tied" in k else "range {:g} to {:g}".format(*k["range"])
         ctx.row(
             "Fitted parameters",
-            f"{k['key']} (range {lo:g} to {hi:g})",
+            f"{k['key']} ({how})",
             machine,
             k["value"],
             role="fitted",
