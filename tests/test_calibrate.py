@@ -227,19 +227,18 @@ def test_a_trial_whose_run_fails_is_infeasible_not_the_end_of_the_search(monkeyp
     assert got[1] == "a run failed: engine: device: no paging slot left on any device"
 
 
-def test_a_required_order_of_two_keys_keeps_the_search_inside_it(tmp_path):
+def _busy_search(tmp_path, vary: list, budget: int, **kw):
+    """A short search of `vary` for a processor 40 % busy on the SHORT unix-v6."""
     path = tmp_path / "target.toml"
     path.write_text('[[point]]\nmetric = "cpu_busy_pct"\nvalue = 40.0\n')
+    target = cal.load_target(path)
+    return cal.calibrate("unix-v6", target, vary, budget=budget, set=SHORT, workers=1, **kw)
+
+
+def test_a_required_order_of_two_keys_keeps_the_search_inside_it(tmp_path):
     vary = [cal.parse_vary("workload.cpu_ms=6:24"), cal.parse_vary("workload.tty_chars_mean=8:30")]
-    result = cal.calibrate(
-        "unix-v6",
-        cal.load_target(path),
-        vary,
-        budget=8,
-        set=SHORT,
-        workers=1,
-        sampler="tpe",
-        require=["workload.cpu_ms<workload.tty_chars_mean"],
+    result = _busy_search(
+        tmp_path, vary, 8, sampler="tpe", require=["workload.cpu_ms<workload.tty_chars_mean"]
     )
     for t in result.trials:
         below = t.values["workload.cpu_ms"] < t.values["workload.tty_chars_mean"]
@@ -255,18 +254,8 @@ def test_a_required_order_of_two_keys_keeps_the_search_inside_it(tmp_path):
 
 def test_a_tied_key_follows_its_varied_key_in_every_trial_and_in_the_preset(tmp_path):
     # A rule of the system (VM/SP: the Q1 slice an eighth of the Q2 slice) is kept, not searched.
-    path = tmp_path / "target.toml"
-    path.write_text('[[point]]\nmetric = "cpu_busy_pct"\nvalue = 40.0\n')
     vary = [cal.parse_vary("workload.cpu_ms=6:24")]
-    result = cal.calibrate(
-        "unix-v6",
-        cal.load_target(path),
-        vary,
-        budget=4,
-        set=SHORT,
-        workers=1,
-        tie=["workload.tty_chars_mean=2.5*workload.cpu_ms"],
-    )
+    result = _busy_search(tmp_path, vary, 4, tie=["workload.tty_chars_mean=2.5*workload.cpu_ms"])
     for t in result.trials:
         assert t.values["workload.tty_chars_mean"] == 2.5 * t.values["workload.cpu_ms"]
     # Trials that differ in the tied key differ in their runs: the tie reaches the spec.
