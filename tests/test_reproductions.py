@@ -42,6 +42,14 @@ def test_unix_reproductions_smoke(tmp_path):
     roles = {r["role"] for r in reg["rows"] if r["table"] == "hold-out"}
     assert roles == {"predicted"}
     assert reg["fitted"]["preset"] == "unix-v6-fitted"
+    # Section 4's memory for 1 s: a seed whose equation never reaches 1 s (at this scale, one
+    # of three) is left out and named, not an error.
+    skipped = [n for n in reg["notes"] if n.startswith("section 4: the PC = 12 ms equation")]
+    assert skipped == [
+        "section 4: the PC = 12 ms equation of 1 of 3 seeds gives more than 1 s at every memory "
+        "size; the memory for 1 s is the others'"
+    ]
+    assert any(r["row"] == "memory for 1 s" for r in reg["rows"])
     swap = rep.reproduce("unix-swap-interval", scale="smoke")
     swaps = {c["id"]: c for c in swap["claims"]}
     assert swaps["swaps-intensify"]["verdict"] == "holds", swaps["swaps-intensify"]
