@@ -148,6 +148,7 @@ const PRESETS: &[&str] = &[
     "cp67-workload2",
     "cp67-workload3",
     "hpo-base-3081-fitted",
+    "hpo-base-3081-runner-up",
     "hpo-base-4341-fitted",
     "hpo-prepage",
     "hpo-prototype",
@@ -177,6 +178,7 @@ golden! {
     golden_cp67_workload2 = "cp67-workload2";
     golden_cp67_workload3 = "cp67-workload3";
     golden_hpo_base_3081_fitted = "hpo-base-3081-fitted";
+    golden_hpo_base_3081_runner_up = "hpo-base-3081-runner-up";
     golden_hpo_base_4341_fitted = "hpo-base-4341-fitted";
     golden_hpo_prepage = "hpo-prepage";
     golden_hpo_prototype = "hpo-prototype";
