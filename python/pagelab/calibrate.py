@@ -128,6 +128,11 @@ def parse_tie(arg: str, vary: Sequence[Vary]) -> Tie:
     return Tie(key, f, names[source])
 
 
+def _keys(vary: Sequence[Vary], ties: Sequence[Tie]) -> list[Vary]:
+    """Every key a trial sets: the varied ones, then the tied ones."""
+    return [*vary, *(t.as_vary() for t in ties)]
+
+
 def _tied(values: dict[str, float], ties: Sequence[Tie]) -> dict[str, float]:
     """`values` with each tied key whose source is among them."""
     out = dict(values)
@@ -306,7 +311,7 @@ def calibrate(
     vary = [replace(v, integer=_is_int(lookup(tree, v.key))) for v in vary]
     ties = [parse_tie(t, vary) for t in tie]
     check_keys({t.key: None for t in ties}, tree, point.name)
-    keys = [*vary, *(t.as_vary() for t in ties)]
+    keys = _keys(vary, ties)
     for p in target.points:
         resolve(preset, [*set, *p.overrides])  # a bad setting fails before any run
     _check_ends(preset, set, target, vary, ties)
@@ -449,6 +454,7 @@ def _check_ends(
     ends (so that a key bounded by another varied key may use that key's range): a range that
     reaches no valid value fails here, in one line, not in the middle of the search."""
     path = _spec_path(preset)
+    keys = _keys(vary, ties)
 
     def at(w: Vary, end: float) -> float:
         return int(end) if w.integer else end
@@ -458,7 +464,6 @@ def _check_ends(
         for end in (v.lo, v.hi):
             contexts = [{}, {w.name: at(w, w.lo) for w in others}]
             contexts.append({w.name: at(w, w.hi) for w in others})
-            keys = [*vary, *(t.as_vary() for t in ties)]
             errors = [
                 _invalid(path, set_, target, _tied({**c, v.name: at(v, end)}, ties), keys)
                 for c in contexts
@@ -525,7 +530,7 @@ def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) 
     from .sweep.spec import resolve
 
     best = cal.best
-    shared = [v for v in [*cal.vary, *(t.as_vary() for t in cal.ties)] if v.group is None]
+    shared = [v for v in _keys(cal.vary, cal.ties) if v.group is None]
     ov = [to_override(v.key, best.values[v.name]) for v in shared]
     point, tree = resolve(cal.preset, [*set, *ov])
     today = dt.date.today().isoformat()

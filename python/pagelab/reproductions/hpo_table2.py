@@ -203,7 +203,7 @@ def _sensitivity_rows(
 def runner_up_spread(ctx: Context, limit: list[str]) -> None:
     """Base and prototype from the runner-up fit (`hpo_fit.RUNNER_UP_3081`), at the adopted
     fit's Q2 limit: how far the prediction moves between two fits of the base column whose
-    losses differ by a tenth (0.0345 against 0.0308)."""
+    losses are close (both in docs/presets/hpo.md)."""
     alt, prov = fitted("3081", RUNNER_UP_3081)
     ov = [*alt, *([] if ctx.full else SMOKE)]
     base, proto = ctx.simulate([("vmsp", ov), ("hpo-prototype", [*ov, *limit])])
