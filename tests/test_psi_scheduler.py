@@ -94,6 +94,13 @@ def test_psi_study_overrides_build_the_three_workloads():
         assert ov.index(fitted[-1]) < ov.index(next(o for o in ov if o.startswith("load_control=")))
         compute = [c for c in st.workload_table(wl)["class"] if c["name"] == "compute"]
         assert (compute[0]["users"] > 0) == (wl > 1)  # bard §11: none in workload 1
+    # the fit kept for the spread: its own keys in place of the adopted fit's, and its
+    # non-interactive sets inside Table 1's bound (0.5-1.5 x A0(2) = 20 pages)
+    alt = st.overrides(2, 768, full=False, fit=st.STORAGE_BOUND)
+    own = st.fitted_overrides(2, st.STORAGE_BOUND)
+    assert all(f in alt for f in own) and set(own) != set(st.fitted_overrides(2))
+    sets = [k for k in st.fitted_provenance(st.STORAGE_BOUND)["key"] if "set_pages" in k["key"]]
+    assert len(sets) == 3 and all(k["range"][1] <= 30 and k["value"] <= 30 for k in sets)
     # the target is the CP-67 column alone, as written by calibration_target()
     target = (pagelab.system.presets_dir() / "targets" / "bard-table2-cp67.toml").read_text()
     assert target == st.calibration_target() and target.count("[[point]]") == 6
@@ -124,6 +131,10 @@ def test_psi_table2_smoke():
     assert {r["column"] for r in abl} >= {"Ψ-scheduler", "feedback only", "Ψ criterion only"}
     thrash = [r for r in record["rows"] if r["column"] == "CP-67 intervals with Ψs* < 13"]
     assert len(thrash) == 6
+    # both columns again from the fit not adopted, as rows of ours only
+    spread = [r for r in record["rows"] if r["table"].startswith("The base column's spread")]
+    assert {r["role"] for r in spread} == {"ours"} and len(spread) == 6 * 4 + 1
+    assert all(r["pagelab"] is not None for r in spread)
     for fig in ("figure2", "figure3", "figure4"):
         assert f"{fig}-degrades" in claims
 

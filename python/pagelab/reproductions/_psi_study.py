@@ -79,9 +79,10 @@ def overrides(
     full: bool,
     load_control: dict[str, Any] | None = None,
     fitted: bool = True,
+    fit: str | None = None,
 ) -> list[str]:
     """The `--set` overrides of one cell; `load_control` replaces the preset's controller;
-    `fitted`: with the keys fitted to the CP-67 column (presets/cp67-fitted.toml), the same in
+    `fitted`: with the keys fitted to the CP-67 column (`fit`, by default FITTED), the same in
     every cell whatever its scheduler."""
     scale = FULL if full else SMOKE
     table = workload_table(workload)
@@ -93,7 +94,7 @@ def overrides(
         f"workload.class={toml_inline(table['class'])}",
     ]
     if fitted:
-        out += fitted_overrides(workload)
+        out += fitted_overrides(workload, fit or FITTED)
     if load_control is not None:
         out.append(f"load_control={toml_inline(load_control)}")
     return out
@@ -113,6 +114,9 @@ CP67_COLUMN = {
 #: The calibration target (written by `calibration_target`) and the fitted preset it produced.
 TARGET = "presets/targets/bard-table2-cp67.toml"
 FITTED = "cp67-fitted"
+#: A fit not adopted, kept for the spread of the prediction: the non-interactive programs'
+#: sets bounded by Table 1's Ā0(2) (docs/presets/cp67-workloads.md).
+STORAGE_BOUND = "cp67-fitted-storage-bound"
 
 
 def calibration_target() -> str:
@@ -142,12 +146,17 @@ def group(workload: int) -> str:
     return f"w{workload}"
 
 
-def fitted_overrides(workload: int) -> list[str]:
-    """The fitted keys of presets/cp67-fitted.toml as overrides for a cell of `workload`,
-    whatever its scheduler: the keys every workload shares and those fitted for its own."""
-    path = system.resolve_spec_path(FITTED)
+def fitted_provenance(fit: str = FITTED) -> dict[str, Any]:
+    """The `[provenance]` table of the fitted preset `fit`."""
+    path = system.resolve_spec_path(fit)
     with path.open("rb") as f:
-        prov = tomllib.load(f)["provenance"]
+        return tomllib.load(f)["provenance"]
+
+
+def fitted_overrides(workload: int, fit: str = FITTED) -> list[str]:
+    """The fitted keys of the preset `fit` as overrides for a cell of `workload`, whatever its
+    scheduler: the keys every workload shares and those fitted for its own."""
+    prov = fitted_provenance(fit)
     return [
         f"{k['key']}={toml_inline(k['value'])}"
         for k in prov["key"]
@@ -163,11 +172,17 @@ def psi_controller(kb: int, **params: Any) -> dict[str, Any]:
 
 
 def cell(
-    workload: int, kb: int, *, full: bool, load_control: dict[str, Any] | None = None
+    workload: int,
+    kb: int,
+    *,
+    full: bool,
+    load_control: dict[str, Any] | None = None,
+    fit: str | None = None,
 ) -> tuple[str, list[str]]:
-    """The preset and overrides of one cell: CP-67's scheduler when `load_control` is None."""
+    """The preset and overrides of one cell: CP-67's scheduler when `load_control` is None;
+    `fit`: the fitted preset whose keys it takes (FITTED by default)."""
     preset = "cp67" if load_control is None else "cp67-psi"
-    return preset, overrides(workload, kb, full=full, load_control=load_control)
+    return preset, overrides(workload, kb, full=full, load_control=load_control, fit=fit)
 
 
 def problem_state(report: dict[str, Any]) -> float:

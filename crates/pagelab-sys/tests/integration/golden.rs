@@ -143,6 +143,7 @@ fn every_preset_has_a_golden_record() {
 const PRESETS: &[&str] = &[
     "cp67",
     "cp67-fitted",
+    "cp67-fitted-storage-bound",
     "cp67-psi",
     "cp67-workload1",
     "cp67-workload2",
@@ -173,6 +174,7 @@ macro_rules! golden {
 golden! {
     golden_cp67 = "cp67";
     golden_cp67_fitted = "cp67-fitted";
+    golden_cp67_fitted_storage_bound = "cp67-fitted-storage-bound";
     golden_cp67_psi = "cp67-psi";
     golden_cp67_workload1 = "cp67-workload1";
     golden_cp67_workload2 = "cp67-workload2";
