@@ -131,6 +131,9 @@ def test_psi_table2_smoke():
     assert {r["column"] for r in abl} >= {"Ψ-scheduler", "feedback only", "Ψ criterion only"}
     thrash = [r for r in record["rows"] if r["column"] == "CP-67 intervals with Ψs* < 13"]
     assert len(thrash) == 6
+    # what the Ψ criterion alone costs, per cell: the supervisor's CPU per extra page read
+    cost = [r for r in record["rows"] if r["column"] == "supervisor per extra page read"]
+    assert len(cost) == 6 and all(r["pagelab"] > 0 for r in cost)
     # both columns again from the fit not adopted, as rows of ours only
     spread = [r for r in record["rows"] if r["table"].startswith("The base column's spread")]
     assert {r["role"] for r in spread} == {"ours"} and len(spread) == 6 * 4 + 1

@@ -165,6 +165,8 @@ def _ablation(ctx: Context, base: list, extra: list) -> None:
             ctx.row(t, row, name, gj, unit="%")
             if name == "feedback only":
                 fb_gain.append(gj)
+            if name == "Ψ criterion only":
+                _criterion_cost(ctx, row, base[2 * i], extra[len(names) * i + j])
     # Per seed, the mean gain over the six cells of each variant: where the gain comes from.
     for name, gains in (("Ψ-scheduler", full_gain), ("feedback only", fb_gain)):
         per_seed = [sum(g[k] for g in gains) / len(gains) for k in range(len(ctx.seeds))]
@@ -174,6 +176,32 @@ def _ablation(ctx: Context, base: list, extra: list) -> None:
         for k in range(len(ctx.seeds))
     ]
     ctx.row(t, "mean over the cells", "Ψ criterion's part (full − feedback only)", diff, unit="%")
+
+
+#: The run details compared under CP-67 and the Ψ criterion alone: metric, label, unit.
+COST_METRICS = (
+    ("mpl", "MPL", "users"),
+    ("demand_paging_rate", "page reads/s", "1/s"),
+    ("cpu_busy_pct", "CPU busy", "%"),
+    ("supervisor_pct", "supervisor", "%"),
+    ("psi_s_star", "Ψs*", ""),
+)
+
+
+def _criterion_cost(ctx: Context, row: str, cp, only) -> None:
+    """Ours: what the Ψ criterion alone changes in one cell (CP-67, then the criterion), and
+    the supervisor's CPU per extra page read, 10 × Δsupervisor % / Δreads per second [ms]."""
+    t = "Ablation: the Ψ criterion alone against CP-67"
+    for metric, label, unit in COST_METRICS:
+        ctx.row(t, row, f"{label}, CP-67", cp.metric(metric), unit=unit)
+        ctx.row(t, row, f"{label}, Ψ criterion only", only.metric(metric), unit=unit)
+
+    def change(metric: str) -> list[float]:
+        return [b - a for a, b in zip(cp.metric(metric), only.metric(metric), strict=True)]
+
+    ds, dr = change("supervisor_pct"), change("demand_paging_rate")
+    per_read = [10.0 * s / r for s, r in zip(ds, dr, strict=True) if r > 0]
+    ctx.row(t, row, "supervisor per extra page read", per_read, unit="ms")
 
 
 def _storage_bound_spread(ctx: Context, runs: list) -> None:
