@@ -126,12 +126,22 @@ pub struct SupervisorSpec {
     /// Per page fault [µs].
     #[serde(default)]
     pub fault_us: Us,
-    /// Per start I/O (paging or virtual) [µs].
+    /// Per start I/O (paging, and virtual unless `vio_sio_us` is given) [µs].
     #[serde(default)]
     pub sio_us: Us,
-    /// Per I/O interrupt [µs].
+    /// Per I/O interrupt (paging, and virtual unless `vio_interrupt_us` is given) [µs].
     #[serde(default)]
     pub interrupt_us: Us,
+    /// Per start of a virtual machine's I/O, where it differs from a paging SIO [µs]: CP
+    /// translates the virtual channel program before it starts the real one (YOUNG ch. II;
+    /// BARD §6 credits CP-67 with "extremely low CPU overhead per paging operation", which
+    /// says nothing of virtual I/O). Default: `sio_us`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vio_sio_us: Option<Us>,
+    /// Per interrupt ending a virtual machine's I/O or timer wait, reflected to it [µs]. Default:
+    /// `interrupt_us`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vio_interrupt_us: Option<Us>,
     /// Per dispatch of a user [µs].
     #[serde(default)]
     pub dispatch_us: Us,

@@ -179,6 +179,9 @@ struct SupCost {
     interrupt: u64,
     dispatch: u64,
     page: u64,
+    /// A virtual machine's SIO and the interrupt ending its I/O.
+    vio_sio: u64,
+    vio_interrupt: u64,
 }
 
 impl SupCost {
@@ -190,6 +193,8 @@ impl SupCost {
             interrupt: s.interrupt_us.ns(),
             dispatch: s.dispatch_us.ns(),
             page: s.page_moved_us.ns(),
+            vio_sio: s.vio_sio_us.unwrap_or(s.sio_us).ns(),
+            vio_interrupt: s.vio_interrupt_us.unwrap_or(s.interrupt_us).ns(),
         }
     }
 }
@@ -370,7 +375,7 @@ impl<'o> System<'o> {
                     if self.warm {
                         usr.t_vios += 1;
                     }
-                    self.sup_debt_ns += self.cost.sio;
+                    self.sup_debt_ns += self.cost.vio_sio;
                     self.set_state(u, UState::VioWait);
                     self.q.schedule(done, Event::VioDone(u));
                 }
@@ -434,7 +439,7 @@ impl<'o> System<'o> {
     }
 
     fn handle_vio_done(&mut self, u: u32) {
-        self.sup_debt_ns += self.cost.interrupt;
+        self.sup_debt_ns += self.cost.vio_interrupt;
         self.c.io_interrupts += 1.0;
         self.make_ready(u, false);
     }

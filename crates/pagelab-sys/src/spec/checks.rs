@@ -83,6 +83,11 @@ impl SystemSpec {
             ("interrupt_us", s.interrupt_us),
             ("dispatch_us", s.dispatch_us),
             ("page_moved_us", s.page_moved_us),
+            ("vio_sio_us", s.vio_sio_us.unwrap_or(s.sio_us)),
+            (
+                "vio_interrupt_us",
+                s.vio_interrupt_us.unwrap_or(s.interrupt_us),
+            ),
         ] {
             if !v.is_nonneg() {
                 return bad(&format!("cpu.supervisor.{k}"), "expected a cost ≥ 0 [µs]");

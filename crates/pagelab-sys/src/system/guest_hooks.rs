@@ -72,7 +72,7 @@ impl System<'_> {
                 self.q
                     .schedule(now + Tick(ns), Event::GuestWake(u, i as u16));
             }
-            self.sup_debt_ns += self.cost.interrupt;
+            self.sup_debt_ns += self.cost.vio_interrupt;
         }
         self.guest_kick(u);
     }
@@ -97,7 +97,7 @@ impl System<'_> {
                 if self.warm {
                     self.users[u as usize].t_vios += 1;
                 }
-                self.sup_debt_ns += self.cost.sio;
+                self.sup_debt_ns += self.cost.vio_sio;
                 self.q.schedule(done, Event::GuestWake(u, t as u16));
             }
             Verdict::Timer(t, ns) => {

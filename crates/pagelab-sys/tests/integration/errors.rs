@@ -209,3 +209,15 @@ fn a_vm_spec_named_unix_is_refused_by_the_unix_loader() {
     .to_string();
     assert!(!e.contains('\n') && e.starts_with("bad.toml"), "{e}");
 }
+
+#[test]
+fn a_negative_virtual_io_cost_names_its_key() {
+    let e = err(
+        &small_toml(2, 50, 100.0),
+        &[("cpu.supervisor.vio_sio_us", "-5")],
+    );
+    assert!(
+        e.contains("cpu.supervisor.vio_sio_us") && e.contains("≥ 0"),
+        "{e}"
+    );
+}

@@ -244,3 +244,39 @@ proptest! {
         prop_assert!(r.is_ok(), "{policy}: {:?}", r.err());
     }
 }
+
+/// The sum of an interval column over the run.
+fn total(r: &pagelab_sys::Report, name: &str) -> f64 {
+    let col = r.intervals.columns.iter().position(|c| c == name);
+    let col = col.unwrap_or_else(|| panic!("no interval column {name}"));
+    r.intervals.rows.iter().map(|row| row[col]).sum()
+}
+
+#[test]
+fn virtual_io_costs_default_to_the_paging_ones_and_are_charged_per_virtual_io() {
+    let plain = run(&small(8, 60, 200.0, &[]), 3).unwrap();
+    let same = [
+        ("cpu.supervisor.vio_sio_us", "50.0"),
+        ("cpu.supervisor.vio_interrupt_us", "20.0"),
+    ];
+    let explicit = run(&small(8, 60, 200.0, &same), 3).unwrap();
+    let json = |r: &pagelab_sys::Report| serde_json::to_string(&r.metrics).unwrap();
+    assert_eq!(json(&plain), json(&explicit));
+    // Only the virtual SIO costs: 1 ms of supervisor time per virtual I/O, nothing per paging
+    // operation (a cost debt carried over an interval's edge moves a few µs across it).
+    let only = [
+        ("cpu.supervisor.fault_us", "0.0"),
+        ("cpu.supervisor.sio_us", "0.0"),
+        ("cpu.supervisor.interrupt_us", "0.0"),
+        ("cpu.supervisor.dispatch_us", "0.0"),
+        ("cpu.supervisor.page_moved_us", "0.0"),
+        ("cpu.supervisor.vio_sio_us", "1000.0"),
+    ];
+    let r = run(&small(8, 60, 200.0, &only), 3).unwrap();
+    let (sup, vios) = (total(&r, "cpu_supervisor_s"), total(&r, "vios"));
+    assert!(vios > 100.0 && m(&r, "demand_paging_rate") > 0.0);
+    assert!(
+        (sup - vios * 1e-3).abs() < 0.01 * vios * 1e-3,
+        "{sup} s for {vios} VIOs"
+    );
+}
