@@ -89,6 +89,9 @@ def test_psi_study_overrides_build_the_three_workloads():
         # shared keys and its own workload's (its user mix), never another workload's
         fitted = st.fitted_overrides(wl)
         assert fitted and all(f in ov for f in fitted)
+        # with the keys the search held fixed: virtual I/O at its own cost, not the paging one
+        fixed = st.fitted_provenance()["fixed"]
+        assert fixed and fitted[: len(fixed)] == fixed
         others = {f for w in (1, 2, 3) if w != wl for f in st.fitted_overrides(w)}
         assert not (others - set(fitted)) & set(ov)
         assert ov.index(fitted[-1]) < ov.index(next(o for o in ov if o.startswith("load_control=")))

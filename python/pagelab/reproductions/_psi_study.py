@@ -155,12 +155,16 @@ def fitted_provenance(fit: str = FITTED) -> dict[str, Any]:
 
 def fitted_overrides(workload: int, fit: str = FITTED) -> list[str]:
     """The fitted keys of the preset `fit` as overrides for a cell of `workload`, whatever its
-    scheduler: the keys every workload shares and those fitted for its own."""
+    scheduler: the keys the search held fixed (`--set`), then those every workload shares and
+    those fitted for its own."""
     prov = fitted_provenance(fit)
     return [
-        f"{k['key']}={toml_inline(k['value'])}"
-        for k in prov["key"]
-        if k.get("group") in (None, group(workload))
+        *prov.get("fixed", []),
+        *(
+            f"{k['key']}={toml_inline(k['value'])}"
+            for k in prov["key"]
+            if k.get("group") in (None, group(workload))
+        ),
     ]
 
 
