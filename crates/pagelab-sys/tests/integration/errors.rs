@@ -48,16 +48,15 @@ fn wrong_type_names_its_path_and_the_form() {
     );
 }
 
+/// `key = value` over the small system is refused with an error naming the key and `≥ 0`.
+fn refused_below_zero(key: &str, value: &str) {
+    let e = err(&small_toml(2, 50, 100.0), &[(key, value)]);
+    assert!(e.contains(key) && e.contains("≥ 0"), "{e}");
+}
+
 #[test]
 fn negative_think_time() {
-    let e = err(
-        &small_toml(2, 50, 100.0),
-        &[("workload.class.0.think.mean_s", "-1")],
-    );
-    assert!(
-        e.contains("workload.class.0.think.mean_s") && e.contains("≥ 0"),
-        "{e}"
-    );
+    refused_below_zero("workload.class.0.think.mean_s", "-1");
 }
 
 #[test]
@@ -212,12 +211,5 @@ fn a_vm_spec_named_unix_is_refused_by_the_unix_loader() {
 
 #[test]
 fn a_negative_virtual_io_cost_names_its_key() {
-    let e = err(
-        &small_toml(2, 50, 100.0),
-        &[("cpu.supervisor.vio_sio_us", "-5")],
-    );
-    assert!(
-        e.contains("cpu.supervisor.vio_sio_us") && e.contains("≥ 0"),
-        "{e}"
-    );
+    refused_below_zero("cpu.supervisor.vio_sio_us", "-5");
 }
