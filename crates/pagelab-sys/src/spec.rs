@@ -133,9 +133,10 @@ pub struct SupervisorSpec {
     #[serde(default)]
     pub interrupt_us: Us,
     /// Per start of a virtual machine's I/O, where it differs from a paging SIO [µs]: CP
-    /// translates the virtual channel program before it starts the real one (YOUNG ch. II;
-    /// BARD §6 credits CP-67 with "extremely low CPU overhead per paging operation", which
-    /// says nothing of virtual I/O). Default: `sio_us`.
+    /// translates the virtual channel program before it starts the real one, work a paging
+    /// SIO does not do [A: none of the papers gives its cost]. BARD §6 credits CP-67 with
+    /// "extremely low CPU overhead per paging operation", which says nothing of virtual I/O.
+    /// Default: `sio_us`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vio_sio_us: Option<Us>,
     /// Per interrupt ending a virtual machine's I/O or timer wait, reflected to it [µs]. Default:
