@@ -63,6 +63,31 @@ def test_calibration_recovers_two_known_parameters(tmp_path):
     assert text.count("# fitted by pagelab calibrate to target.toml on ") == 2
     assert doc["provenance"]["best_trial"] == result.best.number + 1
     assert doc["provenance"]["late_gain"] == pytest.approx(result.late_gain, abs=1e-4)
+    # What the target leaves open: each key's range over the trials within a ratio of the best
+    # loss, and those trials at its ends, each a fit to predict from. The search found the
+    # truth almost exactly, so 2x leaves little open; a thousand times its loss, more.
+    prov = doc["provenance"]
+    assert prov["near_ratio"] == 2.0 and prov["near_trials"] == len(result.near(2.0)) >= 1
+    wide = cal.write_fitted(result, tmp_path / "wide.toml", set=SHORT, near_ratio=1000.0)
+    prov = tomllib.loads(wide.read_text())["provenance"]
+    assert prov["near_trials"] == len(result.near(1000.0)) > 2
+    for k in prov["key"]:
+        lo, hi = k["near"]
+        assert k["range"][0] <= lo <= k["value"] <= hi <= k["range"][1], k
+    corners = prov["near_fit"]
+    assert corners and all(c["loss"] <= 1000.0 * result.best.loss for c in corners)
+    assert {c["values"]["workload.cpu_ms"] for c in corners} >= {
+        v for v in prov["key"][0]["near"] if v != best["workload.cpu_ms"]
+    }
+    # Every trial is kept as a table DuckDB reads.
+    import duckdb
+
+    table = cal.write_trials(result, cal.trials_path(out))
+    assert table.name == "fitted.trials.parquet"
+    n, low, first = duckdb.sql(
+        f"select count(*), min(loss), min(\"point 1: cpu_busy_pct\") from '{table}'"
+    ).fetchall()[0]
+    assert n == BUDGET and low == pytest.approx(result.best.loss) and first > 0
     # The fitted preset is a preset: it runs, and close to the target.
     m = system.run(out, seed=1)["metrics"]
     assert m["cpu_busy_pct"]["value"] == pytest.approx(target.points[0].value, rel=0.1)
@@ -74,6 +99,7 @@ def test_calibration_recovers_two_known_parameters(tmp_path):
         (["--vary", "workload.cpu_ms=9"], ["--vary", "lo:hi"]),
         (["--vary", "workload.cpu_mz=1:2"], ["workload.cpu_mz", "no such key"]),
         (["--vary", "workload.cpu_ms=1:2", "--budget", "0"], ["--budget 0"]),
+        (["--vary", "workload.cpu_ms=1:2", "--near", "0.5"], ["--near 0.5", "at least 1"]),
     ],
 )
 def test_bad_calibrations_say_so_in_one_line(cli, tmp_path, args, needles):
@@ -100,6 +126,25 @@ def test_a_search_still_improving_at_its_end_is_not_converged():
     assert done.late_gain == 0.0 and done.converged
     # 0.5 % better at the end: within the tolerance
     assert _searched([1.0, 0.2, 0.4, 0.199]).converged
+
+
+def test_the_near_trials_and_their_corners_are_what_the_target_leaves_open():
+    vary = [cal.Vary("a", 0.0, 1.0, False), cal.Vary("b", 0.0, 1.0, False)]
+    points = [  # (a, b, loss)
+        (0.5, 0.5, 1.0),  # the best
+        (0.1, 0.6, 1.5),  # the lowest a within 2x
+        (0.1, 0.7, 1.8),  # as low an a, a higher loss: not the corner
+        (0.9, 0.4, 1.9),  # the highest a and the lowest b
+        (0.7, 0.8, 2.0),  # the highest b, at the bound (kept)
+        (0.0, 1.0, 2.5),  # beyond the bound, though at both ends
+        (0.95, 0.05, float("inf")),  # infeasible
+    ]
+    trials = [cal.Trial(i, {"a": a, "b": b}, x) for i, (a, b, x) in enumerate(points)]
+    trials[-1].infeasible = "requires a < b"
+    c = cal.Calibration("unix-v6", None, vary, [1], trials, "cmaes")  # type: ignore[arg-type]
+    assert [t.number for t in c.near(2.0)] == [0, 1, 2, 3, 4]
+    assert [t.number for t in c.near_extremes(2.0)] == [1, 3, 4]
+    assert [t.number for t in c.near(1.0)] == [0] and c.near_extremes(1.0) == []
 
 
 def test_a_range_whose_end_is_invalid_fails_before_any_run(cli, tmp_path):

@@ -105,6 +105,18 @@ def test_psi_study_overrides_build_the_three_workloads():
     assert all(f in alt for f in own) and set(own) != set(st.fitted_overrides(2))
     sets = [k for k in st.fitted_provenance(st.STORAGE_BOUND)["key"] if "set_pages" in k["key"]]
     assert len(sets) == 3 and all(k["range"][1] <= 30 and k["value"] <= 30 for k in sets)
+    # the fits the calibration kept within 2x the adopted loss: each names every fitted key,
+    # a workload's own keys by group, and runs with its values in place of the best's
+    prov = st.fitted_provenance()
+    near = st.near_fits()
+    assert near and all(f["loss"] <= prov["near_ratio"] * prov["loss"] for f in near)
+    names = {k["key"] + (f"@{k['group']}" if "group" in k else "") for k in prov["key"]}
+    assert all(set(f["values"]) == names for f in near)
+    for f in near:
+        moved = st.fitted_overrides(3, values=f["values"])
+        assert len(moved) == len(st.fitted_overrides(3)) and moved != st.fitted_overrides(3)
+        users = f["values"]["workload.class.4.users@w3"]
+        assert f"workload.class.4.users={users}" in moved
     # the target is the CP-67 column alone, as written by calibration_target()
     target = (pagelab.system.presets_dir() / "targets" / "bard-table2-cp67.toml").read_text()
     assert target == st.calibration_target() and target.count("[[point]]") == 6
@@ -142,6 +154,15 @@ def test_psi_table2_smoke():
     spread = [r for r in record["rows"] if r["table"].startswith("The base column's spread")]
     assert {r["role"] for r in spread} == {"ours"} and len(spread) == 6 * 4 + 1
     assert all(r["pagelab"] is not None for r in spread)
+    # both columns from each fit within 2x the adopted loss: the adopted value and the range
+    # of the others, per cell, and each fit's count of gains in (0, 10]
+    near = [r for r in record["rows"] if r["table"].startswith("The fits the CP-67 column")]
+    assert {r["role"] for r in near} == {"ours"}
+    assert len(near) == 6 * 6 + 2 * len(st.near_fits())
+    for r in (r for r in near if r["column"].startswith("gain, ")):
+        low = next(x for x in near if x["row"] == r["row"] and x["column"] == "gain, lowest")
+        high = next(x for x in near if x["row"] == r["row"] and x["column"] == "gain, highest")
+        assert low["pagelab"] <= high["pagelab"]
     for fig in ("figure2", "figure3", "figure4"):
         assert f"{fig}-degrades" in claims
 

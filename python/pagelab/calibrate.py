@@ -272,6 +272,26 @@ class Calibration:
         """No more than `LATE_GAIN` of improvement in the last quarter (see `late_gain`)."""
         return self.late_gain <= LATE_GAIN
 
+    def near(self, ratio: float) -> list[Trial]:
+        """The trials whose loss is within `ratio` times the best's, best first: fits the
+        target tells apart from the best no better than that."""
+        bound = self.best.loss * ratio
+        ok = [t for t in self.trials if t.infeasible is None and t.loss <= bound]
+        return sorted(ok, key=lambda t: (t.loss, t.number))
+
+    def near_extremes(self, ratio: float) -> list[Trial]:
+        """Of the `near` trials other than the best, those at the lowest and at the highest
+        value of each searched key (the lower loss on a tie): the corners of what the target
+        leaves open, to run a prediction at."""
+        near = self.near(ratio)
+        picked: dict[int, Trial] = {}
+        for v in self.vary:
+            for sign in (1.0, -1.0):
+                t = min(near, key=lambda t: (sign * t.values[v.name], t.loss, t.number))
+                picked[t.number] = t
+        picked.pop(self.best.number, None)
+        return sorted(picked.values(), key=lambda t: t.number)
+
 
 def calibrate(
     preset: str,
@@ -522,14 +542,29 @@ def _portable(path: Path) -> str:
         return str(path)
 
 
-def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) -> Path:  # noqa: A002
+#: Default `near` ratio: twice the best loss, a root-mean-square error √2 times the best's.
+NEAR_RATIO = 2.0
+
+
+def write_fitted(
+    cal: Calibration,
+    out: str | Path,
+    *,
+    set: Sequence[str] = (),  # noqa: A002
+    near_ratio: float = NEAR_RATIO,
+) -> Path:
     """The preset with the best values in place, each annotated, and its `[provenance]`. A
     key fitted for one group of points is not the preset's own: it is in the provenance only,
-    with its group, for whoever runs that group's setting."""
+    with its group, for whoever runs that group's setting. The provenance also keeps what the
+    target leaves open: each key's range over the trials within `near_ratio` of the best loss
+    (`near`), and those trials at each key's extremes (`near_fit`), for a prediction's spread."""
     from .sweep.grid import to_override
     from .sweep.spec import resolve
 
+    if not (math.isfinite(near_ratio) and near_ratio >= 1.0):
+        raise PagelabError(f"--near {near_ratio}: expected a ratio of losses of at least 1")
     best = cal.best
+    near = cal.near(near_ratio)
     shared = [v for v in _keys(cal.vary, cal.ties) if v.group is None]
     ov = [to_override(v.key, best.values[v.name]) for v in shared]
     point, tree = resolve(cal.preset, [*set, *ov])
@@ -562,6 +597,7 @@ def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) 
                     **({"group": v.group} if v.group is not None else {}),
                     "range": [v.lo, v.hi],
                     "value": best.values[v.name],
+                    "near": _span(near, v.name),
                 }
                 for v in cal.vary
             ),
@@ -571,6 +607,7 @@ def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) 
                     **({"group": t.source.group} if t.source.group is not None else {}),
                     "tied": f"{t.factor:g} x {t.source.name}",
                     "value": best.values[t.name],
+                    "near": _span(near, t.name),
                 }
                 for t in cal.ties
             ),
@@ -586,9 +623,47 @@ def write_fitted(cal: Calibration, out: str | Path, *, set: Sequence[str] = ()) 
             }
             for p, m in zip(cal.target.points, best.metrics, strict=True)
         ],
+        "near_ratio": near_ratio,
+        "near_trials": len(near),
     }
+    corners = cal.near_extremes(near_ratio)
+    if corners:
+        tree["provenance"]["near_fit"] = [
+            {"trial": t.number + 1, "loss": t.loss, "values": dict(t.values)} for t in corners
+        ]
     text = tomlout.dumps(tree, {v.key: note for v in shared})
     header = f"# {point.name} calibrated to {cal.target.name}: {note}\n"
     out = Path(out)
     _atomic.write_text(out, header + text)
     return out
+
+
+def _span(trials: Sequence[Trial], name: str) -> list[float]:
+    vals = [t.values[name] for t in trials]
+    return [min(vals), max(vals)]
+
+
+def write_trials(cal: Calibration, out: str | Path) -> Path:
+    """Every trial as a table (Parquet, atomically): its number, loss (empty where infeasible)
+    and why, each key's value, and the mean of each target point's metric, for DuckDB or
+    pandas to read the search's landscape."""
+    names = [v.name for v in _keys(cal.vary, cal.ties)]
+    cols = [f"point {i + 1}: {p.metric}" for i, p in enumerate(cal.target.points)]
+    rows = []
+    for t in cal.trials:
+        row: dict[str, Any] = {"trial": t.number + 1}
+        row["loss"] = t.loss if math.isfinite(t.loss) else None
+        row["infeasible"] = t.infeasible
+        row.update({n: float(t.values[n]) for n in names})
+        got = t.metrics or [math.nan] * len(cols)
+        row.update({c: (None if math.isnan(m) else m) for c, m in zip(cols, got, strict=True)})
+        rows.append(row)
+    out = Path(out)
+    _atomic.write_table(out, rows, "parquet")
+    return out
+
+
+def trials_path(out: str | Path) -> Path:
+    """Where `pagelab calibrate --out OUT` writes its trial table: OUT's name, `.trials.parquet`."""
+    out = Path(out)
+    return out.with_name(out.stem + ".trials.parquet")

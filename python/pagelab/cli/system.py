@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from ..errors import PagelabError
 from .base import cli
 
 # -- the system simulator --------------------------------------------------------------------
@@ -132,6 +133,13 @@ def sweep(
     help="Result store of the trials' runs [default: OUT without .toml, plus -runs].",
 )
 @click.option("--sampler", type=click.Choice(["cmaes", "tpe"]), default="cmaes", show_default=True)
+@click.option(
+    "--near",
+    type=float,
+    default=2.0,
+    show_default=True,
+    help="Keep in the provenance what the trials within this ratio of the best loss leave open.",
+)
 @click.option("--workers", type=int, default=None, help="Worker processes [default: one per core].")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="An existing scheduler.")
 def calibrate(
@@ -146,12 +154,16 @@ def calibrate(
     out: str,
     store: str | None,
     sampler: str,
+    near: float,
     workers: int | None,
     scheduler: str | None,
 ) -> None:
-    """Fit the VARY keys of PRESET to the paper numbers in TARGET; write the fitted preset."""
+    """Fit the VARY keys of PRESET to the paper numbers in TARGET; write the fitted preset,
+    and every trial beside it (OUT's name, .trials.parquet)."""
     from .. import calibrate as cal
 
+    if not (1.0 <= near < float("inf")):
+        raise PagelabError(f"--near {near}: expected a ratio of losses of at least 1")
     tgt = cal.load_target(target)
     keys = [cal.parse_vary(v) for v in vary]
     store = store or str(Path(out).with_suffix("")) + "-runs"
@@ -180,11 +192,18 @@ def calibrate(
         require=require,
         tie=tie,
     )
-    path = cal.write_fitted(result, out, set=overrides)
+    path = cal.write_fitted(result, out, set=overrides, near_ratio=near)
+    table = cal.write_trials(result, cal.trials_path(out))
     best = result.best
+    close = result.near(near)
     for k, v in best.values.items():
-        click.echo(f"{k} = {v:.6g}")
-    click.echo(f"loss {best.loss:.4g}; fitted preset in {path}", err=True)
+        lo, hi = (min(t.values[k] for t in close), max(t.values[k] for t in close))
+        click.echo(f"{k} = {v:.6g}  (within {near:g}x the best loss: {lo:.4g} to {hi:.4g})")
+    click.echo(
+        f"loss {best.loss:.4g}; {len(close)} of {len(result.trials)} trials within {near:g}x it; "
+        f"fitted preset in {path}, every trial in {table}",
+        err=True,
+    )
     if not result.converged:
         click.echo(
             f"calibrate: the best loss fell {100 * result.late_gain:.1f} % in the last quarter "

@@ -80,10 +80,11 @@ def overrides(
     load_control: dict[str, Any] | None = None,
     fitted: bool = True,
     fit: str | None = None,
+    values: dict[str, Any] | None = None,
 ) -> list[str]:
     """The `--set` overrides of one cell; `load_control` replaces the preset's controller;
     `fitted`: with the keys fitted to the CP-67 column (`fit`, by default FITTED), the same in
-    every cell whatever its scheduler."""
+    every cell whatever its scheduler; `values`: one of its `near_fits` in their place."""
     scale = FULL if full else SMOKE
     table = workload_table(workload)
     out = [
@@ -94,7 +95,7 @@ def overrides(
         f"workload.class={toml_inline(table['class'])}",
     ]
     if fitted:
-        out += fitted_overrides(workload, fit or FITTED)
+        out += fitted_overrides(workload, fit or FITTED, values)
     if load_control is not None:
         out.append(f"load_control={toml_inline(load_control)}")
     return out
@@ -153,19 +154,34 @@ def fitted_provenance(fit: str = FITTED) -> dict[str, Any]:
         return tomllib.load(f)["provenance"]
 
 
-def fitted_overrides(workload: int, fit: str = FITTED) -> list[str]:
+def fitted_overrides(
+    workload: int, fit: str = FITTED, values: dict[str, Any] | None = None
+) -> list[str]:
     """The fitted keys of the preset `fit` as overrides for a cell of `workload`, whatever its
     scheduler: the keys the search held fixed (`--set`), then those every workload shares and
-    those fitted for its own."""
+    those fitted for its own; at the best trial's values, or at `values` (by key name, a
+    group's keys as `key@group`: one of `near_fits`)."""
     prov = fitted_provenance(fit)
+
+    def value(k: dict[str, Any]) -> Any:
+        name = k["key"] + (f"@{k['group']}" if "group" in k else "")
+        return k["value"] if values is None else values[name]
+
     return [
         *prov.get("fixed", []),
         *(
-            f"{k['key']}={toml_inline(k['value'])}"
+            f"{k['key']}={toml_inline(value(k))}"
             for k in prov["key"]
             if k.get("group") in (None, group(workload))
         ),
     ]
+
+
+def near_fits(fit: str = FITTED) -> list[dict[str, Any]]:
+    """The other trials of the calibration that wrote `fit` whose loss is within its
+    `near_ratio` of the best, at the extremes of each searched key (`pagelab calibrate --near`):
+    each with its `trial`, `loss` and `values`. What Table 2's CP-67 column leaves open."""
+    return list(fitted_provenance(fit).get("near_fit", []))
 
 
 def psi_controller(kb: int, **params: Any) -> dict[str, Any]:
@@ -182,11 +198,15 @@ def cell(
     full: bool,
     load_control: dict[str, Any] | None = None,
     fit: str | None = None,
+    values: dict[str, Any] | None = None,
 ) -> tuple[str, list[str]]:
     """The preset and overrides of one cell: CP-67's scheduler when `load_control` is None;
-    `fit`: the fitted preset whose keys it takes (FITTED by default)."""
+    `fit`: the fitted preset whose keys it takes (FITTED by default); `values`: one of its
+    `near_fits` instead of its best."""
     preset = "cp67" if load_control is None else "cp67-psi"
-    return preset, overrides(workload, kb, full=full, load_control=load_control, fit=fit)
+    return preset, overrides(
+        workload, kb, full=full, load_control=load_control, fit=fit, values=values
+    )
 
 
 def problem_state(report: dict[str, Any]) -> float:

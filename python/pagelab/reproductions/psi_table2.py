@@ -7,7 +7,9 @@ The setting is `_psi_study` (40 users, 660 s; locality programs for the paper's 
 full scale every cell is the mean of `FULL_SEEDS` seeds (seed, seed + 1, ...); the run details
 are those of the first seed. "The base column's spread" runs both columns again from a second
 fit of the CP-67 column, not adopted (`_psi_study.STORAGE_BOUND`), to show how far the
-prediction moves between fits that column cannot tell apart well.
+prediction moves between fits that column cannot tell apart well; "The fits the CP-67 column
+leaves open" runs them from the adopted search's own trials within twice its best loss, at each
+fitted key's extremes (`_psi_study.near_fits`).
 """
 
 from __future__ import annotations
@@ -62,10 +64,18 @@ def run(ctx: Context) -> None:
     for wl, kb in cells:
         for lc in (None, st.psi_controller(kb)):
             settings.append(st.cell(wl, kb, full=ctx.full, load_control=lc, fit=st.STORAGE_BOUND))
+    near = st.near_fits()
+    for fit in near:
+        for wl, kb in cells:
+            for lc in (None, st.psi_controller(kb)):
+                settings.append(
+                    st.cell(wl, kb, full=ctx.full, load_control=lc, values=fit["values"])
+                )
     done = ctx.simulate(settings)
     k = len(cells) * (2 + len(ABLATION))
     _ablation(ctx, done[: 2 * len(cells)], done[2 * len(cells) : k])
-    _storage_bound_spread(ctx, done[k:])
+    _storage_bound_spread(ctx, done[k : k + 2 * len(cells)])
+    _near_fits(ctx, near, done[: 2 * len(cells)], done[k + 2 * len(cells) :])
     done = done[: 2 * len(cells)]
     n = len(ctx.seeds)
     gains: dict[str, list[float]] = {}
@@ -224,6 +234,51 @@ def _storage_bound_spread(ctx: Context, runs: list) -> None:
         for k, (x, g) in enumerate(zip(b, gain, strict=True)):
             near[k] += (abs(x - p_psi) <= 5.0) + (abs(g - (p_psi - p_cp)) <= 5.0)
     ctx.row(table, "cells within 5 points of Bard's", "of 12", near, role="ours", why=why)
+
+
+def _near_fits(ctx: Context, near: list, adopted: list, runs: list) -> None:
+    """Both columns from each fit the calibration kept beside the adopted one (trials within
+    `near_ratio` of its loss, at each searched key's extremes): how far the prediction moves
+    between fits Table 2's CP-67 column tells apart no better than that. Rows `ours`."""
+    if not near:
+        return
+    prov = st.fitted_provenance()
+    table = (
+        f"The fits the CP-67 column leaves open: {len(near)} trials within "
+        f"{prov['near_ratio']:g}x the adopted loss"
+    )
+    why = f"from the trials of presets/{st.FITTED}.toml's near_fit, not adopted"
+    cells = list(PAPER_TABLE2.items())
+    per_fit = [runs[2 * len(cells) * j : 2 * len(cells) * (j + 1)] for j in range(len(near))]
+    for i, ((wl, kb), _paper) in enumerate(cells):
+        row = f"workload {wl}, {kb} KB"
+        for col, pick in (("CP-67", _cp67_of), ("gain", _gain_of)):
+            ours = pick(adopted, i)
+            others = [pick(r, i) for r in per_fit]
+            ctx.row(table, row, f"{col}, adopted fit", ours, unit="%", role="ours", why=why)
+            ctx.row(table, row, f"{col}, lowest", min(others), unit="%", role="ours", why=why)
+            ctx.row(table, row, f"{col}, highest", max(others), unit="%", role="ours", why=why)
+    for fit, r in zip(near, per_fit, strict=True):
+        row = f"trial {fit['trial']} (loss {fit['loss']:.3g})"
+        gains = [_gain_of(r, i) for i in range(len(cells))]
+        within = sum(
+            (abs(_cp67_of(r, i) + g - p_psi) <= 5.0) + (abs(g - (p_psi - p_cp)) <= 5.0)
+            for i, (g, (_cell, (p_cp, p_psi))) in enumerate(zip(gains, cells, strict=True))
+        )
+        ctx.row(table, row, "gains in (0, 10]", sum(0 < g <= 10 for g in gains), role="ours")
+        ctx.row(table, row, "cells within 5 points of Bard's, of 12", within, role="ours")
+
+
+def _cp67_of(runs: list, i: int) -> float:
+    """Cell `i`'s CP-67 problem state, the mean over the seeds."""
+    xs = runs[2 * i].metric("problem_state_pct")
+    return round(sum(xs) / len(xs), 2)
+
+
+def _gain_of(runs: list, i: int) -> float:
+    """Cell `i`'s Ψ-scheduler gain over CP-67, the mean over the seeds (paired)."""
+    a, b = runs[2 * i].metric("problem_state_pct"), runs[2 * i + 1].metric("problem_state_pct")
+    return round(sum(y - x for x, y in zip(a, b, strict=True)) / len(a), 2)
 
 
 def _psi_agreement(ctx: Context, reports: list, done: list) -> tuple[str, dict] | None:
