@@ -108,6 +108,17 @@ def test_hpo_table2_smoke():
         assert claims[cid]["verdict"] == "holds", claims[cid]
     for cid in ("sio-down", "total-paging-up", "q2-seconds-down"):
         assert claims[cid]["verdict"] in ("holds", "direction-only"), claims[cid]
+    # both systems from each trial the base's search kept within 2x its loss (role ours): three
+    # metrics of each system and the Q1 ratio per trial, labelled with its VIOs per trivial
+    import tomllib
+
+    from pagelab.system import presets_dir
+
+    prov = tomllib.loads((presets_dir() / "hpo-base-3081-fitted.toml").read_text())["provenance"]
+    near = [r for r in record["rows"] if r["table"].startswith("The fits the base column")]
+    assert len(near) == len(prov["near_fit"]) * 7 and {r["role"] for r in near} == {"ours"}
+    vios = {f["values"]["workload.class.0.commands.0.vio"] for f in prov["near_fit"]}
+    assert {f"{v} VIOs per trivial" for v in vios} <= {r["row"].split(", ")[-1][:-1] for r in near}
 
 
 def test_unix_login_control_smoke():

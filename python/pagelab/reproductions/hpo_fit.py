@@ -63,13 +63,16 @@ PRODUCTION_MIX = [
 RUNNER_UP_3081 = "hpo-base-3081-runner-up"
 
 
-def fitted(machine: str, preset: str | None = None) -> tuple[list[str], dict]:
+def fitted(
+    machine: str, preset: str | None = None, values: dict | None = None
+) -> tuple[list[str], dict]:
     """The fitted values of `machine`'s base (or of the fitted `preset`) as overrides, and the
-    fitted preset's provenance."""
+    fitted preset's provenance; with `values` (one of its `near_fit` trials), those instead."""
     name = preset or BASES[machine][1]
     path = presets_dir() / f"{name}.toml"
     prov = tomllib.loads(path.read_text())["provenance"]
-    overrides = [f"{k['key']}={_toml(k['value'])}" for k in prov["key"]]
+    pick = (lambda k: k["value"]) if values is None else (lambda k: values[k["key"]])
+    overrides = [f"{k['key']}={_toml(pick(k))}" for k in prov["key"]]
     return overrides, prov
 
 

@@ -159,6 +159,7 @@ def run(ctx: Context) -> None:
         )
         ctx.row("Table 2", row, "Prototype", proto.metric(metric), paper=p_proto, unit=unit)
     runner_up_spread(ctx, limit_override(limit))
+    near_fits_spread(ctx, limit_override(limit))
     overlap_sensitivity(ctx, ov, limit_override(limit))
     repeat_sensitivity(ctx, ov, limit_override(limit))
     exposures_sensitivity(ctx, ov, limit_override(limit))
@@ -210,6 +211,32 @@ def runner_up_spread(ctx: Context, limit: list[str]) -> None:
     why = f"the runner-up search's fit (loss {prov['loss']:.3g}), not the adopted one"
     rows = [*SENSITIVE, ("Minidisk I/O per trivial response", "q1_vio_wait_s", "s")]
     _sensitivity_rows(ctx, "The base column's spread", "runner-up fit", base, proto, rows, why)
+
+
+def near_fits_spread(ctx: Context, limit: list[str]) -> None:
+    """Base and prototype from each trial the adopted search kept beside its best (within its
+    `near_ratio` of the best loss, at each fitted key's extremes: `pagelab calibrate --near`),
+    at the adopted fit's Q2 limit: how far the predicted Q1 ratio moves between fits the base
+    column tells apart no better than that. Rows `ours`; none when the provenance keeps none."""
+    _, prov = fitted("3081")
+    near = prov.get("near_fit", [])
+    if not near:
+        return
+    settings = []
+    for f in near:
+        ov = [*fitted("3081", values=f["values"])[0], *([] if ctx.full else SMOKE)]
+        settings += [("vmsp", ov), ("hpo-prototype", [*ov, *limit])]
+    runs = ctx.simulate(settings)
+    table = (
+        f"The fits the base column leaves open: trials within {prov['near_ratio']:g}x "
+        "the adopted loss"
+    )
+    rows = [*SENSITIVE, ("Minidisk I/O per trivial response", "q1_vio_wait_s", "s")]
+    vio = "workload.class.0.commands.0.vio"
+    for i, f in enumerate(near):
+        label = f"trial {f['trial']} (loss {f['loss']:.3g}, {f['values'][vio]} VIOs per trivial)"
+        why = "a trial of the adopted search within its near ratio, not adopted"
+        _sensitivity_rows(ctx, table, label, runs[2 * i], runs[2 * i + 1], rows, why)
 
 
 def overlap_sensitivity(ctx: Context, ov: list[str], limit: list[str]) -> None:

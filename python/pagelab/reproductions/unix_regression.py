@@ -25,11 +25,6 @@ PRESET = "unix-v6-fitted"
 #: The same calibration with sched's easy core taking block waiters, as CHANSON §3.1 describes
 #: his swapper (`swapper.easy_includes_io`); a sensitivity beside the code's reading.
 EASY_IO_PRESET = "unix-v6-fitted-easy-io"
-FITTED_KEYS = [
-    "workload.sleep_probability",
-    "workload.tty_probability",
-    "workload.file_blocks",
-]
 #: Reaction times below this are left out of the relative validation error [ms].
 MIN_RT_MS = 50.0
 
@@ -496,15 +491,78 @@ def _cache_locality(
             )
 
 
+def _provenance() -> dict:
+    """The `[provenance]` of the fitted preset."""
+    import tomllib
+
+    from ..system import resolve_spec_path
+
+    return tomllib.loads(resolve_spec_path(PRESET).read_text())["provenance"]
+
+
+def _near_fits(
+    ctx: Context,
+    design: dict,
+    points: list,
+    held: list[bool],
+    base: tuple[list[dict], list],
+    duration: float | None,
+) -> None:
+    """The design again from each trial the calibration kept beside its best (within its
+    `near_ratio` of the best training loss, at each fitted key's extremes: `pagelab calibrate
+    --near`): how far the equations and the hold-out error move between fits the training half
+    tells apart no better than that (role `ours`). `base`: the fitted preset's fits and
+    replications."""
+    prov = _provenance()
+    near = prov.get("near_fit", [])
+    if not near:
+        return
+    settings = [
+        chanson.settings(*p, duration_s=duration, preset=PRESET, extra=_near_overrides(f))
+        for f in near
+        for p in points
+    ]
+    runs = ctx.simulate(settings)
+    table = (
+        f"The fits the training half leaves open: trials within {prov['near_ratio']:g}x "
+        "the adopted loss"
+    )
+    cases = [("adopted fit", *base)]
+    for j, f in enumerate(near):
+        done = runs[j * len(points) : (j + 1) * len(points)]
+        reps = [_replicate(points, held, done, k) for k in range(len(ctx.seeds))]
+        cases.append(
+            (f"trial {f['trial']} (loss {f['loss']:.3g})", [_fits(design, r) for r in reps], reps)
+        )
+    for label, fs, reps in cases:
+        for term in ("pctrmm", "pc", "pc_pn_ps"):
+            coef = [f["overall"].coefficients[term] for f in fs]
+            paper = chanson.PAPER_OVERALL[term]
+            ctx.row(table, f"overall equation: {term}", label, coef, paper=paper, role="ours")
+        ctx.row(
+            table, "hold-out MAE", label, [f["mae"] for f in fs], paper=20, unit="%", role="ours"
+        )
+        loss = [_training_loss(r) for r in reps]
+        ctx.row(table, "training loss (the calibration's)", label, loss, role="ours")
+
+
+def _near_overrides(fit: dict) -> list[str]:
+    """A `near_fit` trial's values as overrides."""
+    return [f"{k}={v!r}" for k, v in fit["values"].items()]
+
+
 def run(ctx: Context) -> None:
     design = chanson.FULL if ctx.full else chanson.SMOKE
     duration = None if ctx.full else 300.0
     points = chanson.design_points(design)
     held = chanson.split(points)
+    prov = _provenance()
     ctx.fitted = {
         "preset": PRESET,
-        "keys": FITTED_KEYS,
+        "keys": list(prov["fitted"]),
         "target": "presets/targets/chanson-train.toml (per-PC equations, training half)",
+        "loss": prov.get("loss"),
+        "trials": prov.get("trials"),
     }
     done = ctx.simulate([chanson.settings(*p, duration_s=duration, preset=PRESET) for p in points])
     reps = [_replicate(points, held, done, k) for k in range(len(ctx.seeds))]
@@ -532,6 +590,7 @@ def run(ctx: Context) -> None:
     _rt_drops_with_pc(ctx, design, points, done)
     _swapper_reading(ctx, design, points, held, fits, done, duration)
     _cache_locality(ctx, design, points, held, (done, reps), duration)
+    _near_fits(ctx, design, points, held, (fits, reps), duration)
     _section4(ctx, fits, duration)
     ctx.notes.append(
         "the paper's section 4 formula prints 6 * 200 where its text and its "
