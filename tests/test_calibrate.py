@@ -145,6 +145,9 @@ def test_the_near_trials_and_their_corners_are_what_the_target_leaves_open():
     assert [t.number for t in c.near(2.0)] == [0, 1, 2, 3, 4]
     assert [t.number for t in c.near_extremes(2.0)] == [1, 3, 4]
     assert [t.number for t in c.near(1.0)] == [0] and c.near_extremes(1.0) == []
+    # a spans 0.1-0.9 over the near trials (80 % of its range), b 0.4-0.8 (40 %)
+    assert c.unpinned(2.0) == ["a"] and c.unpinned(2.0, share=0.4) == ["a", "b"]
+    assert c.unpinned(1.0) == []
 
 
 def test_a_range_whose_end_is_invalid_fails_before_any_run(cli, tmp_path):

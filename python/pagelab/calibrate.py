@@ -234,6 +234,10 @@ def loss_of(means: Sequence[float], target: Target) -> float:
     return acc / total
 
 
+#: A key whose values over the trials near the best span this share of its range or more is
+#: reported as not pinned by the target.
+UNPINNED_SHARE = 0.5
+
 #: A search whose best loss fell by more than this fraction in its last quarter of trials is
 #: reported as still improving.
 LATE_GAIN = 0.01
@@ -278,6 +282,17 @@ class Calibration:
         bound = self.best.loss * ratio
         ok = [t for t in self.trials if t.infeasible is None and t.loss <= bound]
         return sorted(ok, key=lambda t: (t.loss, t.number))
+
+    def unpinned(self, ratio: float, share: float = UNPINNED_SHARE) -> list[str]:
+        """The searched keys whose values over the `near` trials span at least `share` of
+        their search range: keys the target does not pin."""
+        near = self.near(ratio)
+        out = []
+        for v in self.vary:
+            vals = [t.values[v.name] for t in near]
+            if v.hi > v.lo and (max(vals) - min(vals)) >= share * (v.hi - v.lo):
+                out.append(v.name)
+        return out
 
     def near_extremes(self, ratio: float) -> list[Trial]:
         """Of the `near` trials other than the best, those at the lowest and at the highest

@@ -204,6 +204,14 @@ def calibrate(
         f"fitted preset in {path}, every trial in {table}",
         err=True,
     )
+    loose = result.unpinned(near)
+    if loose:
+        click.echo(
+            f"calibrate: within {near:g}x the best loss, {', '.join(loose)} span half their "
+            "range or more: the target does not pin them, and predictions that depend on them "
+            "may move with them (the provenance's near_fit has fits to run them from)",
+            err=True,
+        )
     if not result.converged:
         click.echo(
             f"calibrate: the best loss fell {100 * result.late_gain:.1f} % in the last quarter "
