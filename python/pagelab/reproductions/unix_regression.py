@@ -505,14 +505,14 @@ def _near_fits(
     design: dict,
     points: list,
     held: list[bool],
-    base: tuple[list[dict], list],
+    base: tuple[list[dict], list, list],
     duration: float | None,
 ) -> None:
     """The design again from each trial the calibration kept beside its best (within its
     `near_ratio` of the best training loss, at each fitted key's extremes: `pagelab calibrate
     --near`): how far the equations and the hold-out error move between fits the training half
-    tells apart no better than that (role `ours`). `base`: the fitted preset's fits and
-    replications."""
+    tells apart no better than that (role `ours`). `base`: the fitted preset's fits,
+    replications and runs."""
     prov = _provenance()
     near = prov.get("near_fit", [])
     if not near:
@@ -531,10 +531,16 @@ def _near_fits(
     for j, f in enumerate(near):
         done = runs[j * len(points) : (j + 1) * len(points)]
         reps = [_replicate(points, held, done, k) for k in range(len(ctx.seeds))]
-        cases.append(
-            (f"trial {f['trial']} (loss {f['loss']:.3g})", [_fits(design, r) for r in reps], reps)
+        label = f"trial {f['trial']} (loss {f['loss']:.3g})"
+        cases.append((label, [_fits(design, r) for r in reps], reps, done))
+    lo = min(design["pc"])
+    for label, fs, reps, done in cases:
+        fs_rate, swaps = (
+            _level_mean(ctx, points, done, lo, m) for m in ("fs_access_rate", "swap_rate")
         )
-    for label, fs, reps in cases:
+        per_swap = [a / b if b > 0 else math.nan for a, b in zip(fs_rate, swaps, strict=True)]
+        row = f"PC = {lo} ms: file-system accesses per swap"
+        ctx.row(table, row, label, per_swap, paper=10.0, unit="ratio", role="ours")
         for term in ("pctrmm", "pc", "pc_pn_ps"):
             coef = [f["overall"].coefficients[term] for f in fs]
             paper = chanson.PAPER_OVERALL[term]
@@ -590,7 +596,7 @@ def run(ctx: Context) -> None:
     _rt_drops_with_pc(ctx, design, points, done)
     _swapper_reading(ctx, design, points, held, fits, done, duration)
     _cache_locality(ctx, design, points, held, (done, reps), duration)
-    _near_fits(ctx, design, points, held, (fits, reps), duration)
+    _near_fits(ctx, design, points, held, (fits, reps, done), duration)
     _section4(ctx, fits, duration)
     ctx.notes.append(
         "the paper's section 4 formula prints 6 * 200 where its text and its "
