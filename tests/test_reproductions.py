@@ -50,6 +50,10 @@ def test_unix_reproductions_smoke(tmp_path):
         "size; the memory for 1 s is the others'"
     ]
     assert any(r["row"] == "memory for 1 s" for r in reg["rows"])
+    # the fit that also aimed at section 2.C's swap ratio, beside the adopted one (ours)
+    aimed = [r for r in reg["rows"] if r["table"].startswith("Aiming at section 2.C")]
+    assert {r["column"] for r in aimed} == {"adopted fit", "aimed at 10 accesses per swap"}
+    assert {r["role"] for r in aimed} == {"ours"} and all(r["pagelab"] > 0 for r in aimed[-3:])
     swap = rep.reproduce("unix-swap-interval", scale="smoke")
     swaps = {c["id"]: c for c in swap["claims"]}
     assert swaps["swaps-intensify"]["verdict"] == "holds", swaps["swaps-intensify"]
@@ -59,6 +63,7 @@ def test_unix_reproductions_smoke(tmp_path):
 
 
 def test_chanson_hold_out_is_a_seeded_random_half_of_each_pc_level():
+    import pagelab.system
     from pagelab import chanson
 
     points = chanson.design_points(chanson.FULL)
@@ -75,6 +80,13 @@ def test_chanson_hold_out_is_a_seeded_random_half_of_each_pc_level():
     # The calibration target holds the training points only.
     target = chanson.training_target(chanson.FULL, 300.0)
     assert target.count("[[point]]") == len(points) - sum(held)
+    # The exploratory target adds section 2.C's swap ratio at Figure 1's setting, and the file
+    # the swap-ratio preset was fitted to is this function's.
+    ratio = chanson.training_target(chanson.FULL, 300.0, swap_ratio=10.0)
+    assert ratio.count("[[point]]") == target.count("[[point]]") + 1
+    assert 'metric = "fs_accesses_per_swap"\nvalue = 10\n' in ratio
+    path = pagelab.system.presets_dir() / "targets" / "chanson-train-swap-ratio.toml"
+    assert path.read_text() == ratio
 
 
 def test_chanson_fit_gives_statsmodels_intervals():

@@ -79,15 +79,24 @@ def split(points: Sequence[tuple[int, int, float, int]], seed: int = HOLDOUT_SEE
     return [i in held for i in range(len(points))]
 
 
-def training_target(design: dict[str, list[float]], duration_s: float | None) -> str:
-    """A `pagelab calibrate` target (TOML): the paper's reaction time at each training point."""
+#: Figure 1's setting (PN, PS, PC, MM), where section 2.C's swap rate "at least an order of
+#: magnitude less than the disk I/O rate" is aimed at by the swap-ratio target.
+SWAP_RATIO_AT = (8, 200, 12.0, 1024)
+
+
+def training_target(
+    design: dict[str, list[float]], duration_s: float | None, *, swap_ratio: float | None = None
+) -> str:
+    """A `pagelab calibrate` target (TOML): the paper's reaction time at each training point;
+    with `swap_ratio`, also that many file-system accesses per swap at SWAP_RATIO_AT (section
+    2.C's order of magnitude, as a point to aim at)."""
     points = design_points(design)
     held = split(points)
     lines = [
         "# Chanson 1982: his per-PC equations at the training half of the design",
         f"# (hold-out drawn with seed {HOLDOUT_SEED}); written by pagelab.chanson.training_target",
         "[target]",
-        'name = "chanson-train"',
+        f'name = "chanson-train{"" if swap_ratio is None else "-swap-ratio"}"',
         'source = "Chanson 1982 §3.2, per-PC equations at the training points"',
     ]
     for (pn, ps, pc, mm), out in zip(points, held, strict=True):
@@ -99,6 +108,16 @@ def training_target(design: dict[str, list[float]], duration_s: float | None) ->
             "[[point]]",
             'metric = "reaction_time_ms"',
             f"value = {paper_rt(pn, ps, pc, mm):.1f}",
+            "set = [" + ", ".join(f'"{x}"' for x in sets) + "]",
+        ]
+    if swap_ratio is not None:
+        sets = settings(*SWAP_RATIO_AT, duration_s=duration_s)[1]
+        lines += [
+            "",
+            "# Section 2.C: the swap rate at least an order of magnitude below the disk I/O rate",
+            "[[point]]",
+            'metric = "fs_accesses_per_swap"',
+            f"value = {swap_ratio:g}",
             "set = [" + ", ".join(f'"{x}"' for x in sets) + "]",
         ]
     return "\n".join(lines) + "\n"

@@ -35,7 +35,7 @@
 //! Metrics (in the report's `metrics`): `reaction_time_ms` (Chanson §2.B), `swap_rate`,
 //! `swap_interval_s` (Figure 1), `swap_wait_ms`, `disk_queue_length`, `disk_wait_ms`, `disk_request_rate`,
 //! `disk_io_rate` (physical file-system transfers), `fs_access_rate` (block accesses
-//! through the cache), `cache_hit_pct`, `read_ahead_rate`, `reaction_min_ms`, `interrupt_pct`, `cpu_interval_ms`, `cpu_wait_ms`, `cpu_busy_pct`, `pctrmm` (§3), and the
+//! through the cache), `fs_accesses_per_swap`, `cache_hit_pct`, `read_ahead_rate`, `reaction_min_ms`, `interrupt_pct`, `cpu_interval_ms`, `cpu_wait_ms`, `cpu_busy_pct`, `pctrmm` (§3), and the
 //! workload parameters `pn`, `ps`, `pc_ms`, `mm`.
 
 pub mod bufcache;

@@ -127,6 +127,7 @@ impl Machine {
             ("disk_queue_wait_ms", ratio(d.disk_queue_wait_ms, d.disk_reqs), "ms", "Mean wait in the disk queue before service, every request."),
             ("disk_io_rate", d.file_ios / t, "1/s", "File-system block transfers at the disk controller per second (buffer-cache misses, delayed and synchronous writes)."),
             ("fs_access_rate", d.fs_accesses / t, "1/s", "File-system block accesses by processes through the buffer cache per second (the I/O operations of Chanson's PC)."),
+            ("fs_accesses_per_swap", if swaps > 0.0 { d.fs_accesses / swaps } else { f64::NAN }, "ratio", "File-system block accesses per swap operation (Chanson §2.C: the swap rate \"at least an order of magnitude less than the disk I/O rate\")."),
             ("cache_hit_pct", 100.0 * ratio(d.cache_hits, d.fs_accesses), "%", "Block accesses found in the buffer cache (getblk hits)."),
             ("read_ahead_rate", d.read_aheads / t, "1/s", "Read-aheads started per second (breada's asynchronous reads; a sequential file walk only)."),
             ("fs_write_rate", d.fs_writes / t, "1/s", "File-system block writes started per second (bdwrite pushed out, bflush, bwrite)."),

@@ -159,6 +159,7 @@ const PRESETS: &[&str] = &[
     "unix-v6",
     "unix-v6-fitted",
     "unix-v6-fitted-easy-io",
+    "unix-v6-fitted-swap-ratio",
     "vm370",
     "vm370-mft",
     "vmsp",
@@ -190,6 +191,7 @@ golden! {
     golden_unix_v6 = "unix-v6";
     golden_unix_v6_fitted = "unix-v6-fitted";
     golden_unix_v6_fitted_easy_io = "unix-v6-fitted-easy-io";
+    golden_unix_v6_fitted_swap_ratio = "unix-v6-fitted-swap-ratio";
     golden_vm370 = "vm370";
     golden_vm370_mft = "vm370-mft";
     golden_vmsp_table2_hour = "vmsp";
