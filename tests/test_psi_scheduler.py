@@ -183,6 +183,10 @@ def test_cp67_scheduler_does_not_thrash_at_bards_load():
 def test_psi_table3_and_table4_smoke():
     t3 = rep.reproduce("psi-table3", scale="smoke")
     assert len([r for r in t3["rows"] if r["table"] == "Table 3"]) == 3 * 4
+    # each strategy from each fit the CP-67 search kept within twice its loss, with strategy
+    # 1's gap to the others
+    near = [r for r in t3["rows"] if r["table"].startswith("The fits the CP-67 column")]
+    assert len(near) == 4 * len(st.near_fits()) and {r["role"] for r in near} == {"ours"}
     t4 = rep.reproduce("psi-table4", scale="smoke")
     claims = {c["id"]: c for c in t4["claims"]}
     assert set(claims) == {"extreme-corner-worst", "corner-degrades", "natural-ten-near-best"}

@@ -42,14 +42,21 @@ def _lc(strategy: int, psi: float, beta: float, **extra: str) -> dict:
 
 
 def _experiments(
-    ctx: Context, exps: list[int], **extra: str
+    ctx: Context, exps: list[int], values: dict | None = None, **extra: str
 ) -> tuple[dict[tuple[int, int], list[float]], dict[int, list[float]]]:
     """Problem state per (experiment, workload) over the seeds, and each experiment's overall
-    average per seed; `extra` goes to every experiment's controller."""
+    average per seed; `extra` goes to every experiment's controller, `values` (a near fit of
+    the CP-67 column, `_psi_study.near_fits`) replaces the adopted fit's."""
     cells = [(e, wl) for e in exps for wl in (1, 2, 3)]
     done = ctx.simulate(
         [
-            st.cell(wl, 512, full=ctx.full, load_control=_lc(*PAPER_TABLE3[e][:3], **extra))
+            st.cell(
+                wl,
+                512,
+                full=ctx.full,
+                load_control=_lc(*PAPER_TABLE3[e][:3], **extra),
+                values=values,
+            )
             for e, wl in cells
         ]
     )
@@ -98,6 +105,29 @@ def _cut_sensitivity(ctx: Context, exps: list[int]) -> None:
     for e in exps:
         ctx.row(t, _label(e), "overall average", overall[e], unit="%")
     ctx.row(t, "all experiments", "range", _spread(overall), unit="%")
+
+
+#: One experiment per strategy (Ψc = Ψm = 11, β = 0), run from each near fit.
+BY_STRATEGY = (1, 5, 9)
+
+
+def _near_fits(ctx: Context, exps: list[int]) -> None:
+    """The three strategies from each fit the CP-67 search kept within twice its loss (role
+    ours): whether strategy 1's deficit is the fit's or the strategy's."""
+    t = "The fits the CP-67 column leaves open: one experiment per strategy"
+    for fit in st.near_fits():
+        _, overall = _experiments(ctx, exps, values=fit["values"])
+        row = f"trial {fit['trial']} (loss {fit['loss']:.3g})"
+        for e in exps:
+            ctx.row(t, row, f"strategy {PAPER_TABLE3[e][0]}", overall[e], unit="%")
+        s1 = [e for e in exps if PAPER_TABLE3[e][0] == 1]
+        rest = [e for e in exps if PAPER_TABLE3[e][0] != 1]
+        if s1 and rest:
+            gap = [
+                sum(overall[e][k] for e in rest) / len(rest) - overall[s1[0]][k]
+                for k in range(len(ctx.seeds))
+            ]
+            ctx.row(t, row, "strategy 1 below the others' mean by", gap, unit="%")
 
 
 def run(ctx: Context) -> None:
@@ -155,6 +185,7 @@ def run(ctx: Context) -> None:
         v[6] for v in PAPER_TABLE3.values()
     )
     _cut_sensitivity(ctx, exps)
+    _near_fits(ctx, list(BY_STRATEGY) if ctx.full else list(SMOKE_EXPERIMENTS))
     paper_largest = max(paper_of.values())
     ctx.claim(
         "no-significant-effects",
