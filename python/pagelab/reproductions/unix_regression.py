@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from typing import NamedTuple
 
 from .. import chanson
 from ..errors import PagelabError
@@ -503,14 +504,27 @@ def _provenance() -> dict:
     return tomllib.loads(resolve_spec_path(PRESET).read_text())["provenance"]
 
 
-def _near_fits(
-    ctx: Context,
-    design: dict,
-    points: list,
-    held: list[bool],
-    base: tuple[list[dict], list, list],
-    duration: float | None,
-) -> None:
+class _Design(NamedTuple):
+    """The design a sensitivity runs again: its levels, points, hold-out and run length."""
+
+    design: dict
+    points: list
+    held: list[bool]
+    duration: float | None
+
+
+def _fit_rows(ctx: Context, table: str, label: str, fs: list[dict], reps: list) -> None:
+    """A fit's overall equation, hold-out error and training loss over the seeds (role ours)."""
+    for term in ("pctrmm", "pc", "pc_pn_ps"):
+        coef = [f["overall"].coefficients[term] for f in fs]
+        paper = chanson.PAPER_OVERALL[term]
+        ctx.row(table, f"overall equation: {term}", label, coef, paper=paper, role="ours")
+    ctx.row(table, "hold-out MAE", label, [f["mae"] for f in fs], paper=20, unit="%", role="ours")
+    loss = [_training_loss(r) for r in reps]
+    ctx.row(table, "training loss (reaction times, training half)", label, loss, role="ours")
+
+
+def _near_fits(ctx: Context, d: _Design, base: tuple[list[dict], list, list]) -> None:
     """The design again from each trial the calibration kept beside its best (within its
     `near_ratio` of the best training loss, at each fitted key's extremes: `pagelab calibrate
     --near`): how far the equations and the hold-out error move between fits the training half
@@ -521,9 +535,9 @@ def _near_fits(
     if not near:
         return
     settings = [
-        chanson.settings(*p, duration_s=duration, preset=PRESET, extra=_near_overrides(f))
+        chanson.settings(*p, duration_s=d.duration, preset=PRESET, extra=_near_overrides(f))
         for f in near
-        for p in points
+        for p in d.points
     ]
     runs = ctx.simulate(settings)
     table = (
@@ -532,65 +546,44 @@ def _near_fits(
     )
     cases = [("adopted fit", *base)]
     for j, f in enumerate(near):
-        done = runs[j * len(points) : (j + 1) * len(points)]
-        reps = [_replicate(points, held, done, k) for k in range(len(ctx.seeds))]
+        done = runs[j * len(d.points) : (j + 1) * len(d.points)]
+        reps = [_replicate(d.points, d.held, done, k) for k in range(len(ctx.seeds))]
         label = f"trial {f['trial']} (loss {f['loss']:.3g})"
-        cases.append((label, [_fits(design, r) for r in reps], reps, done))
-    lo = min(design["pc"])
+        cases.append((label, [_fits(d.design, r) for r in reps], reps, done))
+    lo = min(d.design["pc"])
     for label, fs, reps, done in cases:
         fs_rate, swaps = (
-            _level_mean(ctx, points, done, lo, m) for m in ("fs_access_rate", "swap_rate")
+            _level_mean(ctx, d.points, done, lo, m) for m in ("fs_access_rate", "swap_rate")
         )
         per_swap = [a / b if b > 0 else math.nan for a, b in zip(fs_rate, swaps, strict=True)]
         row = f"PC = {lo} ms: file-system accesses per swap"
         ctx.row(table, row, label, per_swap, paper=10.0, unit="ratio", role="ours")
-        for term in ("pctrmm", "pc", "pc_pn_ps"):
-            coef = [f["overall"].coefficients[term] for f in fs]
-            paper = chanson.PAPER_OVERALL[term]
-            ctx.row(table, f"overall equation: {term}", label, coef, paper=paper, role="ours")
-        ctx.row(
-            table, "hold-out MAE", label, [f["mae"] for f in fs], paper=20, unit="%", role="ours"
-        )
-        loss = [_training_loss(r) for r in reps]
-        ctx.row(table, "training loss (the calibration's)", label, loss, role="ours")
+        _fit_rows(ctx, table, label, fs, reps)
 
 
-def _swap_ratio_fit(
-    ctx: Context,
-    design: dict,
-    points: list,
-    held: list[bool],
-    base: tuple[list[dict], list, list],
-    duration: float | None,
-) -> None:
+def _swap_ratio_fit(ctx: Context, d: _Design, base: tuple[list[dict], list, list]) -> None:
     """The design again on SWAP_RATIO_PRESET, beside the adopted fit: can the six keys meet
     section 2.C's order of magnitude and the training half at once, and what does such a fit
     predict? Rows `ours`; the claims stay on the adopted fit (the fit was declared exploratory
     before it was run)."""
     runs = ctx.simulate(
-        [chanson.settings(*p, duration_s=duration, preset=SWAP_RATIO_PRESET) for p in points]
+        [chanson.settings(*p, duration_s=d.duration, preset=SWAP_RATIO_PRESET) for p in d.points]
     )
-    reps = [_replicate(points, held, runs, k) for k in range(len(ctx.seeds))]
+    reps = [_replicate(d.points, d.held, runs, k) for k in range(len(ctx.seeds))]
     table = "Aiming at section 2.C's swap ratio too (a fit not adopted)"
-    ratio_at = chanson.settings(*chanson.SWAP_RATIO_AT, duration_s=duration, preset=PRESET)[1]
+    ratio_at = chanson.settings(*chanson.SWAP_RATIO_AT, duration_s=d.duration, preset=PRESET)[1]
     fig1 = ctx.simulate([(PRESET, ratio_at), (SWAP_RATIO_PRESET, ratio_at)])
     cases = (
         ("adopted fit", *base, fig1[0]),
-        ("aimed at 10 accesses per swap", [_fits(design, r) for r in reps], reps, runs, fig1[1]),
+        ("aimed at 10 accesses per swap", [_fits(d.design, r) for r in reps], reps, runs, fig1[1]),
     )
     for label, fs, rs, done, at in cases:
-        for term in ("pctrmm", "pc", "pc_pn_ps"):
-            coef = [f["overall"].coefficients[term] for f in fs]
-            paper = chanson.PAPER_OVERALL[term]
-            ctx.row(table, f"overall equation: {term}", label, coef, paper=paper, role="ours")
+        _fit_rows(ctx, table, label, fs, rs)
         ctx.row(table, "PCTRMM alone: r²", label, [f["alone"].r2 for f in fs], role="ours")
-        ctx.row(table, "hold-out MAE", label, [f["mae"] for f in fs], unit="%", role="ours")
-        loss = [_training_loss(r) for r in rs]
-        ctx.row(table, "training loss (reaction times only)", label, loss, role="ours")
         row = "file-system accesses per swap at Figure 1's setting (PN 8, PS 200, PC 12, MM 1024)"
         ctx.row(table, row, label, at.metric("fs_accesses_per_swap"), paper=10.0, role="ours")
-        for pc in design["pc"]:
-            per = _level_mean(ctx, points, done, pc, "fs_accesses_per_swap")
+        for pc in d.design["pc"]:
+            per = _level_mean(ctx, d.points, done, pc, "fs_accesses_per_swap")
             row = f"PC = {pc} ms: file-system accesses per swap"
             ctx.row(table, row, label, per, paper=10.0, unit="ratio", role="ours")
 
@@ -639,8 +632,9 @@ def run(ctx: Context) -> None:
     _rt_drops_with_pc(ctx, design, points, done)
     _swapper_reading(ctx, design, points, held, fits, done, duration)
     _cache_locality(ctx, design, points, held, (done, reps), duration)
-    _near_fits(ctx, design, points, held, (fits, reps, done), duration)
-    _swap_ratio_fit(ctx, design, points, held, (fits, reps, done), duration)
+    setup = _Design(design, points, held, duration)
+    _near_fits(ctx, setup, (fits, reps, done))
+    _swap_ratio_fit(ctx, setup, (fits, reps, done))
     _section4(ctx, fits, duration)
     ctx.notes.append(
         "the paper's section 4 formula prints 6 * 200 where its text and its "
