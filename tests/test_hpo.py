@@ -115,6 +115,11 @@ def test_hpo_table3_smoke():
                 assert c["effect"] > 0 and c["verdict"] != "fails", c
             else:
                 assert c["verdict"] in ("holds", "direction-only"), c
+    # the headline rows again from each fit the 4341 search kept near its best (ours): two
+    # rows at each load per fit
+    near = [r for r in record["rows"] if r["table"].startswith("The fits Figure 8's base")]
+    fits = {r["column"] for r in near}
+    assert fits and len(near) == 2 * 2 * len(fits) and {r["role"] for r in near} == {"ours"}
 
 
 def test_hpo_negative_smoke():

@@ -140,6 +140,13 @@ def sweep(
     show_default=True,
     help="Keep in the provenance what the trials within this ratio of the best loss leave open.",
 )
+@click.option(
+    "--near-error",
+    type=float,
+    default=0.05,
+    show_default=True,
+    help="... or within this root-mean-square relative error of the target, if more.",
+)
 @click.option("--workers", type=int, default=None, help="Worker processes [default: one per core].")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="An existing scheduler.")
 def calibrate(
@@ -155,6 +162,7 @@ def calibrate(
     store: str | None,
     sampler: str,
     near: float,
+    near_error: float,
     workers: int | None,
     scheduler: str | None,
 ) -> None:
@@ -164,6 +172,8 @@ def calibrate(
 
     if not (1.0 <= near < float("inf")):
         raise PagelabError(f"--near {near}: expected a ratio of losses of at least 1")
+    if not (0.0 <= near_error < float("inf")):
+        raise PagelabError(f"--near-error {near_error}: expected a relative error of 0 or more")
     tgt = cal.load_target(target)
     keys = [cal.parse_vary(v) for v in vary]
     store = store or str(Path(out).with_suffix("")) + "-runs"
@@ -192,22 +202,23 @@ def calibrate(
         require=require,
         tie=tie,
     )
-    path = cal.write_fitted(result, out, set=overrides, near_ratio=near)
+    path = cal.write_fitted(result, out, set=overrides, near_ratio=near, near_error=near_error)
     table = cal.write_trials(result, cal.trials_path(out))
     best = result.best
-    close = result.near(near)
+    close = result.near(near, near_error)
     for k, v in best.values.items():
         lo, hi = (min(t.values[k] for t in close), max(t.values[k] for t in close))
-        click.echo(f"{k} = {v:.6g}  (within {near:g}x the best loss: {lo:.4g} to {hi:.4g})")
+        click.echo(f"{k} = {v:.6g}  (near the best loss: {lo:.4g} to {hi:.4g})")
     click.echo(
-        f"loss {best.loss:.4g}; {len(close)} of {len(result.trials)} trials within {near:g}x it; "
+        f"loss {best.loss:.4g}; {len(close)} of {len(result.trials)} trials near it (within "
+        f"{near:g}x, or a root-mean-square error of {near_error:g}); "
         f"fitted preset in {path}, every trial in {table}",
         err=True,
     )
-    loose = result.unpinned(near)
+    loose = result.unpinned(near, near_error)
     if loose:
         click.echo(
-            f"calibrate: within {near:g}x the best loss, {', '.join(loose)} span half their "
+            f"calibrate: near the best loss, {', '.join(loose)} span half their "
             "range or more: the target does not pin them, and predictions that depend on them "
             "may move with them (the provenance's near_fit has fits to run them from)",
             err=True,
