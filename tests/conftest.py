@@ -42,3 +42,11 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> N
     assert len(lines) == 1, err
     for n in needles:
         assert n in lines[0], (n, lines[0])
+
+
+@pytest.fixture(scope="session")
+def hpo_table2_smoke() -> dict:
+    """The `hpo-table2` smoke record, run once for the tests that only read it."""
+    import pagelab.reproduce as rep
+
+    return rep.reproduce("hpo-table2", scale="smoke")

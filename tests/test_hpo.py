@@ -24,8 +24,8 @@ def test_vmsp_extends_vm370_and_changes_only_the_nontrivial_demand():
     assert {**ca[1], "exponential": False} == cb[1] and ca[0] == cb[0]
 
 
-def test_hpo_table2_page_wait_reading_and_floor():
-    record = rep.reproduce("hpo-table2", scale="smoke")
+def test_hpo_table2_page_wait_reading_and_floor(hpo_table2_smoke):
+    record = hpo_table2_smoke
     rows = {(r["row"], r["column"]): r["pagelab"] for r in record["rows"]}
     # The floor without paging lies below the base: paging costs the base response time.
     assert (

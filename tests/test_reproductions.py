@@ -107,8 +107,8 @@ def test_chanson_applications_solve_the_worked_example():
     assert chanson.memory_for(paper, 1000, pn=8, ps=200) - 700 == pytest.approx(587, abs=1)
 
 
-def test_hpo_table2_smoke():
-    record = rep.reproduce("hpo-table2", scale="smoke")
+def test_hpo_table2_smoke(hpo_table2_smoke):
+    record = hpo_table2_smoke
     rows = {(r["row"], r["column"]) for r in record["rows"]}
     assert ("Q1 seconds", "Base") in rows and ("Swap paging rate", "Prototype") in rows
     claims = {c["id"]: c for c in record["claims"]}
