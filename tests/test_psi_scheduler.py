@@ -190,6 +190,8 @@ def test_psi_table3_and_table4_smoke():
     t4 = rep.reproduce("psi-table4", scale="smoke")
     claims = {c["id"]: c for c in t4["claims"]}
     assert set(claims) == {"extreme-corner-worst", "corner-degrades", "natural-ten-near-best"}
+    near = [r for r in t4["rows"] if r["table"].startswith("The fits the CP-67 column")]
+    assert len(near) == 5 * len(st.near_fits()) and {r["role"] for r in near} == {"ours"}
 
 
 def test_psi_roundrobin_smoke():
