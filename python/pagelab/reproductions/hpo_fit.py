@@ -76,6 +76,17 @@ def fitted(
     return overrides, prov
 
 
+def near_fits(machine: str, extra: list[str]) -> tuple[list[tuple[dict, list[str]]], dict]:
+    """Each trial the search of `machine`'s base kept near its best (`near_fit` in the fitted
+    preset's provenance, `pagelab calibrate --near`) with its overrides, then `extra`; and the
+    provenance. None when it keeps none."""
+    _, prov = fitted(machine)
+    fits = [
+        (f, [*fitted(machine, values=f["values"])[0], *extra]) for f in prov.get("near_fit", [])
+    ]
+    return fits, prov
+
+
 def _toml(v: float | int) -> str:
     return str(int(v)) if isinstance(v, int) or float(v).is_integer() else repr(float(v))
 

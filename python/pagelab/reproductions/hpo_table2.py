@@ -45,7 +45,15 @@ with eight exposures on every 2305 (role `ours`), the fit unchanged.
 from __future__ import annotations
 
 from ..reproduce import Context
-from .hpo_fit import RUNNER_UP_3081, fitted, limit_override, q2_limit, record_fit, runs_note
+from .hpo_fit import (
+    RUNNER_UP_3081,
+    fitted,
+    limit_override,
+    near_fits,
+    q2_limit,
+    record_fit,
+    runs_note,
+)
 
 NAME = "hpo-table2"
 PAPER = "Tetzlaff et al. 1987"
@@ -218,14 +226,10 @@ def near_fits_spread(ctx: Context, limit: list[str]) -> None:
     `near_ratio` of the best loss, at each fitted key's extremes: `pagelab calibrate --near`),
     at the adopted fit's Q2 limit: how far the predicted Q1 ratio moves between fits the base
     column tells apart no better than that. Rows `ours`; none when the provenance keeps none."""
-    _, prov = fitted("3081")
-    near = prov.get("near_fit", [])
+    near, prov = near_fits("3081", [] if ctx.full else SMOKE)
     if not near:
         return
-    settings = []
-    for f in near:
-        ov = [*fitted("3081", values=f["values"])[0], *([] if ctx.full else SMOKE)]
-        settings += [("vmsp", ov), ("hpo-prototype", [*ov, *limit])]
+    settings = [s for _, ov in near for s in (("vmsp", ov), ("hpo-prototype", [*ov, *limit]))]
     runs = ctx.simulate(settings)
     table = (
         f"The fits the base column leaves open: trials within {prov['near_ratio']:g}x "
@@ -233,7 +237,7 @@ def near_fits_spread(ctx: Context, limit: list[str]) -> None:
     )
     rows = [*SENSITIVE, ("Minidisk I/O per trivial response", "q1_vio_wait_s", "s")]
     vio = "workload.class.0.commands.0.vio"
-    for i, f in enumerate(near):
+    for i, (f, _) in enumerate(near):
         label = f"trial {f['trial']} (loss {f['loss']:.3g}, {f['values'][vio]} VIOs per trivial)"
         why = "a trial of the adopted search within its near ratio, not adopted"
         _sensitivity_rows(ctx, table, label, runs[2 * i], runs[2 * i + 1], rows, why)

@@ -23,7 +23,7 @@ prototype, 50 % more).
 from __future__ import annotations
 
 from ..reproduce import Context, Runs
-from .hpo_fit import fitted, limit_override, q2_limit, record_fit, runs_note
+from .hpo_fit import limit_override, near_fits, q2_limit, record_fit, runs_note
 
 NAME = "hpo-table3"
 PAPER = "Tetzlaff et al. 1987"
@@ -195,19 +195,17 @@ def _near_fits(ctx: Context, limit: list[str]) -> None:
     twice its loss or 5 % root-mean-square of Figure 8's base: `pagelab calibrate --near`),
     at the adopted fit's Q2 limit (role `ours`): how far the improvement moves between fits
     the base tells apart no better than that."""
-    _, prov = fitted("4341")
-    near = prov.get("near_fit", [])
+    near, _ = near_fits("4341", [] if ctx.full else SMOKE)
     if not near:
         return
     settings = []
-    for f in near:
-        ov = [*fitted("4341", values=f["values"])[0], *([] if ctx.full else SMOKE)]
+    for _, ov in near:
         for _, users, think in LOADS:
             at = [f"workload.users={users}", f"workload.class.0.think.mean_s={think}", *ov]
             settings += [(BASE, at), (PROTO, [*at, *limit])]
     runs = ctx.simulate(settings)
     table = "The fits Figure 8's base leaves open: Table 3's headline rows"
-    for i, f in enumerate(near):
+    for i, (f, _) in enumerate(near):
         trivial = f["values"]["workload.class.0.commands.0.cpu_ms"]
         fit = f"trial {f['trial']} (loss {f['loss']:.2g}, trivial CPU {trivial:.0f} ms)"
         for j, (label, _, _) in enumerate(LOADS):
