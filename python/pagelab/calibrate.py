@@ -568,6 +568,14 @@ NEAR_RATIO = 2.0
 NEAR_ERROR = 0.05
 
 
+def check_near(ratio: float, error: float) -> None:
+    """Refuses a `--near` ratio below 1 or a `--near-error` below 0, in one line."""
+    if not (math.isfinite(ratio) and ratio >= 1.0):
+        raise PagelabError(f"--near {ratio}: expected a ratio of losses of at least 1")
+    if not (math.isfinite(error) and error >= 0.0):
+        raise PagelabError(f"--near-error {error}: expected a relative error of 0 or more")
+
+
 def write_fitted(
     cal: Calibration,
     out: str | Path,
@@ -585,10 +593,7 @@ def write_fitted(
     from .sweep.grid import to_override
     from .sweep.spec import resolve
 
-    if not (math.isfinite(near_ratio) and near_ratio >= 1.0):
-        raise PagelabError(f"--near {near_ratio}: expected a ratio of losses of at least 1")
-    if not (math.isfinite(near_error) and near_error >= 0.0):
-        raise PagelabError(f"--near-error {near_error}: expected a relative error of 0 or more")
+    check_near(near_ratio, near_error)
     best = cal.best
     near = cal.near(near_ratio, near_error)
     shared = [v for v in _keys(cal.vary, cal.ties) if v.group is None]

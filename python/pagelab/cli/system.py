@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 
-from ..errors import PagelabError
 from .base import cli
 
 # -- the system simulator --------------------------------------------------------------------
@@ -170,10 +169,7 @@ def calibrate(
     and every trial beside it (OUT's name, .trials.parquet)."""
     from .. import calibrate as cal
 
-    if not (1.0 <= near < float("inf")):
-        raise PagelabError(f"--near {near}: expected a ratio of losses of at least 1")
-    if not (0.0 <= near_error < float("inf")):
-        raise PagelabError(f"--near-error {near_error}: expected a relative error of 0 or more")
+    cal.check_near(near, near_error)  # before the search, not after it
     tgt = cal.load_target(target)
     keys = [cal.parse_vary(v) for v in vary]
     store = store or str(Path(out).with_suffix("")) + "-runs"
