@@ -58,21 +58,27 @@ PRODUCTION_MIX = [
 ]
 
 
-#: The 3081 base's runner-up fit: the first of the two searches (docs/presets/hpo.md), kept to
-#: show how far the prediction moves between two fits the base column barely tells apart.
-RUNNER_UP_3081 = "hpo-base-3081-runner-up"
+#: Fits of the 3081 base that were not adopted (docs/presets/hpo.md), kept to show how far the
+#: prediction moves between fits the base column barely tells apart: the first of the searches
+#: with CP's path lengths assumed, and the best of them, adopted until those path lengths were
+#: fitted too.
+OTHER_FITS_3081 = {
+    "hpo-base-3081-runner-up": "runner-up fit",
+    "hpo-base-3081-assumed-cpu": "fit with CP's path lengths assumed",
+}
 
 
 def fitted(
     machine: str, preset: str | None = None, values: dict | None = None
 ) -> tuple[list[str], dict]:
-    """The fitted values of `machine`'s base (or of the fitted `preset`) as overrides, and the
-    fitted preset's provenance; with `values` (one of its `near_fit` trials), those instead."""
+    """The fitted values of `machine`'s base (or of the fitted `preset`) as overrides, after the
+    keys its search held fixed (`calibrate --set`), and the fitted preset's provenance; with
+    `values` (one of its `near_fit` trials), those instead of the best's."""
     name = preset or BASES[machine][1]
     path = presets_dir() / f"{name}.toml"
     prov = tomllib.loads(path.read_text())["provenance"]
     pick = (lambda k: k["value"]) if values is None else (lambda k: values[k["key"]])
-    overrides = [f"{k['key']}={_toml(pick(k))}" for k in prov["key"]]
+    overrides = [*prov.get("fixed", []), *(f"{k['key']}={_toml(pick(k))}" for k in prov["key"])]
     return overrides, prov
 
 
@@ -100,6 +106,7 @@ def record_fit(ctx: Context, machine: str) -> list[str]:
         "preset": name,
         "from": base,
         "keys": [k["key"] for k in prov["key"]],
+        "fixed": prov.get("fixed", []),
         "target": prov.get("target_source", ""),
         "loss": prov.get("loss"),
         "trials": prov.get("trials"),

@@ -148,6 +148,7 @@ const PRESETS: &[&str] = &[
     "cp67-workload1",
     "cp67-workload2",
     "cp67-workload3",
+    "hpo-base-3081-assumed-cpu",
     "hpo-base-3081-fitted",
     "hpo-base-3081-runner-up",
     "hpo-base-4341-fitted",
@@ -180,6 +181,7 @@ golden! {
     golden_cp67_workload1 = "cp67-workload1";
     golden_cp67_workload2 = "cp67-workload2";
     golden_cp67_workload3 = "cp67-workload3";
+    golden_hpo_base_3081_assumed_cpu = "hpo-base-3081-assumed-cpu";
     golden_hpo_base_3081_fitted = "hpo-base-3081-fitted";
     golden_hpo_base_3081_runner_up = "hpo-base-3081-runner-up";
     golden_hpo_base_4341_fitted = "hpo-base-4341-fitted";
