@@ -159,6 +159,7 @@ const PRESETS: &[&str] = &[
     "m44",
     "unix-v6",
     "unix-v6-fitted",
+    "unix-v6-fitted-assumed-kernel",
     "unix-v6-fitted-easy-io",
     "unix-v6-fitted-swap-ratio",
     "vm370",
@@ -192,6 +193,7 @@ golden! {
     golden_m44 = "m44";
     golden_unix_v6 = "unix-v6";
     golden_unix_v6_fitted = "unix-v6-fitted";
+    golden_unix_v6_fitted_assumed_kernel = "unix-v6-fitted-assumed-kernel";
     golden_unix_v6_fitted_easy_io = "unix-v6-fitted-easy-io";
     golden_unix_v6_fitted_swap_ratio = "unix-v6-fitted-swap-ratio";
     golden_vm370 = "vm370";
