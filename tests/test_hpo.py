@@ -95,6 +95,22 @@ def test_fitted_presets_record_their_provenance():
     ]
 
 
+def test_4341_runs_the_3081_fits_scripts():
+    # Table 3's workload is read as Table 2's CMS scripts on a smaller machine: the 4341 fit
+    # holds the keys that describe the scripts at the 3081 fit's values (docs/presets/hpo.md).
+    fixed = dict(f.split("=", 1) for f in hpo_fit.fitted("4341")[1]["fixed"])
+    of_3081 = {k["key"]: k["value"] for k in hpo_fit.fitted("3081")[1]["key"]}
+    scripts = [
+        "workload.class.0.commands.0.vio",
+        "workload.class.0.program.set_pages",
+        "workload.class.0.program.locality_pages",
+        "workload.class.0.program.runs_per_phase",
+    ]
+    assert sorted(fixed) == sorted(scripts)
+    for key in scripts:
+        assert float(fixed[key]) == of_3081[key], key
+
+
 def test_hpo_figure7_smoke():
     record = rep.reproduce("hpo-figure7", scale="smoke")
     q1 = {r["row"]: r for r in record["rows"] if r["row"].endswith("Q1 seconds")}
