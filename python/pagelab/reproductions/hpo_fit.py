@@ -66,6 +66,13 @@ OTHER_FITS_3081 = {
     "hpo-base-3081-runner-up": "runner-up fit",
     "hpo-base-3081-assumed-cpu": "fit with CP's path lengths assumed",
 }
+#: Fits of the 4341 base that were not adopted (docs/presets/hpo.md): the scripts at the hand-sized
+#: values the 3081 fit replaced, and the scripts carried with CP's path lengths at 4.6 times the
+#: 3081 fit's (the adopted fit keeps 4.6 times the assumed ones).
+OTHER_FITS_4341 = {
+    "hpo-base-4341-hand-workload": "the scripts' hand-sized values",
+    "hpo-base-4341-scaled-cpu": "CP's path lengths 4.6x the 3081 fit's",
+}
 
 
 def fitted(

@@ -153,6 +153,7 @@ const PRESETS: &[&str] = &[
     "hpo-base-3081-runner-up",
     "hpo-base-4341-fitted",
     "hpo-base-4341-hand-workload",
+    "hpo-base-4341-scaled-cpu",
     "hpo-prepage",
     "hpo-prototype",
     "hpo-prototype-4341",
@@ -188,6 +189,7 @@ golden! {
     golden_hpo_base_3081_runner_up = "hpo-base-3081-runner-up";
     golden_hpo_base_4341_fitted = "hpo-base-4341-fitted";
     golden_hpo_base_4341_hand_workload = "hpo-base-4341-hand-workload";
+    golden_hpo_base_4341_scaled_cpu = "hpo-base-4341-scaled-cpu";
     golden_hpo_prepage = "hpo-prepage";
     golden_hpo_prototype = "hpo-prototype";
     golden_hpo_prototype_4341 = "hpo-prototype-4341";
