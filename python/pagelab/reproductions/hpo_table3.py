@@ -23,15 +23,7 @@ prototype, 50 % more).
 from __future__ import annotations
 
 from ..reproduce import Context, Runs
-from .hpo_fit import (
-    OTHER_FITS_4341,
-    fitted,
-    limit_override,
-    near_fits,
-    q2_limit,
-    record_fit,
-    runs_note,
-)
+from . import hpo_fit
 
 NAME = "hpo-table3"
 PAPER = "Tetzlaff et al. 1987"
@@ -127,10 +119,10 @@ def _figure8(ctx: Context, cache: dict, sweep: list[int]) -> dict[str, list]:
 
 
 def run(ctx: Context) -> None:
-    extra = [*record_fit(ctx, "4341"), *([] if ctx.full else SMOKE)]
+    extra = [*hpo_fit.record_fit(ctx, "4341"), *([] if ctx.full else SMOKE)]
     at50 = ["workload.users=50", "workload.class.0.think.mean_s=10.0"]
-    limit, _ = q2_limit(ctx, PROTO, [*at50, *extra], "4341", "Q2 limit experiment")
-    extra_of = {BASE: extra, PROTO: [*extra, *limit_override(limit)]}
+    limit, _ = hpo_fit.q2_limit(ctx, PROTO, [*at50, *extra], "4341", "Q2 limit experiment")
+    extra_of = {BASE: extra, PROTO: [*extra, *hpo_fit.limit_override(limit)]}
     sweep = FULL_SWEEP if ctx.full else SMOKE_SWEEP
     wanted = [(p, u, t) for p in (BASE, PROTO) for _, u, t in LOADS]
     wanted += [(p, n, 10.0) for p in (BASE, PROTO) for n in sweep if (p, n, 10.0) not in wanted]
@@ -170,10 +162,10 @@ def run(ctx: Context) -> None:
                 evidence=f"{_mean(imp):+.1f} % here; {lo} to {hi} % in the paper",
             )
 
-    _near_fits(ctx, limit_override(limit))
-    _other_fits(ctx, limit_override(limit))
+    _near_fits(ctx, hpo_fit.limit_override(limit))
+    _other_fits(ctx, hpo_fit.limit_override(limit))
     curves = _figure8(ctx, cache, sweep)
-    runs_note(ctx)
+    hpo_fit.runs_note(ctx)
     if ctx.out is not None:
         import matplotlib
 
@@ -204,7 +196,7 @@ def _near_fits(ctx: Context, limit: list[str]) -> None:
     twice its loss or 5 % root-mean-square of Figure 8's base: `pagelab calibrate --near`),
     at the adopted fit's Q2 limit (role `ours`): how far the improvement moves between fits
     the base tells apart no better than that."""
-    near, _ = near_fits("4341", [] if ctx.full else SMOKE)
+    near, _ = hpo_fit.near_fits("4341", [] if ctx.full else SMOKE)
     fits = []
     for f, ov in near:
         trivial = f["values"]["workload.class.0.commands.0.cpu_ms"]
@@ -220,8 +212,8 @@ def _other_fits(ctx: Context, limit: list[str]) -> None:
     """Table 3's headline rows from the 4341 fits not adopted (`hpo_fit.OTHER_FITS_4341`), at
     the adopted fit's Q2 limit (role `ours`)."""
     fits = []
-    for name, label in OTHER_FITS_4341.items():
-        ov, prov = fitted("4341", name)
+    for name, label in hpo_fit.OTHER_FITS_4341.items():
+        ov, prov = hpo_fit.fitted("4341", name)
         fits.append((f"{label} (loss {prov['loss']:.2g})", [*ov, *([] if ctx.full else SMOKE)]))
     _headline_rows(ctx, "Other fits of Figure 8's base: Table 3's headline rows", fits, limit)
 
