@@ -423,6 +423,17 @@ WARM_FILE_BLOCKS = 5
 NET_PC_AT = 1200.0
 
 
+def _net_pc_row(ctx: Context, table: str, label: str, fs: list[dict]) -> None:
+    """The overall equation's net PC slope at PN x PS = NET_PC_AT, per seed, beside his."""
+    net = [
+        f["overall"].coefficients["pc"] + NET_PC_AT * f["overall"].coefficients["pc_pn_ps"]
+        for f in fs
+    ]
+    paper = chanson.PAPER_OVERALL["pc"] + NET_PC_AT * chanson.PAPER_OVERALL["pc_pn_ps"]
+    row = f"net PC slope at PN x PS = {NET_PC_AT:g}"
+    ctx.row(table, row, label, net, paper=paper, unit="ms/ms", role="ours")
+
+
 def _training_loss(runs: list[dict]) -> float:
     """The calibration's loss (equal weights) of one replication's training runs."""
     train = [r for r in runs if not r["held_out"]]
@@ -465,13 +476,7 @@ def _cache_locality(
             coef = [f["overall"].coefficients[term] for f in fs]
             paper = chanson.PAPER_OVERALL[term]
             ctx.row(table, f"overall equation: {term}", label, coef, paper=paper, role="ours")
-        net = [
-            f["overall"].coefficients["pc"] + NET_PC_AT * f["overall"].coefficients["pc_pn_ps"]
-            for f in fs
-        ]
-        paper_net = chanson.PAPER_OVERALL["pc"] + NET_PC_AT * chanson.PAPER_OVERALL["pc_pn_ps"]
-        row = f"net PC slope at PN x PS = {NET_PC_AT:g}"
-        ctx.row(table, row, label, net, paper=paper_net, unit="ms/ms", role="ours")
+        _net_pc_row(ctx, table, label, fs)
         loss = [_training_loss(r) for r in rs]
         ctx.row(table, "training loss (the calibration's)", label, loss, role="ours")
         ctx.row(table, "hold-out MAE", label, [f["mae"] for f in fs], unit="%", role="ours")
@@ -632,15 +637,9 @@ def _swapper_clock(ctx: Context, d: _Design, base: tuple[list[dict], list, list]
         ("adopted fit (out > 2 s, in > 1 s)", *base),
         ("sched 1 s quicker (out > 1 s, in > 0 s)", [_fits(d.design, r) for r in reps], reps, runs),
     )
-    paper_net = chanson.PAPER_OVERALL["pc"] + NET_PC_AT * chanson.PAPER_OVERALL["pc_pn_ps"]
     for label, fs, rs, done in cases:
         _fit_rows(ctx, table, label, fs, rs)
-        net = [
-            f["overall"].coefficients["pc"] + NET_PC_AT * f["overall"].coefficients["pc_pn_ps"]
-            for f in fs
-        ]
-        row = f"net PC slope at PN x PS = {NET_PC_AT:g}"
-        ctx.row(table, row, label, net, paper=paper_net, unit="ms/ms", role="ours")
+        _net_pc_row(ctx, table, label, fs)
         for pc in d.design["pc"]:
             share, out_ms, in_ms = _reaction_split(ctx, d.points, done, pc)
             ctx.row(table, f"PC = {pc} ms: reactions woken swapped out", label, share, unit="%")
