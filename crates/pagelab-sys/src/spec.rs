@@ -317,7 +317,7 @@ pub struct ChannelSpec {
 pub struct DeviceSpec {
     /// Name (with `count > 1`, suffixed `-0`, `-1`, ...).
     pub name: String,
-    /// Device model from the catalogue (`../shared/reference/devices.csv`).
+    /// Device model from the catalogue (`docs/reference/devices.csv`).
     pub model: DeviceModel,
     /// Name of the channel the device is attached to.
     pub channel: String,

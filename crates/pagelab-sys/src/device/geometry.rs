@@ -190,7 +190,7 @@ pub struct Geometry {
 
 impl Geometry {
     /// The catalogue entry for a VM paging device (values and sources:
-    /// `../shared/reference/devices.csv`).
+    /// `docs/reference/devices.csv`).
     pub fn of(model: DeviceModel, page_bytes: u32) -> Geometry {
         Geometry::of_disk(model.into(), page_bytes)
     }
