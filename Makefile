@@ -45,7 +45,7 @@ rust-lint:
 rust-test:
 	cargo test --workspace
 
-# File and function sizes, and no import cycle between a crate's modules (scripts/layout_debt.txt).
+# File and function sizes, no import cycle among Rust or Python modules (scripts/layout_debt.txt).
 layout:
 	$(PYTHON) scripts/check_layout.py
 

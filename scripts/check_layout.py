@@ -1,33 +1,38 @@
 #!/usr/bin/env python3
-"""Checks the Rust crates' layout: no source file over 800 lines, no function over 100 lines,
-no import cycle between the top-level modules of a crate.
+"""Checks the layout of the Rust crates and of the Python package: no source file over 800
+lines, no function over 80 lines, no import cycle (scripts/layout_graph.py says what an edge is:
+among the children of every Rust module, and among the modules of `python/`).
 
 Tests are excepted (files named `tests.rs` or `*_tests.rs`, `#[cfg(test)]` modules, the
-crates' `tests/` and `benches/` folders), as are the entries of `scripts/layout_debt.txt`: files
-and functions over the limits today, each with its size then, which it may not exceed (the
-list only shrinks); a `cycle CRATE: modules` entry lets those modules (or fewer of them) form
-a cycle while it is being cut. In `pagelab-sys`, every timed engine runs on the one loop of
-`pagelab_core::kernel`: each `EventQueue<E>` belongs to an `impl Engine` whose `Event` is `E` and
-which is passed to `kernel::run`, and no engine keeps a `BinaryHeap` of events or looks for a
-stop request itself. Prints the largest file and function and each crate's module graph;
-exits 1 on any violation.
+crates' `tests/` and `benches/` folders, the repository's `tests/`), as are the entries of
+`scripts/layout_debt.txt`: files and functions over the limits today, each with its size then,
+which it may not exceed (the list only shrinks); a `cycle GROUP: modules` entry (GROUP a crate
+or `python`) lets those modules (or fewer of them) form a cycle while it is being cut. In
+`pagelab-sys`, every timed engine runs on the one loop of `pagelab_core::kernel`: each
+`EventQueue<E>` belongs to an `impl Engine` whose `Event` is `E` and which is passed to
+`kernel::run`, and no engine keeps a `BinaryHeap` of events or looks for a stop request itself.
+Prints the largest file and function and, with `--graph`, each module graph; exits 1 on any
+violation.
 
     python3 scripts/check_layout.py [--graph]
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from layout_graph import cycles, python_graph, rust_cycles
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_FILE = 800
-MAX_FN = 100
+MAX_FN = 80
 DEBT = "scripts/layout_debt.txt"
+PYTHON_TREES = ("python", "scripts")
 FN = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:unsafe\s+)?fn\s+(\w+)")
-CRATE_REF = re.compile(r"\bcrate::(\w+)")
-CRATE_GROUP = re.compile(r"\bcrate::\{([^}]*)\}")  # `crate::{a::X, b}`: a and b
 QUEUE = re.compile(r"\bEventQueue<(\w+)>")
 ENGINE_IMPL = re.compile(r"\bimpl(?:<[^>]*>)?\s+(?:[\w:]*::)?Engine\s+for\s+(\w+)")
 ENGINE_EVENT = re.compile(r"\btype\s+Event\s*=\s*(\w+)\s*;")
@@ -103,41 +108,6 @@ def load_debt() -> dict[str, int]:
     return debt
 
 
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on: set[str] = set()
-    out: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
-
-
 def stale_debt(debt: dict[str, int], seen: dict[str, int]) -> list[str]:
     """The debt is a ratchet: an entry that shrank must be lowered, one under the limit (or gone)
     removed, so that no later change can grow back into the room a split made."""
@@ -188,72 +158,120 @@ def one_run_loop(src: Path) -> list[str]:
     return out
 
 
-def main() -> int:
-    show_graph = "--graph" in sys.argv
-    debt = load_debt()
-    problems: list[str] = []
-    largest_file = ("", 0)
-    largest_fn = ("", 0)
-    seen: dict[str, int] = {}  # sizes of the debt's files and functions as they are now
-    for src in sorted(ROOT.glob("crates/*/src")):
-        crate = src.parent.name
-        graph: dict[str, set[str]] = {}
-        for path in sorted(src.rglob("*.rs")):
-            rel = str(path.relative_to(ROOT))
-            lines = path.read_text().splitlines()
-            module = module_of(src, path)
-            graph.setdefault(module, set())
-            kept = strip_test_modules(lines)
-            for line in kept:
-                if line is not None and not line.lstrip().startswith("//"):
-                    refs = CRATE_REF.findall(line)
-                    for group in CRATE_GROUP.findall(line):
-                        refs += re.findall(r"(?:^|,)\s*(\w+)", group)
-                    for ref in refs:
-                        known = (src / f"{ref}.rs").exists() or (src / ref).is_dir()
-                        if ref != module and known:
-                            graph[module].add(ref)
-            if is_test_file(path):
-                continue
-            n = len(lines)
-            if rel in debt:
-                seen[rel] = n
-            if n > largest_file[1]:
-                largest_file = (rel, n)
-            if n > MAX_FILE and n > debt.get(rel, 0):
-                problems.append(f"{rel}: {n} lines (limit {MAX_FILE})")
-            for name, first, length in functions(kept):
-                key = f"{rel}::{name}"
-                if key in debt:
-                    seen[key] = max(seen.get(key, 0), length)
-                if length > largest_fn[1]:
-                    largest_fn = (f"{key} (line {first})", length)
-                if length > MAX_FN and length > debt.get(key, 0):
-                    problems.append(f"{key} (line {first}): {length} lines (limit {MAX_FN})")
-        if crate == "pagelab-sys":
-            problems += one_run_loop(src)
-        allowed = [set(k.split(":", 1)[1].split()) for k in debt if k.startswith(f"cycle {crate}:")]
-        found = cycles(graph)
+@dataclass
+class Tally:
+    """Sizes seen and problems found."""
+
+    debt: dict[str, int]
+    problems: list[str] = field(default_factory=list)
+    seen: dict[str, int] = field(default_factory=dict)  # the debt's entries as they are now
+    largest_file: tuple[str, int] = ("", 0)
+    largest_fn: tuple[str, int] = ("", 0)
+
+    def file(self, rel: str, n: int) -> None:
+        if rel in self.debt:
+            self.seen[rel] = n
+        if n > self.largest_file[1]:
+            self.largest_file = (rel, n)
+        if n > MAX_FILE and n > self.debt.get(rel, 0):
+            self.problems.append(f"{rel}: {n} lines (limit {MAX_FILE})")
+
+    def function(self, key: str, first: int, length: int) -> None:
+        if key in self.debt:
+            self.seen[key] = max(self.seen.get(key, 0), length)
+        if length > self.largest_fn[1]:
+            self.largest_fn = (f"{key} (line {first})", length)
+        if length > MAX_FN and length > self.debt.get(key, 0):
+            self.problems.append(f"{key} (line {first}): {length} lines (limit {MAX_FN})")
+
+    def cycles(self, group: str, found: list[list[str]]) -> None:
+        """Cycles of a crate or of `python`, against the debt's `cycle GROUP:` entries."""
+        entries = [k for k in self.debt if k.startswith(f"cycle {group}:")]
+        allowed = [set(k.split(":", 1)[1].split()) for k in entries]
         for comp in found:
             if not any(set(comp) <= a for a in allowed):
-                problems.append(f"crates/{crate}: import cycle among modules {', '.join(comp)}")
+                self.problems.append(f"{group}: import cycle among modules {', '.join(comp)}")
         for a in allowed:
             if not any(set(comp) <= a for comp in found):
                 names = " ".join(sorted(a))
-                problems.append(f"{DEBT}: no cycle left among {names}: remove its entry")
+                self.problems.append(f"{DEBT}: no cycle left among {names}: remove its entry")
             elif not any(set(comp) == a for comp in found):
                 left = " ".join(sorted(max((c for c in found if set(c) <= a), key=len)))
-                problems.append(f"{DEBT}: the cycle is down to {left}: lower its entry")
-        if show_graph:
-            print(f"{crate}:")
-            for m in sorted(graph):
-                print(f"  {m} -> {', '.join(sorted(graph[m])) or '-'}")
-    problems += stale_debt(debt, seen)
-    print(f"largest file: {largest_file[0]} ({largest_file[1]} lines)")
-    print(f"largest function: {largest_fn[0]} ({largest_fn[1]} lines)")
-    for p in problems:
+                self.problems.append(f"{DEBT}: the cycle is down to {left}: lower its entry")
+
+
+def without_comments(kept: list[str | None]) -> str:
+    return "\n".join(re.sub(r"//.*", "", ln) for ln in kept if ln is not None)
+
+
+def check_crate(src: Path, tally: Tally, show_graph: bool) -> None:
+    crate = src.parent.name
+    texts: dict[Path, str] = {}
+    for path in sorted(src.rglob("*.rs")):
+        rel = str(path.relative_to(ROOT))
+        lines = path.read_text().splitlines()
+        kept = strip_test_modules(lines)
+        texts[path] = without_comments(kept)
+        if is_test_file(path):
+            continue
+        tally.file(rel, len(lines))
+        for name, first, length in functions(kept):
+            tally.function(f"{rel}::{name}", first, length)
+    if crate == "pagelab-sys":
+        tally.problems += one_run_loop(src)
+    found, graph = rust_cycles(src, texts)
+    tally.cycles(crate, found)
+    if show_graph:
+        print(f"{crate}:", *graph, sep="\n")
+
+
+def python_functions(tree: ast.Module) -> list[tuple[str, int, int]]:
+    """(qualified name, first line, length from `def` to the last line) of each function."""
+    out = []
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = f"{prefix}{child.name}"
+                out.append((name, child.lineno, child.end_lineno - child.lineno + 1))
+                walk(child, f"{name}.")
+            elif isinstance(child, ast.ClassDef):
+                walk(child, f"{prefix}{child.name}.")
+            else:
+                walk(child, prefix)
+
+    walk(tree, "")
+    return out
+
+
+def check_python(tally: Tally, show_graph: bool) -> None:
+    for tree in PYTHON_TREES:
+        for path in sorted((ROOT / tree).rglob("*.py")):
+            rel = str(path.relative_to(ROOT))
+            text = path.read_text()
+            tally.file(rel, len(text.splitlines()))
+            for name, first, length in python_functions(ast.parse(text, rel)):
+                tally.function(f"{rel}::{name}", first, length)
+    graph = python_graph(ROOT / "python")
+    tally.cycles("python", cycles(graph))
+    if show_graph:
+        print("python:")
+        for m in sorted(graph):
+            print(f"  {m} -> {', '.join(sorted(graph[m])) or '-'}")
+
+
+def main() -> int:
+    show_graph = "--graph" in sys.argv
+    tally = Tally(load_debt())
+    for src in sorted(ROOT.glob("crates/*/src")):
+        check_crate(src, tally, show_graph)
+    check_python(tally, show_graph)
+    tally.problems += stale_debt(tally.debt, tally.seen)
+    print(f"largest file: {tally.largest_file[0]} ({tally.largest_file[1]} lines)")
+    print(f"largest function: {tally.largest_fn[0]} ({tally.largest_fn[1]} lines)")
+    for p in tally.problems:
         print(f"layout: {p}")
-    return 1 if problems else 0
+    return 1 if tally.problems else 0
 
 
 if __name__ == "__main__":
