@@ -74,9 +74,18 @@ def test_missing_spec_file_is_named(cli):
     assert_one_line_error(cli("run", "/no/such/spec.toml"), "/no/such/spec.toml")
 
 
-def test_list_presets_shows_the_base_systems(cli):
+def test_list_presets_groups_systems_adopted_fits_and_fits_kept(cli):
     out = cli("list", "presets", check=True).stdout
-    assert "cp67" in out and "vm370" in out
+    heads = [line for line in out.splitlines() if not line.startswith(" ")]
+    assert heads == [f"{h}:" for h in pagelab.system.PRESET_GROUPS.values()]
+    systems, fits = out.split(heads[1])
+    assert "  vm370 " in systems and "  cp67-fitted " not in systems
+    adopted, kept = fits.split(heads[2])
+    assert "  cp67-fitted " in adopted and "  hpo-base-3081-runner-up " in kept
+    # one line per preset, each with its description
+    names = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    assert sorted(names) == sorted(p.stem for p in (ROOT / "presets").glob("*.toml"))
+    assert all(len(line.split(None, 1)) == 2 for line in out.splitlines() if line.startswith("  "))
 
 
 @pytest.mark.presets

@@ -26,12 +26,22 @@ def list_policies() -> None:
 
 
 @list_.command("presets")
-def list_presets() -> None:
-    """The historic systems shipped as presets."""
+@click.option("--paths", is_flag=True, help="Also print each preset's file.")
+def list_presets(paths: bool) -> None:
+    """The presets: the systems, the fits the reproductions run on, the fits kept beside them."""
     from .. import system
 
+    groups = {group: [] for group in system.PRESET_GROUPS}
     for p in system.presets():
-        click.echo(f"{p['name']}: {p['title']}  [{p['file']}]")
+        groups[p["group"]].append(p)
+    for group, members in groups.items():
+        if not members:
+            continue
+        click.echo(f"{system.PRESET_GROUPS[group]}:")
+        width = max(len(p["name"]) for p in members)
+        for p in members:
+            where = f"  [{p['file']}]" if paths else ""
+            click.echo(f"  {p['name']:<{width}}  {p['title']}{where}")
 
 
 @list_.command("programs")
