@@ -175,6 +175,18 @@ def test_capture_records_a_real_program(cli, tmp_path):
     assert kinds["instruction"] > 0 and kinds["load"] > 0 and kinds["store"] > 0
 
 
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_capture_keeps_the_programs_output_apart_from_the_summary(cli, tmp_path):
+    out = tmp_path / "echo.pltrace"
+    proc = cli(
+        "trace", "capture", "-o", str(out), "--", "/bin/echo", "from the program", check=True
+    )
+    assert proc.stdout == "from the program\n"
+    # the summary (which names the command it traced) on stderr, without the program's output
+    assert "references" in proc.stderr
+    assert "from the program" not in [line.strip() for line in proc.stderr.splitlines()]
+
+
 def test_reproduce_writes_its_record(cli, tmp_path):
     proc = cli("reproduce", "belady-anomaly", "--out", str(tmp_path), check=True)
     assert "holds" in proc.stdout

@@ -64,20 +64,42 @@ def write_table(target: str | os.PathLike[str], rows: list[dict[str, Any]], fmt:
     if fmt == "json":
         write_json(target, rows)
         return
+    if fmt == "csv":
+        write_text(target, csv_text(rows))
+        return
+    if fmt != "parquet":
+        raise ValueError(f"unknown table format {fmt!r}: expected csv, json or parquet")
+    from . import extras
+
+    extras.need("parquet", "--format parquet")
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
     table = pa.Table.from_pylist(rows)
     with atomic_path(target) as tmp:
-        if fmt == "csv":
-            import pyarrow.csv as pacsv
+        pq.write_table(table, tmp)
 
-            pacsv.write_csv(table, tmp)
-        elif fmt == "parquet":
-            import pyarrow.parquet as pq
 
-            pq.write_table(table, tmp)
-        else:
-            raise ValueError(f"unknown table format {fmt!r}: expected csv, json or parquet")
+def csv_text(rows: list[dict[str, Any]]) -> str:
+    """Rows as CSV with a header: an absent value (None, a NaN kept as null) is an empty cell.
+
+    >>> print(csv_text([{"a": 1, "b": None}, {"a": 2.5, "b": "x,y"}]), end="")
+    a,b
+    1,
+    2.5,"x,y"
+    """
+    import csv
+    import io
+
+    if not rows:
+        return ""
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(keys)
+    for r in rows:
+        writer.writerow(["" if r.get(k) is None else r[k] for k in keys])
+    return buf.getvalue()
 
 
 def save_figure(fig: Any, target: str | os.PathLike[str]) -> None:

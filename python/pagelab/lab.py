@@ -22,6 +22,7 @@ from typing import Any
 
 from . import _core, validate
 from .errors import PagelabError
+from .frames import Curve, Rows
 
 #: Default constants of the M44 run-time model (Brawn & Gustavson 1968, "The real computer").
 M44_REFERENCE_TIME_S = 10e-6
@@ -87,14 +88,15 @@ def curve(
     *,
     warmup: int = 0,
     writes: Sequence[bool] | None = None,
-) -> list[dict[str, Any]]:
+) -> Rows:
     """Runs each policy over `trace` at each size; one row per (policy, frames).
 
     `trace` is a pagelab trace file or a list of page numbers (with optional `writes`).
-    Rows: policy, frames, references, faults, pushes, fault_rate, and warm-up counts.
+    Rows: policy, frames, references, faults, pushes, fault_rate, and warm-up counts; a list
+    of dicts that `.to_frame()` makes a pandas DataFrame (`.to_polars()` a polars one).
     """
     if isinstance(trace, str | os.PathLike):
-        return curve_trace(trace, policies, sizes, warmup=warmup)["rows"]
+        return Rows(curve_trace(trace, policies, sizes, warmup=warmup)["rows"])
     sizes = validate.points(sizes, "sizes (frames)", lo=1, hi=validate.U32_MAX)
     warmup = validate.integer(warmup, "warmup")
     if isinstance(policies, str):
@@ -105,7 +107,7 @@ def curve(
         if len(writes) != len(trace):
             raise PagelabError(f"writes: {len(writes)} flags for {len(trace)} references")
     sizes = _clamp_sizes(sizes, len(set(trace)))
-    rows: list[dict[str, Any]] = []
+    rows = Rows()
     for policy in policies:
         out = _call(_core.simulate_pages, _spec_json(policy), trace, writes, sizes, warmup)
         label = policy if isinstance(policy, str) else json.dumps(policy)
@@ -150,22 +152,23 @@ def curve_trace(
     return out
 
 
-def lru_curve(trace: str | os.PathLike[str], *, warmup: int = 0) -> dict[str, Any]:
-    """LRU faults and pushes for every memory size, in one pass (Mattson et al. 1970)."""
-    return _call(_core.lru_curve, os.fspath(trace), validate.integer(warmup, "warmup"))
+def lru_curve(trace: str | os.PathLike[str], *, warmup: int = 0) -> Curve:
+    """LRU faults and pushes for every memory size, in one pass (Mattson et al. 1970);
+    `.to_frame()` gives its rows as a DataFrame."""
+    return Curve(_call(_core.lru_curve, os.fspath(trace), validate.integer(warmup, "warmup")))
 
 
 def opt_curve(
     trace: str | os.PathLike[str], *, warmup: int = 0, max_frames: int | None = None
-) -> dict[str, Any]:
+) -> Curve:
     """MIN (OPT) faults for every memory size up to `max_frames`, in one pass."""
     warmup = validate.integer(warmup, "warmup")
     if max_frames is not None:
         max_frames = validate.integer(max_frames, "max_frames", lo=1, hi=validate.U32_MAX)
-    return _call(_core.opt_curve, os.fspath(trace), warmup, max_frames)
+    return Curve(_call(_core.opt_curve, os.fspath(trace), warmup, max_frames))
 
 
-def ws_curve(trace: str | os.PathLike[str], taus: Sequence[int]) -> dict[str, Any]:
+def ws_curve(trace: str | os.PathLike[str], taus: Sequence[int]) -> Curve:
     """Mean working-set size and fault rate against the window τ [references], in one pass."""
     taus = validate.points(taus, "taus", lo=1, hi=validate.U64_MAX)
     # A window longer than the string holds the whole string: the same point as τ = length.
@@ -177,7 +180,7 @@ def ws_curve(trace: str | os.PathLike[str], taus: Sequence[int]) -> dict[str, An
             "clamped to it",
             stacklevel=2,
         )
-    return _call(_core.ws_curve, os.fspath(trace), taus)
+    return Curve(_call(_core.ws_curve, os.fspath(trace), taus))
 
 
 def m44_run_time(

@@ -27,7 +27,7 @@ import os
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from . import _atomic, _core, validate
 from .errors import PagelabError
@@ -59,19 +59,38 @@ def presets_dir() -> Path:
     return PRESETS_DIR
 
 
-def presets() -> list[dict[str, str]]:
-    """The historic systems shipped as presets: name, file, title.
+#: The kinds of preset, in the order `pagelab list presets` shows them: a system as the sources
+#: describe it, a fit the reproductions run on (`[provenance] status = "adopted"`), and any
+#: other fit, kept to show how far a result moves with the fit.
+PRESET_GROUPS = {
+    "system": "Systems",
+    "adopted": "Adopted fits (the reproductions run on these)",
+    "comparison": "Fits kept for comparison",
+}
 
-    >>> any(p["name"] == "vmsp" for p in presets())
-    True
+
+def presets() -> list[dict[str, str]]:
+    """The presets shipped: name, file, title (its one-line description) and group (a key of
+    :data:`PRESET_GROUPS`).
+
+    >>> [p["group"] for p in presets() if p["name"] in ("vmsp", "cp67-fitted")]
+    ['adopted', 'system']
     """
     found = []
     for path in sorted(presets_dir().glob("*.toml")):
         try:
-            title = tomllib.loads(path.read_text()).get("preset", {}).get("name", "")
+            data = tomllib.loads(path.read_text())
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            title = ""  # `pagelab run` says what is wrong with it
-        found.append({"name": path.stem, "file": str(path), "title": str(title)})
+            data = {}  # `pagelab run` says what is wrong with it
+        title = (data.get("preset") or {}).get("name", "")
+        provenance = data.get("provenance")
+        if not isinstance(provenance, dict):
+            group = "system"
+        else:
+            group = "adopted" if provenance.get("status") == "adopted" else "comparison"
+            # A fit's own line: what was fitted to what (its title is often its base's).
+            title = provenance.get("description") or title
+        found.append({"name": path.stem, "file": str(path), "title": str(title), "group": group})
     return found
 
 
@@ -90,12 +109,37 @@ def resolve_spec_path(spec: str | os.PathLike[str]) -> Path:
     raise PagelabError(f"{spec}: no such file, and no preset of that name")
 
 
-class Metric(NamedTuple):
-    """One named figure of a run."""
+class Metric(float):
+    """One named figure of a run: a number (``float(m)``, ``m * 2``, ``m > 0.5``, numpy and
+    pandas take it as the float it is) that also carries its ``name`` and ``unit``.
 
-    name: str
-    value: float
-    unit: str
+    >>> m = Metric("q1_seconds", 0.5, "s")
+    >>> m * 2, float(m), m.value, m.unit
+    (1.0, 0.5, 0.5, 's')
+    """
+
+    __slots__ = ("name", "unit")
+    _fields = ("name", "value", "unit")
+
+    def __new__(cls, name: str, value: float, unit: str) -> Metric:
+        self = super().__new__(cls, value)
+        self.name = name
+        self.unit = unit
+        return self
+
+    @property
+    def value(self) -> float:
+        """The number itself, as a plain float."""
+        return float(self)
+
+    def _asdict(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "unit": self.unit}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Metric, (self.name, self.value, self.unit))
+
+    def __repr__(self) -> str:
+        return f"Metric(name={self.name!r}, value={self.value!r}, unit={self.unit!r})"
 
 
 class SystemResult(dict):
@@ -171,6 +215,9 @@ def _number(v: Any) -> float:
 
 
 def _frame(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> pandas.DataFrame:
+    from . import extras
+
+    extras.need("frames", "a DataFrame")
     import pandas as pd
 
     return pd.DataFrame.from_records(rows, columns=list(columns) if columns else None)

@@ -55,11 +55,7 @@ def _emit_rows(rows: list[dict[str, Any]], fmt: str, output: str) -> None:
         if fmt == "json":
             click.echo(json.dumps(rows, indent=2))
         else:
-            if rows:
-                keys = list(rows[0])
-                click.echo(",".join(keys))
-                for r in rows:
-                    click.echo(",".join(str(r[k]) for k in keys))
+            click.echo(_atomic.csv_text(rows), nl=False)
         return
     _atomic.write_table(output, rows, fmt)
     click.echo(f"wrote {len(rows)} rows to {output}", err=True)

@@ -26,10 +26,13 @@ def trace() -> None:
 def capture(output: str, page_size: int, command: tuple[str, ...]) -> None:
     """Run PROGRAM ARGS under valgrind's lackey and record its references.
 
+    The program's own output stays on stdout, as if it ran alone; pagelab's summary of the
+    trace goes to stderr, after it.
+
     pagelab trace capture -o sort.pltrace -- sort /etc/services
     """
     info = traces.capture(output, command[0], command[1:], page_size=page_size)
-    _print_info(output, info)
+    _print_info(output, info, err=True)
 
 
 @trace.command()
@@ -172,7 +175,7 @@ def export(source: str, output: str, to: str) -> None:
     click.echo(f"wrote {output}")
 
 
-def _print_info(path: str, info: dict[str, Any]) -> None:
+def _print_info(path: str, info: dict[str, Any], *, err: bool = False) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -185,4 +188,4 @@ def _print_info(path: str, info: dict[str, Any]) -> None:
         elif isinstance(value, int):
             value = f"{value:,}"
         t.add_row(key.replace("_", " "), str(value))
-    Console().print(t)
+    Console(stderr=err).print(t)
