@@ -66,12 +66,40 @@ def test_sweep_returns_a_frame_and_a_full_store_computes_nothing(tmp_path):
     assert [r["throughput"] for r in again.rows] == list(df["throughput"])
 
 
-def test_workers_do_not_change_the_results(tmp_path):
+def test_workers_do_not_change_the_results(tmp_path, monkeypatch):
     grid = {"workload.users": [20, 40]}
     one = sweep("vm370", grid=grid, seeds=2, set=SHORT, out=tmp_path / "a", workers=1)
     two = sweep("vm370", grid=grid, seeds=2, set=SHORT, out=tmp_path / "b", workers=2)
     assert one.equals(two)
     assert dataset_hash(tmp_path / "a") == dataset_hash(tmp_path / "b")
+    # With every run in the store nothing is left to compute, and no cluster starts.
+    from pagelab.sweep import engine
+
+    def no_cluster(*args, **kwargs):
+        raise AssertionError("a cluster started for a sweep with nothing to compute")
+
+    monkeypatch.setattr(engine, "_client", no_cluster)
+    again = sweep("vm370", grid=grid, seeds=2, set=SHORT, out=tmp_path / "b", workers=2)
+    assert again.equals(two)
+
+
+def test_a_sweep_from_a_plain_script_without_a_main_guard(tmp_path):
+    """Dask's worker processes would import the script again; they start without it."""
+    script = tmp_path / "plain.py"
+    script.write_text(
+        "import pathlib, pagelab\n"
+        "pathlib.Path('top-level-runs').open('a').write('x')\n"
+        "df = pagelab.sweep('vm370', grid={'workload.users': [20, 40]}, seeds=1,\n"
+        f"                   set={SHORT!r}, workers=2)\n"
+        "print(len(df), df['throughput'].notna().all())\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, script.name], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split()[-2:] == ["2", "True"]
+    # The script's top level ran once: in its own process, not again in each worker.
+    assert (tmp_path / "top-level-runs").read_text() == "x"
 
 
 def test_the_store_reads_as_is_with_duckdb(tmp_path):

@@ -124,6 +124,9 @@ def sweep(
 ) -> Any:
     """Runs `spec` at every grid point and seed; one DataFrame row per run, e.g.
     `pagelab.sweep("vm370", grid={"workload.users": [20, 40]}, seeds=2, out="runs")`."""
+    from .. import extras
+
+    extras.need("sweep", "pagelab.sweep()")
     import pandas as pd
 
     outcome = run_sweep(

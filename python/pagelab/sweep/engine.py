@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -142,19 +143,51 @@ def _client(workers: int | None, scheduler: str | None) -> Iterator[Any]:
             yield client
         return
     n = workers or os.cpu_count() or 1
-    with (
-        LocalCluster(
-            n_workers=n,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            # A failed run is reported by `_on_dask` in one line; the workers' own error log
-            # would repeat it with a traceback.
-            silence_logs=logging.CRITICAL,
-        ) as cluster,
-        Client(cluster) as client,
-    ):
-        yield client
+    with contextlib.ExitStack() as stack:
+        try:
+            with _main_script_hidden():
+                cluster = stack.enter_context(
+                    LocalCluster(
+                        n_workers=n,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        # A failed run is reported by `_on_dask` in one line; the workers' own
+                        # error log would repeat it with a traceback.
+                        silence_logs=logging.CRITICAL,
+                    )
+                )
+        except Exception as e:
+            raise PagelabError(
+                f"the {n} Dask worker processes did not start ({_first_line(e)}); if this is a "
+                'script, put its code under `if __name__ == "__main__":` (docs/python.md)'
+            ) from None
+        yield stack.enter_context(Client(cluster))
+
+
+@contextlib.contextmanager
+def _main_script_hidden() -> Iterator[None]:
+    """Starts worker processes without rerunning the script that asked for them.
+
+    A worker process is spawned, and a spawned process first imports the parent's main module
+    from its file (multiprocessing, `spawn.get_preparation_data`): a script without an
+    `if __name__ == "__main__":` guard would rerun every simulation before the sweep, in each
+    worker, and start a cluster of its own. The workers run pagelab's tasks only
+    (`run_point`), which need nothing from the script, so while they start the main module
+    shows no file to import, as in an interactive session.
+    """
+    main = sys.modules.get("__main__")
+    hidden = {}
+    if main is not None:
+        for attr in ("__file__", "__spec__"):
+            if getattr(main, attr, None) is not None:
+                hidden[attr] = getattr(main, attr)
+                setattr(main, attr, None)
+    try:
+        yield
+    finally:
+        for attr, value in hidden.items():
+            setattr(main, attr, value)
 
 
 def _on_dask(client: Any, tasks: list[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
