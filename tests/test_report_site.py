@@ -264,20 +264,89 @@ def test_holds_with_the_mean_in_the_band_is_counted_apart(site):
     )
 
 
-def test_a_sweep_table_is_drawn_as_curves_over_its_number(results):
-    record = records.parse(results / "hand-old.json", _legacy_record("x"))
-    (chart,) = charts.tables(record)
-    ours = [t for t in chart["spec"]["data"] if t["name"].startswith("pagelab")]
-    assert [t["name"] for t in ours] == [
-        "pagelab fifo N frames",
-        "pagelab lru N frames",
-        "pagelab min N frames",
+def _chart_record(results: Path, rows: list[tuple]) -> records.Record:
+    """A record of one table from (row, column, paper, pagelab, interval, unit) tuples."""
+    raw = _design_record("charts", "f.png", {})
+    raw["rows"] = [
+        {
+            "table": "T",
+            "row": r,
+            "column": c,
+            "role": "predicted",
+            "paper": p,
+            "pagelab": q,
+            "interval": i,
+            "unit": u,
+        }
+        for r, c, p, q, i, u in rows
     ]
-    assert ours[0]["x"] == [3.0, 4.0] and ours[0]["y"] == [9, 10]
-    measures = _design_record("y", "f.png", {})
-    (mixed,) = charts.tables(records.parse(results / "hand-new.json", measures))
-    assert mixed["spec"]["layout"]["xaxis"]["type"] == "category"
-    assert all(t["mode"] == "markers" for t in mixed["spec"]["data"])
+    return records.parse(results / "hand-new.json", raw)
+
+
+def test_charts_take_their_series_from_the_table_never_from_rewritten_labels(results):
+    # Rows that differ by a number inside the label stay apart: no "QN seconds" series.
+    record = _chart_record(
+        results,
+        [
+            ("Q1 seconds", "Base", 0.78, 0.8, [0.7, 0.9], "s"),
+            ("Q2 seconds", "Base", 9.4, 9.0, None, "s"),
+            ("Q1 seconds", "Prototype", 0.36, 0.41, [0.39, 0.43], "s"),
+            ("Q2 seconds", "Prototype", 9.5, 9.9, None, "s"),
+            ("Q1 seconds", "Runner-up", None, 0.5, None, "s"),
+        ],
+    )
+    (chart,) = charts.tables(record)
+    names = [t["name"] for t in chart["spec"]["data"]]
+    # the columns are the more numerous: across the axis; a series per row label
+    assert names == [
+        "pagelab · Q1 seconds",
+        "paper · Q1 seconds",
+        "pagelab · Q2 seconds",
+        "paper · Q2 seconds",
+    ]
+    q1 = chart["spec"]["data"][0]
+    assert q1["x"] == ["Base", "Prototype", "Runner-up"] and q1["y"] == [0.8, 0.41, 0.5]
+    assert q1["error_y"]["array"] == pytest.approx([0.1, 0.02, None])
+    assert q1["error_y"]["arrayminus"] == pytest.approx([0.1, 0.02, None])
+    assert chart["spec"]["layout"]["xaxis"]["type"] == "category"
+    # The legacy record's sweep written into its row labels is drawn as the labels read.
+    legacy = records.parse(results / "hand-old.json", _legacy_record("x"))
+    (old,) = charts.tables(legacy)
+    assert [t["name"] for t in old["spec"]["data"]] == ["pagelab · faults", "paper · faults"]
+    assert old["spec"]["data"][0]["x"][:2] == ["fifo 3 frames", "fifo 4 frames"]
+
+
+def test_a_table_whose_labels_are_numbers_is_drawn_over_them_and_units_stay_apart(results):
+    record = _chart_record(
+        results,
+        [
+            ("3 frames", "fifo", 9, 9, None, "faults"),
+            ("4 frames", "fifo", 10, 10, None, "faults"),
+            ("3 frames", "lru", None, 10, None, "faults"),
+            ("4 frames", "lru", None, 8, None, "faults"),
+            ("3 frames", "fifo", None, 0.75, None, "fault rate"),
+            ("4 frames", "fifo", None, 0.8, None, "fault rate"),
+            ("set pages", "fit", None, 20, None, ""),
+            ("think time", "fit", None, 15, None, ""),
+        ],
+    )
+    faults, rate = charts.tables(record)  # no chart of rows without a unit
+    assert [t["name"] for t in faults["spec"]["data"]] == [
+        "pagelab · fifo",
+        "paper · fifo",
+        "pagelab · lru",
+    ]
+    assert faults["spec"]["data"][0]["x"] == [3.0, 4.0]
+    assert faults["spec"]["layout"]["xaxis"] == {"type": "linear", "title": {"text": "frames"}}
+    assert {t["meta"]["unit"] for t in rate["spec"]["data"]} == {"fault rate"}
+    # One row over many columns: the columns go across, never a stack at one x.
+    (limits,) = charts.tables(
+        _chart_record(
+            results,
+            [("throughput", f"limit {n}", None, n / 10, None, "per s") for n in (5, 10, 20)],
+        )
+    )
+    assert limits["spec"]["data"][0]["x"] == ["limit 5", "limit 10", "limit 20"]
 
 
 def test_every_chart_has_a_static_png_beside_it(site):

@@ -32,7 +32,8 @@ _LAYOUT = {
     "margin": {"l": 60, "r": 20, "t": 40, "b": 60},
     "height": 380,
     "hovermode": "closest",
-    "legend": {"orientation": "h", "y": -0.25},
+    # Beside the plot, not under it, where long category labels would run into it.
+    "legend": {"orientation": "v", "x": 1.02, "y": 1, "xanchor": "left"},
     "font": {"family": "system-ui, sans-serif", "size": 12},
 }
 
@@ -100,6 +101,7 @@ def _distance_trace(role: str, points: list[tuple[str, Row, float]], *, legend: 
         "type": "scatter",
         "mode": "markers",
         "name": role,
+        "meta": {"label": role, "source": "distance", "unit": "%"},
         "legendgroup": role,
         "showlegend": legend,
         "x": [max(-EDGE, min(EDGE, v)) for _, _, v in points],
@@ -126,76 +128,110 @@ def _edge_symbol(v: float) -> str:
     return "circle"
 
 
-#: The first number in a row's label: the point of a sweep ("fifo 3 frames", "125 users").
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+#: A label that is a number, alone or before a word shared by the whole axis ("125 users").
+_NUMBER_LABEL = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(.*?)\s*$")
 
 
-def _sweep(rows: list[Row]) -> dict[int, tuple[str, float]] | None:
-    """Each row's curve (its label with the number taken out) and its x (the number), when every
-    label carries a number; None when the rows name different measures."""
-    points = {}
-    for i, r in enumerate(rows):
-        m = _NUMBER.search(r.row)
-        if m is None:
-            return None
-        stem = " ".join(f"{r.row[: m.start()]}N{r.row[m.end() :]}".split())
-        points[i] = (stem, float(m.group()))
-    return points
+def _numeric_axis(labels: list[str]) -> tuple[list[float], str] | None:
+    """The labels' numbers and their shared word, when every label is a number followed by the
+    same word (or by none); None otherwise. The labels are read, never rewritten."""
+    found = [_NUMBER_LABEL.match(label) for label in labels]
+    if not all(found) or len({m.group(2) for m in found if m}) != 1:
+        return None
+    return [float(m.group(1)) for m in found if m], found[0].group(2) if found[0] else ""
+
+
+def _layout_of(rows: list[Row]) -> tuple[str, str]:
+    """(field across the x axis, field naming the series): the table's rows or its columns,
+    whichever has more distinct labels goes across, so no series is a single x."""
+    n_rows = len({r.row for r in rows})
+    n_columns = len({r.column for r in rows})
+    return ("row", "column") if n_rows >= n_columns else ("column", "row")
 
 
 def tables(record: Record) -> list[dict[str, Any]]:
-    """One chart per (table, unit) with at least two of our numbers. Where the rows are a sweep
-    (each label carries a number), a curve per column and label pattern over that number, as
-    the paper's figure draws it; otherwise dots by row, since a line between different measures
-    would mislead. The paper's numbers are open diamonds in the colour of ours."""
+    """One chart per table and unit with at least two of our numbers, built from the table's
+    structure: its rows or its columns across the x axis (whichever are more) and a series per
+    label of the other, named by that label as the record writes it. Ours are dots joined by a
+    line where the x labels are numbers, with the interval as an error bar; the paper's are open
+    diamonds in the colour of ours, wherever the paper gives a number. A row with no unit is
+    not drawn: measures of unknown units cannot share an axis."""
     charts = []
     groups: dict[tuple[str, str], list[Row]] = {}
     for r in record.rows:
-        groups.setdefault((r.table, r.unit), []).append(r)
+        if r.unit:
+            groups.setdefault((r.table, r.unit), []).append(r)
     for (table, unit), rows in groups.items():
         if sum(r.pagelab is not None for r in rows) < 2:
             continue
-        sweep = _sweep(rows)
-        curves: dict[tuple[str, str], list[tuple[Any, Row]]] = {}
-        for i, r in enumerate(rows):
-            stem, x = sweep[i] if sweep else ("", r.row)
-            curves.setdefault((r.column, stem), []).append((x, r))
-        columns = {c for c, _ in curves}
+        across, by = _layout_of(rows)
+        labels = list(dict.fromkeys(getattr(r, across) for r in rows))
+        numeric = _numeric_axis(labels)
+        xs = dict(zip(labels, numeric[0] if numeric else labels, strict=True))
+        series: dict[str, list[tuple[Any, Row]]] = {}
+        for r in rows:
+            series.setdefault(getattr(r, by), []).append((xs[getattr(r, across)], r))
         data = []
-        for k, ((column, stem), points) in enumerate(curves.items()):
-            name = " · ".join(p for p in ((column if len(columns) > 1 else ""), stem) if p)
-            name, colour = name or column or "value", PALETTE[k % len(PALETTE)]
-            mode = "lines+markers" if sweep else "markers"
-            data.append(_series(points, f"pagelab {name}", "pagelab", colour, mode=mode))
+        for k, (name, points) in enumerate(series.items()):
+            label, colour = name or "value", PALETTE[k % len(PALETTE)]
+            mode = "lines+markers" if numeric else "markers"
+            data.append(_series(points, label, "pagelab", colour, unit, mode=mode))
             if any(r.paper is not None for _, r in points):
-                data.append(_series(points, f"paper {name}", "paper", colour, mode="paper"))
-        title = f"{table} [{unit}]" if unit else table
-        stems = {stem for _, stem in curves}
-        xaxis = {"type": "linear", "title": {"text": stems.pop() if len(stems) == 1 else "N"}}
+                data.append(_series(points, label, "paper", colour, unit, mode="paper"))
+        title = f"{table} [{unit}]"
+        if numeric:
+            xaxis = {"type": "linear", "title": {"text": numeric[1] or across}}
+        else:
+            xaxis = {"type": "category", "automargin": True, "title": {"text": across}}
         layout = {
             **_LAYOUT,
             "title": {"text": title},
-            "xaxis": xaxis if sweep else {"type": "category", "automargin": True},
-            "yaxis": {"title": {"text": unit}, "rangemode": "tozero"},
+            "xaxis": xaxis,
+            "yaxis": {"title": {"text": unit}, "rangemode": "tozero", "automargin": True},
         }
         charts.append({"title": title, "spec": {"data": data, "layout": layout}})
     return charts
 
 
 def _series(
-    points: list[tuple[Any, Row]], name: str, field: str, colour: str, *, mode: str
+    points: list[tuple[Any, Row]], label: str, field: str, colour: str, unit: str, *, mode: str
 ) -> dict[str, Any]:
-    """Ours as dots or a curve; the paper's as open diamonds of the same colour."""
+    """Ours as dots or a curve with the intervals as error bars; the paper's as open diamonds
+    of the same colour. `meta` keeps the series' label and unit for the browser tests."""
     paper = mode == "paper"
-    return {
+    name = f"{field} · {label}"
+    trace = {
         "type": "scatter",
         "mode": "markers" if paper else mode,
         "name": name,
+        "meta": {"label": label, "source": field, "unit": unit},
         "x": [x for x, _ in points],
         "y": [getattr(r, field) for _, r in points],
-        "text": [r.row for _, r in points],
+        "text": [f"{r.row} · {r.column}" for _, r in points],
         "marker": {"color": colour, "size": 10 if paper else 7}
         | ({"symbol": "diamond-open"} if paper else {}),
         "line": {"color": colour},
-        "hovertemplate": f"%{{text}}<br>{field} %{{y}}<extra>{name}</extra>",
+        "hovertemplate": f"%{{text}}<br>{field} %{{y}} {unit}<extra>{name}</extra>",
     }
+    if not paper and any(r.interval for _, r in points):
+        trace["error_y"] = {
+            "type": "data",
+            "symmetric": False,
+            "array": [_above(r) for _, r in points],
+            "arrayminus": [_below(r) for _, r in points],
+            "color": colour,
+            "thickness": 1,
+        }
+    return trace
+
+
+def _above(r: Row) -> float | None:
+    if r.interval is None or r.pagelab is None:
+        return None
+    return max(0.0, r.interval[1] - r.pagelab)
+
+
+def _below(r: Row) -> float | None:
+    if r.interval is None or r.pagelab is None:
+        return None
+    return max(0.0, r.pagelab - r.interval[0])

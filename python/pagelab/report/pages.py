@@ -103,6 +103,10 @@ def _tables(record: Record) -> list[dict[str, Any]]:
     return tables
 
 
+def _has_paper(table: dict[str, Any]) -> bool:
+    return any(v["row"].paper is not None for v in table["rows"])
+
+
 def _grid(views: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The table as the paper lays it out (its rows down, its columns across, each cell the
     paper's number beside ours), when it has several columns and one number per cell."""
@@ -158,10 +162,13 @@ def _plain(v: Any) -> str:
 
 
 def reproduction_context(record: Record, counts: dict[str, Any]) -> dict[str, Any]:
+    tables = _tables(record)
     return {
         "record": record,
         "counts": counts,
-        "tables": _tables(record),
+        # The paper's own tables (those with a paper number) open the page; ours follow.
+        "paper_tables": [t for t in tables if _has_paper(t)],
+        "own_tables": [t for t in tables if not _has_paper(t)],
         "description": _description(record.name),
         "fitted": _fitted(record.fitted),
         "distances": charts.distances(
@@ -218,6 +225,8 @@ def preset_context(path: Path) -> dict[str, Any]:
         "header": presets.header(text),
         "params": params,
         "bases": bases,
+        "extends": presets._extends(data),
+        "inherited": presets.inherited(path),
         "provenance": _fitted(provenance),
         "doc": doc.name if doc else None,
         "doc_html": doc_html,

@@ -218,3 +218,42 @@ def doc_for(path: Path) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
+
+
+def inherited(path: Path) -> list[tuple[str, list[Param]]]:
+    """What `path` takes from the presets it extends: for each ancestor, nearest first, its name
+    and the values no preset below it sets (tables merge key by key, an array replaces the
+    ancestor's whole array: spec/loading.rs, `merge_over`)."""
+    data, _ = params(path)
+    below = [data]
+    seen = {path.resolve()}
+    out = []
+    parent = _extends(data)
+    while parent:
+        ppath = path.parent / f"{parent}.toml"
+        if not ppath.is_file() or ppath.resolve() in seen:
+            break  # `pagelab run` names a missing or circular parent; the page shows what it has
+        seen.add(ppath.resolve())
+        pdata, pparams = params(ppath)
+        out.append((parent, [p for p in pparams if not any(_sets(d, p.key) for d in below)]))
+        below.append(pdata)
+        parent = _extends(pdata)
+    return out
+
+
+def _extends(data: dict[str, Any]) -> str | None:
+    meta = data.get("preset")
+    parent = meta.get("extends") if isinstance(meta, dict) else None
+    return parent if isinstance(parent, str) else None
+
+
+def _sets(data: Any, key: str) -> bool:
+    """Whether `data` gives `key` (a dotted path) a value, or replaces an array on its path."""
+    node = data
+    for part in key.split("."):
+        if isinstance(node, list):
+            return True
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True

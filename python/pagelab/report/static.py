@@ -41,7 +41,7 @@ def draw(spec: dict[str, Any], path: Path) -> Path:
             _trace(ax, trace)
         _axes(ax, layout)
         if any(t.get("showlegend", True) and t.get("name") for t in spec.get("data", [])):
-            ax.legend(fontsize=8, loc="best")
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.tight_layout()
         _atomic.save_figure(fig, path)
     finally:
@@ -63,6 +63,7 @@ def _trace(ax: Any, trace: dict[str, Any]) -> None:
         line = trace.get("line", {})
         ax.plot(x, y, color=line.get("color", colour), linewidth=1.2, label=label)
         label = None
+    _error_bars(ax, trace, colour)
     if "markers" not in mode:
         return
     for s in dict.fromkeys(symbols):
@@ -80,6 +81,23 @@ def _trace(ax: Any, trace: dict[str, Any]) -> None:
             label=label,
         )
         label = None
+
+
+def _error_bars(ax: Any, trace: dict[str, Any], colour: str | None) -> None:
+    """The intervals of a trace (Plotly's asymmetric `error_y`) as error bars."""
+    err = trace.get("error_y")
+    if not err:
+        return
+    points = [
+        (x, y, lo or 0.0, hi or 0.0)
+        for x, y, lo, hi in zip(
+            trace["x"], trace["y"], err["arrayminus"], err["array"], strict=True
+        )
+        if y is not None and (lo is not None or hi is not None)
+    ]
+    if points:
+        xs, ys, lo, hi = (list(c) for c in zip(*points, strict=True))
+        ax.errorbar(xs, ys, yerr=[lo, hi], fmt="none", ecolor=colour, elinewidth=1, capsize=3)
 
 
 def _axes(ax: Any, layout: dict[str, Any]) -> None:

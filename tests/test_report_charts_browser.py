@@ -1,0 +1,128 @@
+"""Every page of the report opened in Chromium: each chart's series are well formed and each
+reproduction page opens with the paper's own table.
+
+The site is built from smoke records made here (the reproductions of REPRODUCTIONS) and from the
+published full-scale records when the checkout has them (PUBLISHED), or from the records in
+PAGELAB_REPORT_RECORDS. On every drawn chart:
+
+* no merged series: each series is named by a row or a column label of the page's tables, as the
+  record writes it (a name made by rewriting labels, "QN seconds", is found by no table);
+* no single-x stack: a chart with several series spreads over at least two x positions;
+* one unit per axis: the series of a chart share one unit.
+
+On every reproduction page with a paper number, the paper's first table starts above the fold
+(the first 900 px of a 1280 px wide window). Screenshots of hpo-table2's and psi-table2's pages
+go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from pagelab import reproduce
+from pagelab.report import build
+from test_report_browser import _chromium
+
+#: Smoke records made for the site: the two pages screenshotted, and charts of other shapes.
+REPRODUCTIONS = ("hpo-table2", "psi-table2", "belady-anomaly", "m44-single")
+#: Where published full-scale records live in the checkout, when they do.
+PUBLISHED = (ROOT / "results" / "full", ROOT / "published")
+ARTIFACTS = ROOT / "test-artifacts"
+FOLD_PX = 900
+
+#: Each drawn chart's series: name, label, source, unit and distinct x positions.
+_SERIES = """
+() => Array.from(document.querySelectorAll('.plot[data-drawn]')).map(div => ({
+  id: div.id,
+  series: div.data.map(t => ({
+    name: t.name, label: (t.meta || {}).label, source: (t.meta || {}).source,
+    unit: (t.meta || {}).unit,
+    xs: Array.from(new Set((t.x || []).map(String))),
+  })),
+}))
+"""
+#: Every row and column label of the page's tables.
+_LABELS = """
+() => Array.from(document.querySelectorAll('table td, table th')).map(c => c.textContent.trim())
+"""
+
+
+def _records(tmp: Path) -> Path:
+    given = os.environ.get("PAGELAB_REPORT_RECORDS")
+    if given:
+        return Path(given)
+    out = tmp / "records"
+    for name in REPRODUCTIONS:
+        reproduce.reproduce(name, scale="smoke", out=out)
+    for published in PUBLISHED:
+        for record in published.glob("*.json") if published.is_dir() else []:
+            if not (out / record.name).exists():
+                shutil.copy(record, out / record.name)
+    return out
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("charts")
+    out = tmp / "site"
+    build(_records(tmp), out)
+    return out
+
+
+def _check_charts(url: str, charts: list[dict], labels: set[str]) -> None:
+    for chart in charts:
+        where = f"{url}#{chart['id']}"
+        series = chart["series"]
+        units = {s["unit"] for s in series}
+        assert len(units) == 1 and None not in units, (where, units)
+        if chart["id"] == "distances":
+            continue  # one line of dots per group, against one axis of per cent
+        for s in series:
+            assert s["label"] in labels, (where, s["name"], "names no row or column")
+            assert s["name"] == f"{s['source']} · {s['label']}", (where, s["name"])
+        positions = {x for s in series for x in s["xs"]}
+        if len(series) > 1:
+            assert len(positions) >= 2, (where, "every series at one x")
+
+
+def test_every_chart_of_every_page_is_well_formed(site):
+    from playwright.sync_api import sync_playwright
+
+    chromium = _chromium()
+    pages = [site / "index.html", *sorted((site / "repro").glob("*.html"))]
+    ARTIFACTS.mkdir(exist_ok=True)
+    checked = 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": FOLD_PX})
+        for path in pages:
+            page.goto(path.as_uri())
+            page.wait_for_load_state("load")
+            page.wait_for_function(
+                "Array.from(document.querySelectorAll('.plot')).every(d => d.dataset.drawn)"
+            )
+            charts = page.evaluate(_SERIES)
+            _check_charts(path.name, charts, set(page.evaluate(_LABELS)))
+            checked += len(charts)
+            first = page.locator(".paper-table").first
+            if path.parent.name == "repro" and first.count():
+                top = first.evaluate("e => e.getBoundingClientRect().top + window.scrollY")
+                assert top < FOLD_PX, (path.name, f"the paper's first table starts at {top} px")
+            if path.stem in ("hpo-table2", "psi-table2"):
+                page.screenshot(path=str(ARTIFACTS / f"report-{path.stem}.png"))
+        browser.close()
+    assert checked >= len(pages)
+
+
+def test_the_paper_tables_come_first_on_the_pages_that_have_them(site):
+    for name in ("hpo-table2", "psi-table2"):
+        html = (site / "repro" / f"{name}.html").read_text()
+        assert 'class="paper-table"' in html
+        assert html.index('class="paper-table"') < html.index("<h2>Score</h2>")
+        if 'class="own-table"' in html:
+            assert html.index('class="paper-table"') < html.index('class="own-table"')
