@@ -189,6 +189,9 @@ class Fit:
 
 def fit(rows: Sequence[dict[str, float]], terms: Sequence[str], target: str = "rt") -> Fit:
     """Ordinary least squares of `target` on `terms` with an intercept (statsmodels)."""
+    from . import extras
+
+    extras.need("stats", "Chanson's regression fit")
     import numpy as np
     import statsmodels.api as sm
 

@@ -11,6 +11,9 @@ from . import _atomic
 
 
 def _pyplot() -> Any:
+    from . import extras
+
+    extras.need("plot", "--plot")
     import matplotlib
 
     matplotlib.use("Agg")

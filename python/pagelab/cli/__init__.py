@@ -31,6 +31,12 @@ def main() -> None:
     except click.ClickException as e:
         e.show()
         sys.exit(e.exit_code)
+    except ModuleNotFoundError as e:
+        from .. import extras
+
+        what = f"`pagelab {sys.argv[1]}`" if len(sys.argv) > 1 else "pagelab"
+        click.echo(f"pagelab: error: {extras.explain(e, what)}", err=True)
+        sys.exit(2)
     except OSError as e:
         missing = isinstance(e, FileNotFoundError)
         click.echo(f"pagelab: error: {f'{e.filename}: no such file' if missing else e}", err=True)

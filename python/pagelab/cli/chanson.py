@@ -16,7 +16,11 @@ def chanson() -> None:
 
 def _chanson_model(fit: bool, seed: int) -> Any:
     from .. import chanson as ch
+    from .. import extras
 
+    if fit:
+        extras.need("stats", "`pagelab chanson --fit`")
+        extras.need("sweep", "`pagelab chanson --fit`")
     return ch.fitted_model(seed=seed) if fit else ch.paper_model()
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from .. import extras
 from ..errors import PagelabError
 from .base import cli
 
@@ -50,6 +51,7 @@ def reproduce(
         return
     if name and run_all:
         raise PagelabError("reproduce: give a NAME or --all, not both")
+    extras.need("reproduce", "`pagelab reproduce`")
     names = [r["name"] for r in rep.available()] if run_all else [name]
     records = []
     with runner(workers, scheduler) as pool:
@@ -83,6 +85,7 @@ def reproduce(
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Site directory.")
 def report(results: str, out: str) -> None:
     """Write an offline HTML site setting every reproduction record in RESULTS beside its paper."""
+    extras.need("report", "`pagelab report`")
     from ..report import command
 
     command(results, out)
@@ -92,6 +95,7 @@ def report(results: str, out: str) -> None:
 @click.option("--out", type=click.Path(file_okay=False), default="results/demo", show_default=True)
 def demo(out: str) -> None:
     """Capture a real program's trace, draw its curves under several policies, write a report."""
+    extras.need("demo", "`pagelab demo`")
     from .. import demo as demo_mod
 
     demo_mod.run(Path(out))

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from .. import extras
 from .base import cli
 
 # -- the system simulator --------------------------------------------------------------------
@@ -86,6 +87,7 @@ def sweep(
     Each run is kept in OUT/runs/ as one Parquet row, keyed by the resolved spec, the seed and
     the version: a run already there is not computed again.
     """
+    extras.need("sweep", "`pagelab sweep`")
     from ..sweep import run_sweep
 
     outcome = run_sweep(
@@ -167,6 +169,7 @@ def calibrate(
 ) -> None:
     """Fit the VARY keys of PRESET to the paper numbers in TARGET; write the fitted preset,
     and every trial beside it (OUT's name, .trials.parquet)."""
+    extras.need("calibrate", "`pagelab calibrate`")
     from .. import calibrate as cal
 
     cal.check_near(near, near_error)  # before the search, not after it
