@@ -44,9 +44,21 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> N
         assert n in lines[0], (n, lines[0])
 
 
+#: Smoke records (seed 1) already made in this session, by name.
+SMOKE_RECORDS: dict[str, dict] = {}
+
+
+def smoke_record(name: str) -> dict:
+    """The smoke record of reproduction `name` at seed 1, made once per session: the golden
+    test, the tests that read a record and the report's browser test share it."""
+    if name not in SMOKE_RECORDS:
+        import pagelab.reproduce as rep
+
+        SMOKE_RECORDS[name] = rep.reproduce(name, scale="smoke", seed=1)
+    return SMOKE_RECORDS[name]
+
+
 @pytest.fixture(scope="session")
 def hpo_table2_smoke() -> dict:
     """The `hpo-table2` smoke record, run once for the tests that only read it."""
-    import pagelab.reproduce as rep
-
-    return rep.reproduce("hpo-table2", scale="smoke")
+    return smoke_record("hpo-table2")

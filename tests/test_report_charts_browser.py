@@ -1,9 +1,9 @@
 """Every page of the report opened in Chromium: each chart's series are well formed and each
 reproduction page opens with the paper's own table.
 
-The site is built from smoke records made here (the reproductions of REPRODUCTIONS) and from the
-published full-scale records when the checkout has them (PUBLISHED), or from the records in
-PAGELAB_REPORT_RECORDS. On every drawn chart:
+The site is built from the smoke records of this session (every reproduction when the golden
+tests ran before, and at least those of REPRODUCTIONS) and the published full-scale records when
+the checkout has them (PUBLISHED), or from the records in PAGELAB_REPORT_RECORDS. On every drawn chart:
 
 * no merged series: each series is named by a row or a column label of the page's tables, as the
   record writes it (a name made by rewriting labels, "QN seconds", is found by no table);
@@ -17,14 +17,14 @@ go to test-artifacts/.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
-from pagelab import reproduce
+from conftest import ROOT, SMOKE_RECORDS, smoke_record
 from pagelab.report import build
 from test_report_browser import _chromium
 
@@ -57,8 +57,11 @@ def _records(tmp: Path) -> Path:
     if given:
         return Path(given)
     out = tmp / "records"
+    out.mkdir()
     for name in REPRODUCTIONS:
-        reproduce.reproduce(name, scale="smoke", out=out)
+        smoke_record(name)
+    for name, record in SMOKE_RECORDS.items():
+        (out / f"{name}.json").write_text(json.dumps(record))
     for published in PUBLISHED:
         for record in published.glob("*.json") if published.is_dir() else []:
             if not (out / record.name).exists():
