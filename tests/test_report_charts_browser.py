@@ -3,7 +3,9 @@ reproduction page opens with the paper's own table.
 
 The site is built from the smoke records of this session (every reproduction when the golden
 tests ran before, and at least those of REPRODUCTIONS) and the published full-scale records when
-the checkout has them (PUBLISHED), or from the records in PAGELAB_REPORT_RECORDS. On every drawn chart:
+the checkout has them (PUBLISHED), or from the records in PAGELAB_REPORT_RECORDS.
+
+On every drawn chart:
 
 * no merged series: each series is named by a row or a column label of the page's tables, as the
   record writes it (a name made by rewriting labels, "QN seconds", is found by no table);
