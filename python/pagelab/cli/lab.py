@@ -6,7 +6,7 @@ import os
 
 import click
 
-from .. import lab, traces, validate
+from .. import extras, lab, traces, validate
 from ..errors import PagelabError
 from .base import _emit_rows, _parse_psis, _parse_sizes, _split_policies, cli, table_output
 
@@ -45,6 +45,10 @@ def curve(
     plot: str | None,
 ) -> None:
     """Faults and pushes of policies at many memory sizes: one row per policy and size."""
+    if plot:
+        extras.need("plot", "--plot")  # before the runs, not after them
+    if fmt == "parquet":
+        extras.need("parquet", "--format parquet")
     policies = _split_policies(policy_text)
     if not policies:
         raise PagelabError("--policy: expected at least one policy")
@@ -135,6 +139,8 @@ def psi(
 ) -> None:
     """Bard's Ψ-realization of each program: A, R, t and f for each Ψ, and Ψ_c (Bard 1975 §3,
     §7). Several traces add a `program` column and share the figures."""
+    if plot:
+        extras.need("plot", "--plot")
     values = _parse_psis(psis)
     curves = []
     rows: list[dict] = []
