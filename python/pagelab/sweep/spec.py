@@ -9,6 +9,8 @@ spell it (a preset name or its path, one `--set` or the same value in the file).
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import json
 import math
@@ -43,10 +45,8 @@ def split_assignment(arg: str, option: str) -> tuple[str, str]:
 
 
 def _load(path: Path, depth: int) -> dict[str, Any]:
-    try:
-        tree = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise PagelabError(f"{path}: not TOML ({e})") from None
+    stat = path.stat()
+    tree = copy.deepcopy(_parsed(str(path), stat.st_mtime_ns, stat.st_size))
     parent = tree.get("preset", {}).get("extends")
     if parent is None:
         return tree
@@ -57,6 +57,16 @@ def _load(path: Path, depth: int) -> dict[str, Any]:
     base = _load(path.parent / f"{parent}.toml", depth + 1)
     _merge_over(base, tree)
     return base
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(path: str, mtime_ns: int, size: int) -> dict[str, Any]:
+    """A spec file's TOML tree, parsed once per version of the file (a sweep resolves its
+    preset once per grid point). Callers get a copy: the trees are merged into in place."""
+    try:
+        return tomllib.loads(Path(path).read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise PagelabError(f"{path}: not TOML ({e})") from None
 
 
 def _merge_over(base: dict[str, Any], top: dict[str, Any]) -> None:

@@ -103,7 +103,9 @@ class Store:
         for key in keys:
             path = self.path(key)
             try:
-                row = pq.read_table(path).to_pylist()[0]
+                # ParquetFile, not read_table: the latter goes through pyarrow.dataset, whose
+                # import and per-file set-up made a fully stored sweep several times slower.
+                row = pq.ParquetFile(path).read().to_pylist()[0]
             except Exception as e:
                 raise PagelabError(f"{path}: corrupt run ({_one_line(e)}); delete it") from None
             if row.get("key") != key:
