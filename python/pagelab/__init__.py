@@ -47,8 +47,8 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     # `pagelab.sweep(...)` without importing Dask, pandas or rich at `import pagelab`.
-    if name == "sweep":
+    if name in ("model", "sweep"):
         import importlib
 
-        return importlib.import_module(".sweep", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,6 +9,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 
 mod lab;
+mod model;
 mod programs;
 mod sys;
 mod trace;
@@ -57,5 +58,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     programs::register(m)?;
     trace::register(m)?;
     sys::register(m)?;
+    model::register(m)?;
     Ok(())
 }

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use crate::err;
 
 /// Opens trace programs of a spec with pagelab's own trace reader.
-fn open_trace(path: &Path) -> Result<Box<dyn ReferenceSource>, TraceError> {
+pub(crate) fn open_trace(path: &Path) -> Result<Box<dyn ReferenceSource>, TraceError> {
     Ok(Box::new(TraceReader::open(path)?))
 }
 

@@ -24,6 +24,7 @@
 //! that key alone.
 
 pub mod budget;
+pub mod demands;
 pub mod device;
 pub mod error;
 pub mod guest;

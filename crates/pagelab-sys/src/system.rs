@@ -457,6 +457,7 @@ impl<'o> System<'o> {
 }
 
 mod build;
+pub(crate) use build::deal_users;
 mod burst;
 mod cp_spool;
 mod guest_hooks;

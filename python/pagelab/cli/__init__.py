@@ -7,7 +7,7 @@ import sys
 import click
 
 from ..errors import PagelabError
-from . import chanson, lab, listing, papers, system, trace  # noqa: F401  (they register commands)
+from . import chanson, lab, listing, model, papers, system, trace  # noqa: F401  (they register commands)
 from .base import cli
 
 __all__ = ["cli", "main"]

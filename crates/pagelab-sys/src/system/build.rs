@@ -186,7 +186,7 @@ impl<'o> System<'o> {
 /// Users per class, in class order: a class with `users` has that many; the rest of the
 /// users go to the others by their fractions, by largest remainder (the checks make sure they
 /// can: fixed counts within `workload.users`, shared fractions summing above 0).
-fn deal_users(spec: &SystemSpec) -> Vec<u32> {
+pub(crate) fn deal_users(spec: &SystemSpec) -> Vec<u32> {
     let classes = &spec.workload.classes;
     let fixed: u32 = classes.iter().filter_map(|c| c.users).sum();
     let n_users = spec.workload.users.saturating_sub(fixed);

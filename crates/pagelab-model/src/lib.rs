@@ -1,0 +1,73 @@
+//! The analytic twin of a pagelab system: the same spec, solved as a queueing network in
+//! milliseconds instead of simulated for minutes.
+//!
+//! ```text
+//!  terminals (N_c, Z_c) ──► memory queue (load control's MPL limit) ──► flow-equivalent server
+//!                                                                         │  μ_c(k) from
+//!   central subsystem at MPL n:  CPU(s) ─ paging devices ─ minidisks ─ terminal writes
+//!   paging demand per transaction = faults(m) with m = frames per program = free frames / n
+//! ```
+//!
+//! Courtois's decomposition (*Decomposability*, Academic Press 1977; Courtois, JACM 22(1)
+//! 1975): the central subsystem reaches equilibrium far faster than users arrive and leave
+//! memory, so it is solved alone at each multiprogramming level and replaced by a
+//! load-dependent flow-equivalent server in the terminal level. The paging demand depends on
+//! the level through the program's lifetime curve (Denning; Belady and Kuehner 1969): the mean
+//! references between faults against the frames a program holds, measured here with the trace
+//! lab's LRU stack on the program's own reference string ([`lifetime`]). The parameters come
+//! from [`pagelab_sys::demands`], the code the simulator builds its machine with.
+
+pub mod lifetime;
+pub mod mva;
+pub mod twin;
+
+pub use lifetime::{Lifetime, LifetimePoint};
+pub use twin::{solve, Row, TwinOptions};
+
+use pagelab_sys::demands::ServiceDemands;
+use pagelab_sys::{SysError, SystemKind, TraceOpener};
+
+/// The twin's answer for a spec: the demands it read, the lifetime curves it measured, one row
+/// per number of users.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TwinReport {
+    /// What the spec sets up, as the simulator builds it.
+    pub demands: ServiceDemands,
+    /// One lifetime curve per class.
+    pub lifetimes: Vec<Lifetime>,
+    /// One row per number of users.
+    pub rows: Vec<Row>,
+}
+
+/// Loads `toml` with overrides and solves its twin at each number of users; the lifetime
+/// curves are measured with random streams from `seed`, trace programs opened with `open`.
+pub fn twin_toml(
+    toml: &str,
+    origin: &str,
+    overrides: &[(String, String)],
+    users: &[u32],
+    seed: u64,
+    opts: TwinOptions,
+    open: Option<&TraceOpener>,
+) -> Result<TwinReport, SysError> {
+    let kind = pagelab_sys::check_toml(toml, origin, overrides)?;
+    if kind != SystemKind::Vm {
+        return Err(SysError::Invalid {
+            origin: origin.into(),
+            path: "system.kind".into(),
+            what: format!(
+                "the twin models the VM family's demand paging: expected kind \"vm\", not \"{}\"",
+                kind.name()
+            ),
+        });
+    }
+    let spec = pagelab_sys::load_spec(toml, origin, overrides)?;
+    let demands = ServiceDemands::of(&spec);
+    let lifetimes = lifetime::of_classes(&demands, seed, open)?;
+    let rows = solve(&spec, lifetimes.clone(), users, opts);
+    Ok(TwinReport {
+        demands,
+        lifetimes,
+        rows,
+    })
+}

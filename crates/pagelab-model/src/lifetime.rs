@@ -1,0 +1,380 @@
+//! Lifetime curves: faults per transaction against the frames a program holds, measured with
+//! the trace lab's one-pass LRU stack ([`pagelab_trace::curve::LruStack`]) on the program's
+//! own reference string.
+//!
+//! A locality program (`cms`, `drifting`) is the simulator's [`LocalityModel`], seeded and
+//! driven as the simulator drives it: each transaction starts with
+//! `on_transaction_start(set_fraction)` and runs its command's CPU demand (exponential or
+//! fixed, as the spec says) in references. Its stack starts empty at each transaction: VM
+//! resets a dropped user's reference bits, so under load its pages leave within a scan cycle
+//! while it thinks (TETZ "Background"), and each stay reloads what it references. The
+//! lifetime L(m) = references / faults(m) is Denning's; a stay's distinct pages (the curve's
+//! cold misses) are its working set, which the storage test projects.
+//!
+//! References to the shared segment count as references but never fault: its pages are the
+//! most used of the machine and stay resident (the model gives them their frames up front).
+//!
+//! A trace program continues across transactions (the simulator resumes it where it was), so
+//! its curve is one warm stack over the trace: faults per reference at each size, times the
+//! references of a transaction.
+
+use pagelab_core::random::{exponential, RngStreams};
+use pagelab_sys::demands::{ClassDemand, CommandDemand, ServiceDemands};
+use pagelab_sys::workload::LocalityModel;
+use pagelab_sys::TraceOpener;
+use pagelab_trace::curve::LruStack;
+use pagelab_trace::{ReferenceSource, Run, TraceError};
+
+/// Runs of reference string measured per command at most [runs] (enough for a stable mean:
+/// hundreds of interactive transactions, a few long ones).
+pub const RUN_BUDGET: u64 = 400_000;
+
+/// Faults and page-outs of one transaction at one size.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct LifetimePoint {
+    /// Frames the program holds [frames].
+    pub frames: u32,
+    /// Mean faults per transaction [pages].
+    pub faults: f64,
+    /// Mean changed pages written per transaction (pushed during the stay, or changed and
+    /// resident at its end, written when reclaimed later) [pages].
+    pub writes: f64,
+    /// Mean references between faults [references].
+    pub lifetime: f64,
+    /// Mean faults per transaction when the program's pages survive its think time (one
+    /// stack across its transactions) [pages].
+    pub warm_faults: f64,
+    /// Mean changed pages written per transaction, pages surviving [pages].
+    pub warm_writes: f64,
+}
+
+/// A class's lifetime curve, per transaction (its commands mixed by their probabilities).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Lifetime {
+    /// Class name.
+    pub class: String,
+    /// Mean references per transaction [references].
+    pub references: f64,
+    /// Mean distinct private pages per transaction: the stay's working set [pages].
+    pub working_set: f64,
+    /// Points at 0..=max frames; beyond the last, the last.
+    pub points: Vec<LifetimePoint>,
+}
+
+impl Lifetime {
+    /// Faults and writes per transaction with `m` frames (linear between whole frames), when
+    /// a share `survive` of the program's pages outlives its think time.
+    pub fn at(&self, m: f64, survive: f64) -> (f64, f64) {
+        let last = self.points.len() - 1;
+        let m = m.clamp(0.0, last as f64);
+        let i = (m.floor() as usize).min(last);
+        let j = (i + 1).min(last);
+        let w = m - i as f64;
+        let (a, b) = (&self.points[i], &self.points[j]);
+        let lin = |x: f64, y: f64| x + w * (y - x);
+        let s = survive.clamp(0.0, 1.0);
+        let cold = (lin(a.faults, b.faults), lin(a.writes, b.writes));
+        let warm = (
+            lin(a.warm_faults, b.warm_faults),
+            lin(a.warm_writes, b.warm_writes),
+        );
+        (
+            s * warm.0 + (1.0 - s) * cold.0,
+            s * warm.1 + (1.0 - s) * cold.1,
+        )
+    }
+}
+
+/// Per-size sums over transactions.
+struct Tally {
+    faults: Vec<f64>,
+    writes: Vec<f64>,
+    warm_faults: Vec<f64>,
+    warm_writes: Vec<f64>,
+    refs: f64,
+    distinct: f64,
+    n: f64,
+}
+
+impl Tally {
+    fn new(size: usize) -> Tally {
+        Tally {
+            faults: vec![0.0; size + 1],
+            writes: vec![0.0; size + 1],
+            warm_faults: vec![0.0; size + 1],
+            warm_writes: vec![0.0; size + 1],
+            refs: 0.0,
+            distinct: 0.0,
+            n: 0.0,
+        }
+    }
+
+    /// Adds one transaction's stack (`refs` references, the shared segment's included).
+    fn add(&mut self, stack: &LruStack, refs: f64) {
+        let (f, w) = per_size(stack, refs, self.faults.len());
+        for m in 0..self.faults.len() {
+            self.faults[m] += f[m];
+            self.writes[m] += w[m];
+        }
+        self.refs += refs;
+        self.distinct += f64::from(stack.distinct());
+    }
+
+    /// Adds the stack kept across all `n` transactions, as per-transaction means.
+    fn add_warm(&mut self, stack: &LruStack, refs: f64, n: f64) {
+        let (f, w) = per_size(stack, refs, self.faults.len());
+        for m in 0..self.faults.len() {
+            self.warm_faults[m] += f[m] / n.max(1.0);
+            self.warm_writes[m] += w[m] / n.max(1.0);
+        }
+    }
+}
+
+/// Faults and writes of one stack at sizes 0..len: the pushes during the string, plus the
+/// changed pages resident at its end, which are written when reclaimed later.
+fn per_size(stack: &LruStack, refs: f64, len: usize) -> (Vec<f64>, Vec<f64>) {
+    let curve = stack.finish();
+    let dirty = stack.dirty_resident();
+    let distinct = stack.distinct() as usize;
+    let (mut f, mut w) = (vec![0.0; len], vec![0.0; len]);
+    for m in 0..len {
+        if m == 0 {
+            f[m] = refs;
+        } else if distinct > 0 {
+            let p = curve.points[m.min(distinct) - 1];
+            f[m] = p.faults as f64;
+            w[m] = p.pushes.unwrap_or(0) as f64 + dirty[m.min(dirty.len() - 1)] as f64;
+        }
+    }
+    (f, w)
+}
+
+/// Feeds `runs` to `stack`, private pages only; returns the references fed (shared included).
+fn push_private(stack: &mut LruStack, runs: &[Run], shared: u32, buf: &mut Vec<Run>) -> u64 {
+    buf.clear();
+    let mut refs = 0u64;
+    for r in runs {
+        refs += u64::from(r.count);
+        if r.page >= shared {
+            buf.push(Run::new(r.page - shared, r.count, r.kind));
+        }
+    }
+    stack.push_runs(buf);
+    refs
+}
+
+/// One command's transactions, each stay on a fresh stack (a stay ends at the in-queue
+/// slice: `slices` [references] of the first stay and of each later one), and one stack kept
+/// across them all.
+fn measure_command(
+    class: &ClassDemand,
+    cmd: &CommandDemand,
+    model: &mut LocalityModel,
+    shared: u32,
+    (reference_s, slices): (f64, [f64; 2]),
+    streams: &RngStreams,
+    size: usize,
+) -> Result<Tally, TraceError> {
+    let mut tally = Tally::new(size);
+    let mean_refs = (cmd.cpu_s / reference_s).max(1.0);
+    let l = class.locality.as_ref().expect("a locality program");
+    let runs_per_txn = mean_refs / l.refs_per_run.max(1.0);
+    let txns = ((RUN_BUDGET as f64 / runs_per_txn) as u64).clamp(4, 2_000);
+    let mut rng = streams.stream("lifetime-length", 0);
+    let (mut batch, mut buf) = (Vec::new(), Vec::new());
+    let mut warm = LruStack::new(l.address_pages + 1, 0);
+    let (mut warm_refs, mut stays) = (0.0, 0.0f64);
+    for _ in 0..txns {
+        let target = if cmd.exponential {
+            exponential(&mut rng, mean_refs).max(1.0)
+        } else {
+            mean_refs
+        };
+        model.on_transaction_start(cmd.set_fraction);
+        let mut stack = LruStack::new(l.address_pages + 1, 0);
+        let (mut done, mut stay_end, mut stay_start) = (0u64, slices[0], 0u64);
+        while (done as f64) < target {
+            batch.clear();
+            model.next_batch(&mut batch)?;
+            for r in &batch {
+                if done as f64 >= target {
+                    break;
+                }
+                if done as f64 >= stay_end {
+                    // Dropped at the slice's end: the next stay reloads what it touches.
+                    tally.add(&stack, (done - stay_start) as f64);
+                    stays += 1.0;
+                    stack = LruStack::new(l.address_pages + 1, 0);
+                    stay_start = done;
+                    stay_end += slices[1];
+                }
+                done += push_private(&mut stack, std::slice::from_ref(r), shared, &mut buf);
+                warm.push_runs(&buf);
+            }
+        }
+        tally.add(&stack, (done - stay_start) as f64);
+        stays += 1.0;
+        warm_refs += done as f64;
+    }
+    tally.add_warm(&warm, warm_refs, txns as f64);
+    tally.n = txns as f64;
+    // The storage test projects a stay's working set.
+    tally.distinct /= stays.max(1.0);
+    Ok(tally)
+}
+
+/// The lifetime curve of `class`'s locality program up to `size` frames, seeded by `seed`.
+pub fn of_locality(
+    class: &ClassDemand,
+    shared: u32,
+    (reference_s, slices_s): (f64, [f64; 2]),
+    seed: u64,
+) -> Result<Lifetime, TraceError> {
+    let l = class.locality.as_ref().expect("a locality program");
+    let size = l.address_pages as usize;
+    let streams = RngStreams::new(seed);
+    let mut model = LocalityModel::new(l, shared, streams.stream("lifetime-program", 0));
+    let mut mix = Tally::new(size);
+    for cmd in &class.commands {
+        let timing = (reference_s, slices_s.map(|s| (s / reference_s).max(1.0)));
+        let t = measure_command(class, cmd, &mut model, shared, timing, &streams, size)?;
+        let w = cmd.probability / t.n.max(1.0);
+        for m in 0..=size {
+            mix.faults[m] += w * t.faults[m];
+            mix.writes[m] += w * t.writes[m];
+            mix.warm_faults[m] += cmd.probability * t.warm_faults[m];
+            mix.warm_writes[m] += cmd.probability * t.warm_writes[m];
+        }
+        mix.refs += w * t.refs;
+        mix.distinct += cmd.probability * t.distinct;
+    }
+    Ok(finish(&class.name, mix))
+}
+
+/// The lifetime curve of a trace program: one warm stack over `source`, scaled to the class's
+/// references per transaction.
+pub fn of_source(
+    class: &ClassDemand,
+    source: &mut dyn ReferenceSource,
+    reference_s: f64,
+) -> Result<Lifetime, TraceError> {
+    let mut stack = LruStack::new(1 << 12, 0);
+    let mut batch = Vec::new();
+    let mut refs = 0u64;
+    while source.next_batch(&mut batch)? {
+        refs += batch.iter().map(|r| u64::from(r.count)).sum::<u64>();
+        stack.push_runs(&batch);
+        batch.clear();
+    }
+    refs += batch.iter().map(|r| u64::from(r.count)).sum::<u64>();
+    stack.push_runs(&batch);
+    let size = stack.distinct() as usize;
+    let mut t = Tally::new(size);
+    t.add(&stack, refs as f64);
+    let per_txn: f64 = class
+        .commands
+        .iter()
+        .map(|c| c.probability * c.cpu_s / reference_s)
+        .sum();
+    let scale = per_txn / (refs.max(1) as f64);
+    let faults: Vec<f64> = t.faults.iter().map(|f| f * scale).collect();
+    let writes: Vec<f64> = t.writes.iter().map(|w| w * scale).collect();
+    let mix = Tally {
+        warm_faults: faults.clone(),
+        warm_writes: writes.clone(),
+        faults,
+        writes,
+        refs: per_txn,
+        // A warm program reloads only what it faults; its working set is its footprint.
+        distinct: size as f64,
+        n: 1.0,
+    };
+    Ok(finish(&class.name, mix))
+}
+
+/// Every class's lifetime curve, in class order: locality programs measured from their model,
+/// trace programs from their file opened with `open`.
+pub fn of_classes(
+    d: &ServiceDemands,
+    seed: u64,
+    open: Option<&TraceOpener>,
+) -> Result<Vec<Lifetime>, TraceError> {
+    d.classes
+        .iter()
+        .map(|c| match (&c.locality, &c.trace, open) {
+            (Some(_), _, _) => of_locality(c, d.shared_pages, (d.reference_s, d.slices_s), seed),
+            (None, Some(path), Some(open)) => {
+                let mut src = open(std::path::Path::new(path))?;
+                of_source(c, src.as_mut(), d.reference_s)
+            }
+            _ => Err(TraceError::Invalid(format!(
+                "class {}: a trace program needs a trace reader",
+                c.name
+            ))),
+        })
+        .collect()
+}
+
+fn finish(class: &str, t: Tally) -> Lifetime {
+    let points = (0..t.faults.len())
+        .map(|m| LifetimePoint {
+            frames: m as u32,
+            faults: t.faults[m],
+            writes: t.writes[m],
+            lifetime: if t.faults[m] > 0.0 {
+                t.refs / t.faults[m]
+            } else {
+                f64::INFINITY
+            },
+            warm_faults: t.warm_faults[m],
+            warm_writes: t.warm_writes[m],
+        })
+        .collect();
+    Lifetime {
+        class: class.to_string(),
+        references: t.refs,
+        working_set: t.distinct,
+        points,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_fall_with_frames_to_the_working_set() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../presets/cp67.toml"
+        ))
+        .unwrap();
+        let spec = pagelab_sys::load_spec(&text, "cp67.toml", &[]).unwrap();
+        let d = pagelab_sys::demands::ServiceDemands::of(&spec);
+        let lt = of_locality(
+            &d.classes[0],
+            d.shared_pages,
+            (d.reference_s, d.slices_s),
+            1,
+        )
+        .unwrap();
+        let f: Vec<f64> = lt.points.iter().map(|p| p.faults).collect();
+        assert!(f.windows(2).all(|w| w[1] <= w[0] + 1e-9), "{f:?}");
+        // With every page of the address space, only cold misses: each stay reloads its
+        // working set, and a transaction has at least one stay.
+        let last = lt.points.last().unwrap();
+        assert!(
+            last.faults >= lt.working_set - 1e-9,
+            "{last:?} {}",
+            lt.working_set
+        );
+        assert!(last.warm_faults < 0.2 * last.faults, "{last:?}");
+        assert!(
+            lt.working_set > 3.0 && lt.working_set <= 18.0,
+            "{}",
+            lt.working_set
+        );
+        // One frame faults on most runs (mean 200 references each).
+        assert!(lt.points[1].lifetime < 400.0, "{:?}", lt.points[1]);
+    }
+}

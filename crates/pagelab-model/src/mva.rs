@@ -1,0 +1,194 @@
+//! Mean value analysis of closed queueing networks.
+//!
+//! ```text
+//!   exact MVA (one class):      R_k(n) = D_k (1 + Q_k(n−1))   queueing
+//!                               R_k(n) = D_k                  delay
+//!                               X(n) = n / (Z + Σ R_k(n)),  Q_k(n) = X(n) R_k(n)
+//!   Schweitzer's approximation: Q_ck(N − 1_c) ≈ Q_k(N) − Q_ck(N)/N_c   (many classes, any N)
+//!   Seidmann's m servers:       a queue of demand D/m in series with a delay of D(m−1)/m
+//!   delay + flow-equivalent:    p(k) ∝ Z^(N−k)/(N−k)! · Π_{j≤k} 1/μ(j)
+//! ```
+//!
+//! Exact MVA is Reiser and Lavenberg's recursion (J. ACM 27(2), 1980); Lazowska, Zahorjan,
+//! Graham and Sevcik, *Quantitative System Performance* (1984), ch. 6 (single class) and ch. 7
+//! (Schweitzer's approximation for many classes, §7.4). A station of m identical servers is
+//! Seidmann, Schweitzer and Shalev-Oren's decomposition (Perf. Eval. 7, 1987). A closed network
+//! of terminals and one load-dependent station, the flow-equivalent server of a subnetwork
+//! (Chandy, Herzog and Woo 1975; QSP ch. 8), is solved from its product form directly, in
+//! logarithms, which stays exact where the marginal-probability recursion loses p(0) to
+//! cancellation at high load.
+
+/// What a station does with its customers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// A first-come or processor-sharing queue with `servers` identical servers.
+    Queue {
+        /// Servers [count].
+        servers: u32,
+    },
+    /// A delay (infinite servers): no queueing.
+    Delay,
+}
+
+/// A station of a network: `copies` identical stations each taking an equal share of the
+/// demand (paging drums in round robin, minidisks shared by users).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Station {
+    /// Name in the results.
+    pub name: String,
+    /// Queue or delay.
+    pub kind: Kind,
+    /// Identical copies [count].
+    pub copies: u32,
+}
+
+/// A solved network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solution {
+    /// Throughput per class [1/s].
+    pub x: Vec<f64>,
+    /// Residence time per class, summed over stations [s].
+    pub r: Vec<f64>,
+    /// Utilisation of one server of one copy of each station [1] (0 for delays).
+    pub u: Vec<f64>,
+    /// Mean customers at one copy of each station [count].
+    pub q: Vec<f64>,
+}
+
+/// Exact MVA of a single-class network of single-server queues and delays with `n` customers
+/// and think time `z` [s]; `d[k]` is the demand at station k [s]. Returns the solution at
+/// every population 1..=n.
+pub fn exact(kinds: &[Kind], d: &[f64], z: f64, n: u32) -> Vec<Solution> {
+    let mut q = vec![0.0; d.len()];
+    let mut out = Vec::with_capacity(n as usize);
+    for pop in 1..=n {
+        let r: Vec<f64> = kinds
+            .iter()
+            .zip(d)
+            .zip(&q)
+            .map(|((k, &dk), &qk)| match k {
+                Kind::Delay => dk,
+                Kind::Queue { .. } => dk * (1.0 + qk),
+            })
+            .collect();
+        let rt: f64 = r.iter().sum();
+        let x = f64::from(pop) / (z + rt);
+        q = r.iter().map(|rk| x * rk).collect();
+        let u = kinds
+            .iter()
+            .zip(d)
+            .map(|(k, dk)| match k {
+                Kind::Delay => 0.0,
+                Kind::Queue { .. } => x * dk,
+            })
+            .collect();
+        out.push(Solution {
+            x: vec![x],
+            r: vec![rt],
+            u,
+            q: q.clone(),
+        });
+    }
+    out
+}
+
+/// Schweitzer's approximate MVA for many classes with real-valued populations `n[c]` and
+/// think times `z[c]` [s]; `d[c][k]` is class c's demand at each copy of station k [s].
+/// Stations of several servers by Seidmann's decomposition. Classes with no customers have
+/// zero throughput.
+pub fn schweitzer(stations: &[Station], d: &[Vec<f64>], n: &[f64], z: &[f64]) -> Solution {
+    let (nc, ns) = (n.len(), stations.len());
+    let weight: f64 = stations
+        .iter()
+        .map(|s| f64::from(s.copies))
+        .sum::<f64>()
+        .max(1.0);
+    let mut qc: Vec<Vec<f64>> = n.iter().map(|&nc| vec![nc / weight; ns]).collect();
+    let mut x = vec![0.0; nc];
+    let mut r = vec![0.0; nc];
+    for _ in 0..10_000 {
+        let qtot: Vec<f64> = (0..ns).map(|k| (0..nc).map(|c| qc[c][k]).sum()).collect();
+        let mut change = 0.0f64;
+        for c in 0..nc {
+            if n[c] <= 0.0 {
+                x[c] = 0.0;
+                r[c] = 0.0;
+                qc[c].iter_mut().for_each(|q| *q = 0.0);
+                continue;
+            }
+            let rk: Vec<f64> = (0..ns)
+                .map(|k| {
+                    let dk = d[c][k];
+                    match stations[k].kind {
+                        Kind::Delay => dk,
+                        Kind::Queue { servers } => {
+                            let m = f64::from(servers.max(1));
+                            let seen = (qtot[k] - qc[c][k] / n[c]).max(0.0);
+                            dk / m * (1.0 + seen) + dk * (m - 1.0) / m
+                        }
+                    }
+                })
+                .collect();
+            let rt: f64 = rk
+                .iter()
+                .zip(stations)
+                .map(|(v, s)| v * f64::from(s.copies))
+                .sum();
+            x[c] = n[c] / (z[c] + rt);
+            r[c] = rt;
+            for k in 0..ns {
+                let new = x[c] * rk[k];
+                change = change.max((new - qc[c][k]).abs() / n[c].max(1.0));
+                qc[c][k] = new;
+            }
+        }
+        if change < 1e-10 {
+            break;
+        }
+    }
+    let u = (0..ns)
+        .map(|k| match stations[k].kind {
+            Kind::Delay => 0.0,
+            Kind::Queue { servers } => {
+                (0..nc).map(|c| x[c] * d[c][k]).sum::<f64>() / f64::from(servers.max(1))
+            }
+        })
+        .collect();
+    let q = (0..ns).map(|k| (0..nc).map(|c| qc[c][k]).sum()).collect();
+    Solution { x, r, u, q }
+}
+
+/// `n` terminals thinking `z` [s] in front of one load-dependent station serving at rate
+/// `mu[k − 1]` [1/s] with k customers (k = 1..=n): the exact distribution of its customers
+/// (`p[k]`, k = 0..=n) from the product form.
+pub fn terminals_and_fes(n: u32, z: f64, mu: &[f64]) -> Vec<f64> {
+    let n = n as usize;
+    if z <= 0.0 {
+        // No think time: every customer is always at the station.
+        let mut p = vec![0.0; n + 1];
+        p[n] = 1.0;
+        return p;
+    }
+    // ln p(k) = (N − k) ln Z − ln (N − k)! − Σ_{j≤k} ln μ(j), up to a constant.
+    let mut lnp = vec![0.0; n + 1];
+    let mut acc = 0.0;
+    for (k, lp) in lnp.iter_mut().enumerate() {
+        if k > 0 {
+            acc -= mu[k - 1].max(1e-300).ln();
+        }
+        let m = (n - k) as f64;
+        *lp = m * z.ln() - ln_factorial(n - k) + acc;
+    }
+    let top = lnp.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut p: Vec<f64> = lnp.iter().map(|l| (l - top).exp()).collect();
+    let s: f64 = p.iter().sum();
+    p.iter_mut().for_each(|v| *v /= s);
+    p
+}
+
+fn ln_factorial(n: usize) -> f64 {
+    (2..=n).map(|i| (i as f64).ln()).sum()
+}
+
+#[cfg(test)]
+mod tests;

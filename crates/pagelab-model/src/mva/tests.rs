@@ -1,0 +1,86 @@
+use super::*;
+
+/// Jain, *The Art of Computer Systems Performance Analysis* (Wiley 1991), ch. 35,
+/// Example 35.5: three terminals thinking Z = 4.68 in front of a CPU (demand 0.78) and two
+/// disks (2.34, 1.56). The book gives X = 0.264, R = 6.694, utilisations 0.206, 0.618,
+/// 0.412 and 0.97 jobs at disk A.
+fn jain_35_5() -> (Vec<Kind>, Vec<f64>, f64) {
+    let q = Kind::Queue { servers: 1 };
+    (vec![q, q, q], vec![0.78, 2.34, 1.56], 4.68)
+}
+
+#[test]
+fn exact_mva_gives_jain_example_35_5() {
+    let (k, d, z) = jain_35_5();
+    let s = &exact(&k, &d, z, 3)[2];
+    assert!((s.x[0] - 0.264).abs() < 5e-4, "{s:?}");
+    assert!((s.r[0] - 6.694).abs() < 5e-4);
+    // The book multiplies its rounded X by the demands.
+    for (u, want) in s.u.iter().zip([0.206, 0.618, 0.412]) {
+        assert!((u - want).abs() < 2e-3, "{u} {want}");
+    }
+    assert!((s.q[1] - 0.97).abs() < 5e-3);
+    // The interactive response time law: N = X (R + Z).
+    assert!((s.x[0] * (s.r[0] + z) - 3.0).abs() < 1e-9);
+}
+
+#[test]
+fn schweitzer_stays_within_five_percent_of_exact_on_jain_35_5() {
+    let (k, d, z) = jain_35_5();
+    let st: Vec<Station> = k
+        .iter()
+        .map(|&kind| Station {
+            name: String::new(),
+            kind,
+            copies: 1,
+        })
+        .collect();
+    for n in 1..=20u32 {
+        let e = &exact(&k, &d, z, n)[n as usize - 1];
+        let a = schweitzer(&st, &[d.clone()], &[f64::from(n)], &[z]);
+        assert!((a.x[0] / e.x[0] - 1.0).abs() < 0.05, "n {n}: {a:?} {e:?}");
+    }
+}
+
+#[test]
+fn two_identical_classes_solve_as_one() {
+    let st = vec![
+        Station {
+            name: "cpu".into(),
+            kind: Kind::Queue { servers: 2 },
+            copies: 1,
+        },
+        Station {
+            name: "disk".into(),
+            kind: Kind::Queue { servers: 1 },
+            copies: 3,
+        },
+    ];
+    let d = vec![0.2, 0.1];
+    let one = schweitzer(&st, &[d.clone()], &[12.0], &[1.0]);
+    let two = schweitzer(&st, &[d.clone(), d], &[6.0, 6.0], &[1.0, 1.0]);
+    assert!((two.x[0] + two.x[1] - one.x[0]).abs() < 1e-6 * one.x[0]);
+    assert!((two.u[0] - one.u[0]).abs() < 1e-9);
+}
+
+#[test]
+fn a_flow_equivalent_server_reproduces_the_network_it_replaces() {
+    // Chandy, Herzog and Woo's theorem: the central subsystem's throughput with k customers
+    // and no think time, used as a load-dependent rate, gives the whole network's throughput
+    // (exact for product-form networks; QSP ch. 8).
+    let (k, d, z) = jain_35_5();
+    let n = 25u32;
+    let mu: Vec<f64> = exact(&k, &d, 0.0, n).iter().map(|s| s.x[0]).collect();
+    let p = terminals_and_fes(n, z, &mu);
+    let x: f64 = (1..=n as usize).map(|j| p[j] * mu[j - 1]).sum();
+    let full = &exact(&k, &d, z, n)[n as usize - 1];
+    assert!((x / full.x[0] - 1.0).abs() < 1e-9, "{x} {}", full.x[0]);
+    let busy: f64 = (1..=n as usize).map(|j| p[j] * f64::from(j as u32)).sum();
+    assert!((busy - full.x[0] * full.r[0]).abs() < 1e-6);
+}
+
+#[test]
+fn no_think_time_keeps_every_customer_at_the_station() {
+    let p = terminals_and_fes(4, 0.0, &[1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(p, vec![0.0, 0.0, 0.0, 0.0, 1.0]);
+}

@@ -1,0 +1,381 @@
+//! The decomposition: a central subsystem solved at each population of the memory level, and
+//! the terminals in front of its flow-equivalent server.
+//!
+//! **Central subsystem** (one copy of each resource the spec builds): the processors (one
+//! station of `cpu.count` servers), the paging actuators (round robin: each takes an equal share
+//! of the page I/O), their channels (a page's transfer), the minidisks (each user's VIOs on one
+//! of them: an equal share on average) and the terminal writes (a delay: the user stays in
+//! queue). A class's demands at a population depend on the frames its programs hold:
+//!
+//! ```text
+//!   admitted a_c = pop_c · min(1, c·APAGES / Σ pop_c P_c)     the storage test, P_c = working set
+//!   frames m_c = free frames · P_c / Σ a_c P_c               memory shared as the sets ask
+//!   faults f_c(m_c), writes w_c(m_c) from the lifetime curve (per transaction)
+//!   CPU = cpu + VIO·sup_vio + f·(fault + sio + interrupt + page) + w·(sio + interrupt + page)
+//!         + dispatch·(1 + VIO + writes + f)
+//!   paging actuator = (f + w)·page time / actuators,  channel = (f + w)·transfer / channels
+//! ```
+//!
+//! APAGES is the frames less the shared segment, c the storage test's overcommitment (VM/370's
+//! 1.25 for interactive stays; 1 for CP-67 and the Ψ-scheduler). Users the storage test holds
+//! back wait in the eligible list, inside the flow-equivalent server: their class's rate is
+//! that of the admitted ones. Schweitzer's MVA solves the subsystem ([`crate::mva`]).
+//!
+//! **Terminal level.** Each class c sees its N_c terminals (think Z_c) in front of a
+//! load-dependent server whose rate with k of its users inside is the subsystem's class-c
+//! throughput with the other classes at their mean populations; the means are iterated to a
+//! fixed point (Lazowska et al., QSP ch. 9, the approximate treatment of several classes
+//! sharing a memory constraint). A class without think time (long-running) is always inside.
+//! Every mean reported (utilisations, fault rate, MPL) is averaged over the distribution of the
+//! most numerous class's population inside.
+//!
+//! **What it leaves out** (and the simulator has): Q1/Q2 slices and the eligible list's order,
+//! the scan's stealing from users in queue beyond the memory split, drums serving several
+//! pages in one rotation, RPS misses, pages surviving a think time at light load.
+
+use crate::lifetime::Lifetime;
+use crate::mva::{schweitzer, terminals_and_fes, Kind, Station};
+use pagelab_sys::demands::ServiceDemands;
+
+/// Options of a solve.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TwinOptions {
+    /// A limit on the multiprogramming level [users] in place of the storage test.
+    pub mpl_limit: Option<f64>,
+}
+
+/// One class at one number of users.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ClassRow {
+    /// Class name.
+    pub class: String,
+    /// Users of the class [count].
+    pub users: u32,
+    /// Transactions per second [1/s].
+    pub throughput: f64,
+    /// Mean response time, think excluded [s].
+    pub response: f64,
+}
+
+/// The model at one number of users.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Row {
+    /// Logged-on users [count].
+    pub users: u32,
+    /// Transactions per second, all classes [1/s].
+    pub throughput: f64,
+    /// Per class.
+    pub classes: Vec<ClassRow>,
+    /// Processor utilisation (per processor) [1].
+    pub cpu_util: f64,
+    /// Utilisation of a paging actuator [1].
+    pub paging_util: f64,
+    /// Utilisation of a minidisk [1].
+    pub vio_util: f64,
+    /// Page faults per second [1/s].
+    pub fault_rate: f64,
+    /// Mean users in the multiprogramming set [count].
+    pub mpl: f64,
+    /// Mean users held in the eligible list [count].
+    pub eligible: f64,
+    /// Mean frames a program in the set holds [frames].
+    pub frames_per_program: f64,
+}
+
+/// The subsystem's answer at one population.
+#[derive(Clone, Debug, Default)]
+struct Inner {
+    x: Vec<f64>,
+    cpu: f64,
+    paging: f64,
+    vio: f64,
+    faults: f64,
+    mpl: f64,
+    eligible: f64,
+    frames: f64,
+}
+
+/// A spec's demands with its classes' lifetime curves: the twin, ready to solve.
+pub struct Twin {
+    d: ServiceDemands,
+    life: Vec<Lifetime>,
+    stations: Vec<Station>,
+    opts: TwinOptions,
+}
+
+const CPU: usize = 0;
+const PAGING: usize = 1;
+const CHANNEL: usize = 2;
+const VIO: usize = 3;
+const CONSOLE: usize = 4;
+
+impl Twin {
+    /// The twin of `d` with one lifetime curve per class, in class order.
+    pub fn new(d: ServiceDemands, life: Vec<Lifetime>, opts: TwinOptions) -> Twin {
+        let q = |name: &str, servers, copies| Station {
+            name: name.into(),
+            kind: Kind::Queue { servers },
+            copies,
+        };
+        let stations = vec![
+            q("cpu", d.cpus.max(1), 1),
+            q("paging", 1, d.paging.len().max(1) as u32),
+            q("channel", 1, d.channels as u32),
+            q("vio", 1, d.vio_devices.max(1)),
+            Station {
+                name: "console".into(),
+                kind: Kind::Delay,
+                copies: 1,
+            },
+        ];
+        Twin {
+            d,
+            life,
+            stations,
+            opts,
+        }
+    }
+
+    /// Frames programs may hold: all but the shared segment and the free-list target.
+    fn pageable(&self, mpl: f64) -> f64 {
+        let f = f64::from(self.d.frames) - f64::from(self.d.shared_pages);
+        (f - mpl - f64::from(self.d.free_target_extra)).max(1.0)
+    }
+
+    /// Users of each class admitted from `pop` by the storage test (or the MPL limit).
+    fn admitted(&self, pop: &[f64]) -> Vec<f64> {
+        let total: f64 = pop.iter().sum();
+        if total <= 0.0 {
+            return pop.to_vec();
+        }
+        let mut s: f64 = 1.0;
+        if let Some(limit) = self.opts.mpl_limit {
+            s = s.min(limit / total);
+        } else {
+            let apages = f64::from(self.d.frames) - f64::from(self.d.shared_pages);
+            let want: f64 = pop
+                .iter()
+                .zip(&self.life)
+                .map(|(p, l)| p * l.working_set.max(1.0))
+                .sum();
+            s = s.min(self.d.overcommit * apages / want.max(1e-9));
+        }
+        // An empty set admits its head whatever its projection.
+        s = s.max(1.0_f64.min(total) / total);
+        pop.iter().map(|p| p * s).collect()
+    }
+
+    /// Per-class demands at each station, and the frames and faults behind them, with `a`
+    /// users of each class admitted out of `counts`.
+    fn demands(&self, a: &[f64], counts: &[u32]) -> (Vec<Vec<f64>>, Vec<f64>, Vec<f64>) {
+        let n: f64 = a.iter().sum();
+        let ws = |l: &Lifetime| l.working_set.max(1.0);
+        let want: f64 = a.iter().zip(&self.life).map(|(x, l)| x * ws(l)).sum();
+        let free = self.pageable(n);
+        // The frames the admitted sets leave hold the pages of users out of the set (thinking
+        // or eligible); a share of those survives to the user's next stay.
+        let idle: f64 = counts
+            .iter()
+            .zip(a)
+            .zip(&self.life)
+            .map(|((&nc, x), l)| (f64::from(nc) - x).max(0.0) * ws(l))
+            .sum();
+        let survive = if idle > 0.0 {
+            ((free - want) / idle).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        let sup = &self.d.supervisor;
+        let page_s =
+            self.d.paging.iter().map(|p| p.page_s).sum::<f64>() / self.d.paging.len().max(1) as f64;
+        let xfer_s = self.d.paging.iter().map(|p| p.transfer_s).sum::<f64>()
+            / self.d.paging.len().max(1) as f64;
+        let (mut dem, mut frames, mut faults) = (Vec::new(), Vec::new(), Vec::new());
+        for (c, l) in self.d.classes.iter().zip(&self.life) {
+            let m = if want > 0.0 {
+                free * l.working_set.max(1.0) / want
+            } else {
+                free
+            };
+            let (f, w) = l.at(m, survive);
+            let mix = |g: &dyn Fn(&pagelab_sys::demands::CommandDemand) -> f64| -> f64 {
+                c.commands.iter().map(|k| k.probability * g(k)).sum()
+            };
+            let cpu_s = mix(&|k| k.cpu_s);
+            let vio = mix(&|k| f64::from(k.vio));
+            let writes = mix(&|k| f64::from(k.console_writes));
+            let console = mix(&|k| f64::from(k.console_writes) * k.console_write_s);
+            let cpu = cpu_s
+                + vio * sup.vio_s
+                + f * (sup.fault_s + sup.sio_s + sup.interrupt_s + sup.page_s)
+                + w * (sup.sio_s + sup.interrupt_s + sup.page_s)
+                + sup.dispatch_s * (1.0 + vio + writes + f);
+            let mut row = vec![0.0; self.stations.len()];
+            row[CPU] = cpu;
+            row[PAGING] = (f + w) * page_s / self.stations[PAGING].copies as f64;
+            row[CHANNEL] = (f + w) * xfer_s / self.stations[CHANNEL].copies as f64;
+            row[VIO] = vio * self.d.vio_s / f64::from(self.stations[VIO].copies);
+            row[CONSOLE] = console;
+            dem.push(row);
+            frames.push(m);
+            faults.push(f);
+        }
+        (dem, frames, faults)
+    }
+
+    /// The central subsystem with `pop` users of each class inside the memory level.
+    fn inner(&self, pop: &[f64], counts: &[u32]) -> Inner {
+        let a = self.admitted(pop);
+        let (dem, frames, faults) = self.demands(&a, counts);
+        let z = vec![0.0; a.len()];
+        let s = schweitzer(&self.stations, &dem, &a, &z);
+        let n: f64 = a.iter().sum();
+        let total: f64 = pop.iter().sum();
+        let fpp = if n > 0.0 {
+            a.iter().zip(&frames).map(|(x, m)| x * m).sum::<f64>() / n
+        } else {
+            0.0
+        };
+        Inner {
+            cpu: s.u[CPU],
+            paging: s.u[PAGING],
+            vio: s.u[VIO],
+            faults: s.x.iter().zip(&faults).map(|(x, f)| x * f).sum(),
+            mpl: n,
+            eligible: total - n,
+            frames: fpp,
+            x: s.x,
+        }
+    }
+
+    /// Class `c`'s rate with k = 1..=n of its users inside, the others at `means`: exact at
+    /// the first 16 populations, then every tenth in geometric steps, linear in between.
+    fn rates(&self, c: usize, counts: &[u32], means: &[f64]) -> Vec<f64> {
+        let n = counts[c];
+        let mut knots: Vec<u32> = (1..=n.min(16)).collect();
+        let mut k = 16.0f64;
+        while (k as u32) < n {
+            k = (k * 1.1).ceil();
+            knots.push((k as u32).min(n));
+        }
+        knots.dedup();
+        let at = |k: u32| {
+            let mut pop = means.to_vec();
+            pop[c] = f64::from(k);
+            self.inner(&pop, counts).x[c]
+        };
+        let vals: Vec<f64> = knots.iter().map(|&k| at(k)).collect();
+        let mut mu = Vec::with_capacity(n as usize);
+        let mut j = 0;
+        for k in 1..=n {
+            while j + 1 < knots.len() && knots[j + 1] <= k {
+                j += 1;
+            }
+            if knots[j] == k || j + 1 >= knots.len() {
+                mu.push(vals[j]);
+            } else {
+                let (k0, k1) = (f64::from(knots[j]), f64::from(knots[j + 1]));
+                let w = (f64::from(k) - k0) / (k1 - k0);
+                mu.push(vals[j] + w * (vals[j + 1] - vals[j]));
+            }
+        }
+        mu
+    }
+
+    /// The model with `counts[c]` users in each class.
+    pub fn solve_counts(&self, counts: &[u32]) -> Row {
+        let nc = counts.len();
+        let mut means: Vec<f64> = counts.iter().map(|&n| f64::from(n) / 2.0).collect();
+        let mut dist: Vec<Vec<f64>> = vec![Vec::new(); nc];
+        let mut x = vec![0.0; nc];
+        for _ in 0..60 {
+            let mut change = 0.0f64;
+            for c in 0..nc {
+                if counts[c] == 0 {
+                    means[c] = 0.0;
+                    continue;
+                }
+                let mu = self.rates(c, counts, &means);
+                let p = terminals_and_fes(counts[c], self.d.classes[c].think_s, &mu);
+                x[c] = (1..p.len()).map(|k| p[k] * mu[k - 1]).sum();
+                let mean: f64 = (0..p.len()).map(|k| k as f64 * p[k]).sum();
+                change = change.max((mean - means[c]).abs());
+                means[c] = 0.5 * means[c] + 0.5 * mean;
+                dist[c] = p;
+            }
+            if change < 1e-3 {
+                break;
+            }
+        }
+        self.row(counts, &means, &dist, &x)
+    }
+
+    /// Means over the most numerous class's distribution, the others at their means.
+    fn row(&self, counts: &[u32], means: &[f64], dist: &[Vec<f64>], x: &[f64]) -> Row {
+        let driver = (0..counts.len()).max_by_key(|&c| counts[c]).unwrap_or(0);
+        let mut acc = Inner::default();
+        let p = &dist[driver];
+        for (k, &pk) in p.iter().enumerate() {
+            if pk < 1e-7 {
+                continue;
+            }
+            let mut pop = means.to_vec();
+            pop[driver] = k as f64;
+            let i = self.inner(&pop, counts);
+            acc.cpu += pk * i.cpu;
+            acc.paging += pk * i.paging;
+            acc.vio += pk * i.vio;
+            acc.faults += pk * i.faults;
+            acc.mpl += pk * i.mpl;
+            acc.eligible += pk * i.eligible;
+            acc.frames += pk * i.frames;
+        }
+        let norm: f64 = p.iter().filter(|&&v| v >= 1e-7).sum::<f64>().max(1e-300);
+        let classes = self
+            .d
+            .classes
+            .iter()
+            .zip(counts)
+            .zip(x)
+            .map(|((c, &n), &xc)| ClassRow {
+                class: c.name.clone(),
+                users: n,
+                throughput: xc,
+                response: if xc > 0.0 {
+                    f64::from(n) / xc - c.think_s
+                } else {
+                    0.0
+                },
+            })
+            .collect();
+        Row {
+            users: counts.iter().sum(),
+            throughput: x.iter().sum(),
+            classes,
+            cpu_util: acc.cpu / norm,
+            paging_util: acc.paging / norm,
+            vio_util: acc.vio / norm,
+            fault_rate: acc.faults / norm,
+            mpl: acc.mpl / norm,
+            eligible: acc.eligible / norm,
+            frames_per_program: acc.frames / norm,
+        }
+    }
+}
+
+/// Solves the twin of `spec` at each number of users; the lifetime curves are given.
+pub fn solve(
+    spec: &pagelab_sys::SystemSpec,
+    life: Vec<Lifetime>,
+    users: &[u32],
+    opts: TwinOptions,
+) -> Vec<Row> {
+    let twin = Twin::new(ServiceDemands::of(spec), life, opts);
+    users
+        .iter()
+        .map(|&n| twin.solve_counts(&pagelab_sys::demands::users_per_class(spec, n)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

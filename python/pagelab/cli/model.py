@@ -1,0 +1,115 @@
+"""`pagelab model`: the analytic twin of a preset, beside the simulator with --compare-sim."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from .base import cli
+
+
+@cli.command()
+@click.argument("spec")
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY.PATH=VALUE",
+    help="Override one value of the spec; may be repeated.",
+)
+@click.option(
+    "--users",
+    default="10:400:10",
+    show_default=True,
+    metavar="LO:HI:STEP|N1,N2",
+    help="Numbers of users to solve at.",
+)
+@click.option("--seed", default=1, show_default=True, help="Seed of the lifetime measurement.")
+@click.option(
+    "--mpl-limit",
+    type=float,
+    default=None,
+    help="A fixed multiprogramming limit in place of the load controller's storage test.",
+)
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Write CSV and PNG.")
+@click.option(
+    "--compare-sim",
+    is_flag=True,
+    help="Also simulate a few of the counts (through the sweep engine) and draw both.",
+)
+@click.option("--sim-users", default=None, metavar="N1,N2", help="Counts to simulate.")
+@click.option("--sim-seeds", default=2, show_default=True, help="Seeds per simulated count.")
+@click.option("--workers", type=int, default=1, show_default=True, help="Simulation workers.")
+def model(
+    spec: str,
+    overrides: tuple[str, ...],
+    users: str,
+    seed: int,
+    mpl_limit: float | None,
+    out: str | None,
+    compare_sim: bool,
+    sim_users: str | None,
+    sim_seeds: int,
+    workers: int,
+) -> None:
+    """Solve SPEC's analytic twin (MVA with a lifetime curve and a flow-equivalent memory
+    level) at each number of users and print throughput, response, utilisations, fault rate
+    and MPL."""
+    from .. import model as twin
+
+    t0 = time.perf_counter()
+    frame = twin.model(spec, overrides=overrides, users=users, seed=seed, mpl_limit=mpl_limit)
+    wall = time.perf_counter() - t0
+    sim = None
+    if compare_sim:
+        counts = twin.parse_users(sim_users) if sim_users else _spread(frame["users"].tolist())
+        sim = twin.compare_sim(
+            spec,
+            set=list(overrides),
+            users=counts,
+            seeds=sim_seeds,
+            workers=workers,
+            out=Path(out) / "runs" if out else None,
+        )
+    _print(frame, sim, wall)
+    if out:
+        d = Path(out)
+        d.mkdir(parents=True, exist_ok=True)
+        from .. import _atomic
+
+        _atomic.write_text(d / "model.csv", frame.to_csv(index=False))
+        if sim is not None:
+            _atomic.write_text(d / "sim.csv", sim.to_csv(index=False))
+        twin.figure(frame, d / "model.png", sim=sim, title=spec)
+        click.echo(f"results in {out}/", err=True)
+
+
+def _spread(counts: list[int], k: int = 5) -> list[int]:
+    """`k` counts spread over the sweep, its ends included."""
+    if len(counts) <= k:
+        return counts
+    step = (len(counts) - 1) / (k - 1)
+    return sorted({counts[round(i * step)] for i in range(k)})
+
+
+def _print(frame, sim, wall: float) -> None:  # type: ignore[no-untyped-def]
+    from rich.console import Console
+    from rich.table import Table
+
+    from .. import model as twin
+
+    cols = [c for c in frame.columns if c != "users"]
+    t = Table("users", *cols)
+    for _, r in frame.iterrows():
+        t.add_row(str(int(r["users"])), *(f"{r[c]:.4g}" for c in cols))
+    con = Console()
+    con.print(t)
+    con.print(f"model knee (throughput peak): {twin.knee(frame):g} users; solved in {wall:.3f} s")
+    if sim is not None:
+        s = Table("users", *[c for c in sim.columns if c != "users"], title="simulator")
+        for _, r in sim.iterrows():
+            s.add_row(str(int(r["users"])), *(f"{r[c]:.4g}" for c in sim.columns if c != "users"))
+        con.print(s)
+        con.print(f"simulator knee: {twin.knee(sim):g} users")

@@ -1,0 +1,40 @@
+"""The analytic twin (`pagelab model`): its DataFrame, its laws and its errors."""
+
+from __future__ import annotations
+
+import pytest
+
+import pagelab
+from pagelab.errors import PagelabError
+from pagelab.model import knee, parse_users
+
+
+def test_the_twin_of_cp67_answers_per_user_count_with_its_demands_and_curves() -> None:
+    df = pagelab.model("cp67", users="5,20,40")
+    assert list(df["users"]) == [5, 20, 40]
+    for col in (
+        "throughput",
+        "response",
+        "response_cms",
+        "cpu_util",
+        "paging_util",
+        "fault_rate",
+        "mpl",
+    ):
+        assert col in df.columns
+    # The interactive response time law per class: N = X (R + Z).
+    for _, r in df.iterrows():
+        n = r["throughput_cms"] * (r["response_cms"] + 10.0)
+        assert n == pytest.approx(round(n), rel=1e-6)
+    assert df["cpu_util"].between(0, 1).all()
+    # Demands derived by the simulator's own code: CP-67's three 2301 drums.
+    assert len(df.attrs["demands"]["paging"]) == 3
+    assert {c["class"] for c in df.attrs["lifetimes"]} == {"cms", "long-running"}
+    assert knee(df) in (5, 20, 40)
+
+
+def test_other_systems_and_bad_counts_are_refused_in_one_line() -> None:
+    with pytest.raises(PagelabError, match="system.kind"):
+        pagelab.model("unix-v6", users="4")
+    with pytest.raises(PagelabError, match="--users"):
+        parse_users("10:5:1")
