@@ -37,7 +37,7 @@ fn schweitzer_stays_within_five_percent_of_exact_on_jain_35_5() {
         .collect();
     for n in 1..=20u32 {
         let e = &exact(&k, &d, z, n)[n as usize - 1];
-        let a = schweitzer(&st, &[d.clone()], &[f64::from(n)], &[z]);
+        let a = schweitzer(&st, std::slice::from_ref(&d), &[f64::from(n)], &[z]);
         assert!((a.x[0] / e.x[0] - 1.0).abs() < 0.05, "n {n}: {a:?} {e:?}");
     }
 }
@@ -57,7 +57,7 @@ fn two_identical_classes_solve_as_one() {
         },
     ];
     let d = vec![0.2, 0.1];
-    let one = schweitzer(&st, &[d.clone()], &[12.0], &[1.0]);
+    let one = schweitzer(&st, std::slice::from_ref(&d), &[12.0], &[1.0]);
     let two = schweitzer(&st, &[d.clone(), d], &[6.0, 6.0], &[1.0, 1.0]);
     assert!((two.x[0] + two.x[1] - one.x[0]).abs() < 1e-6 * one.x[0]);
     assert!((two.u[0] - one.u[0]).abs() < 1e-9);
