@@ -374,6 +374,24 @@ def test_preset_values_carry_unit_and_source():
     think = params["workload.class.0.think.mean_s"]
     assert think.unit == "s" and "15 seconds" in think.source
     assert params["device.2.model"].value == "2305-2"
+    assert params["device.2.name"].basis == "label"
+
+
+def test_a_section_comment_a_parent_and_a_fit_origin_give_a_value_its_source():
+    # the comment above a [[workload.class]] header speaks for the keys of that class
+    work = {p.key: p for p in presets.params(ROOT / "presets" / "cp67-workload1.toml")[1]}
+    edit = work["workload.class.0.commands.0.cpu_ms"]
+    assert "File editing commands (BARD §11)" in edit.source and edit.basis == "assumed"
+    # vmsp sets 35 keys; the rest it takes from vm370, named with their sources
+    (parent, values), *_ = presets.inherited(ROOT / "presets" / "vmsp.toml")
+    own = {p.key for p in presets.params(ROOT / "presets" / "vmsp.toml")[1]}
+    taken = {p.key: p for p in values}
+    assert parent == "vm370" and taken and not own & set(taken)
+    assert taken["memory.page_bytes"].source == "TETZ: four-kilobyte frames"
+    assert not any(k.startswith("workload.class.") for k in taken)  # vmsp replaces the array
+    # a fitted preset's copied values carry the comment of the preset it was fitted from
+    fit = {p.key: p for p in presets.params(ROOT / "presets" / "cp67-fitted.toml")[1]}
+    assert fit["workload.users"].source.startswith("as in cp67-workload3: BARD")
 
 
 def test_a_calibrated_preset_beside_the_records_gets_a_page(site):

@@ -46,8 +46,9 @@ UNIT_KEYS = {
     "ms": "ms",
 }
 
-#: What a value rests on, from its comment (see `basis_of`).
-BASES = ("sourced", "fitted", "inferred", "assumed", "none")
+#: What a value rests on, from its comment (see `basis_of`); `label` is a name (a channel's, a
+#: class's), which identifies a part and needs no source.
+BASES = ("sourced", "fitted", "inferred", "assumed", "label", "none")
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=")
@@ -101,7 +102,9 @@ def _depth(line: str) -> int:
 
 
 def comments(text: str) -> dict[str, str]:
-    """Dotted key path -> its comment: the trailing one, else the comment block just above."""
+    """Dotted key path -> its comment: the trailing one, else the comment block just above; and
+    section path -> the comment block just above its header, which speaks for the section's
+    keys that have none of their own (`_nearest`)."""
     found: dict[str, str] = {}
     section: list[str] = []
     counts: dict[str, int] = {}
@@ -126,6 +129,8 @@ def comments(text: str) -> dict[str, str]:
                 section = [*name.split("."), str(counts[name])]
             else:
                 section = name.split(".")
+            if above:
+                found.setdefault(".".join(_indexed(section, counts)), " ".join(above))
             above = []
             continue
         key = _KEY.match(line)
@@ -181,16 +186,45 @@ def params(path: Path) -> tuple[dict[str, Any], list[Param]]:
     except tomllib.TOMLDecodeError as e:
         raise PagelabError(f"{path}: not valid TOML ({e})") from None
     notes = comments(text)
+    origin = _calibrated_from(path, data)
     out = []
     values = {k: v for k, v in data.items() if k not in ("preset", "provenance")}
     for key, value in _flatten(values, ""):
-        comment = _nearest(notes, key)
-        out.append(Param(key, _show(value), unit_of(key), comment, basis_of(comment)))
+        comment = _nearest(notes, key) or _origin_comment(origin, key)
+        basis = "label" if key.rsplit(".", 1)[-1] == "name" else basis_of(comment)
+        out.append(Param(key, _show(value), unit_of(key), comment, basis))
     return data, out
 
 
+def _calibrated_from(path: Path, data: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
+    """A calibrated preset's origin (`[provenance] from`) and that preset's ancestors, each with
+    its comments: `pagelab calibrate` copies the values it does not fit without their comments."""
+    provenance = data.get("provenance")
+    origin = provenance.get("from") if isinstance(provenance, dict) else None
+    chain: list[tuple[str, dict[str, str]]] = []
+    current = path.parent / Path(origin).name if isinstance(origin, str) else None
+    while current is not None and current.is_file() and len(chain) < 8:
+        text = current.read_text()
+        chain.append((current.stem, comments(text)))
+        try:
+            parent = _extends(tomllib.loads(text))
+        except tomllib.TOMLDecodeError:
+            break
+        current = path.parent / f"{parent}.toml" if parent else None
+    return chain
+
+
+def _origin_comment(chain: list[tuple[str, dict[str, str]]], key: str) -> str:
+    for name, notes in chain:
+        found = _nearest(notes, key)
+        if found:
+            return f"as in {name}: {found}"
+    return ""
+
+
 def _nearest(notes: dict[str, str], key: str) -> str:
-    """The comment of `key`, or of the nearest enclosing key written on one line (inline tables)."""
+    """The comment of `key`, or of the nearest enclosing key written on one line (inline tables)
+    or section with a comment above its header."""
     parts = key.split(".")
     while parts:
         found = notes.get(".".join(parts))
