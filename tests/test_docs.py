@@ -47,6 +47,13 @@ def _run(args: list[str], cwd: Path, block: dx.Block) -> subprocess.CompletedPro
 
 
 def _run_block(block: dx.Block, cwd: Path, index: int) -> None:
+    makes = [line for line in block.text.splitlines() if line.lstrip().startswith("make ")]
+    if block.lang == "sh" and makes:
+        # From inside `make test` a make target would rebuild what runs or recurse into itself.
+        pytest.fail(
+            f"{block.where}: `{makes[0].strip()}` is not run by the tests: mark the block "
+            "<!-- not run: REASON -->"
+        )
     if block.lang == "sh":
         script = cwd / f"example_{index}.sh"
         script.write_text(block.text)

@@ -33,7 +33,7 @@ from test_report_browser import _chromium
 #: Smoke records made for the site: the two pages screenshotted, and charts of other shapes.
 REPRODUCTIONS = ("hpo-table2", "psi-table2", "belady-anomaly", "m44-single")
 #: Where published full-scale records live in the checkout, when they do.
-PUBLISHED = (ROOT / "results" / "full", ROOT / "published")
+PUBLISHED = (ROOT / "docs" / "published", ROOT / "results" / "full")
 ARTIFACTS = ROOT / "test-artifacts"
 FOLD_PX = 900
 
