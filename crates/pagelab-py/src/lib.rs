@@ -9,6 +9,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 
 mod lab;
+mod linux;
 mod model;
 mod programs;
 mod sys;
@@ -55,6 +56,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(install_signal_handlers, m)?)?;
     lab::register(m)?;
+    linux::register(m)?;
     programs::register(m)?;
     trace::register(m)?;
     sys::register(m)?;

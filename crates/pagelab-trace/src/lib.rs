@@ -22,6 +22,7 @@ pub mod error;
 pub mod format;
 pub mod gen;
 pub mod grid;
+pub mod linux;
 pub mod policy;
 pub mod read;
 pub mod reference;

@@ -61,6 +61,19 @@ impl Links {
         push_front(&mut self.link, l, x);
     }
 
+    /// Puts `x` at the tail of `l`.
+    #[inline]
+    pub fn push_back(&mut self, l: &mut List, x: u32) {
+        self.link[x as usize] = [l.tail, NIL];
+        if l.tail != NIL {
+            self.link[l.tail as usize][NEXT] = x;
+        } else {
+            l.head = x;
+        }
+        l.tail = x;
+        l.len += 1;
+    }
+
     #[inline]
     pub fn remove(&mut self, l: &mut List, x: u32) {
         remove(&mut self.link, l, x);

@@ -72,7 +72,7 @@ pub mod fifo;
 pub mod lfu;
 pub mod linux_lru;
 pub mod lirs;
-mod list;
+pub(crate) mod list;
 pub mod lru;
 pub mod mglru;
 pub mod min;

@@ -1,0 +1,64 @@
+//! Linux's memory manager for one process in a memory cgroup: the replay of a trace and the
+//! counters the kernel would report.
+
+use std::path::Path;
+
+use pagelab_trace::format::PrefetchReader;
+use pagelab_trace::format::TraceReader;
+use pagelab_trace::linux::{self, Kernel, LinuxParams, ZswapParams};
+use pyo3::prelude::*;
+
+use crate::{err, to_py};
+
+/// Replays a trace file (a path) or a page list (page numbers, every reference a write, or
+/// `(page, write)` pairs) in a cgroup whose limit leaves `frames` pages, with the kernel set up
+/// as the keywords say; returns the kernel's counters as a dict. `zswap` is a dict of
+/// [`ZswapParams`] (`total_ram_pages`, `compressed_bytes`, optional `max_pool_percent`,
+/// `accept_threshold_percent`, `zpool`) or None.
+#[pyfunction]
+#[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
+                    zswap=None))]
+#[allow(clippy::too_many_arguments)]
+fn linux_replay(
+    py: Python<'_>,
+    trace: &Bound<'_, PyAny>,
+    frames: u32,
+    kernel: &str,
+    lru_gen: bool,
+    page_cluster: u8,
+    swappiness: u32,
+    zswap: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyObject> {
+    let zswap: Option<ZswapParams> = match zswap {
+        None => None,
+        Some(z) if z.is_none() => None,
+        Some(z) => Some(pythonize::depythonize(z).map_err(|e| err(format!("zswap: {e}")))?),
+    };
+    let params = LinuxParams {
+        kernel: Kernel::parse(kernel).map_err(err)?,
+        lru_gen,
+        page_cluster,
+        swappiness,
+        zswap,
+    };
+    let counters = if let Ok(path) = trace.extract::<String>() {
+        let reader = TraceReader::open(Path::new(&path)).map_err(err)?;
+        let mut source = PrefetchReader::new(reader);
+        py.allow_threads(|| linux::replay_source(&mut source, frames, &params))
+    } else if let Ok(pages) = trace.extract::<Vec<u32>>() {
+        let refs: Vec<(u32, bool)> = pages.into_iter().map(|p| (p, true)).collect();
+        py.allow_threads(|| linux::replay(&refs, frames, &params))
+    } else {
+        let refs: Vec<(u32, bool)> = trace.extract().map_err(|_| {
+            err("trace: expected a trace file's path, a list of page numbers, or (page, write) pairs")
+        })?;
+        py.allow_threads(|| linux::replay(&refs, frames, &params))
+    }
+    .map_err(err)?;
+    to_py(py, &counters)
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(linux_replay, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,379 @@
+//! Linux's memory manager for one process's anonymous pages in a memory cgroup: what the kernel
+//! counts (`pgmajfault`, `pswpin`, `workingset_*`, `zswp*`) when a program touches the pages of
+//! a trace in order inside a cgroup v2 whose `memory.max` leaves it `frames` pages.
+//!
+//! ```text
+//!  reference (page, write?)
+//!    resident ──► PTE accessed bit set (a write to a read-only PTE: a minor fault)
+//!    never touched, read ──► the shared zero page (minor fault, no page, nothing charged)
+//!    never touched / zero page, written ──► new page: minor fault, charge, onto the LRU
+//!    swapped ──► major fault: read from zswap or the device, charge, onto the LRU (refault?)
+//!  charge (memcg::Charge) fails at the limit ──► cgroup reclaim of ≥ 32 pages
+//!    two_list::TwoList (lru_gen off) or mglru::Mglru (lru_gen on): which pages go
+//!    each evicted page: zswap store (zswap::Pool) or write to the swap device (pswpout)
+//! ```
+//!
+//! Rules (each cited beside its code): a read fault on never-touched anonymous memory maps the
+//! zero page (mm/memory.c `do_anonymous_page`); a write to it allocates (`do_wp_page`). A swap
+//! device that completes I/O in the submitter (`SWP_SYNCHRONOUS_IO`: brd and zram) is read
+//! without the swap cache and without readahead when the entry has one user
+//! (mm/memory.c `do_swap_page`), so `page_cluster` has no effect there, the slot is freed
+//! at swap-in and every later eviction writes the page again. The swap cache and readahead of
+//! other devices are not modelled (see `docs/policies/linux-replay.md`).
+
+pub mod memcg;
+pub mod mglru;
+pub mod two_list;
+pub mod zswap;
+
+#[cfg(test)]
+mod tests;
+
+use crate::{ReferenceSource, Run, TraceError};
+use serde::{Deserialize, Serialize};
+
+/// The kernel series whose rules are followed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Kernel {
+    /// Debian's 6.1 (6.1.192).
+    #[serde(rename = "6.1")]
+    V6_1,
+    /// Debian's 6.12 (6.12.117).
+    #[serde(rename = "6.12")]
+    V6_12,
+}
+
+impl Kernel {
+    /// The series named `s` ("6.1" or "6.12").
+    pub fn parse(s: &str) -> Result<Kernel, TraceError> {
+        match s {
+            "6.1" => Ok(Kernel::V6_1),
+            "6.12" => Ok(Kernel::V6_12),
+            _ => Err(TraceError::invalid(format!(
+                "kernel `{s}`: unknown; expected 6.1 or 6.12"
+            ))),
+        }
+    }
+}
+
+pub use zswap::ZswapParams;
+
+/// How the kernel is set up for the replay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinuxParams {
+    /// The kernel series.
+    pub kernel: Kernel,
+    /// `/sys/kernel/mm/lru_gen/enabled`: the multi-generational LRU, else the two lists.
+    pub lru_gen: bool,
+    /// `vm.page-cluster` [log2 pages] (readahead; no effect on a synchronous device).
+    pub page_cluster: u8,
+    /// `vm.swappiness` [0-200].
+    pub swappiness: u32,
+    /// zswap, if enabled.
+    pub zswap: Option<ZswapParams>,
+}
+
+impl Default for LinuxParams {
+    fn default() -> Self {
+        LinuxParams {
+            kernel: Kernel::V6_1,
+            lru_gen: false,
+            page_cluster: 0,
+            swappiness: 60,
+            zswap: None,
+        }
+    }
+}
+
+impl LinuxParams {
+    fn check(&self) -> Result<(), TraceError> {
+        if self.swappiness > 200 {
+            return Err(TraceError::invalid(format!(
+                "swappiness {}: expected 0 to 200",
+                self.swappiness
+            )));
+        }
+        if self.page_cluster > 31 {
+            return Err(TraceError::invalid(format!(
+                "page_cluster {}: expected 0 to 31",
+                self.page_cluster
+            )));
+        }
+        if let Some(z) = &self.zswap {
+            z.check()?;
+        }
+        Ok(())
+    }
+}
+
+/// What the kernel counts over the replay (memory.stat / vmstat names).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinuxCounters {
+    /// References replayed.
+    pub references: u64,
+    /// `pgmajfault`: swap-ins that read the device or zswap.
+    pub major_faults: u64,
+    /// `pgfault` − `pgmajfault`: zero-page maps, first writes, write-protect faults.
+    pub minor_faults: u64,
+    /// `pswpin`: pages read from the swap device.
+    pub pswpin: u64,
+    /// `pswpout`: pages written to the swap device.
+    pub pswpout: u64,
+    /// `workingset_refault_anon`.
+    pub workingset_refault_anon: u64,
+    /// `workingset_activate_anon`.
+    pub workingset_activate_anon: u64,
+    /// `workingset_restore_anon`.
+    pub workingset_restore_anon: u64,
+    /// `zswpout`: pages stored in zswap.
+    pub zswpout: u64,
+    /// `zswpin`: pages loaded from zswap.
+    pub zswpin: u64,
+    /// Stores zswap refused (pool full, or above the accept threshold after it was).
+    pub zswap_rejected: u64,
+    /// Pages zswap wrote back to the swap device to make room.
+    pub zswap_written_back: u64,
+    /// Cgroup reclaims run (`try_to_free_mem_cgroup_pages` calls).
+    pub reclaims: u64,
+}
+
+const UNTOUCHED: u8 = 0;
+const ZERO_PAGE: u8 = 1;
+const RESIDENT: u8 = 2;
+const ON_DEVICE: u8 = 3;
+const IN_ZSWAP: u8 = 4;
+
+/// The LRU in use.
+#[allow(clippy::large_enum_variant)] // one per replay
+enum Lists {
+    TwoList(two_list::TwoList),
+    Mglru(mglru::Mglru),
+}
+
+impl Lists {
+    fn touch(&mut self, p: u32) {
+        match self {
+            Lists::TwoList(l) => l.touch(p),
+            Lists::Mglru(l) => l.touch(p),
+        }
+    }
+    fn add(&mut self, p: u32, c: &mut LinuxCounters) {
+        match self {
+            Lists::TwoList(l) => l.add(p, c),
+            Lists::Mglru(l) => l.add(p, c),
+        }
+    }
+    fn reclaim(&mut self, n: u32, out: &mut Vec<u32>, c: &mut LinuxCounters) {
+        match self {
+            Lists::TwoList(l) => l.reclaim(n, out, c),
+            Lists::Mglru(l) => l.reclaim(n, out, c),
+        }
+    }
+    fn reserve(&mut self, bound: u32) {
+        match self {
+            Lists::TwoList(l) => l.reserve(bound),
+            Lists::Mglru(l) => l.reserve(bound),
+        }
+    }
+}
+
+/// The replay's state: page table, cgroup charge, LRU, zswap pool.
+struct Replay {
+    state: Vec<u8>,
+    writable: Vec<bool>,
+    charge: memcg::Charge,
+    lists: Lists,
+    pool: Option<zswap::Pool>,
+    c: LinuxCounters,
+    victims: Vec<u32>,
+    is_6_12: bool,
+}
+
+impl Replay {
+    fn new(frames: u32, bound: u32, p: &LinuxParams) -> Replay {
+        let lists = if p.lru_gen {
+            Lists::Mglru(mglru::Mglru::new(p.kernel, bound))
+        } else {
+            Lists::TwoList(two_list::TwoList::new(bound, p.swappiness))
+        };
+        Replay {
+            state: vec![UNTOUCHED; bound as usize],
+            writable: vec![false; bound as usize],
+            charge: memcg::Charge::new(frames),
+            lists,
+            pool: p.zswap.clone().map(|z| zswap::Pool::new(z, p.kernel)),
+            c: LinuxCounters::default(),
+            victims: Vec::new(),
+            is_6_12: p.kernel == Kernel::V6_12,
+        }
+    }
+
+    fn reserve(&mut self, bound: u32) {
+        if self.state.len() < bound as usize {
+            self.state.resize(bound as usize, UNTOUCHED);
+            self.writable.resize(bound as usize, false);
+            self.lists.reserve(bound);
+        }
+    }
+
+    /// One run: `count` references to `page`, writing if `write`.
+    fn reference(&mut self, page: u32, count: u32, write: bool) -> Result<(), TraceError> {
+        let i = page as usize;
+        self.c.references += u64::from(count);
+        match self.state[i] {
+            RESIDENT => {
+                if write && !self.writable[i] {
+                    // do_wp_page reuses the exclusive anonymous page: a minor fault.
+                    self.c.minor_faults += 1;
+                    self.writable[i] = true;
+                }
+            }
+            UNTOUCHED if !write => {
+                // do_anonymous_page: a read maps the shared zero page.
+                self.c.minor_faults += 1;
+                self.state[i] = ZERO_PAGE;
+                return Ok(());
+            }
+            ZERO_PAGE if !write => return Ok(()),
+            UNTOUCHED | ZERO_PAGE => {
+                self.c.minor_faults += 1;
+                self.fault_in(page)?;
+                self.writable[i] = true;
+            }
+            _ => {
+                // do_swap_page, synchronous device: read into a new page, slot freed.
+                self.c.major_faults += 1;
+                if self.state[i] == IN_ZSWAP {
+                    self.c.zswpin += 1;
+                    self.pool.as_mut().expect("a page in zswap").load(page);
+                } else {
+                    self.c.pswpin += 1;
+                }
+                self.fault_in(page)?;
+                // A write fault maps it writable; a read fault read-only (6.1); 6.12 maps an
+                // exclusive page writable on a read fault too.
+                self.writable[i] = write || self.is_6_12;
+            }
+        }
+        self.lists.touch(page);
+        Ok(())
+    }
+}
+
+impl Replay {
+    /// A page comes in: charged (reclaiming while the cgroup is at its limit, as
+    /// `try_charge_memcg` does, up to `MAX_RECLAIM_RETRIES` = 16 times), then added to the LRU.
+    fn fault_in(&mut self, page: u32) -> Result<(), TraceError> {
+        let mut tries = 0;
+        while !self.charge.try_charge(self.kmem_pages()) {
+            tries += 1;
+            if tries > 16 {
+                return Err(TraceError::invalid(format!(
+                    "memory.max of {} pages: reclaim freed nothing 16 times (the kernel would \
+                     OOM-kill the replayer)",
+                    self.charge.limit
+                )));
+            }
+            self.reclaim();
+        }
+        self.state[page as usize] = RESIDENT;
+        self.lists.add(page, &mut self.c);
+        Ok(())
+    }
+
+    /// The zswap pool's compressed bytes are charged to the cgroup (`obj_cgroup_charge_zswap`).
+    fn kmem_pages(&self) -> u32 {
+        self.pool.as_ref().map_or(0, |p| p.charged_pages())
+    }
+
+    /// `try_to_free_mem_cgroup_pages(memcg, 1)`: at least `SWAP_CLUSTER_MAX` pages; each
+    /// evicted page is stored in zswap or written to the device, and uncharged.
+    fn reclaim(&mut self) {
+        self.c.reclaims += 1;
+        let mut out = std::mem::take(&mut self.victims);
+        out.clear();
+        self.lists
+            .reclaim(memcg::SWAP_CLUSTER_MAX, &mut out, &mut self.c);
+        for &v in &out {
+            let stored = match self.pool.as_mut() {
+                Some(pool) => pool.store(v, &mut self.c),
+                None => false,
+            };
+            if stored {
+                self.c.zswpout += 1;
+                self.state[v as usize] = IN_ZSWAP;
+            } else {
+                self.c.pswpout += 1;
+                self.state[v as usize] = ON_DEVICE;
+            }
+            self.writable[v as usize] = false;
+        }
+        if let Some(pool) = self.pool.as_mut() {
+            for w in pool.take_written_back() {
+                self.state[w as usize] = ON_DEVICE;
+                self.c.pswpout += 1;
+            }
+        }
+        self.charge.uncharge(out.len() as u32);
+        self.victims = out;
+    }
+}
+
+fn check_frames(frames: u32) -> Result<(), TraceError> {
+    if frames == 0 {
+        return Err(TraceError::invalid(
+            "frames 0: expected a cgroup limit of at least one page".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// Replays `refs` (page, write?) in a cgroup whose limit leaves `frames` pages for them, with
+/// the kernel set up as `params`; returns what the kernel counts.
+pub fn replay(
+    refs: &[(u32, bool)],
+    frames: u32,
+    params: &LinuxParams,
+) -> Result<LinuxCounters, TraceError> {
+    check_frames(frames)?;
+    params.check()?;
+    let bound = refs.iter().map(|r| r.0 + 1).max().unwrap_or(0);
+    let mut r = Replay::new(frames, bound, params);
+    let mut i = 0;
+    while i < refs.len() {
+        let (page, write) = refs[i];
+        let mut j = i + 1;
+        while j < refs.len() && refs[j] == (page, write) {
+            j += 1;
+        }
+        r.reference(page, (j - i) as u32, write)?;
+        i = j;
+    }
+    Ok(r.c)
+}
+
+/// As [`replay`], over the runs of a reference source (a trace file): a run that writes is a
+/// write to its page, else a read.
+pub fn replay_source<S: ReferenceSource + ?Sized>(
+    source: &mut S,
+    frames: u32,
+    params: &LinuxParams,
+) -> Result<LinuxCounters, TraceError> {
+    check_frames(frames)?;
+    params.check()?;
+    let bound = source.page_bound().unwrap_or(0);
+    let mut r = Replay::new(frames, bound, params);
+    let mut batch: Vec<Run> = Vec::with_capacity(1 << 14);
+    loop {
+        batch.clear();
+        if !source.next_batch(&mut batch)? {
+            break;
+        }
+        let top = batch.iter().map(|x| x.page + 1).max().unwrap_or(0);
+        r.reserve(top);
+        for x in &batch {
+            r.reference(x.page, x.count, x.kind.is_write())?;
+        }
+    }
+    Ok(r.c)
+}

@@ -1,0 +1,327 @@
+//! The two-list LRU of anonymous pages as a memory cgroup's reclaim runs it (`lru_gen` off),
+//! rule by rule from mm/vmscan.c and mm/workingset.c; 6.1 and 6.12 agree on every rule here.
+//!
+//! ```text
+//!  fault (new page, or swap-in without a near shadow) ──► inactive head, PTE young
+//!  swap-in whose refault distance ≤ active list ──► active head, PG_workingset kept
+//!  reclaim, priority 12 → 0, until 32 pages are freed:
+//!    targets = (list >> priority) × anon share (swappiness, costs)
+//!    inactive tail, in chunks of ≤ 32: young → PG_referenced set; set before → active,
+//!                                      else back to the inactive head; not young → swapped out
+//!    active tail (when deactivation is allowed): young bit cleared unread, PG_workingset set,
+//!                                      to the inactive head
+//! ```
+//!
+//! Each rule below names the kernel function it follows. Facts only; no code was taken.
+
+use super::LinuxCounters;
+use crate::policy::list::{Links, List};
+
+const ABSENT: u8 = 0;
+const INACTIVE: u8 = 1;
+const ACTIVE: u8 = 2;
+/// No shadow entry.
+const NO_SHADOW: u64 = u64::MAX;
+/// The highest reclaim priority (`DEF_PRIORITY`, mm/vmscan.c).
+const DEF_PRIORITY: u32 = 12;
+/// Largest isolation per step (`SWAP_CLUSTER_MAX`, include/linux/swap.h).
+const CHUNK: u32 = 32;
+
+/// Anonymous pages on the active and inactive lists of one cgroup's lruvec.
+#[derive(Clone, Debug)]
+pub struct TwoList {
+    links: Links,
+    lists: [List; 3],
+    place: Vec<u8>,
+    /// The PTE's accessed bit.
+    young: Vec<bool>,
+    /// `PG_referenced`.
+    referenced: Vec<bool>,
+    /// `PG_workingset`: the page was deactivated from the active list (or restored).
+    workingset: Vec<bool>,
+    /// Eviction stamp (`nonresident_age` after the eviction) << 1 | `PG_workingset`.
+    shadow: Vec<u64>,
+    /// The lruvec's `nonresident_age` (mm/workingset.c).
+    age: u64,
+    /// The lruvec's `anon_cost` (mm/swap.c `lru_note_cost`); `file_cost` is always 0 here.
+    anon_cost: u64,
+    /// `workingset_activate_anon` when the last reclaim ended (`snapshot_refaults`).
+    refaults_seen: u64,
+    swappiness: u32,
+}
+
+impl TwoList {
+    /// Empty lists for pages `0..page_bound`, with `vm.swappiness` (0-200).
+    pub fn new(page_bound: u32, swappiness: u32) -> TwoList {
+        let n = page_bound as usize;
+        TwoList {
+            links: Links::new(page_bound),
+            lists: [List::default(); 3],
+            place: vec![ABSENT; n],
+            young: vec![false; n],
+            referenced: vec![false; n],
+            workingset: vec![false; n],
+            shadow: vec![NO_SHADOW; n],
+            age: 0,
+            anon_cost: 0,
+            refaults_seen: 0,
+            swappiness,
+        }
+    }
+
+    fn len(&self, l: u8) -> u32 {
+        self.lists[l as usize].len
+    }
+
+    /// Pages on either list.
+    pub fn resident(&self) -> u32 {
+        self.len(INACTIVE) + self.len(ACTIVE)
+    }
+
+    /// Whether `page` is on a list.
+    pub fn is_resident(&self, page: u32) -> bool {
+        self.place[page as usize] != ABSENT
+    }
+
+    /// Pages on the active list.
+    pub fn active(&self) -> u32 {
+        self.len(ACTIVE)
+    }
+
+    fn push_head(&mut self, x: u32, l: u8) {
+        self.links.push_front(&mut self.lists[l as usize], x);
+        self.place[x as usize] = l;
+    }
+
+    fn take_tail(&mut self, l: u8) -> u32 {
+        let x = self.lists[l as usize].tail;
+        self.links.remove(&mut self.lists[l as usize], x);
+        self.place[x as usize] = ABSENT;
+        x
+    }
+
+    /// A reference: the hardware sets the PTE's accessed bit; no list moves.
+    pub fn touch(&mut self, page: u32) {
+        self.young[page as usize] = true;
+    }
+
+    /// The fault maps `page` with a young PTE and adds it to a list. A new page goes to the
+    /// inactive list (`folio_add_lru_vma`, anon since 5.9). A swap-in with a shadow entry is a
+    /// refault (`workingset_refault`): counted; if its distance (`nonresident_age` now minus at
+    /// eviction) is at most the active list, the refault workingset for anon when swap is
+    /// available, it is activated (the age moves on one); if it was on the active list before
+    /// its eviction (`PG_workingset` in the shadow), it is restored and its cost noted
+    /// (`lru_note_cost_refault`).
+    pub fn add(&mut self, page: u32, c: &mut LinuxCounters) {
+        let i = page as usize;
+        self.young[i] = true;
+        self.referenced[i] = false;
+        self.workingset[i] = false;
+        let shadow = std::mem::replace(&mut self.shadow[i], NO_SHADOW);
+        if shadow == NO_SHADOW {
+            self.push_head(page, INACTIVE);
+            return;
+        }
+        c.workingset_refault_anon += 1;
+        let distance = self.age - (shadow >> 1);
+        if distance > u64::from(self.len(ACTIVE)) {
+            self.push_head(page, INACTIVE);
+            return;
+        }
+        self.age += 1;
+        c.workingset_activate_anon += 1;
+        if shadow & 1 == 1 {
+            self.workingset[i] = true;
+            c.workingset_restore_anon += 1;
+            self.note_cost(1);
+        }
+        self.push_head(page, ACTIVE);
+    }
+
+    /// `page` left memory without reclaim (not used by the replay; the lab's `forget`).
+    pub fn forget(&mut self, page: u32) {
+        let i = page as usize;
+        let l = self.place[i];
+        if l != ABSENT {
+            self.links.remove(&mut self.lists[l as usize], page);
+            self.place[i] = ABSENT;
+        }
+        self.young[i] = false;
+        self.referenced[i] = false;
+        self.workingset[i] = false;
+    }
+
+    /// `lru_note_cost` (mm/swap.c): the cost is added, and both costs halve once they pass a
+    /// quarter of the lruvec's pages.
+    fn note_cost(&mut self, n: u64) {
+        self.anon_cost += n;
+        if self.anon_cost > u64::from(self.resident()) / 4 {
+            self.anon_cost /= 2;
+        }
+    }
+
+    /// `inactive_is_low` (mm/vmscan.c): inactive × ratio < active, the ratio √(10 × GB) of the
+    /// two lists, 1 below 1 GB.
+    fn inactive_is_low(&self) -> bool {
+        let (inactive, active) = (u64::from(self.len(INACTIVE)), u64::from(self.len(ACTIVE)));
+        let gb = (inactive + active) >> 18;
+        let ratio = if gb == 0 { 1 } else { (10 * gb).isqrt() };
+        inactive * ratio < active
+    }
+
+    /// `get_scan_count` (mm/vmscan.c) for a cgroup with anonymous pages only: each list's size
+    /// shifted right by the priority, times the anon share `ap / (ap + fp)` of swappiness and
+    /// the recorded costs (SCAN_FRACT); at priority 0 the whole list (SCAN_EQUAL); nothing at
+    /// swappiness 0 (a cgroup reclaim then scans file pages only).
+    fn scan_targets(&self, priority: u32) -> [u64; 2] {
+        let sizes = [u64::from(self.len(INACTIVE)), u64::from(self.len(ACTIVE))];
+        let sw = u64::from(self.swappiness);
+        if sw == 0 {
+            return [0, 0];
+        }
+        if priority == 0 {
+            return sizes;
+        }
+        let total = self.anon_cost;
+        let (anon_cost, file_cost) = (total + self.anon_cost, total);
+        let total = anon_cost + file_cost;
+        let ap = sw * (total + 1) / (anon_cost + 1);
+        let fp = (200 - sw) * (total + 1) / (file_cost + 1);
+        sizes.map(|s| (s >> priority) * ap / (ap + fp))
+    }
+
+    /// `try_to_free_mem_cgroup_pages` → `do_try_to_free_pages`: priorities 12 down to 0, each
+    /// one `shrink_lruvec`, until `nr_to_reclaim` pages are freed; if nothing was freed because
+    /// deactivation was not allowed, once more with deactivation forced. Evicted pages are
+    /// appended to `out`, oldest first.
+    pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut LinuxCounters) {
+        let mut reclaimed = 0u32;
+        let mut force = false;
+        loop {
+            let mut skipped = false;
+            for priority in (0..=DEF_PRIORITY).rev() {
+                // prepare_scan_count: deactivate when the inactive list is low, or when
+                // refaults have activated pages since the last reclaim (a new workingset).
+                let may_deactivate = force
+                    || c.workingset_activate_anon != self.refaults_seen
+                    || self.inactive_is_low();
+                let targets = self.scan_targets(priority);
+                reclaimed +=
+                    self.shrink_lruvec(targets, may_deactivate, nr_to_reclaim, out, &mut skipped);
+                if reclaimed >= nr_to_reclaim {
+                    break;
+                }
+            }
+            self.refaults_seen = c.workingset_activate_anon;
+            if reclaimed > 0 || !skipped || force {
+                return;
+            }
+            force = true;
+        }
+    }
+
+    /// `shrink_lruvec`: the inactive and active targets in chunks of 32, inactive first, while
+    /// inactive pages remain to scan and this call has freed fewer than `nr_to_reclaim`; then
+    /// 32 active pages deactivated if the inactive list is low. Returns the pages freed.
+    fn shrink_lruvec(
+        &mut self,
+        targets: [u64; 2],
+        may_deactivate: bool,
+        nr_to_reclaim: u32,
+        out: &mut Vec<u32>,
+        skipped: &mut bool,
+    ) -> u32 {
+        let [mut inactive, mut active] = targets;
+        let mut reclaimed = 0;
+        while inactive > 0 {
+            let n = inactive.min(u64::from(CHUNK));
+            inactive -= n;
+            reclaimed += self.shrink_inactive(n as u32, out);
+            if active > 0 {
+                let n = active.min(u64::from(CHUNK));
+                active -= n;
+                if may_deactivate {
+                    self.shrink_active(n as u32);
+                } else {
+                    *skipped = true;
+                }
+            }
+            if reclaimed >= nr_to_reclaim {
+                break;
+            }
+        }
+        if self.inactive_is_low() {
+            self.shrink_active(CHUNK);
+        }
+        reclaimed
+    }
+
+    /// `shrink_inactive_list` → `shrink_folio_list` with `folio_check_references`: up to `n`
+    /// pages from the inactive tail, oldest first. Young: `PG_referenced` set; if it was set
+    /// already (used twice, or again after a deactivation) activated, else kept. Not young:
+    /// swapped out and freed (a synchronous device completes the write at once), leaving a
+    /// shadow (`workingset_eviction`: the age moves on one, then is stamped). Kept pages go
+    /// back to the inactive head and activated ones to the active head in their order; each
+    /// activation moves the age on one (`move_folios_to_lru`). The pages written are the cost.
+    fn shrink_inactive(&mut self, n: u32, out: &mut Vec<u32>) -> u32 {
+        let mut back: Vec<(u32, u8)> = Vec::new();
+        let mut freed = 0;
+        for _ in 0..n.min(self.len(INACTIVE)) {
+            let x = self.take_tail(INACTIVE);
+            let i = x as usize;
+            let was_referenced = std::mem::take(&mut self.referenced[i]);
+            if std::mem::take(&mut self.young[i]) {
+                self.referenced[i] = true;
+                back.push((x, if was_referenced { ACTIVE } else { INACTIVE }));
+                continue;
+            }
+            self.age += 1;
+            self.shadow[i] = (self.age << 1) | u64::from(self.workingset[i]);
+            self.workingset[i] = false;
+            out.push(x);
+            freed += 1;
+        }
+        for (x, l) in back {
+            if l == ACTIVE {
+                self.age += 1;
+            }
+            self.push_head(x, l);
+        }
+        self.note_cost(u64::from(freed));
+        freed
+    }
+
+    /// `shrink_active_list`: up to `n` pages from the active tail, oldest first; the accessed
+    /// bit is read and cleared (`folio_referenced`) but only executable file pages stay active,
+    /// so every anonymous page is deactivated with `PG_workingset` set, to the inactive head
+    /// in order. `PG_referenced` is left as it was.
+    fn shrink_active(&mut self, n: u32) {
+        for _ in 0..n.min(self.len(ACTIVE)) {
+            let x = self.take_tail(ACTIVE);
+            self.young[x as usize] = false;
+            self.workingset[x as usize] = true;
+            self.push_head(x, INACTIVE);
+        }
+    }
+
+    /// The lists, each newest first, for step mode and tests: (active, inactive).
+    pub fn lists(&self) -> (Vec<u32>, Vec<u32>) {
+        (
+            self.links.collect(&self.lists[ACTIVE as usize]),
+            self.links.collect(&self.lists[INACTIVE as usize]),
+        )
+    }
+
+    /// Grows the per-page tables to `page_bound` pages.
+    pub fn reserve(&mut self, page_bound: u32) {
+        let n = page_bound as usize;
+        self.links.reserve_pages(page_bound);
+        if self.place.len() < n {
+            self.place.resize(n, ABSENT);
+            self.young.resize(n, false);
+            self.referenced.resize(n, false);
+            self.workingset.resize(n, false);
+            self.shadow.resize(n, NO_SHADOW);
+        }
+    }
+}
