@@ -9,13 +9,17 @@ OUT    ?= results/demo
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test build wheel venv rust-test rust-lint py-lint py-test bench fuzz clean layout
+.PHONY: demo test build wheel venv linux-kernels rust-test rust-lint py-lint py-test bench fuzz clean layout
 
 $(VENV)/.installed: pyproject.toml
 	@command -v valgrind >/dev/null || { echo "installing valgrind (trace capture needs it)"; \
 	    apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 	@command -v chromium >/dev/null || { echo "installing chromium (the report tests open it)"; \
 	    apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+	@command -v qemu-system-x86_64 >/dev/null && command -v busybox >/dev/null || { \
+	    echo "installing QEMU and a static busybox (pagelab linux boots a real kernel)"; \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	        qemu-system-x86 busybox-static >/dev/null; }
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" "statsmodels>=0.14" "jinja2>=3.1" "plotly>=5.18" "markdown-it-py>=3" \
@@ -53,7 +57,11 @@ py-lint: venv
 	$(VENV)/bin/ruff check python tests benches scripts
 	$(VENV)/bin/ruff format --check python tests benches scripts
 
-py-test: build
+# Debian's Linux 6.1 and 6.12, fetched with apt into pagelab's cache (`pagelab linux fetch`).
+linux-kernels: build
+	$(VENV)/bin/pagelab linux fetch 6.1 6.12
+
+py-test: build linux-kernels
 	$(VENV)/bin/pytest -q
 
 # Everything CI checks: Rust tests, clippy with warnings as errors, rustfmt, ruff, pytest.

@@ -8,6 +8,7 @@ use pagelab_trace::format::{PrefetchReader, TraceReader};
 use pagelab_trace::grid;
 use pagelab_trace::policy::PolicySpec;
 use pagelab_trace::read::{self, AddressRange, ConvertOptions, InputFormat, KindFilter, Units};
+use pagelab_trace::touch;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -282,7 +283,33 @@ fn psi_predict(py: Python<'_>, characteristics: &str, frames: u32) -> PyResult<P
     to_py(py, &p)
 }
 
+/// Writes the touch list the kernel replayer reads (`pagelab_trace::touch`) from a pagelab trace:
+/// every touch writes when `all_writes`; instruction fetches count when `instructions`; at most
+/// `limit` touches.
+#[pyfunction]
+#[pyo3(signature = (path, output, all_writes, instructions=false, limit=u64::MAX))]
+fn trace_touches(
+    py: Python<'_>,
+    path: &str,
+    output: &str,
+    all_writes: bool,
+    instructions: bool,
+    limit: u64,
+) -> PyResult<PyObject> {
+    let mut reader = TraceReader::open(Path::new(path)).map_err(err)?;
+    let opts = touch::TouchOptions {
+        all_writes,
+        instructions,
+        limit,
+    };
+    let info = py
+        .allow_threads(|| touch::write_touches(&mut reader, Path::new(output), opts))
+        .map_err(err)?;
+    to_py(py, &info)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(trace_touches, m)?)?;
     m.add_function(wrap_pyfunction!(psi_curve, m)?)?;
     m.add_function(wrap_pyfunction!(psi_predict, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;

@@ -26,6 +26,7 @@ pub mod linux;
 pub mod policy;
 pub mod read;
 pub mod reference;
+pub mod touch;
 
 pub use error::TraceError;
 pub use reference::{AccessKind, ReferenceSource, Run, VecSource};

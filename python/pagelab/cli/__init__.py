@@ -7,7 +7,16 @@ import sys
 import click
 
 from ..errors import PagelabError
-from . import chanson, lab, listing, model, papers, system, trace  # noqa: F401  (they register commands)
+from . import (  # noqa: F401  (they register commands)
+    chanson,
+    lab,
+    linux,
+    listing,
+    model,
+    papers,
+    system,
+    trace,
+)
 from .base import cli
 
 __all__ = ["cli", "main"]

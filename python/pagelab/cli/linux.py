@@ -1,0 +1,90 @@
+"""`pagelab linux`: the real kernel as an instrument, and pagelab's prediction beside it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from .base import cli
+
+
+@cli.group()
+def linux() -> None:
+    """Linux in the loop: run a trace on a real kernel under QEMU, or predict it."""
+
+
+def _knob_options(fn: Any) -> Any:
+    opts = [
+        click.option("--kernel", default="6.1", show_default=True, help="6.1 or 6.12 (Debian's)."),
+        click.option("--memory-max", default="8M", show_default=True,
+                     help="The cgroup's memory.max: bytes, or 8M, 512K."),
+        click.option("--lru-gen", default="off", show_default=True,
+                     help="on: MGLRU; off: the two-list LRU."),
+        click.option("--swap", default="brd", show_default=True, help="brd (a RAM disk) or zram."),
+        click.option("--page-cluster", default=0, show_default=True, type=int,
+                     help="vm.page-cluster (swap readahead: up to 2^N pages)."),
+        click.option("--swappiness", default=60, show_default=True, type=int,
+                     help="vm.swappiness."),
+        click.option("--zswap", default=None,
+                     help="on, off, or COMPRESSOR:ZPOOL:MAX_POOL_PERCENT (e.g. lzo:zbud:20)."),
+        click.option("--writes", default="auto", show_default=True,
+                     help="auto (formats without kinds write), kinds, or all."),
+        click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+                     show_default=True),
+        click.argument("trace"),
+    ]  # fmt: skip
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def _show(record: dict[str, Any], fmt: str) -> None:
+    from ..linux.record import COUNTERS
+
+    if fmt == "json":
+        click.echo(json.dumps(record, indent=2, sort_keys=False))
+        return
+    rng = record.get("range", {})
+    for name, unit in COUNTERS.items():
+        value = record.get(name)
+        if value is None:
+            continue
+        extra = f"  [{rng[name][0]:g} .. {rng[name][1]:g}]" if name in rng else ""
+        click.echo(f"{name:<28} {value:>14g} {unit}{extra}")
+
+
+@linux.command("run")
+@_knob_options
+@click.option("--repeats", default=5, show_default=True, type=int, help="Boots per cell.")
+@click.option("--accel", default="auto", show_default=True, help="auto, kvm or tcg.")
+@click.option("--store", default=None, help="Result store (default: the cache's).")
+def linux_run(trace: str, fmt: str, repeats: int, accel: str, store: str | None, **kw: Any) -> None:
+    """Replay TRACE in a memory-limited cgroup on a real kernel; print its counters."""
+    from .. import linux, progress
+
+    with progress.bar("kernel runs") as update:
+        rec = linux.run(trace, repeats=repeats, accel=accel, store=store,
+                        progress=lambda done, total: update(done, total), **kw)  # fmt: skip
+    _show(rec, fmt)
+
+
+@linux.command("predict")
+@_knob_options
+def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
+    """pagelab's prediction of what `pagelab linux run` would measure."""
+    from .. import linux
+
+    _show(linux.predict(trace, **kw), fmt)
+
+
+@linux.command("fetch")
+@click.argument("series", nargs=-1)
+def linux_fetch(series: tuple[str, ...]) -> None:
+    """Download Debian's kernels (default: 6.1 and 6.12) into the cache."""
+    from .. import linux
+
+    for s in series or ("6.1", "6.12"):
+        k = linux.fetch(s)
+        click.echo(f"{k['series']}: {k['package']} ({k['release']}) in {k['path']}")

@@ -1,0 +1,83 @@
+"""Linux in the loop: a real kernel as the reference for pagelab's models of Linux reclaim.
+
+`run` boots Debian's Linux (6.1 or 6.12) under QEMU (KVM where it runs a guest, TCG otherwise),
+replays a trace in a memory-limited cgroup v2 and returns the kernel's own counters, repeated
+and cached; `predict` gives pagelab's prediction of the same record from its models. Both take
+the same knobs (see `knobs.knobs`) and return a dict whose top-level counters
+(`major_faults`, `pswpin`, ...) are comparable key by key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .knobs import knobs as make_knobs
+from .touches import prepare
+
+__all__ = ["run", "predict", "fetch"]
+
+
+def run(
+    trace: str | os.PathLike[str],
+    *,
+    kernel: str = "6.1",
+    memory_max: str | int = "8M",
+    lru_gen: str | bool = "off",
+    swap: str = "brd",
+    page_cluster: int = 0,
+    swappiness: int = 60,
+    zswap: str | None = None,
+    repeats: int = 5,
+    writes: str = "auto",
+    accel: str = "auto",
+    store: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """The kernel's counters for `trace`: medians at the top, every run under `runs`."""
+    from . import instrument
+
+    k = make_knobs(kernel, memory_max, lru_gen, swap=swap, page_cluster=page_cluster,
+                   swappiness=swappiness, zswap=zswap)  # fmt: skip
+    repeats = _repeats(repeats)
+    job = instrument.Job(prepare(trace, writes=writes), k)
+    return instrument.measure([job], repeats=repeats, accel=accel, store=store,
+                              progress=progress)[0]  # fmt: skip
+
+
+def predict(
+    trace: str | os.PathLike[str],
+    *,
+    kernel: str = "6.1",
+    memory_max: str | int = "8M",
+    lru_gen: str | bool = "off",
+    swap: str = "brd",
+    page_cluster: int = 0,
+    swappiness: int = 60,
+    zswap: str | None = None,
+    writes: str = "auto",
+) -> dict[str, Any]:
+    """pagelab's prediction of `run`'s record for the same trace and knobs."""
+    from . import predict as model
+
+    k = make_knobs(kernel, memory_max, lru_gen, swap=swap, page_cluster=page_cluster,
+                   swappiness=swappiness, zswap=zswap)  # fmt: skip
+    return model.predict(prepare(trace, writes=writes), k)
+
+
+def fetch(series: str) -> dict[str, str]:
+    """Downloads and unpacks Debian's kernel of `series` into the cache; returns what it got."""
+    from . import kernels
+
+    k = kernels.kernel(series)
+    return {"series": k.series, "package": k.package, "release": k.release, "path": str(k.root)}
+
+
+def _repeats(n: Any) -> int:
+    from ..errors import PagelabError
+
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 100:
+        raise PagelabError(f"--repeats {n!r}: expected a whole number from 1 to 100")
+    return n

@@ -1,0 +1,113 @@
+"""The kernel's counters of one replay, read from what the guest printed.
+
+Every number is the kernel's own: the cgroup's memory.stat (which counts the replayer alone),
+/proc/vmstat's difference across the replay (swap I/O is counted only there), the cgroup's
+memory.pressure and memory.events, and zswap's debugfs counters.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import PagelabError
+
+PAGE = 4096
+#: The counters of a record, with their units, in the order they are shown.
+COUNTERS = {
+    "major_faults": "faults",
+    "minor_faults": "faults",
+    "pswpin": "pages",
+    "pswpout": "pages",
+    "workingset_refault_anon": "pages",
+    "workingset_activate_anon": "pages",
+    "workingset_restore_anon": "pages",
+    "zswpin": "pages",
+    "zswpout": "pages",
+    "zswap_stored_pages": "pages",
+    "zswap_written_back_pages": "pages",
+    "zswap_rejected": "pages",
+    "psi_some_us": "us",
+    "psi_full_us": "us",
+    "replay_seconds": "s",
+    "frames": "frames",
+    "overhead_pages": "pages",
+}
+
+
+def sections(text: str) -> dict[str, dict[str, str]]:
+    """`[name]` headed blocks of `key value` lines."""
+    out: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for line in text.splitlines():
+        line = line.strip()
+        m = re.fullmatch(r"\[([a-z0-9_.]+)\]", line)
+        if m:
+            current = out.setdefault(m.group(1), {})
+        elif current is not None and line:
+            key, _, value = line.partition(" ")
+            current[key] = value.strip()
+    return out
+
+
+def _int(block: dict[str, str], key: str) -> int:
+    try:
+        return int(block.get(key, "0"))
+    except ValueError:
+        return 0
+
+
+def counters(text: str, memory_max: int, pages: int) -> dict[str, Any]:
+    """The record of one replay (see COUNTERS), or a one-line error when the replay failed."""
+    s = sections(text)
+    replay, stat = s.get("replay", {}), s.get("memory.stat", {})
+    events = s.get("memory.events", {})
+    if _int(events, "oom_kill") or replay.get("exit_status") not in ("0", None):
+        raise PagelabError(
+            f"memory.max {memory_max} is below what the replayer itself needs: the kernel "
+            f"killed it (oom_kill {_int(events, 'oom_kill')}, exit {replay.get('exit_status')})"
+        )
+    v0, v1 = s.get("vmstat0", {}), s.get("vmstat1", {})
+    delta = {k: _int(v1, k) - _int(v0, k) for k in v1}
+    zswap = s.get("zswap", {})
+    rejected = sum(_int(zswap, k) for k in zswap if k.startswith("reject_"))
+    return {
+        "major_faults": _int(stat, "pgmajfault"),
+        "minor_faults": _int(stat, "pgfault") - _int(stat, "pgmajfault"),
+        "pswpin": delta.get("pswpin", 0),
+        "pswpout": delta.get("pswpout", 0),
+        "workingset_refault_anon": _int(stat, "workingset_refault_anon"),
+        "workingset_activate_anon": _int(stat, "workingset_activate_anon"),
+        "workingset_restore_anon": _int(stat, "workingset_restore_anon"),
+        "zswpin": _int(stat, "zswpin"),
+        "zswpout": _int(stat, "zswpout"),
+        "zswap_stored_pages": _int(zswap, "stored_pages"),
+        "zswap_written_back_pages": _int(zswap, "written_back_pages"),
+        "zswap_rejected": rejected,
+        "psi_some_us": _psi(s, "some"),
+        "psi_full_us": _psi(s, "full"),
+        "replay_seconds": _int(replay, "replay_ns") / 1e9,
+        **_frames(replay, memory_max, pages),
+        "release": s.get("kernel", {}).get("release", ""),
+    }
+
+
+def _psi(s: dict[str, dict[str, str]], line: str) -> int:
+    text = s.get("memory.pressure", {}).get(line, "")
+    m = re.search(r"total=(\d+)", text)
+    return int(m.group(1)) if m else 0
+
+
+def _frames(replay: dict[str, str], memory_max: int, pages: int) -> dict[str, int]:
+    """What memory.max leaves the trace's pages, measured in the guest.
+
+    At the end of the replay everything charged to the cgroup that is not one of the trace's
+    resident pages (the replayer's own anonymous pages, measured before its first touch, its
+    page tables, kernel stack and slab, and memcg's per-CPU charge stock) is the overhead;
+    what is left of memory.max is the frames the trace's pages compete for.
+    """
+    current = _int(replay, "after_memory_current")
+    own = _int(replay, "before_anon")
+    trace_resident = max(0, _int(replay, "after_anon") - own)
+    overhead = max(0, current - trace_resident) // PAGE
+    return {"overhead_pages": overhead, "frames": memory_max // PAGE - overhead}

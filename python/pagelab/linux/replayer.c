@@ -1,0 +1,93 @@
+/* The guest's replayer: touches the pages of a trace in order inside one anonymous mapping.
+ *
+ * Usage: replayer TOUCHES PAGES CGROUP
+ *   TOUCHES  the touch list, mapped read-only from the initramfs (its pages belong to the root
+ *            cgroup, so they are not charged to the one under test): a header
+ *            "PLTOUCH1" u32 pages u32 reserved u64 touches, then one little-endian u32 per run
+ *            of the trace, the dense page number with bit 31 set when the run writes.
+ *   PAGES    the mapping's size in pages (the trace's distinct pages).
+ *   CGROUP   the cgroup directory whose memory.current and memory.stat are read before the first
+ *            touch and after the last, so that the host can measure what the replayer itself
+ *            holds besides the trace's pages.
+ * It prints "key value" lines: wall time of the replay in ns, and the cgroup's charge and
+ * anonymous memory before and after.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long stat_key(const char *cg, const char *key) {
+    char path[512], line[256];
+    snprintf(path, sizeof path, "%s/memory.stat", cg);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = strlen(key);
+    long long v = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, n) == 0 && line[n] == ' ') { v = atoll(line + n + 1); break; }
+    fclose(f);
+    return v;
+}
+
+static long long current(const char *cg) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/memory.current", cg);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long long v = -1;
+    if (fscanf(f, "%lld", &v) != 1) v = -1;
+    fclose(f);
+    return v;
+}
+
+static void report(const char *cg, const char *when) {
+    printf("%s_memory_current %lld\n", when, current(cg));
+    printf("%s_anon %lld\n", when, stat_key(cg, "anon"));
+    printf("%s_pagetables %lld\n", when, stat_key(cg, "pagetables"));
+    printf("%s_kernel %lld\n", when, stat_key(cg, "kernel"));
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) { fprintf(stderr, "usage: replayer TOUCHES PAGES CGROUP\n"); return 2; }
+    int fd = open(argv[1], O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < 24) { perror(argv[1]); return 2; }
+    const unsigned char *file = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (file == MAP_FAILED || memcmp(file, "PLTOUCH1", 8) != 0) {
+        fprintf(stderr, "%s: not a touch list\n", argv[1]);
+        return 2;
+    }
+    uint64_t touches;
+    memcpy(&touches, file + 16, 8);
+    if (24 + touches * 4 > (uint64_t)st.st_size) { fprintf(stderr, "touch list truncated\n"); return 2; }
+    const uint32_t *t = (const uint32_t *)(file + 24);
+    size_t pages = strtoull(argv[2], NULL, 10);
+    unsigned char *base = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) { perror("mmap"); return 2; }
+    madvise(base, pages * 4096, MADV_NOHUGEPAGE);
+    report(argv[3], "before");
+    fflush(stdout);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    volatile unsigned char sink = 0;
+    for (uint64_t i = 0; i < touches; i++) {
+        uint32_t v = t[i];
+        volatile unsigned char *p = base + (size_t)(v & 0x7fffffffu) * 4096;
+        if (v >> 31) *p = (unsigned char)(*p + 1);
+        else sink += *p;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    printf("replay_ns %lld\n", (long long)(b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec));
+    printf("touches %llu\n", (unsigned long long)touches);
+    report(argv[3], "after");
+    (void)sink;
+    return 0;
+}
