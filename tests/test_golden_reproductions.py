@@ -46,7 +46,9 @@ def test_every_reproduction_has_a_golden_file():
 @pytest.mark.parametrize("name", NAMES)
 def test_reproduction_matches_golden(name: str):
     assert SEED == 1  # the seed of the session's shared smoke records
-    rows = numeric_rows(smoke_record(name))
+    record = smoke_record(name)
+    follows_the_rules(record)
+    rows = numeric_rows(record)
     path = GOLDEN / f"{name}.json"
     if os.environ.get("UPDATE_GOLDEN"):
         GOLDEN.mkdir(parents=True, exist_ok=True)
@@ -66,3 +68,52 @@ def test_reproduction_matches_golden(name: str):
         if not same(want_by[k], now_by[k])
     ]
     assert not diff, f"{name} differs from its golden record:\n  " + "\n  ".join(diff[:12])
+
+
+#: Rows the score's rules keep out of the score, by record (docs/readings.md): (table prefix,
+#: row or None for any, column or None for any, the role they must not have).
+NOT_SCORED = {
+    # chosen by its distance to Bard's 12.61 and 4.09 (score-no-selection)
+    "psi-table2": [("Section 5: one run", None, None), ("Table 2", None, "difference")],
+    # experiment 1 is Table 2's 512 KB Ψ column, scored there (score-once)
+    "psi-table3": [("Table 3", "1: strategy 1, Ψc = Ψm = 11, β = 0", "workload 1")],
+    # a training target, our solve target, coefficients fitted to his (score-fitted-targets)
+    "unix-regression": [
+        ("section 4 example", "700 blocks", "simulated"),
+        ("section 4 example", "memory for 1 s", "simulated reaction"),
+        ("section 4 example", None, "our equation"),
+    ],
+}
+
+
+def follows_the_rules(record: dict) -> None:
+    """The score's rules on one record: scored claims carry the paper's sentence; no paper
+    number scored twice in a row of the same name; bounds carry their number; the rows
+    NOT_SCORED lists are not predicted; ranges are never scored by a midpoint."""
+    for c in record["claims"]:
+        if rep.claim_scored(c):
+            assert c["quote"].strip(), c["id"]
+    seen = set()
+    for r in record["rows"]:
+        if r["role"] != "predicted":
+            continue
+        # A row named for the paper's range is scored against the range, not a midpoint.
+        if "(paper " in r["row"] and " to " in r["row"]:
+            assert r.get("paper_range") and r["paper"] is None, r
+        if r["paper"] is None:
+            continue
+        key = (r["table"], r["row"], r["paper"], r["column"])
+        assert key not in seen, f"{record['name']}: scored twice: {key}"
+        seen.add(key)
+        if r.get("bound"):
+            assert r["bound"] in ("upper", "lower")
+    for table, row, column in NOT_SCORED.get(record["name"], []):
+        hits = [
+            r
+            for r in record["rows"]
+            if r["table"].startswith(table)
+            and row in (None, r["row"])
+            and column in (None, r["column"])
+        ]
+        assert hits, f"{record['name']}: no row {table!r} {row!r} {column!r}"
+        assert all(r["role"] != "predicted" for r in hits), hits

@@ -23,6 +23,7 @@ def test_context_claim_computes_the_verdict_and_the_score_counts_it():
         kind="difference",
         paper_effect=-5.0,
         evidence="by hand",
+        quote="The paper's sentence.",
     )
     assert c["verdict"] == "holds" and c["seeds"] == 3
     assert c["interval"][0] == pytest.approx(-4 - HALF, abs=1e-3)
@@ -59,7 +60,10 @@ def test_records_follow_the_format(name, tmp_path):
         assert c["verdict"] in VERDICTS and c["seeds"] >= 1 and len(c["interval"]) == 2
         assert {"paper_effect", "effect", "evidence"} <= set(c)
     assert set(record["score"]) >= {"predicted", "within_10", "within_25", "claims"}
-    assert sum(record["score"]["claims"].values()) == len(record["claims"])
+    counted = sum(record["score"]["claims"].values())
+    assert counted + record["score"]["claims_unscored"] == len(record["claims"])
+    # Every scored claim carries its paper's sentence.
+    assert counted == sum(1 for c in record["claims"] if rep.claim_scored(c))
     # Its runs are in the result store beside the record: a rerun computes none.
     again = rep.reproduce(name, scale="smoke", out=tmp_path)
     assert again["runs"]["computed"] == 0 and again["rows"] == record["rows"]
@@ -87,6 +91,8 @@ def test_reproduce_on_workers_gives_the_same_record(cli, tmp_path):
 def test_list_shows_the_score_of_the_last_full_run(cli, tmp_path):
     import json
 
+    import pagelab.reproduce as rep
+
     record = {
         "name": "belady-anomaly",
         "scale": "full",
@@ -103,8 +109,11 @@ def test_list_shows_the_score_of_the_last_full_run(cli, tmp_path):
     out = cli("reproduce", "--list", "--out", str(tmp_path), check=True).stdout
     line = next(x for x in out.splitlines() if x.startswith("belady-anomaly:"))
     assert "6 within 10 %" in line and "3 holds" in line
+    # Where OUT has no full run, the published record's score (docs/published), if any.
     other = next(x for x in out.splitlines() if x.startswith("hpo-table2:"))
-    assert "no full run yet" in other
+    published = (rep.PUBLISHED / "hpo-table2.json").exists()
+    assert ("published record" in other) == published
+    assert ("no full run yet" in other) == (not published)
 
 
 def test_a_reproduction_may_run_more_seeds_at_full_scale(monkeypatch):
@@ -122,3 +131,16 @@ def test_a_reproduction_may_run_more_seeds_at_full_scale(monkeypatch):
     assert len(rp.reproduce("m", scale="full", seeds=2)["seeds"]) == 2
     assert len(rp.reproduce("m", scale="smoke")["seeds"]) == rp.SEEDS["smoke"]
     assert [len(s) for s in seen] == [7, 2, 3]
+
+
+def test_publishing_runs_every_reproduction():
+    import importlib.util
+    from pathlib import Path
+
+    import pagelab.reproduce as rep
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "publish_records.py"
+    spec = importlib.util.spec_from_file_location("publish_records", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert sorted(module.ORDER) == sorted(r["name"] for r in rep.available())

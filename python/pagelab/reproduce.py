@@ -24,14 +24,26 @@ from typing import Any
 
 from . import _atomic, reproductions
 from .errors import PagelabError
+from .scoring import BOUNDS, SCORE_BANDS, claim_scored, score
+
+__all__ = [
+    "SCORE_BANDS",
+    "Context",
+    "Runs",
+    "available",
+    "claim_scored",
+    "reproduce",
+    "score",
+    "score_line",
+]
 
 SCALES = ("smoke", "full")
 #: Seeds per setting: enough at smoke for an interval, five at the paper's size. A reproduction
 #: whose effects are small beside their seed-to-seed spread sets ``FULL_SEEDS`` to more.
 SEEDS = {"smoke": 3, "full": 5}
 ROLES = ("input", "fitted", "predicted", "ours")
-#: Relative distances the score counts predicted rows within.
-SCORE_BANDS = {"within_10": 0.10, "within_25": 0.25}
+#: A claim's role: the paper's finding (scored), one a fit aimed at, or ours (both shown).
+CLAIM_ROLES = ("paper", "fitted", "ours")
 STORE = "store"
 
 
@@ -129,13 +141,22 @@ class Context:
         unit: str = "",
         role: str | None = None,
         why: str | None = None,
+        bound: str | None = None,
+        paper_range: tuple[float, float] | None = None,
+        baseline: float | None = None,
+        reading: str | None = None,
     ) -> None:
         """Records our number (or its values over seeds: the mean and a 95 % interval) beside
         the paper's. `role` defaults to `predicted` where the paper has a number, `ours` where
-        not; `why` says why a row is an input or fitted."""
-        role = role or ("ours" if paper is None else "predicted")
+        not; `why` says why a row is an input or fitted. `bound` ("upper"/"lower") marks the
+        paper's number as a bound, `paper_range` gives the paper's range (scored as such,
+        :mod:`pagelab.scoring`); `baseline` is the trivial prediction the score sets beside
+        ours (the paper's base column); `reading` cites an entry of docs/readings.md."""
+        role = role or ("ours" if paper is None and paper_range is None else "predicted")
         if role not in ROLES:
             raise ValueError(f"role {role!r}: expected one of {', '.join(ROLES)}")
+        if bound is not None and (bound not in BOUNDS or paper is None):
+            raise ValueError(f"bound {bound!r}: expected one of {', '.join(BOUNDS)} with a paper")
         interval = None
         if isinstance(pagelab, Sequence) and not isinstance(pagelab, str):
             from .sweep.paired import estimate
@@ -149,8 +170,10 @@ class Context:
                 pagelab = None
         entry = {"table": table, "row": row, "column": column, "role": role, "paper": paper}
         entry.update({"pagelab": pagelab, "interval": interval, "unit": unit})
-        if why:
-            entry["why"] = why
+        extra = {"bound": bound, "baseline": baseline, "reading": reading, "why": why}
+        if paper_range is not None:
+            extra["paper_range"] = [float(x) for x in paper_range]
+        entry.update({k: v for k, v in extra.items() if v is not None})
         self.rows.append(entry)
 
     def value(self, table: str, row: str, column: str) -> Any:
@@ -174,6 +197,10 @@ class Context:
         band: float | tuple[float, float] | None = None,
         exact: bool = False,
         evidence: str = "",
+        quote: str | None = None,
+        role: str = "paper",
+        reading: str | None = None,
+        changed_after_results: bool = False,
     ) -> dict[str, Any]:
         """A finding of the paper as a paired test over seeds; the verdict is computed.
 
@@ -183,7 +210,14 @@ class Context:
         direction, `direction` (+1 or -1) instead; `band` overrides the ±25 % band, a pair
         (lo, hi) giving it absolutely (needed when the paper's effect is 0: "no difference").
         `exact` marks an effect that no random stream enters (a count on a fixed string).
+        `quote` is the paper's sentence the claim tests (a claim is scored only with one);
+        `role` "ours" marks a claim on our own reconstruction or band, "fitted" one whose
+        numbers a fit aimed at; `reading` cites an entry of
+        docs/readings.md and `changed_after_results` a reading changed after its result was seen
+        (shown, not scored).
         """
+        if role not in CLAIM_ROLES:
+            raise ValueError(f"claim {id}: role {role!r}: expected one of {CLAIM_ROLES}")
         from .sweep import paired
 
         if effects is None:
@@ -205,9 +239,25 @@ class Context:
             "method": est.method,
             "verdict": verdict,
             "evidence": evidence,
+            "role": role,
         }
+        extra = {"quote": quote, "reading": reading}
+        entry.update({k: v for k, v in extra.items() if v})
+        if changed_after_results:
+            entry["changed_after_results"] = True
         self.claims.append(entry)
         return entry
+
+    def use_fit(self, preset: str, **extra: Any) -> dict[str, Any]:
+        """Records that the reproduction starts from the fitted preset `preset` (the record's
+        `fitted` block, :mod:`pagelab.fitted_preset`; `extra` adds to it) and returns its
+        provenance. A reproduction on several fitted presets names the first it adopts."""
+        from . import fitted_preset
+
+        prov = fitted_preset.provenance(preset)
+        if self.fitted is None:
+            self.fitted = fitted_preset.block(preset, prov, **extra)
+        return prov
 
     def figure(self, name: str, fig: Any) -> None:
         """Saves a matplotlib figure as `NAME-name.png` in the output directory."""
@@ -228,36 +278,18 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def score(rows: list[dict[str, Any]], claims: list[dict[str, Any]]) -> dict[str, Any]:
-    """Predicted rows within 10 % / 25 % of the paper's number, fitted rows apart, claims by
-    verdict and how many that hold have their mean in the paper's band. Only predicted rows
-    with both numbers are scored."""
-    from .sweep.paired import VERDICTS, mean_in_band
-
-    def scorable(r: dict[str, Any]) -> bool:
-        return r["paper"] is not None and r["pagelab"] is not None
-
-    out: dict[str, Any] = {"predicted": 0, **dict.fromkeys(SCORE_BANDS, 0)}
-    for r in rows:
-        if r["role"] == "predicted" and scorable(r):
-            out["predicted"] += 1
-            for name, frac in SCORE_BANDS.items():
-                out[name] += _within(r["pagelab"], r["paper"], frac)
-    out["fitted"] = sum(1 for r in rows if r["role"] == "fitted" and scorable(r))
-    out["inputs"] = sum(1 for r in rows if r["role"] == "input")
-    out["claims"] = {v: sum(1 for c in claims if c["verdict"] == v) for v in VERDICTS}
-    out["holds_mean_in_band"] = sum(
-        1 for c in claims if c["verdict"] == "holds" and mean_in_band(c["effect"], c["band"])
-    )
+def total(scores: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The sum of several records' score blocks."""
+    out: dict[str, Any] = {}
+    for sc in scores:
+        for key, v in sc.items():
+            if isinstance(v, dict):
+                inner = out.setdefault(key, {})
+                for k, x in v.items():
+                    inner[k] = inner.get(k, 0) + x
+            else:
+                out[key] = out.get(key, 0) + v
     return out
-
-
-def _within(ours: float, paper: float, frac: float) -> bool:
-    """|ours - paper| / |paper| within `frac`; a paper's 0 is met only by a 0."""
-    gap = abs(ours - paper)
-    if paper == 0:
-        return gap == 0
-    return gap / abs(paper) <= frac
 
 
 def score_line(score: dict[str, Any] | None) -> str:
@@ -272,9 +304,16 @@ def score_line(score: dict[str, Any] | None) -> str:
         return f"{n} {verdict}"
 
     claims = ", ".join(count(k, v) for k, v in score["claims"].items())
+    base = score.get("baseline")
+    versus = f" (baseline {base['within_10']} and {base['within_25']})" if base is not None else ""
+    unscored = score.get("claims_unscored")
+    apart = f"; {unscored} claims not scored" if unscored else ""
+    if score.get("published"):
+        apart += " (published record)"
     return (
         f"predicted {score['predicted']}: {score['within_10']} within 10 %, "
-        f"{score['within_25']} within 25 %; fitted {score['fitted']}; claims: {claims}"
+        f"{score['within_25']} within 25 %{versus}; fitted {score['fitted']}; "
+        f"claims: {claims}{apart}"
     )
 
 
@@ -340,17 +379,23 @@ def available() -> list[dict[str, str]]:
     return [{"name": n, "paper": m.PAPER, "title": m.TITLE} for n, m in _modules().items()]
 
 
+#: The published full-scale records (`make publish`, scripts/publish_records.py).
+PUBLISHED = Path(__file__).resolve().parents[2] / "docs" / "published"
+
+
 def last_scores(out: str | Path) -> dict[str, dict[str, Any]]:
-    """The score of each reproduction's last full-scale record in `out`, by name."""
+    """The score of each reproduction's last full-scale record in `out`, or where `out` has
+    none, its published one (PUBLISHED), by name; a published score is marked `published`."""
     found = {}
     for name in _modules():
-        path = Path(out) / f"{name}.json"
-        try:
-            record = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if record.get("scale") == "full" and "score" in record:
-            found[name] = record["score"]
+        for where in (Path(out), PUBLISHED):
+            try:
+                record = json.loads((where / f"{name}.json").read_text())
+            except (OSError, ValueError):
+                continue
+            if record.get("scale") == "full" and "score" in record:
+                found[name] = dict(record["score"], published=where == PUBLISHED)
+                break
     return found
 
 

@@ -37,7 +37,7 @@ pub mod spec;
 
 use crate::monitor::Counters;
 use cp67_scheduler::{admit_count, next_estimate, Cp67Spec};
-use psi_scheduler::{Evict, Measures, PsiScheduler};
+use psi_scheduler::{Evict, PsiScheduler};
 use spec::{LoadControlSpec, ProjectionKind, StorageTestSpec};
 
 pub use crate::queue::Queue;
@@ -287,7 +287,7 @@ impl LoadControl for LoadController {
         match self {
             LoadController::Cp67(_) => Evict::NONE,
             LoadController::Vm370(s) => s.on_interval(d, mpl, sumwss, apages),
-            LoadController::Psi(s) => s.on_interval(&Measures::of(d), mpl, sumwss, apages),
+            LoadController::Psi(s) => s.on_sample(d, mpl, sumwss, apages),
         }
     }
 }

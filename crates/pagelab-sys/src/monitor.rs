@@ -44,6 +44,10 @@ macro_rules! counters {
             pub fn since(&self, earlier: &Counters) -> Counters {
                 Counters { $($name: self.$name - earlier.$name,)* }
             }
+            /// `self + later`, counter by counter (intervals joined into one).
+            pub fn plus(&self, later: &Counters) -> Counters {
+                Counters { $($name: self.$name + later.$name,)* }
+            }
         }
     };
 }

@@ -73,10 +73,7 @@ def reproduce(
                 rep.print_record(record)
             click.echo(f"record in {Path(out) / (n + '.json')}", err=True)
     if run_all:
-        total = rep.score(
-            [r for rec in records for r in rec["rows"]],
-            [c for rec in records for c in rec["claims"]],
-        )
+        total = rep.total([rec["score"] for rec in records])
         click.echo(f"all {len(records)}: {rep.score_line(total)}")
 
 

@@ -46,6 +46,11 @@ class Row:
     unit: str
     interval: tuple[float, float] | None
     why: str
+    #: The paper's number as a bound ("upper", "lower") or its range; None: a point.
+    bound: str | None = None
+    paper_range: tuple[float, float] | None = None
+    #: The trivial baseline's prediction of this row, where the record gives one.
+    baseline: float | None = None
 
 
 @dataclass
@@ -63,6 +68,20 @@ class Claim:
     seeds: int | None
     method: str
     evidence: str
+    #: The paper's sentence; "paper" or "ours"; a reading changed after its result.
+    quote: str = ""
+    role: str = "paper"
+    changed_after_results: bool = False
+
+    @property
+    def scored(self) -> bool:
+        """Counted in the score (pagelab.scoring.claim_scored)."""
+        from ..scoring import claim_scored
+
+        return claim_scored(
+            {"quote": self.quote, "role": self.role,
+             "changed_after_results": self.changed_after_results}
+        )  # fmt: skip
 
     @property
     def mean_in_band(self) -> bool | None:
@@ -177,6 +196,9 @@ def _row(w: _Where, i: int, r: Any) -> Row:
         unit=_text(w, f"{key}.unit", r.get("unit"), default=""),
         interval=_interval(w, f"{key}.interval", r.get("interval")),
         why=_text(w, f"{key}.why", r.get("why"), default=""),
+        bound=r.get("bound") if r.get("bound") in ("upper", "lower") else None,
+        paper_range=_interval(w, f"{key}.paper_range", r.get("paper_range")),
+        baseline=_number(w, f"{key}.baseline", r.get("baseline")),
     )
 
 
@@ -209,6 +231,9 @@ def _claim(w: _Where, i: int, c: Any) -> Claim:
         seeds=seeds,
         method=_text(w, f"{key}.method", c.get("method"), default=""),
         evidence=_text(w, f"{key}.evidence", c.get("evidence"), default=""),
+        quote=_text(w, f"{key}.quote", c.get("quote"), default=""),
+        role=c.get("role") if c.get("role") in ("paper", "fitted", "ours") else "paper",
+        changed_after_results=c.get("changed_after_results") is True,
     )
 
 

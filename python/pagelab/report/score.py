@@ -25,13 +25,15 @@ SCORED_ROLES = ("predicted", "fitted", "unknown")
 
 
 def distance(row: Row) -> float | None:
-    """|pagelab - paper| / |paper|, or None when either number is missing."""
-    if row.paper is None or row.pagelab is None:
+    """How far ours lies from the paper's number, bound or range (pagelab.scoring.distance),
+    or None when either is missing."""
+    from ..scoring import distance as scoring_distance
+
+    if (row.paper is None and row.paper_range is None) or row.pagelab is None:
         return None
-    gap = abs(row.pagelab - row.paper)
-    if row.paper == 0:
-        return 0.0 if gap == 0 else math.inf
-    return gap / abs(row.paper)
+    if math.isnan(row.pagelab):
+        return None
+    return scoring_distance(row.pagelab, row.paper, row.bound, row.paper_range)
 
 
 def band(d: float | None) -> str:
@@ -53,8 +55,30 @@ def _empty() -> dict[str, Any]:
         "input": 0,
         "ours": 0,
         "claims": dict.fromkeys(ALL_VERDICTS, 0),
+        "claims_unscored": 0,
         "holds_mean_in_band": 0,
+        "baseline": {"within_10": 0, "within_25": 0},
     }
+
+
+def baseline(record: Record) -> dict[str, int]:
+    """The trivial baseline's counts over the record's scored predicted rows
+    (pagelab.scoring.baseline_of: the row's base-column number, else the paper's other
+    numbers of its unit)."""
+    from ..scoring import baseline_of, within
+
+    rows = [
+        {"paper": r.paper, "unit": r.unit, "bound": r.bound, "paper_range": r.paper_range,
+         "baseline": r.baseline}
+        for r in record.rows
+        if r.role == "predicted" and distance(r) is not None
+    ]  # fmt: skip
+    out = {"within_10": 0, "within_25": 0}
+    for r in rows:
+        b = baseline_of(r, rows)
+        for key, frac in zip(out, WITHIN, strict=True):
+            out[key] += b is not None and within(b, r, frac)
+    return out
 
 
 def of_record(record: Record) -> dict[str, Any]:
@@ -73,7 +97,11 @@ def of_record(record: Record) -> dict[str, Any]:
         tally["n"] += 1
         tally["within_10"] += d <= WITHIN[0]
         tally["within_25"] += d <= WITHIN[1]
+    s["baseline"] = baseline(record)
     for claim in record.claims:
+        if not claim.scored:
+            s["claims_unscored"] += 1
+            continue
         s["claims"][claim.verdict] += 1
         s["holds_mean_in_band"] += claim.verdict == "holds" and claim.mean_in_band is True
     return s
@@ -84,7 +112,7 @@ def total(scores: Iterable[dict[str, Any]]) -> dict[str, Any]:
     out = _empty()
     for s in scores:
         out["rows"] += s["rows"]
-        for key in ("unpaired", "input", "ours"):
+        for key in ("unpaired", "input", "ours", "claims_unscored"):
             out[key] += s[key]
         for role in SCORED_ROLES:
             for key in ("n", "within_10", "within_25"):
@@ -92,6 +120,8 @@ def total(scores: Iterable[dict[str, Any]]) -> dict[str, Any]:
         for verdict in ALL_VERDICTS:
             out["claims"][verdict] += s["claims"][verdict]
         out["holds_mean_in_band"] += s["holds_mean_in_band"]
+        for key in out["baseline"]:
+            out["baseline"][key] += s["baseline"][key]
     return out
 
 

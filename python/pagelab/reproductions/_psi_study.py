@@ -22,7 +22,7 @@ import tomllib
 from collections.abc import Sequence
 from typing import Any
 
-from .. import system
+from .. import fitted_preset, system
 
 FRAMES = {768: 130, 512: 66}
 #: Table 1: Ψc = Ψm = 13 for 768 KB, 11 for 512 KB.
@@ -112,6 +112,16 @@ CP67_COLUMN = {
     (3, 512): 43.6,
 }
 
+#: (workload, storage KB) -> (CP-67, Ψ-scheduler) percent problem state.
+TABLE2 = {
+    (1, 768): (43.9, 49.8),
+    (2, 768): (59.6, 63.1),
+    (3, 768): (55.6, 62.1),
+    (1, 512): (28.2, 29.8),
+    (2, 512): (41.3, 44.2),
+    (3, 512): (43.6, 47.0),
+}
+
 #: The calibration target (written by `calibration_target`) and the fitted preset it produced.
 TARGET = "presets/targets/bard-table2-cp67.toml"
 FITTED = "cp67-fitted"
@@ -149,9 +159,7 @@ def group(workload: int) -> str:
 
 def fitted_provenance(fit: str = FITTED) -> dict[str, Any]:
     """The `[provenance]` table of the fitted preset `fit`."""
-    path = system.resolve_spec_path(fit)
-    with path.open("rb") as f:
-        return tomllib.load(f)["provenance"]
+    return fitted_preset.provenance(fit)
 
 
 def fitted_overrides(
@@ -181,12 +189,23 @@ def near_fits(fit: str = FITTED) -> list[dict[str, Any]]:
     """The other trials of the calibration that wrote `fit` whose loss is within its
     `near_ratio` of the best, at the extremes of each searched key (`pagelab calibrate --near`):
     each with its `trial`, `loss` and `values`. What Table 2's CP-67 column leaves open."""
-    return list(fitted_provenance(fit).get("near_fit", []))
+    return fitted_preset.near_fits(fitted_provenance(fit))
+
+
+#: The feedback period [s] (docs/readings.md, `psi-feedback-period`): Bard's limits were "read
+#: off plots such as Fig. 2-4" (§12) of counters "recorded at approximately 100-second
+#: intervals" (§6); Ψs* of eqs. 7-8 keeps §5's window of 30 s or 10 cycles.
+FEEDBACK_S = 100.0
 
 
 def psi_controller(kb: int, **params: Any) -> dict[str, Any]:
-    """The Ψ-scheduler with Table 1 defaults for `kb`, then `params`."""
-    lc: dict[str, Any] = {"kind": "psi", "psi_c": PSI_DEFAULT[kb], "psi_m": PSI_DEFAULT[kb]}
+    """The Ψ-scheduler with Table 1 defaults for `kb` and the feedback period, then `params`."""
+    lc: dict[str, Any] = {
+        "kind": "psi",
+        "psi_c": PSI_DEFAULT[kb],
+        "psi_m": PSI_DEFAULT[kb],
+        "feedback_s": FEEDBACK_S,
+    }
     lc.update(params)
     return lc
 

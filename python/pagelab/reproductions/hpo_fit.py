@@ -23,9 +23,9 @@ not used.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
+from .. import fitted_preset
 from ..reproduce import Context, Runs
 from ..system import presets_dir
 
@@ -82,8 +82,7 @@ def fitted(
     keys its search held fixed (`calibrate --set`), and the fitted preset's provenance; with
     `values` (one of its `near_fit` trials), those instead of the best's."""
     name = preset or BASES[machine][1]
-    path = presets_dir() / f"{name}.toml"
-    prov = tomllib.loads(path.read_text())["provenance"]
+    prov = fitted_preset.provenance(str(presets_dir() / f"{name}.toml"))
     pick = (lambda k: k["value"]) if values is None else (lambda k: values[k["key"]])
     overrides = [*prov.get("fixed", []), *(f"{k['key']}={_toml(pick(k))}" for k in prov["key"])]
     return overrides, prov
@@ -95,7 +94,8 @@ def near_fits(machine: str, extra: list[str]) -> tuple[list[tuple[dict, list[str
     provenance. None when it keeps none."""
     _, prov = fitted(machine)
     fits = [
-        (f, [*fitted(machine, values=f["values"])[0], *extra]) for f in prov.get("near_fit", [])
+        (f, [*fitted(machine, values=f["values"])[0], *extra])
+        for f in fitted_preset.near_fits(prov)
     ]
     return fits, prov
 
@@ -109,15 +109,8 @@ def record_fit(ctx: Context, machine: str) -> list[str]:
     returns the overrides that carry it to every setting."""
     overrides, prov = fitted(machine)
     base, name = BASES[machine]
-    ctx.fitted = {
-        "preset": name,
-        "from": base,
-        "keys": [k["key"] for k in prov["key"]],
-        "fixed": prov.get("fixed", []),
-        "target": prov.get("target_source", ""),
-        "loss": prov.get("loss"),
-        "trials": prov.get("trials"),
-    }
+    ctx.use_fit(str(presets_dir() / f"{name}.toml"), **{"from": base})
+    ctx.fitted["preset"] = name
     for k in prov["key"]:
         # A tied key (`calibrate --tie`) has its rule where a searched key has its range.
         how = f"tied: {k['tied']}" if "tied" in k else "range {:g} to {:g}".format(*k["range"])
@@ -178,18 +171,29 @@ def limit_override(limit: int | None) -> list[str]:
     return [] if limit is None else [f"swapping.q2_mpl_limit={limit}"]
 
 
-def direction_claims(ctx: Context, claims: list, pairs: dict[str, tuple[Runs, Runs]]) -> None:
+def direction_claims(
+    ctx: Context,
+    claims: list,
+    pairs: dict[str, tuple[Runs, Runs]],
+    quotes: dict[str, str],
+    ours: frozenset[str] = frozenset(),
+) -> None:
     """The claims whose magnitude the paper does not give: each `(experiment, metric, label,
-    text, id, direction)` of `claims` tested on `pairs[experiment]` = (base, variant)."""
+    text, id, direction)` of `claims` tested on `pairs[experiment]` = (base, variant).
+    `quotes[f"{experiment}-{id}"]` is the paper's sentence (a claim without one is not
+    scored); an id in `ours` is our own reading or a second showing (docs/readings.md)."""
     for exp, key, label, text, cid, direction in claims:
         b, v = pairs[exp]
+        name = f"{exp}-{cid}"
         ctx.claim(
-            f"{exp}-{cid}",
+            name,
             text,
             base=b.metric(key),
             treatment=v.metric(key),
             direction=direction,
             evidence=f"{label} {b.mean(key):.3g} -> {v.mean(key):.3g}; the paper gives no number",
+            quote=quotes.get(name),
+            role="ours" if name in ours else "paper",
         )
 
 

@@ -222,6 +222,53 @@ CLAIMS += [
     if exp == "large-guest-full-prepage"
 ]
 
+#: The paper's sentence each claim tests ("Things learned", "Free list replenishment",
+#: "Garbage collector", "Prepaging at queue-add").
+_EMPTY = (
+    "During early runs with the prototype we observed that the free list was frequently empty. "
+    "This problem is serious, because it leads to waiting for page-out completion before "
+    "pageins can be scheduled."
+)
+_STEAL = (
+    "When free list value was not set high enough, significant (higher than one percent) "
+    "stealing occurred."
+)
+_SLOW = (
+    "The old size of the free list is inadequate in a swap environment. Prepaging requires that "
+    "many free pages be available suddenly, and the old free list could not supply frames fast "
+    "enough."
+)
+_GC = (
+    "In the experimental system, core table scan is not normally invoked (except as a last "
+    'resort); thus a new mechanism is required to handle "disposable" pages of this type.'
+)
+_GUEST = (
+    "Prepaging large (Q2) users may be destructive. [...] If all the swap sets were always "
+    "swapped in or out at once, a large user, e.g., a Multiple Virtual Storage (MVS) guest, "
+    "could easily overwhelm the paging subsystem."
+)
+QUOTES = {
+    "old-free-list-often-empty": _EMPTY,
+    "old-free-list-steals-up": _STEAL,
+    "old-free-list-bard-ratio-up": _STEAL,
+    "old-free-list-worse": _SLOW,
+    "no-gc-scan-up": _GC,
+    "no-gc-steals-up": _GC,
+}
+for _tag in ("", "-on-3350s"):
+    for _cid in ("worse", "free-list-consumed", "swap-load-up"):
+        QUOTES[f"large-guest-full-prepage{_tag}-{_cid}"] = _GUEST
+#: Shown, not scored: Bard's ratio is the second showing of the stealing lesson (score-once);
+#: "worse without the garbage collector" has no sentence of the paper's; the large guest's
+#: claims count once, on lesson 6's own 3350s.
+OURS = frozenset(
+    {
+        "old-free-list-bard-ratio-up",
+        "no-gc-worse",
+        *(f"large-guest-full-prepage-{c}" for c in ("worse", "free-list-consumed", "swap-load-up")),
+    }
+)
+
 #: Against which run each experiment's direction claims are paired (default: the prototype).
 CLAIM_BASE = {
     "large-guest-full-prepage": "large-guest",
@@ -253,6 +300,10 @@ def run(ctx: Context) -> None:
     )
     for cid, text, run, sign in thresholds:
         for key, reading, scale in THRESHOLD_READINGS:
+            # The first reading (Bard's ratio) was replaced after its results were seen: it
+            # is shown, not scored; and "over 1 % with the old list" alone holds with either
+            # list, so the lesson is scored as the paired contrast below (docs/readings.md).
+            first = key != "scan_take_pct"
             ctx.claim(
                 cid + ("" if key == "scan_take_pct" else "-bard-ratio"),
                 f"{text}: {reading} {'over' if sign > 0 else 'at most'} 1 %",
@@ -262,9 +313,13 @@ def run(ctx: Context) -> None:
                 evidence=f"{reading} {run.mean(key) / scale:.3g}; effect is "
                 + ("it minus" if sign > 0 else "minus it plus")
                 + f" {STEAL_THRESHOLD:g}",
+                quote=QUOTES["old-free-list-steals-up"],
+                role="ours" if sign > 0 else "paper",
+                changed_after_results=first,
+                reading="hpo-steal-reading" if first else None,
             )
     pairs = {exp: (res.get(CLAIM_BASE.get(exp, ""), base), v) for exp, v in res.items()}
-    direction_claims(ctx, CLAIMS, pairs)
+    direction_claims(ctx, CLAIMS, pairs, QUOTES, OURS)
     q1 = {name: run.metric("q1_seconds") for name, run in [("prototype", base), *res.items()]}
     guest_interaction(ctx, q1, "", "prototype")
     guest_interaction(ctx, q1, "-on-3350s", "on-3350s")
@@ -288,4 +343,6 @@ def guest_interaction(ctx: Context, q1: dict[str, list[float]], tag: str, proto:
         direction=1,
         evidence=f"Q1 s: full prepaging adds {adds[0]:+.3g} with the guest, {adds[1]:+.3g} "
         "without; the paper gives no number",
+        quote=_GUEST,
+        role="paper" if tag else "ours",
     )

@@ -132,6 +132,39 @@ SPLIT = [
 ]
 
 
+#: Tetzlaff et al. on Table 2 (the paragraph after it); a claim with no sentence of its own
+#: quotes its line of Table 2 as printed ("row: base, prototype").
+SAYS = {
+    "q1-halved": "The most important result is the reduction in Q1 response time (known as "
+    "Q1SECS in VMMAP).",
+    "page-reads-down": "The number of page reads (demand paging) shows a dramatic reduction, "
+    "which also largely accounts for the reduction in percent page waits.",
+    "sio-down": "There is a significant reduction in paging SIOs and interrupts, resulting in "
+    "the CPU saving which led to the throughput improvement.",
+    "total-paging-up": "The overall paging rate increased significantly but did not present a "
+    "problem since the 3380 paths could handle the load.",
+    "vio-up": "There is a slight improvement in throughput, as indicated by the virtual "
+    "input-output (VIO) rate and Q1 drop rate increases.",
+    "q2-drop-rate-down": "The reduction in Q2 drop rate can probably be explained by Q2 "
+    "transactions becoming Q1 transactions because of less paging.",
+}
+SAYS["demand-paging-down"] = SAYS["page-wait-down"] = SAYS["page-reads-down"]
+SAYS["q1-drop-rate-up"] = SAYS["vio-up"]
+
+
+def _quote(cid: str, metric: str) -> str:
+    """The sentence a Table 2 claim tests, or its line of Table 2."""
+    if cid in SAYS:
+        return SAYS[cid]
+    row = next(r for r in ROWS if r[1] == metric)
+    label = row[0].split(" (")[0]
+    return f"Table 2: {label} {row[3]:g} (base), {row[4]:g} (prototype)"
+
+
+#: Little's law on Table 2's prototype column: 10 users in Q1 at 20.5 Q1 drops a second.
+Q1_BY_LITTLE = round(10 / 20.5, 3)
+
+
 def run(ctx: Context) -> None:
     fit = record_fit(ctx, "3081")
     ov = [*fit, *([] if ctx.full else SMOKE)]
@@ -165,14 +198,47 @@ def run(ctx: Context) -> None:
             role="fitted" if p_base is not None else "ours",
             why=FITTED_WHY if p_base is not None else None,
         )
-        ctx.row("Table 2", row, "Prototype", proto.metric(metric), paper=p_proto, unit=unit)
+        swap_io = metric == "swap_read_time_ms"
+        ctx.row(
+            "Table 2",
+            row,
+            "Prototype",
+            proto.metric(metric),
+            paper=p_proto,
+            unit=unit,
+            baseline=p_base,
+            role="ours" if swap_io else None,
+            reading="hpo-swap-io" if swap_io else None,
+            why="read as the swap-set read after both readings were seen" if swap_io else None,
+        )
+    ctx.row(
+        "Table 2",
+        "Q1 seconds by Little's law (10 users in Q1 / 20.5 drops a second)",
+        "Prototype",
+        proto.metric("q1_seconds"),
+        paper=Q1_BY_LITTLE,
+        unit="s",
+        role="ours",
+        reading="hpo-prototype-q1-two-readings",
+        why="derived from the table's users in Q1 and Q1 drop rate; the printed 0.36 is scored",
+    )
     other_fits_spread(ctx, limit_override(limit))
     near_fits_spread(ctx, limit_override(limit))
     overlap_sensitivity(ctx, ov, limit_override(limit))
     repeat_sensitivity(ctx, ov, limit_override(limit))
     exposures_sensitivity(ctx, ov, limit_override(limit))
+    _claims(ctx, base, proto, floor)
+    runs_note(ctx)
+
+
+def _claims(ctx: Context, base, proto, floor) -> None:
+    """Table 2's changes, each the prototype's relative change from the base per seed."""
     for cid, text, metric, p_base, p_proto in CLAIMS:
         b, t = base.metric(metric), proto.metric(metric)
+        if cid == "total-paging-up":
+            # The paper's 425 -> 770 is demand reads, then demand reads plus swap paging:
+            # page-outs of the base are not in it.
+            b, t = (_reads_and_swaps(r) for r in (base, proto))
         extra = ""
         if metric == "q1_seconds":
             extra = f" (no paging at all: {floor.mean('q1_seconds'):.3g})"
@@ -183,9 +249,16 @@ def run(ctx: Context) -> None:
             treatment=t,
             paper_effect=round(p_proto / p_base - 1, 4),
             evidence=f"{p_base:g} -> {p_proto:g} in the paper; "
-            f"{base.mean(metric):.3g} -> {proto.mean(metric):.3g} here{extra}",
+            f"{sum(b) / len(b):.3g} -> {sum(t) / len(t):.3g} here{extra}",
+            quote=_quote(cid, metric),
         )
-    runs_note(ctx)
+
+
+def _reads_and_swaps(r) -> list[float]:
+    """Demand page reads plus swap paging (in and out) per second, per seed: Table 2's demand
+    paging rate plus its swap paging rate."""
+    demand, swap = r.metric("demand_paging_rate"), r.metric("swap_paging_rate")
+    return [d + s for d, s in zip(demand, swap, strict=True)]
 
 
 def _sensitivity_rows(

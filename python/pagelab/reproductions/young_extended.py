@@ -36,6 +36,7 @@ def run(ctx: Context) -> None:
             base=small.values(key),
             treatment=big.values(key),
             direction=-1,
+            role="ours",
             evidence=f"{what} {small.mean(key):.3g} -> {big.mean(key):.3g}",
         )
     on_small, on_big = cases["1 MB, Accelerator on"], cases["2 MB, Accelerator on"]
@@ -48,6 +49,7 @@ def run(ctx: Context) -> None:
         effects=[b - a for a, b in zip(cost_small, cost_big, strict=True)],
         kind="difference",
         direction=-1,
+        role="ours",
         evidence="index cost of the Accelerator: "
         f"1 MB {mean(cost_small):+.1f} s, 2 MB {mean(cost_big):+.1f} s",
     )

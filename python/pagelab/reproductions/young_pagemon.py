@@ -45,6 +45,7 @@ def run(ctx: Context) -> None:
         base=on.values("active_tasks"),
         treatment=pm.values("active_tasks"),
         direction=-1,
+        role="ours",
         evidence=f"active partitions {on.mean('active_tasks'):.2f} -> "
         f"{pm.mean('active_tasks'):.2f}",
     )
@@ -55,6 +56,7 @@ def run(ctx: Context) -> None:
         base=on.values("cms_index_s"),
         treatment=pm.values("cms_index_s"),
         direction=-1,
+        role="ours",
         evidence=f"index: Accelerator off {off.mean('cms_index_s'):.1f}, on "
         f"{on.mean('cms_index_s'):.1f}, on with PAGEMON {pm.mean('cms_index_s'):.1f} s",
     )
@@ -66,6 +68,7 @@ def run(ctx: Context) -> None:
         treatment=pm.values("batch_s"),
         paper_effect=0.0,
         band=(-1.0, 0.0),
+        role="ours",
         evidence=f"batch: Accelerator off {off.mean('batch_s'):.0f}, on "
         f"{on.mean('batch_s'):.0f}, on with PAGEMON {pm.mean('batch_s'):.0f} s",
     )

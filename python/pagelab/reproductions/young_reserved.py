@@ -31,6 +31,7 @@ def run(ctx: Context) -> None:
         base=none.values("batch_s"),
         treatment=top.values("batch_s"),
         direction=-1,
+        role="ours",
         evidence=f"batch {none.mean('batch_s'):.0f} s with none; "
         f"{top.mean('batch_s'):.0f} s with {best}",
     )
@@ -40,6 +41,7 @@ def run(ctx: Context) -> None:
         base=none.values("cms_index_s"),
         treatment=most.values("cms_index_s"),
         direction=1,
+        role="ours",
         evidence=f"index {none.mean('cms_index_s'):.1f} -> {most.mean('cms_index_s'):.1f} s",
     )
     ctx.notes.append(

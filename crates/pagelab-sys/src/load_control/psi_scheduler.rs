@@ -82,6 +82,12 @@ pub struct PsiSchedulerSpec {
     /// When step (1) of bard §10 lowers the limit again (MPL, or N for strategies 2–3) [A].
     #[serde(default)]
     pub cut: Cut,
+    /// Feedback period [s]: the control variables are averaged and set against their limits
+    /// over this time, while Ψs* of eqs. 7–8 stays that of the last monitor interval (bard §5's
+    /// "30 seconds or 10 cycles"). Bard §10 says only "check periodically"; absent, feedback
+    /// acts at every monitor interval (docs/readings.md, `psi-feedback-period`).
+    #[serde(default)]
+    pub feedback_s: Option<f64>,
 }
 
 /// Bard §10, step (1): "If at least one control variable falls outside the prescribed limit,
@@ -181,6 +187,9 @@ impl PsiSchedulerSpec {
         if !(self.n_step.is_finite() && self.n_step > 0.0 && self.n_step < 1.0) {
             return Err(("n_step", "expected a fraction of N in (0, 1)"));
         }
+        if self.feedback_s.is_some_and(|t| !pos(t)) {
+            return Err(("feedback_s", "expected a positive period [s]"));
+        }
         Ok(())
     }
 }
@@ -267,6 +276,8 @@ pub struct PsiScheduler {
     pub n_limit: Option<f64>,
     /// A control variable was out of range at the last evaluation.
     was_out: bool,
+    /// Monitor intervals since the last feedback, joined (with `feedback_s`).
+    pending: Counters,
 }
 
 fn qi(q: Queue) -> usize {
@@ -285,6 +296,7 @@ impl PsiScheduler {
             mpl_limit: None,
             n_limit: None,
             was_out: false,
+            pending: Counters::default(),
         }
     }
 
@@ -361,6 +373,26 @@ impl PsiScheduler {
     pub fn storage(&self, apages: u32) -> f64 {
         let n = f64::from(apages);
         self.n_limit.map_or(n, |l| l.min(n))
+    }
+
+    /// The end of a monitor interval with counter differences `d`: Ψs* for eqs. 7–8 is the
+    /// interval's; feedback acts on the intervals joined since the last feedback once they span
+    /// `feedback_s` (at once without it).
+    pub fn on_sample(&mut self, d: &Counters, mpl: u32, sumwss: f64, apages: u32) -> Evict {
+        let Some(period) = self.p.feedback_s else {
+            return self.on_interval(&Measures::of(d), mpl, sumwss, apages);
+        };
+        let psi = psi_s_star(d);
+        self.pending = self.pending.plus(d);
+        // A hair under the period: a 30-s interval sampled at 29.999... s still counts.
+        let evict = if self.pending.time_s >= period * (1.0 - 1e-9) {
+            let m = Measures::of(&std::mem::take(&mut self.pending));
+            self.on_interval(&m, mpl, sumwss, apages)
+        } else {
+            Evict::NONE
+        };
+        self.psi_star = psi;
+        evict
     }
 
     /// Feedback at the end of an evaluation interval (bard §10). `mpl` is the current MPL,
@@ -614,6 +646,38 @@ mod tests {
         assert_eq!(entry.mpl_limit, Some(6));
         entry.on_interval(&out, 3, 90.0, 130);
         assert_eq!(entry.mpl_limit, Some(2));
+    }
+
+    fn interval(t: f64, page_reads: f64, cycles: f64) -> Counters {
+        Counters {
+            time_s: t,
+            faults: page_reads,
+            page_reads,
+            mpl_user_s: 3.0 * t,
+            scan_cycles: cycles,
+            ..Counters::default()
+        }
+    }
+
+    #[test]
+    fn a_feedback_period_joins_intervals_and_keeps_each_intervals_psi() {
+        let mut p = spec();
+        p.feedback_s = Some(30.0);
+        let mut s = PsiScheduler::new(p);
+        // 10 s at 100 reads/s (over P_M = 65): no feedback yet; Ψs* is this interval's.
+        let busy = interval(10.0, 1000.0, 10.0);
+        assert_eq!(s.on_sample(&busy, 6, 90.0, 130), Evict::NONE);
+        assert_eq!(s.mpl_limit, None);
+        assert_eq!(s.psi_star, psi_s_star(&busy));
+        // Two quiet 10-s intervals: 1200 reads in 30 s = 40/s, in range: nothing to cut.
+        let quiet = interval(10.0, 100.0, 1.0);
+        s.on_sample(&quiet, 6, 90.0, 130);
+        assert_eq!(s.on_sample(&quiet, 6, 90.0, 130), Evict::NONE);
+        assert_eq!((s.mpl_limit, s.psi_star), (None, psi_s_star(&quiet)));
+        // Without a period the first busy interval alone cuts the limit.
+        let mut at_once = PsiScheduler::new(spec());
+        at_once.on_sample(&busy, 6, 90.0, 130);
+        assert_eq!(at_once.mpl_limit, Some(5));
     }
 
     #[test]
