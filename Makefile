@@ -9,7 +9,7 @@ OUT    ?= results/demo
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test build wheel venv linux-kernels rust-test rust-lint py-lint py-test bench fuzz clean layout
+.PHONY: demo test build wheel venv linux-kernels rust-test rust-lint py-lint py-test bench fuzz clean layout publish
 
 $(VENV)/.installed: pyproject.toml
 	@command -v valgrind >/dev/null || { echo "installing valgrind (trace capture needs it)"; \
@@ -37,6 +37,12 @@ build: venv
 # into a fresh environment). After `build` cargo has nothing to compile: maturin only packs it.
 wheel: build
 	$(VENV)/bin/maturin build --release
+
+# Every reproduction at full scale, one after another on one worker (resumes from the result
+# store in results/full if cut), its record and measured wall time published in docs/published/
+# with the scoreboard (docs/published/SCOREBOARD.md). Hours on a shared 2-core machine.
+publish: build
+	nice $(VENV)/bin/python scripts/publish_records.py --run --workers 1
 
 # Captures a real program's trace, draws its curves under several policies, writes a report.
 demo: build
