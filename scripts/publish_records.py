@@ -61,9 +61,9 @@ def run(names: list[str], results: Path, workers: int) -> None:
         walls = _walls(results)
         made, stored = record["runs"]["computed"], record["runs"]["from_store"]
         entry = walls.get(name, {"seconds": 0.0, "runs_computed": 0})
-        if made and not stored:
-            entry = {"seconds": 0.0, "runs_computed": 0}  # a cold start
-        if made:
+        if not stored:
+            entry = {"seconds": 0.0, "runs_computed": 0}  # a cold start (or no store at all)
+        if made or not stored:
             entry["seconds"] = round(entry["seconds"] + wall, 1)
             entry["runs_computed"] += made
         walls[name] = entry

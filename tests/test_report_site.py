@@ -15,6 +15,7 @@ from conftest import ROOT, assert_one_line_error, run_cli
 from pagelab import reproduce, tomlout
 from pagelab.errors import PagelabError
 from pagelab.report import build, charts, presets, records
+from pagelab.scoring import claim_scored
 from test_report_browser import _chromium
 
 #: Fast reproductions whose smoke records feed the site.
@@ -202,6 +203,10 @@ def _recount(results: Path) -> dict:
             total[role][1] += d <= 0.10
             total[role][2] += d <= 0.25
         for c in record["claims"]:
+            # Claims with a role are counted only with their sentence, as the paper's, and
+            # read before their result (docs/readings.md); older records count every claim.
+            if "role" in c and not claim_scored(c):
+                continue
             v = c.get("verdict") or ("direction-only (legacy)" if c["holds"] else "fails (legacy)")
             total["claims"][v] = total["claims"].get(v, 0) + 1
     return total

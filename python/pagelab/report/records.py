@@ -68,16 +68,20 @@ class Claim:
     seeds: int | None
     method: str
     evidence: str
-    #: The paper's sentence; "paper" or "ours"; a reading changed after its result.
+    #: The paper's sentence; "paper", "fitted" or "ours" ("" in a record written before
+    #: claims had roles); a reading changed after its result.
     quote: str = ""
-    role: str = "paper"
+    role: str = ""
     changed_after_results: bool = False
 
     @property
     def scored(self) -> bool:
-        """Counted in the score (pagelab.scoring.claim_scored)."""
+        """Counted in the score (pagelab.scoring.claim_scored); a record written before claims
+        carried a role and a quote counts every claim, as it did."""
         from ..scoring import claim_scored
 
+        if not self.role:
+            return True
         return claim_scored(
             {"quote": self.quote, "role": self.role,
              "changed_after_results": self.changed_after_results}
@@ -232,7 +236,7 @@ def _claim(w: _Where, i: int, c: Any) -> Claim:
         method=_text(w, f"{key}.method", c.get("method"), default=""),
         evidence=_text(w, f"{key}.evidence", c.get("evidence"), default=""),
         quote=_text(w, f"{key}.quote", c.get("quote"), default=""),
-        role=c.get("role") if c.get("role") in ("paper", "fitted", "ours") else "paper",
+        role=c.get("role") if c.get("role") in ("paper", "fitted", "ours") else "",
         changed_after_results=c.get("changed_after_results") is True,
     )
 

@@ -276,8 +276,9 @@ pub struct PsiScheduler {
     pub n_limit: Option<f64>,
     /// A control variable was out of range at the last evaluation.
     was_out: bool,
-    /// Monitor intervals since the last feedback, joined (with `feedback_s`).
-    pending: Counters,
+    /// Monitor intervals since the last feedback, joined (with `feedback_s`); boxed, so that
+    /// the controller stays small beside the other load controls.
+    pending: Box<Counters>,
 }
 
 fn qi(q: Queue) -> usize {
@@ -296,7 +297,7 @@ impl PsiScheduler {
             mpl_limit: None,
             n_limit: None,
             was_out: false,
-            pending: Counters::default(),
+            pending: Box::default(),
         }
     }
 
@@ -383,10 +384,10 @@ impl PsiScheduler {
             return self.on_interval(&Measures::of(d), mpl, sumwss, apages);
         };
         let psi = psi_s_star(d);
-        self.pending = self.pending.plus(d);
+        *self.pending = self.pending.plus(d);
         // A hair under the period: a 30-s interval sampled at 29.999... s still counts.
         let evict = if self.pending.time_s >= period * (1.0 - 1e-9) {
-            let m = Measures::of(&std::mem::take(&mut self.pending));
+            let m = Measures::of(&std::mem::take(&mut *self.pending));
             self.on_interval(&m, mpl, sumwss, apages)
         } else {
             Evict::NONE
