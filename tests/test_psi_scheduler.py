@@ -149,7 +149,10 @@ def test_psi_table2_smoke():
     assert len(thrash) == 6
     # what the Ψ criterion alone costs, per cell: the supervisor's CPU per extra page read
     cost = [r for r in record["rows"] if r["column"] == "supervisor per extra page read"]
-    assert len(cost) == 6 and all(r["pagelab"] > 0 for r in cost)
+    # (None where the criterion adds no page reads in any seed: with the 100-s feedback
+    # period, workload 3 at 512 KB at smoke scale)
+    assert len(cost) == 6 and all(r["pagelab"] is None or r["pagelab"] > 0 for r in cost)
+    assert sum(r["pagelab"] is not None for r in cost) >= 4
     # both columns again from the fit not adopted, as rows of ours only
     spread = [r for r in record["rows"] if r["table"].startswith("The base column's spread")]
     assert {r["role"] for r in spread} == {"ours"} and len(spread) == 6 * 4 + 1
