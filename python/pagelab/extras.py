@@ -30,7 +30,7 @@ FEATURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "sweep": (EXTRAS["sweep"], ("sweep",)),
     "reproduce": (EXTRAS["sweep"], ("sweep",)),
     "calibrate": (EXTRAS["sweep"] + EXTRAS["calibrate"], ("calibrate",)),
-    "report": (EXTRAS["report"] + ("pyarrow",), ("report",)),
+    "report": (EXTRAS["report"], ("report",)),
     "stats": (EXTRAS["stats"] + ("numpy",), ("stats",)),
     "plot": (("matplotlib",), ("sweep", "report")),
     "parquet": (("pyarrow",), ("sweep",)),

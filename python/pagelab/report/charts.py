@@ -32,6 +32,7 @@ _LAYOUT = {
     "margin": {"l": 60, "r": 20, "t": 40, "b": 60},
     "height": 380,
     "hovermode": "closest",
+    "showlegend": True,  # a single series is named too
     # Beside the plot, not under it, where long category labels would run into it.
     "legend": {"orientation": "v", "x": 1.02, "y": 1, "xanchor": "left"},
     "font": {"family": "system-ui, sans-serif", "size": 12},
