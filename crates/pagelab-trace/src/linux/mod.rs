@@ -22,8 +22,6 @@
 //! other devices are not modelled (see `docs/policies/linux-replay.md`).
 
 pub mod memcg;
-pub mod mglru;
-pub mod two_list;
 pub mod zswap;
 
 #[cfg(test)]
@@ -32,29 +30,8 @@ mod tests;
 use crate::{ReferenceSource, Run, TraceError};
 use serde::{Deserialize, Serialize};
 
-/// The kernel series whose rules are followed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Kernel {
-    /// Debian's 6.1 (6.1.192).
-    #[serde(rename = "6.1")]
-    V6_1,
-    /// Debian's 6.12 (6.12.117).
-    #[serde(rename = "6.12")]
-    V6_12,
-}
-
-impl Kernel {
-    /// The series named `s` ("6.1" or "6.12").
-    pub fn parse(s: &str) -> Result<Kernel, TraceError> {
-        match s {
-            "6.1" => Ok(Kernel::V6_1),
-            "6.12" => Ok(Kernel::V6_12),
-            _ => Err(TraceError::invalid(format!(
-                "kernel `{s}`: unknown; expected 6.1 or 6.12"
-            ))),
-        }
-    }
-}
+pub use crate::policy::kernel::{Kernel, Workingset};
+use crate::policy::{linux_mglru as mglru, linux_two_list as two_list};
 
 pub use zswap::ZswapParams;
 
@@ -157,13 +134,13 @@ impl Lists {
             Lists::Mglru(l) => l.touch(p),
         }
     }
-    fn add(&mut self, p: u32, c: &mut LinuxCounters) {
+    fn add(&mut self, p: u32, c: &mut Workingset) {
         match self {
             Lists::TwoList(l) => l.add(p, c),
             Lists::Mglru(l) => l.add(p, c),
         }
     }
-    fn reclaim(&mut self, n: u32, out: &mut Vec<u32>, c: &mut LinuxCounters) {
+    fn reclaim(&mut self, n: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         match self {
             Lists::TwoList(l) => l.reclaim(n, out, c),
             Lists::Mglru(l) => l.reclaim(n, out, c),
@@ -185,6 +162,7 @@ struct Replay {
     lists: Lists,
     pool: Option<zswap::Pool>,
     c: LinuxCounters,
+    ws: Workingset,
     victims: Vec<u32>,
     is_6_12: bool,
 }
@@ -194,7 +172,7 @@ impl Replay {
         let lists = if p.lru_gen {
             Lists::Mglru(mglru::Mglru::new(p.kernel, bound))
         } else {
-            Lists::TwoList(two_list::TwoList::new(bound, p.swappiness))
+            Lists::TwoList(two_list::TwoList::new(p.kernel, bound, p.swappiness))
         };
         Replay {
             state: vec![UNTOUCHED; bound as usize],
@@ -203,6 +181,7 @@ impl Replay {
             lists,
             pool: p.zswap.clone().map(|z| zswap::Pool::new(z, p.kernel)),
             c: LinuxCounters::default(),
+            ws: Workingset::default(),
             victims: Vec::new(),
             is_6_12: p.kernel == Kernel::V6_12,
         }
@@ -277,7 +256,7 @@ impl Replay {
             self.reclaim();
         }
         self.state[page as usize] = RESIDENT;
-        self.lists.add(page, &mut self.c);
+        self.lists.add(page, &mut self.ws);
         Ok(())
     }
 
@@ -293,7 +272,7 @@ impl Replay {
         let mut out = std::mem::take(&mut self.victims);
         out.clear();
         self.lists
-            .reclaim(memcg::SWAP_CLUSTER_MAX, &mut out, &mut self.c);
+            .reclaim(memcg::SWAP_CLUSTER_MAX, &mut out, &mut self.ws);
         for &v in &out {
             let stored = match self.pool.as_mut() {
                 Some(pool) => pool.store(v, &mut self.c),
@@ -316,6 +295,17 @@ impl Replay {
         }
         self.charge.uncharge(out.len() as u32);
         self.victims = out;
+    }
+}
+
+impl Replay {
+    fn counters(&self) -> LinuxCounters {
+        LinuxCounters {
+            workingset_refault_anon: self.ws.refault,
+            workingset_activate_anon: self.ws.activate,
+            workingset_restore_anon: self.ws.restore,
+            ..self.c
+        }
     }
 }
 
@@ -349,7 +339,7 @@ pub fn replay(
         r.reference(page, (j - i) as u32, write)?;
         i = j;
     }
-    Ok(r.c)
+    Ok(r.counters())
 }
 
 /// As [`replay`], over the runs of a reference source (a trace file): a run that writes is a
@@ -375,5 +365,5 @@ pub fn replay_source<S: ReferenceSource + ?Sized>(
             r.reference(x.page, x.count, x.kind.is_write())?;
         }
     }
-    Ok(r.c)
+    Ok(r.counters())
 }

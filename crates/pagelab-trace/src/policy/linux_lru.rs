@@ -41,6 +41,8 @@
 //! Deviations: one list for all pages (no anon/file split, no swappiness); reclaim takes one
 //! victim at a time rather than batches of 32; no memory cgroups, no MGLRU.
 
+use super::kernel::{Kernel, Workingset};
+use super::linux_two_list::TwoList;
 use super::list::{Links, List};
 use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams};
 use crate::TraceError;
@@ -56,6 +58,12 @@ pub struct LinuxLruSpec {
     /// Refaulting pages whose refault distance is at most the active list's size go straight
     /// to the active list -- parameter, default true (source: `workingset_refault`).
     pub refault: bool,
+    /// The kernel whose rules to follow ("6.1" or "6.12"; absent: the textbook lists above).
+    /// With a kernel, `inactive_ratio` and `refault` are the kernel's own and reclaim frees
+    /// pages in the batches of a memory cgroup's reclaim (`crate::policy::linux_two_list`).
+    pub kernel: Option<Kernel>,
+    /// `vm.swappiness` [0-200] with a kernel (default 60).
+    pub swappiness: u32,
 }
 
 impl Default for LinuxLruSpec {
@@ -63,6 +71,8 @@ impl Default for LinuxLruSpec {
         LinuxLruSpec {
             inactive_ratio: 1,
             refault: true,
+            kernel: None,
+            swappiness: 60,
         }
     }
 }
@@ -80,6 +90,18 @@ impl SpecParams for LinuxLruSpec {
             unit: "[bool]",
             default: "true",
             doc: "activate a refault whose distance is at most the active list's size",
+        },
+        ParamInfo {
+            name: "kernel",
+            unit: "[version]",
+            default: "none",
+            doc: "follow Linux 6.1 or 6.12 rule by rule (a memory cgroup's batched reclaim)",
+        },
+        ParamInfo {
+            name: "swappiness",
+            unit: "[0-200]",
+            default: "60",
+            doc: "vm.swappiness, with a kernel",
         },
     ];
 }
@@ -107,6 +129,8 @@ pub struct LinuxLru {
     cap: u32,
     /// Refaults activated by their distance [pages].
     pub n_refault_activations: u64,
+    /// The kernel's own lists, when a kernel is named.
+    kernel: Option<Box<(TwoList, Workingset)>>,
 }
 
 impl LinuxLru {
@@ -117,8 +141,20 @@ impl LinuxLru {
                 "linux-lru.inactive_ratio: 0; expected a whole number of at least 1".to_string(),
             ));
         }
+        if spec.swappiness > 200 || (spec.kernel.is_some() && spec.swappiness == 0) {
+            return Err(TraceError::invalid(format!(
+                "linux-lru.swappiness: {}; expected 1 to 200 (0 never reclaims anonymous pages)",
+                spec.swappiness
+            )));
+        }
         let n = page_bound as usize;
         Ok(LinuxLru {
+            kernel: spec.kernel.map(|k| {
+                Box::new((
+                    TwoList::new(k, page_bound, spec.swappiness),
+                    Workingset::default(),
+                ))
+            }),
             links: Links::new(page_bound),
             lists: [List::default(); 3],
             place: vec![ABSENT; n],
@@ -207,6 +243,9 @@ impl LinuxLru {
 impl Replacement for LinuxLru {
     fn reserve_pages(&mut self, page_bound: u32) {
         let n = page_bound as usize;
+        if let Some(k) = &mut self.kernel {
+            k.0.reserve(page_bound);
+        }
         self.links.reserve_pages(page_bound);
         if self.place.len() < n {
             self.place.resize(n, ABSENT);
@@ -217,6 +256,9 @@ impl Replacement for LinuxLru {
     }
 
     fn reference(&mut self, page: u32, _count: u32, _now: u64, mem: &mut Memory) -> bool {
+        if let Some(k) = &mut self.kernel {
+            return kernel_reference(&mut k.0, &mut k.1, self.cap, page, mem);
+        }
         let i = page as usize;
         if self.place[i] != ABSENT {
             self.young[i] = true;
@@ -231,11 +273,18 @@ impl Replacement for LinuxLru {
     }
 
     fn is_resident(&self, page: u32) -> bool {
+        if let Some(k) = &self.kernel {
+            return (page as usize) < k.0.bound() && k.0.is_resident(page);
+        }
         self.place.get(page as usize).is_some_and(|&p| p != ABSENT)
     }
 
     /// Out of either list with no shadow entry: reclaim did not choose it.
     fn forget(&mut self, page: u32) -> bool {
+        if let Some(k) = &mut self.kernel {
+            k.0.forget(page);
+            return true;
+        }
         let i = page as usize;
         if self.is_resident(page) {
             let l = self.place[i];
@@ -248,10 +297,28 @@ impl Replacement for LinuxLru {
     }
 
     fn resident(&self) -> u32 {
+        if let Some(k) = &self.kernel {
+            return k.0.resident();
+        }
         self.len(INACTIVE) + self.len(ACTIVE)
     }
 
     fn state(&self) -> PolicyState {
+        if let Some(k) = &self.kernel {
+            let (active, inactive) = k.0.lists();
+            return PolicyState {
+                lists: vec![
+                    ("active (newest first)".into(), active),
+                    ("inactive (newest first)".into(), inactive),
+                ],
+                values: vec![
+                    ("workingset_refault".into(), k.1.refault as f64),
+                    ("workingset_activate".into(), k.1.activate as f64),
+                    ("workingset_restore".into(), k.1.restore as f64),
+                ],
+                ..PolicyState::default()
+            };
+        }
         let flagged = |l: u8, f: &[bool]| -> Vec<u32> {
             self.links
                 .collect(&self.lists[l as usize])
@@ -276,4 +343,34 @@ impl Replacement for LinuxLru {
             ..PolicyState::default()
         }
     }
+}
+
+/// One run under a kernel's lists: a hit sets the accessed bit; a fault with every frame used
+/// first runs a memory cgroup's reclaim (`try_to_free_mem_cgroup_pages`: at least
+/// `SWAP_CLUSTER_MAX` = 32 pages), each page freed reclaimed through `mem`; then the page is
+/// added (a refault if it left a shadow).
+fn kernel_reference(
+    lists: &mut TwoList,
+    ws: &mut Workingset,
+    cap: u32,
+    page: u32,
+    mem: &mut Memory,
+) -> bool {
+    if lists.is_resident(page) {
+        lists.touch(page);
+        return true;
+    }
+    // try_charge_memcg retries the reclaim up to MAX_RECLAIM_RETRIES (16) times.
+    let mut out = Vec::new();
+    for _ in 0..16 {
+        if lists.resident() < cap {
+            break;
+        }
+        lists.reclaim(32, &mut out, ws);
+        for v in out.drain(..) {
+            mem.reclaim(v);
+        }
+    }
+    lists.add(page, ws);
+    false
 }

@@ -147,9 +147,27 @@ proptest! {
     fn engine_agrees_with_the_model(
         r in arb_runs(14, 160), k in 1u32..9, ratio in 1u32..4, refault in any::<bool>()
     ) {
-        let spec = PolicySpec::LinuxLru(LinuxLruSpec { inactive_ratio: ratio, refault });
+        let spec = PolicySpec::LinuxLru(LinuxLruSpec { inactive_ratio: ratio, refault, ..LinuxLruSpec::default() });
         let o = super::simulate(&spec, &r, k, 0).unwrap();
         let (f, p) = model(&r, k as usize, ratio as usize, refault);
         prop_assert_eq!((o.measured.faults, o.measured.pushes), (f, p));
     }
+}
+
+/// With a kernel named, the lab's two lists are the kernel's (`linux_two_list`): a fault at
+/// the limit frees a cgroup reclaim's batch, so several victims come back at once.
+#[test]
+fn a_named_kernel_reclaims_in_batches() {
+    let s: PolicySpec =
+        serde_json::from_str(r#"{"kind":"linux-lru","kernel":"6.12","swappiness":100}"#).unwrap();
+    let r = loads(&(0..200).collect::<Vec<_>>());
+    let o = super::simulate(&s, &r, 100, 0).unwrap();
+    assert_eq!(o.measured.faults, 200);
+    let PolicySpec::LinuxLru(spec) = &s else {
+        unreachable!()
+    };
+    let (_, victims, p) = drive(spec, &r, 100);
+    assert!(p.resident() <= 100);
+    assert_eq!(victims.len() as u32, 200 - p.resident());
+    assert!(serde_json::from_str::<PolicySpec>(r#"{"kind":"linux-lru","kernel":"5.4"}"#).is_err());
 }

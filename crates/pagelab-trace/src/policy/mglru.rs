@@ -30,18 +30,29 @@
 //! generations' own order); reclaim takes one victim at a time; no look-around of
 //! neighbouring PTEs.
 
+use super::kernel::{Kernel, Workingset};
+use super::linux_mglru;
 use super::list::{Links, List};
 use super::{Memory, ParamInfo, PolicyState, Replacement, SpecParams, NIL};
 use crate::TraceError;
 use serde::{Deserialize, Serialize};
 
-/// The multi-generational LRU has no parameters.
+/// Parameters of the multi-generational LRU.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MglruSpec {}
+#[serde(deny_unknown_fields, default)]
+pub struct MglruSpec {
+    /// The kernel whose rules to follow ("6.1" or "6.12"; absent: the tierless model above),
+    /// with a memory cgroup's batched reclaim (`crate::policy::linux_mglru`).
+    pub kernel: Option<Kernel>,
+}
 
 impl SpecParams for MglruSpec {
-    const PARAMS: &'static [ParamInfo] = &[];
+    const PARAMS: &'static [ParamInfo] = &[ParamInfo {
+        name: "kernel",
+        unit: "[version]",
+        default: "none",
+        doc: "follow Linux 6.1 or 6.12 rule by rule (tiers, PID, look-around, batches)",
+    }];
 }
 
 /// Fewest and most generations (the kernel's `MIN_NR_GENS`, `MAX_NR_GENS`).
@@ -65,12 +76,20 @@ pub struct Mglru {
     scratch: Vec<u32>,
     /// Agings (new generations) so far.
     pub n_agings: u64,
+    /// The kernel's own generations, when a kernel is named.
+    kernel: Option<Box<(linux_mglru::Mglru, Workingset)>>,
 }
 
 impl Mglru {
     /// The multi-generational LRU over `frames` frames [frames] for pages `0..page_bound`.
-    pub fn new(_spec: &MglruSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
+    pub fn new(spec: &MglruSpec, frames: u32, page_bound: u32) -> Result<Self, TraceError> {
         Ok(Mglru {
+            kernel: spec.kernel.map(|k| {
+                Box::new((
+                    linux_mglru::Mglru::new(k, page_bound),
+                    Workingset::default(),
+                ))
+            }),
             links: Links::new(page_bound),
             gens: [List::default(); MAX_GENS as usize],
             gen_of: vec![ABSENT; page_bound as usize],
@@ -167,6 +186,9 @@ impl Mglru {
 impl Replacement for Mglru {
     fn reserve_pages(&mut self, page_bound: u32) {
         let n = page_bound as usize;
+        if let Some(k) = &mut self.kernel {
+            k.0.reserve(page_bound);
+        }
         self.links.reserve_pages(page_bound);
         if self.gen_of.len() < n {
             self.gen_of.resize(n, ABSENT);
@@ -175,6 +197,26 @@ impl Replacement for Mglru {
     }
 
     fn reference(&mut self, page: u32, _count: u32, _now: u64, mem: &mut Memory) -> bool {
+        if let Some(k) = &mut self.kernel {
+            let (gens, ws) = &mut **k;
+            if gens.is_resident(page) {
+                gens.touch(page);
+                return true;
+            }
+            // try_charge_memcg: a cgroup reclaim of at least 32 pages, retried up to 16 times.
+            let mut out = Vec::new();
+            for _ in 0..16 {
+                if gens.resident() < self.cap {
+                    break;
+                }
+                gens.reclaim(32, &mut out, ws);
+                for v in out.drain(..) {
+                    mem.reclaim(v);
+                }
+            }
+            gens.add(page, ws);
+            return false;
+        }
         let i = page as usize;
         if self.gen_of[i] != ABSENT {
             self.accessed[i] = true;
@@ -191,10 +233,17 @@ impl Replacement for Mglru {
     }
 
     fn is_resident(&self, page: u32) -> bool {
+        if let Some(k) = &self.kernel {
+            return (page as usize) < k.0.bound() && k.0.is_resident(page);
+        }
         self.gen_of.get(page as usize).is_some_and(|&g| g != ABSENT)
     }
 
     fn forget(&mut self, page: u32) -> bool {
+        if let Some(k) = &mut self.kernel {
+            k.0.forget(page);
+            return true;
+        }
         let i = page as usize;
         if self.is_resident(page) {
             let g = self.gen_of[i];
@@ -207,10 +256,28 @@ impl Replacement for Mglru {
     }
 
     fn resident(&self) -> u32 {
+        if let Some(k) = &self.kernel {
+            return k.0.resident();
+        }
         self.resident
     }
 
     fn state(&self) -> PolicyState {
+        if let Some(k) = &self.kernel {
+            let lists =
+                k.0.generations()
+                    .into_iter()
+                    .map(|(s, l)| (format!("generation {s} (newest first)"), l))
+                    .collect();
+            return PolicyState {
+                lists,
+                values: vec![
+                    ("workingset_refault".into(), k.1.refault as f64),
+                    ("workingset_restore".into(), k.1.restore as f64),
+                ],
+                ..PolicyState::default()
+            };
+        }
         let mut lists: Vec<(String, Vec<u32>)> = (self.min_seq..=self.max_seq)
             .rev()
             .map(|seq| {

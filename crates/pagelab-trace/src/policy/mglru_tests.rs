@@ -18,7 +18,7 @@ fn generations_worked() {
         .iter()
         .map(|&p| Run::new(p, 1, AccessKind::Load))
         .collect();
-    let mut p = Mglru::new(&MglruSpec {}, 3, 6).unwrap();
+    let mut p = Mglru::new(&MglruSpec::default(), 3, 6).unwrap();
     let mut mem = Memory::new(6);
     mem.set_recording(true);
     let faults: u64 = r
@@ -123,7 +123,26 @@ fn model(r: &[Run], k: usize) -> (u64, u64) {
 proptest! {
     #[test]
     fn engine_agrees_with_the_model(r in arb_runs(14, 160), k in 1u32..9) {
-        let o = super::simulate(&PolicySpec::Mglru(MglruSpec {}), &r, k, 0).unwrap();
+        let o = super::simulate(&PolicySpec::Mglru(MglruSpec::default()), &r, k, 0).unwrap();
         prop_assert_eq!((o.measured.faults, o.measured.pushes), model(&r, k as usize));
     }
+}
+
+/// With a kernel named, the lab's generations are the kernel's (`linux_mglru`): the first
+/// reclaim of 100 young pages ages twice and evicts a batch of 64 from the oldest generation.
+#[test]
+fn a_named_kernel_evicts_a_batch_of_64() {
+    let s: PolicySpec = serde_json::from_str(r#"{"kind":"mglru","kernel":"6.1"}"#).unwrap();
+    let PolicySpec::Mglru(spec) = &s else {
+        unreachable!()
+    };
+    let mut p = Mglru::new(spec, 100, 101).unwrap();
+    let mut mem = Memory::new(101);
+    mem.set_recording(true);
+    for x in 0..101 {
+        assert!(!p.reference(x, 1, u64::from(x), &mut mem));
+    }
+    let victims: Vec<u32> = mem.take_reclaimed().iter().map(|v| v.page).collect();
+    assert_eq!(victims, (0..64).collect::<Vec<_>>(), "oldest first");
+    assert_eq!(p.resident(), 37);
 }

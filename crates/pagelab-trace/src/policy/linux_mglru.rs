@@ -15,9 +15,9 @@
 //!
 //! The two versions differ where said (`V6_1` / `V6_12`). Facts only; no code was taken.
 
-use super::{Kernel, LinuxCounters};
-use crate::policy::list::{Links, List};
-use crate::policy::NIL;
+use super::kernel::{Kernel, Workingset};
+use super::list::{Links, List};
+use super::NIL;
 
 const MIN_NR_GENS: u64 = 2;
 const MAX_NR_GENS: u64 = 4;
@@ -108,6 +108,11 @@ impl Mglru {
         self.resident
     }
 
+    /// Pages the tables cover.
+    pub fn bound(&self) -> usize {
+        self.seq.len()
+    }
+
     /// Whether `page` is resident.
     pub fn is_resident(&self, page: u32) -> bool {
         self.seq[page as usize] != NO_GEN
@@ -157,7 +162,7 @@ impl Mglru {
     /// `PG_workingset` (a restore). 6.12's `lru_gen_add_folio` then clears the count and
     /// `PG_referenced` of an active page, keeping `PG_workingset` (tier 1); 6.1 keeps the count
     /// (refs 4, which `sort_folio` always protects once).
-    pub fn add(&mut self, page: u32, c: &mut LinuxCounters) {
+    pub fn add(&mut self, page: u32, c: &mut Workingset) {
         let i = page as usize;
         self.young[i] = true;
         self.referenced[i] = false;
@@ -167,7 +172,7 @@ impl Mglru {
         if shadow != NO_SHADOW {
             let recent = shadow >> 3 == self.min_seq;
             if recent || self.kernel == Kernel::V6_12 {
-                c.workingset_refault_anon += 1;
+                c.refault += 1;
             }
             if recent {
                 let refs = (shadow & 7) as u8;
@@ -176,7 +181,7 @@ impl Mglru {
                 let h = self.hist();
                 self.ctrl.refaulted[h][tier_of(refs)] += 1;
                 if self.kernel == Kernel::V6_12 {
-                    c.workingset_activate_anon += 1;
+                    c.activate += 1;
                 }
                 self.workingset[i] = true;
                 self.refs[i] = if self.kernel == Kernel::V6_1 {
@@ -184,7 +189,7 @@ impl Mglru {
                 } else {
                     0
                 };
-                c.workingset_restore_anon += 1;
+                c.restore += 1;
             }
         }
         self.push_head(page, self.max_seq);
@@ -199,7 +204,7 @@ impl Mglru {
     /// `try_to_free_mem_cgroup_pages` with `lru_gen` on: priorities 12 down to 0, each
     /// `lru_gen_shrink_lruvec`, until `nr_to_reclaim` pages are freed. Evicted pages are
     /// appended to `out`.
-    pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut LinuxCounters) {
+    pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         let start = out.len();
         for priority in (0..=DEF_PRIORITY).rev() {
             match self.kernel {
@@ -242,7 +247,7 @@ impl Mglru {
         nr_to_reclaim: u32,
         start: usize,
         out: &mut Vec<u32>,
-        c: &mut LinuxCounters,
+        c: &mut Workingset,
     ) {
         let seq0 = self.max_seq;
         let mut scanned = 0;
@@ -280,7 +285,7 @@ impl Mglru {
     /// 6.12's `try_to_shrink_lruvec`: `get_nr_to_scan` (without aging, or at the default
     /// priority, total >> priority; else it ages and stops this lruvec for this priority),
     /// then `evict_folios` until that many are scanned; a cgroup reclaim never aborts early.
-    fn shrink_lruvec_6_12(&mut self, priority: u32, out: &mut Vec<u32>, c: &mut LinuxCounters) {
+    fn shrink_lruvec_6_12(&mut self, priority: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         let mut scanned = 0;
         loop {
             let (aging, total) = self.should_run_aging();
@@ -383,7 +388,7 @@ impl Mglru {
     /// `evict_folios`: isolate from the oldest generation (`scan_folios`), retire empty
     /// generations, then `shrink_folio_list` each isolated page and put the rejected back.
     /// Returns the pages scanned (0 once only two generations remain).
-    fn evict_folios(&mut self, out: &mut Vec<u32>, c: &mut LinuxCounters) -> u64 {
+    fn evict_folios(&mut self, out: &mut Vec<u32>, c: &mut Workingset) -> u64 {
         let mut isolated = Vec::new();
         let mut scanned = self.scan_folios(&mut isolated, c);
         scanned += u64::from(self.try_to_inc_min_seq());
@@ -418,7 +423,7 @@ impl Mglru {
     /// `PG_workingset` cleared unless `PG_referenced` is set, then `PG_referenced` cleared.
     /// Stops at 64 isolated or 4096 looked at. Returns the pages looked at (0 if none was
     /// isolated before the limit).
-    fn scan_folios(&mut self, isolated: &mut Vec<u32>, c: &mut LinuxCounters) -> u64 {
+    fn scan_folios(&mut self, isolated: &mut Vec<u32>, c: &mut Workingset) -> u64 {
         let tier_idx = self.tier_idx();
         let h = self.hist();
         let mut remaining = MAX_LRU_BATCH;
@@ -438,7 +443,7 @@ impl Mglru {
                 self.workingset[i] = false;
                 self.ctrl.protected[h][tier - 1] += 1;
                 if self.kernel == Kernel::V6_1 {
-                    c.workingset_activate_anon += 1;
+                    c.activate += 1;
                 }
             } else {
                 self.unlink(x);
@@ -515,7 +520,7 @@ impl Mglru {
     /// Swapped out and freed (a synchronous device completes the write in `pageout`):
     /// `lru_gen_eviction` stamps the shadow with min_seq and the refs, and counts the
     /// eviction in its tier's history.
-    fn evict(&mut self, x: u32, out: &mut Vec<u32>, _c: &mut LinuxCounters) {
+    fn evict(&mut self, x: u32, out: &mut Vec<u32>, _c: &mut Workingset) {
         let i = x as usize;
         let refs = self.lru_refs(x);
         let h = self.hist();
@@ -525,6 +530,19 @@ impl Mglru {
         self.workingset[i] = false;
         self.young[i] = false;
         out.push(x);
+    }
+
+    /// `page` left memory without reclaim (a system trimmed it): off its list, no shadow.
+    pub fn forget(&mut self, page: u32) {
+        let i = page as usize;
+        if self.seq[i] != NO_GEN {
+            self.unlink(page);
+            self.resident -= 1;
+        }
+        self.young[i] = false;
+        self.referenced[i] = false;
+        self.workingset[i] = false;
+        self.refs[i] = 0;
     }
 
     /// The generations, youngest first, each newest first.

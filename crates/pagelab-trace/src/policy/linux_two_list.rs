@@ -14,8 +14,8 @@
 //!
 //! Each rule below names the kernel function it follows. Facts only; no code was taken.
 
-use super::LinuxCounters;
-use crate::policy::list::{Links, List};
+use super::kernel::{Kernel, Workingset};
+use super::list::{Links, List};
 
 const ABSENT: u8 = 0;
 const INACTIVE: u8 = 1;
@@ -48,11 +48,12 @@ pub struct TwoList {
     /// `workingset_activate_anon` when the last reclaim ended (`snapshot_refaults`).
     refaults_seen: u64,
     swappiness: u32,
+    kernel: Kernel,
 }
 
 impl TwoList {
     /// Empty lists for pages `0..page_bound`, with `vm.swappiness` (0-200).
-    pub fn new(page_bound: u32, swappiness: u32) -> TwoList {
+    pub fn new(kernel: Kernel, page_bound: u32, swappiness: u32) -> TwoList {
         let n = page_bound as usize;
         TwoList {
             links: Links::new(page_bound),
@@ -66,6 +67,7 @@ impl TwoList {
             anon_cost: 0,
             refaults_seen: 0,
             swappiness,
+            kernel,
         }
     }
 
@@ -76,6 +78,11 @@ impl TwoList {
     /// Pages on either list.
     pub fn resident(&self) -> u32 {
         self.len(INACTIVE) + self.len(ACTIVE)
+    }
+
+    /// Pages the tables cover.
+    pub fn bound(&self) -> usize {
+        self.place.len()
     }
 
     /// Whether `page` is on a list.
@@ -112,7 +119,7 @@ impl TwoList {
     /// available, it is activated (the age moves on one); if it was on the active list before
     /// its eviction (`PG_workingset` in the shadow), it is restored and its cost noted
     /// (`lru_note_cost_refault`).
-    pub fn add(&mut self, page: u32, c: &mut LinuxCounters) {
+    pub fn add(&mut self, page: u32, c: &mut Workingset) {
         let i = page as usize;
         self.young[i] = true;
         self.referenced[i] = false;
@@ -122,18 +129,18 @@ impl TwoList {
             self.push_head(page, INACTIVE);
             return;
         }
-        c.workingset_refault_anon += 1;
+        c.refault += 1;
         let distance = self.age - (shadow >> 1);
         if distance > u64::from(self.len(ACTIVE)) {
             self.push_head(page, INACTIVE);
             return;
         }
         self.age += 1;
-        c.workingset_activate_anon += 1;
+        c.activate += 1;
         if shadow & 1 == 1 {
             self.workingset[i] = true;
-            c.workingset_restore_anon += 1;
-            self.note_cost(1);
+            c.restore += 1;
+            self.note_cost(1, 0);
         }
         self.push_head(page, ACTIVE);
     }
@@ -151,10 +158,14 @@ impl TwoList {
         self.workingset[i] = false;
     }
 
-    /// `lru_note_cost` (mm/swap.c): the cost is added, and both costs halve once they pass a
-    /// quarter of the lruvec's pages.
-    fn note_cost(&mut self, n: u64) {
-        self.anon_cost += n;
+    /// `lru_note_cost` (mm/swap.c): the cost is the pages written (6.1), or 32 per page
+    /// written plus the pages rotated (6.12); it is added, and both costs halve once they pass
+    /// a quarter of the lruvec's pages.
+    fn note_cost(&mut self, io: u64, rotated: u64) {
+        self.anon_cost += match self.kernel {
+            Kernel::V6_1 => io,
+            Kernel::V6_12 => io * u64::from(CHUNK) + rotated,
+        };
         if self.anon_cost > u64::from(self.resident()) / 4 {
             self.anon_cost /= 2;
         }
@@ -194,7 +205,7 @@ impl TwoList {
     /// one `shrink_lruvec`, until `nr_to_reclaim` pages are freed; if nothing was freed because
     /// deactivation was not allowed, once more with deactivation forced. Evicted pages are
     /// appended to `out`, oldest first.
-    pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut LinuxCounters) {
+    pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         let mut reclaimed = 0u32;
         let mut force = false;
         loop {
@@ -202,9 +213,8 @@ impl TwoList {
             for priority in (0..=DEF_PRIORITY).rev() {
                 // prepare_scan_count: deactivate when the inactive list is low, or when
                 // refaults have activated pages since the last reclaim (a new workingset).
-                let may_deactivate = force
-                    || c.workingset_activate_anon != self.refaults_seen
-                    || self.inactive_is_low();
+                let may_deactivate =
+                    force || c.activate != self.refaults_seen || self.inactive_is_low();
                 let targets = self.scan_targets(priority);
                 reclaimed +=
                     self.shrink_lruvec(targets, may_deactivate, nr_to_reclaim, out, &mut skipped);
@@ -212,7 +222,7 @@ impl TwoList {
                     break;
                 }
             }
-            self.refaults_seen = c.workingset_activate_anon;
+            self.refaults_seen = c.activate;
             if reclaimed > 0 || !skipped || force {
                 return;
             }
@@ -266,7 +276,8 @@ impl TwoList {
     fn shrink_inactive(&mut self, n: u32, out: &mut Vec<u32>) -> u32 {
         let mut back: Vec<(u32, u8)> = Vec::new();
         let mut freed = 0;
-        for _ in 0..n.min(self.len(INACTIVE)) {
+        let scanned = n.min(self.len(INACTIVE));
+        for _ in 0..scanned {
             let x = self.take_tail(INACTIVE);
             let i = x as usize;
             let was_referenced = std::mem::take(&mut self.referenced[i]);
@@ -287,7 +298,10 @@ impl TwoList {
             }
             self.push_head(x, l);
         }
-        self.note_cost(u64::from(freed));
+        self.note_cost(
+            u64::from(freed),
+            u64::from(n.min(scanned)) - u64::from(freed),
+        );
         freed
     }
 
