@@ -39,6 +39,14 @@ def test_reads_map_the_zero_page_and_pairs_carry_writes():
     assert (c["minor_faults"], c["major_faults"], c["pswpout"]) == (500, 0, 0)
 
 
+def test_writes_keyword_gives_each_page_its_kind():
+    pages = list(range(500))
+    c = _core.linux_replay(pages, 10, writes=[False] * 500)
+    assert (c["minor_faults"], c["pswpout"]) == (500, 0)
+    with pytest.raises(ValueError, match="writes"):
+        _core.linux_replay(pages, 10, writes=[True])
+
+
 def test_zswap_takes_the_evicted_pages():
     pages = list(range(300)) * 3
     z = {"total_ram_pages": 65536, "compressed_bytes": 40}

@@ -10,14 +10,15 @@ use pyo3::prelude::*;
 
 use crate::{err, to_py};
 
-/// Replays a trace file (a path) or a page list (page numbers, every reference a write, or
-/// `(page, write)` pairs) in a cgroup whose limit leaves `frames` pages, with the kernel set up
-/// as the keywords say; returns the kernel's counters as a dict. `zswap` is a dict of
+/// Replays a trace file (a path) or a page list (page numbers, every reference a write unless
+/// `writes` gives a flag per page, or `(page, write)` pairs) in a cgroup whose limit leaves
+/// `frames` pages, with the kernel set up as the keywords say; returns the kernel's counters
+/// as a dict. `zswap` is a dict of
 /// [`ZswapParams`] (`total_ram_pages`, `compressed_bytes`, optional `max_pool_percent`,
 /// `accept_threshold_percent`, `zpool`) or None.
 #[pyfunction]
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
-                    zswap=None))]
+                    zswap=None, writes=None))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -28,6 +29,7 @@ fn linux_replay(
     page_cluster: u8,
     swappiness: u32,
     zswap: Option<&Bound<'_, PyAny>>,
+    writes: Option<Vec<bool>>,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = match zswap {
         None => None,
@@ -46,7 +48,17 @@ fn linux_replay(
         let mut source = PrefetchReader::new(reader);
         py.allow_threads(|| linux::replay_source(&mut source, frames, &params))
     } else if let Ok(pages) = trace.extract::<Vec<u32>>() {
-        let refs: Vec<(u32, bool)> = pages.into_iter().map(|p| (p, true)).collect();
+        if writes.as_ref().is_some_and(|w| w.len() != pages.len()) {
+            return Err(err(format!(
+                "writes: {} flags for {} pages; expected one flag per page",
+                writes.as_ref().map_or(0, Vec::len),
+                pages.len()
+            )));
+        }
+        let refs: Vec<(u32, bool)> = match &writes {
+            Some(w) => pages.into_iter().zip(w.iter().copied()).collect(),
+            None => pages.into_iter().map(|p| (p, true)).collect(),
+        };
         py.allow_threads(|| linux::replay(&refs, frames, &params))
     } else {
         let refs: Vec<(u32, bool)> = trace.extract().map_err(|_| {
