@@ -73,10 +73,12 @@ py-test: build linux-kernels
 # Everything CI checks: Rust tests, clippy with warnings as errors, rustfmt, ruff, pytest.
 test: layout rust-lint rust-test py-lint py-test
 
-# pagelab against libCacheSim side by side (writes benches/RESULTS.md), then the Rust benches.
+# pagelab against libCacheSim side by side (writes benches/RESULTS.md), the analytic twin's speed
+# (`pagelab model` at 40 user counts), then the Rust benches.
 bench: build
 	$(VENV)/bin/python benches/vs_libcachesim.py --out benches/RESULTS.md
 	$(VENV)/bin/python benches/sweep_speedup.py
+	$(VENV)/bin/python benches/model_twin.py
 	cargo bench -p pagelab-trace --bench policies
 	cargo bench -p pagelab-trace --bench inner_loops -- --quick
 	cargo bench -p pagelab-sys

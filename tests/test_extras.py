@@ -74,6 +74,7 @@ def core_only(monkeypatch):
             "calibrate",
         ),
         (["report", "results", "--out", "site"], "report"),
+        (["model", "cp67", "--users", "10"], "sweep"),
         (["chanson", "predict", "--mm", "1000", "--pn", "10", "--ps", "100", "--fit"], "stats"),
         (["step", "--refs", "1,2", "--frames", "1", "--policy", "fifo"], None),
         (["list", "presets"], None),

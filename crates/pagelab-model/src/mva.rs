@@ -142,7 +142,7 @@ pub fn schweitzer(stations: &[Station], d: &[Vec<f64>], n: &[f64], z: &[f64]) ->
                 qc[c][k] = new;
             }
         }
-        if change < 1e-10 {
+        if change < 1e-8 {
             break;
         }
     }

@@ -8,7 +8,7 @@
 //! queue). A class's demands at a population depend on the frames its programs hold:
 //!
 //! ```text
-//!   admitted a_c = pop_c · min(1, c·APAGES / Σ pop_c P_c)     the storage test, P_c = working set
+//!   admitted a_c: the storage test Σ a_c P_c ≤ c·APAGES, interactive classes first
 //!   frames m_c = free frames · P_c / Σ a_c P_c               memory shared as the sets ask
 //!   faults f_c(m_c), writes w_c(m_c) from the lifetime curve (per transaction)
 //!   CPU = cpu + VIO·sup_vio + f·(fault + sio + interrupt + page) + w·(sio + interrupt + page)
@@ -16,10 +16,11 @@
 //!   paging actuator = (f + w)·page time / actuators,  channel = (f + w)·transfer / channels
 //! ```
 //!
-//! APAGES is the frames less the shared segment, c the storage test's overcommitment (VM/370's
-//! 1.25 for interactive stays; 1 for CP-67 and the Ψ-scheduler). Users the storage test holds
-//! back wait in the eligible list, inside the flow-equivalent server: their class's rate is
-//! that of the admitted ones. Schweitzer's MVA solves the subsystem ([`crate::mva`]).
+//! P_c is a stay's working set (the lifetime curve's cold misses) under VM/370, and under
+//! CP-67 the storage at which the stay would page at the desirable rate. Users the load controller
+//! holds back wait in the eligible list, inside the flow-equivalent server: their class's rate
+//! is that of the admitted ones. A drum's time per page falls with its queue (chained SIOs in
+//! rotational order). Schweitzer's MVA solves the subsystem ([`crate::mva`]).
 //!
 //! **Terminal level.** Each class c sees its N_c terminals (think Z_c) in front of a
 //! load-dependent server whose rate with k of its users inside is the subsystem's class-c
@@ -30,8 +31,8 @@
 //! most numerous class's population inside.
 //!
 //! **What it leaves out** (and the simulator has): Q1/Q2 slices and the eligible list's order,
-//! the scan's stealing from users in queue beyond the memory split, drums serving several
-//! pages in one rotation, RPS misses, pages surviving a think time at light load.
+//! the scan's stealing from users in queue beyond the memory split, RPS misses, the storage
+//! test's damped projections.
 
 use crate::lifetime::Lifetime;
 use crate::mva::{schweitzer, terminals_and_fes, Kind, Station};
@@ -142,43 +143,67 @@ impl Twin {
         (f - mpl - f64::from(self.d.free_target_extra)).max(1.0)
     }
 
-    /// Users of each class admitted from `pop` by the storage test (or the MPL limit).
+    /// Users of each class admitted from `pop` by the load controller, or by a fixed MPL
+    /// limit. The storage test admits while the projections ([`Twin::projection`]) fit in
+    /// c·APAGES, the eligible list for interactive stays first (E1 before E2): the classes
+    /// that think, smallest projection first, then those that do not.
     fn admitted(&self, pop: &[f64]) -> Vec<f64> {
         let total: f64 = pop.iter().sum();
         if total <= 0.0 {
             return pop.to_vec();
         }
-        let mut s: f64 = 1.0;
-        if let Some(limit) = self.opts.mpl_limit {
-            s = s.min(limit / total);
-        } else {
-            let apages = f64::from(self.d.frames) - f64::from(self.d.shared_pages);
-            let want: f64 = pop
-                .iter()
-                .zip(&self.life)
-                .map(|(p, l)| p * l.working_set.max(1.0))
-                .sum();
-            s = s.min(self.d.overcommit * apages / want.max(1e-9));
-        }
         // An empty set admits its head whatever its projection.
-        s = s.max(1.0_f64.min(total) / total);
+        let floor = 1.0_f64.min(total) / total;
+        if let Some(limit) = self.opts.mpl_limit {
+            let s = (limit / total).clamp(floor, 1.0);
+            return pop.iter().map(|p| p * s).collect();
+        }
+        let apages = f64::from(self.d.frames) - f64::from(self.d.shared_pages);
+        let want: f64 = (0..pop.len()).map(|c| pop[c] * self.projection(c)).sum();
+        let s = (self.d.overcommit * apages / want.max(1e-9)).clamp(floor, 1.0);
         pop.iter().map(|p| p * s).collect()
+    }
+
+    /// The storage a stay of class `c` is projected to need [frames]: its working set under
+    /// VM/370; under CP-67, the storage at which it would page at the desirable rate per
+    /// CPU second (bard §12; `load_control/cp67_scheduler.rs`), read off its lifetime curve.
+    fn projection(&self, c: usize) -> f64 {
+        let l = &self.life[c];
+        let Some(rate) = self.d.desirable_rate else {
+            return l.working_set.max(1.0);
+        };
+        let cpu: f64 = self.d.classes[c]
+            .commands
+            .iter()
+            .map(|k| k.probability * k.cpu_s)
+            .sum();
+        let allowed = rate * cpu;
+        l.points
+            .iter()
+            .find(|p| p.faults <= allowed)
+            .map_or(l.working_set, |p| f64::from(p.frames))
+            .max(1.0)
     }
 
     /// Per-class demands at each station, and the frames and faults behind them, with `a`
     /// users of each class admitted out of `counts`.
-    fn demands(&self, a: &[f64], counts: &[u32]) -> (Vec<Vec<f64>>, Vec<f64>, Vec<f64>) {
+    fn demands(
+        &self,
+        a: &[f64],
+        counts: &[u32],
+        queue: f64,
+    ) -> (Vec<Vec<f64>>, Vec<f64>, Vec<f64>) {
         let n: f64 = a.iter().sum();
-        let ws = |l: &Lifetime| l.working_set.max(1.0);
-        let want: f64 = a.iter().zip(&self.life).map(|(x, l)| x * ws(l)).sum();
+        let proj: Vec<f64> = (0..a.len()).map(|c| self.projection(c)).collect();
+        let want: f64 = a.iter().zip(&proj).map(|(x, p)| x * p).sum();
         let free = self.pageable(n);
         // The frames the admitted sets leave hold the pages of users out of the set (thinking
         // or eligible); a share of those survives to the user's next stay.
         let idle: f64 = counts
             .iter()
             .zip(a)
-            .zip(&self.life)
-            .map(|((&nc, x), l)| (f64::from(nc) - x).max(0.0) * ws(l))
+            .zip(&proj)
+            .map(|((&nc, x), p)| (f64::from(nc) - x).max(0.0) * p)
             .sum();
         let survive = if idle > 0.0 {
             ((free - want) / idle).clamp(0.0, 1.0)
@@ -186,17 +211,18 @@ impl Twin {
             1.0
         };
         let sup = &self.d.supervisor;
-        let page_s =
-            self.d.paging.iter().map(|p| p.page_s).sum::<f64>() / self.d.paging.len().max(1) as f64;
+        let page_s = self
+            .d
+            .paging
+            .iter()
+            .map(|p| page_time(p, queue))
+            .sum::<f64>()
+            / self.d.paging.len().max(1) as f64;
         let xfer_s = self.d.paging.iter().map(|p| p.transfer_s).sum::<f64>()
             / self.d.paging.len().max(1) as f64;
         let (mut dem, mut frames, mut faults) = (Vec::new(), Vec::new(), Vec::new());
-        for (c, l) in self.d.classes.iter().zip(&self.life) {
-            let m = if want > 0.0 {
-                free * l.working_set.max(1.0) / want
-            } else {
-                free
-            };
+        for ((c, l), p) in self.d.classes.iter().zip(&self.life).zip(&proj) {
+            let m = if want > 0.0 { free * p / want } else { free };
             let (f, w) = l.at(m, survive);
             let mix = |g: &dyn Fn(&pagelab_sys::demands::CommandDemand) -> f64| -> f64 {
                 c.commands.iter().map(|k| k.probability * g(k)).sum()
@@ -226,11 +252,29 @@ impl Twin {
     /// The central subsystem with `pop` users of each class inside the memory level.
     fn inner(&self, pop: &[f64], counts: &[u32]) -> Inner {
         let a = self.admitted(pop);
-        let (dem, frames, faults) = self.demands(&a, counts);
+        let mut i = self.solve_admitted(&a, counts);
+        i.eligible = pop.iter().sum::<f64>() - i.mpl;
+        i
+    }
+
+    /// The central subsystem with `a` users of each class admitted. A fixed-head paging
+    /// device's time per page depends on its queue ([`page_time`]): solved to a fixed point.
+    fn solve_admitted(&self, a: &[f64], counts: &[u32]) -> Inner {
         let z = vec![0.0; a.len()];
-        let s = schweitzer(&self.stations, &dem, &a, &z);
+        let mut queue = 0.0;
+        let mut solved = None;
+        for _ in 0..8 {
+            let (dem, frames, faults) = self.demands(a, counts, queue);
+            let s = schweitzer(&self.stations, &dem, a, &z);
+            let q = s.q[PAGING];
+            solved = Some((s, frames, faults));
+            if (q - queue).abs() < 1e-3 * (1.0 + q) {
+                break;
+            }
+            queue = 0.5 * (queue + q);
+        }
+        let (s, frames, faults) = solved.expect("at least one pass");
         let n: f64 = a.iter().sum();
-        let total: f64 = pop.iter().sum();
         let fpp = if n > 0.0 {
             a.iter().zip(&frames).map(|(x, m)| x * m).sum::<f64>() / n
         } else {
@@ -242,7 +286,7 @@ impl Twin {
             vio: s.u[VIO],
             faults: s.x.iter().zip(&faults).map(|(x, f)| x * f).sum(),
             mpl: n,
-            eligible: total - n,
+            eligible: 0.0,
             frames: fpp,
             x: s.x,
         }
@@ -284,8 +328,21 @@ impl Twin {
 
     /// The model with `counts[c]` users in each class.
     pub fn solve_counts(&self, counts: &[u32]) -> Row {
+        self.solve_from(counts, None).0
+    }
+
+    /// As [`Twin::solve_counts`], the fixed point started from `start` (each class's mean
+    /// population inside, from a neighbouring count); returns the means reached too.
+    pub fn solve_from(&self, counts: &[u32], start: Option<&[f64]>) -> (Row, Vec<f64>) {
         let nc = counts.len();
-        let mut means: Vec<f64> = counts.iter().map(|&n| f64::from(n) / 2.0).collect();
+        let mut means: Vec<f64> = match start {
+            Some(m) if m.len() == nc => m
+                .iter()
+                .zip(counts)
+                .map(|(&v, &n)| v.min(f64::from(n)))
+                .collect(),
+            _ => counts.iter().map(|&n| f64::from(n) / 2.0).collect(),
+        };
         let mut dist: Vec<Vec<f64>> = vec![Vec::new(); nc];
         let mut x = vec![0.0; nc];
         for _ in 0..60 {
@@ -307,7 +364,7 @@ impl Twin {
                 break;
             }
         }
-        self.row(counts, &means, &dist, &x)
+        (self.row(counts, &means, &dist, &x), means)
     }
 
     /// Means over the most numerous class's distribution, the others at their means.
@@ -316,7 +373,7 @@ impl Twin {
         let mut acc = Inner::default();
         let p = &dist[driver];
         for (k, &pk) in p.iter().enumerate() {
-            if pk < 1e-7 {
+            if pk < 1e-6 {
                 continue;
             }
             let mut pop = means.to_vec();
@@ -330,7 +387,7 @@ impl Twin {
             acc.eligible += pk * i.eligible;
             acc.frames += pk * i.frames;
         }
-        let norm: f64 = p.iter().filter(|&&v| v >= 1e-7).sum::<f64>().max(1e-300);
+        let norm: f64 = p.iter().filter(|&&v| v >= 1e-6).sum::<f64>().max(1e-300);
         let classes = self
             .d
             .classes
@@ -363,6 +420,18 @@ impl Twin {
     }
 }
 
+/// Time per page on a paging device with `queue` pages waiting or in service [s]: a
+/// moving-arm disk's one-page SIO; a fixed-head device chains its whole queue into one SIO in
+/// rotational order (`device.rs`, `start_sio`), so an arriving page waits on average a
+/// revolution over the pages present plus one before its record passes, and no page can take
+/// less than its record's share of a revolution.
+fn page_time(p: &pagelab_sys::demands::PagingDemand, queue: f64) -> f64 {
+    if !p.fixed_head {
+        return p.page_s;
+    }
+    (p.rotation_s / (queue.max(0.0) + 2.0) + p.transfer_s).max(p.record_s)
+}
+
 /// Solves the twin of `spec` at each number of users; the lifetime curves are given.
 pub fn solve(
     spec: &pagelab_sys::SystemSpec,
@@ -371,9 +440,15 @@ pub fn solve(
     opts: TwinOptions,
 ) -> Vec<Row> {
     let twin = Twin::new(ServiceDemands::of(spec), life, opts);
+    let mut means: Option<Vec<f64>> = None;
     users
         .iter()
-        .map(|&n| twin.solve_counts(&pagelab_sys::demands::users_per_class(spec, n)))
+        .map(|&n| {
+            let counts = pagelab_sys::demands::users_per_class(spec, n);
+            let (row, m) = twin.solve_from(&counts, means.as_deref());
+            means = Some(m);
+            row
+        })
         .collect()
 }
 

@@ -25,6 +25,14 @@ pub struct PagingDemand {
     pub page_s: f64,
     /// One page's transfer, the channel's share of a page [s].
     pub transfer_s: f64,
+    /// One revolution [s].
+    pub rotation_s: f64,
+    /// A head per track (a drum, a 2305): every queued page is chained into the next SIO and
+    /// served in rotational order.
+    pub fixed_head: bool,
+    /// A revolution's share per record position, the time per page of a long chained SIO
+    /// on a fixed-head device [s].
+    pub record_s: f64,
 }
 
 /// One command of a class's script.
@@ -110,6 +118,9 @@ pub struct ServiceDemands {
     pub load_control: String,
     /// Storage-test overcommitment for interactive stays [1] (1 without one).
     pub overcommit: f64,
+    /// CP-67's desirable paging rate: users are admitted while the page reads per second stay
+    /// under it (`load_control.desirable_rate`) [1/s].
+    pub desirable_rate: Option<f64>,
     /// Projected working set of a user never dropped [pages].
     pub initial_ws_pages: f64,
     /// In-queue CPU slices of a first (Q1) and of each later (Q2) stay [s]: a transaction
@@ -164,6 +175,9 @@ impl ServiceDemands {
                         .unwrap_or(0),
                     page_s: ns * 1e-9,
                     transfer_s: g.page_transfer_ns as f64 * 1e-9,
+                    rotation_s: g.rotation_ns as f64 * 1e-9,
+                    fixed_head: g.cylinders == 1,
+                    record_s: g.rotation_ns as f64 * 1e-9 / g.pages_per_track.max(1.0),
                 }
             })
             .collect();
@@ -200,6 +214,10 @@ impl ServiceDemands {
             },
             load_control: load_control_name(&spec.load_control).into(),
             overcommit,
+            desirable_rate: match &spec.load_control {
+                LoadControlSpec::Cp67(p) => Some(p.desirable_rate),
+                _ => None,
+            },
             initial_ws_pages: initial,
             slices_s,
             classes: classes(spec),

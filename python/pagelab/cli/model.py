@@ -57,8 +57,15 @@ def model(
     """Solve SPEC's analytic twin (MVA with a lifetime curve and a flow-equivalent memory
     level) at each number of users and print throughput, response, utilisations, fault rate
     and MPL."""
+    from .. import extras
     from .. import model as twin
 
+    # Before the solve and the runs, not after them.
+    extras.need("frames", "`pagelab model`")
+    if out:
+        extras.need("plot", "`pagelab model --out`")
+    if compare_sim:
+        extras.need("sweep", "`pagelab model --compare-sim`")
     t0 = time.perf_counter()
     frame = twin.model(spec, overrides=overrides, users=users, seed=seed, mpl_limit=mpl_limit)
     wall = time.perf_counter() - t0
