@@ -158,6 +158,42 @@ pub fn schweitzer(stations: &[Station], d: &[Vec<f64>], n: &[f64], z: &[f64]) ->
     Solution { x, r, u, q }
 }
 
+/// Exact MVA of one class of `n` customers (no think time) over `stations`, `d[k]` the demand
+/// at each copy of station k [s]; a station of m servers by Seidmann's decomposition. The
+/// subsystem's solution with one class, where Schweitzer's approximation would err by a few
+/// percent near saturation.
+pub fn exact_one_class(stations: &[Station], d: &[f64], n: u32) -> Solution {
+    let ns = stations.len();
+    let mut q = vec![0.0; ns];
+    let (mut x, mut rt) = (0.0, 0.0);
+    for pop in 1..=n {
+        let r: Vec<f64> = (0..ns)
+            .map(|k| match stations[k].kind {
+                Kind::Delay => d[k],
+                Kind::Queue { servers } => {
+                    let m = f64::from(servers.max(1));
+                    d[k] / m * (1.0 + q[k]) + d[k] * (m - 1.0) / m
+                }
+            })
+            .collect();
+        rt = (0..ns).map(|k| r[k] * f64::from(stations[k].copies)).sum();
+        x = f64::from(pop) / rt;
+        q = r.iter().map(|rk| x * rk).collect();
+    }
+    let u = (0..ns)
+        .map(|k| match stations[k].kind {
+            Kind::Delay => 0.0,
+            Kind::Queue { servers } => x * d[k] / f64::from(servers.max(1)),
+        })
+        .collect();
+    Solution {
+        x: vec![x],
+        r: vec![rt],
+        u,
+        q,
+    }
+}
+
 /// `n` terminals thinking `z` [s] in front of one load-dependent station serving at rate
 /// `mu[k − 1]` [1/s] with k customers (k = 1..=n): the exact distribution of its customers
 /// (`p[k]`, k = 0..=n) from the product form.

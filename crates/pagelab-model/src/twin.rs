@@ -20,7 +20,8 @@
 //! CP-67 the storage at which the stay would page at the desirable rate. Users the load controller
 //! holds back wait in the eligible list, inside the flow-equivalent server: their class's rate
 //! is that of the admitted ones. A drum's time per page falls with its queue (chained SIOs in
-//! rotational order). Schweitzer's MVA solves the subsystem ([`crate::mva`]).
+//! rotational order). MVA solves the subsystem: exact with one class in it, Schweitzer's
+//! approximation with several ([`crate::mva`]).
 //!
 //! **Terminal level.** Each class c sees its N_c terminals (think Z_c) in front of a
 //! load-dependent server whose rate with k of its users inside is the subsystem's class-c
@@ -35,7 +36,7 @@
 //! test's damped projections.
 
 use crate::lifetime::Lifetime;
-use crate::mva::{schweitzer, terminals_and_fes, Kind, Station};
+use crate::mva::{exact_one_class, schweitzer, terminals_and_fes, Kind, Solution, Station};
 use pagelab_sys::demands::ServiceDemands;
 
 /// Options of a solve.
@@ -265,7 +266,15 @@ impl Twin {
         let mut solved = None;
         for _ in 0..8 {
             let (dem, frames, faults) = self.demands(a, counts, queue);
-            let s = schweitzer(&self.stations, &dem, a, &z);
+            let s = match one_class(a) {
+                Some((c, n)) => {
+                    let one = exact_one_class(&self.stations, &dem[c], n);
+                    let mut x = vec![0.0; a.len()];
+                    x[c] = one.x[0];
+                    Solution { x, ..one }
+                }
+                None => schweitzer(&self.stations, &dem, a, &z),
+            };
             let q = s.q[PAGING];
             solved = Some((s, frames, faults));
             if (q - queue).abs() < 1e-3 * (1.0 + q) {
@@ -418,6 +427,15 @@ impl Twin {
             frames_per_program: acc.frames / norm,
         }
     }
+}
+
+/// The class and its whole number of customers when only one class has any: the subsystem
+/// is then solved exactly.
+fn one_class(a: &[f64]) -> Option<(usize, u32)> {
+    let mut busy = a.iter().enumerate().filter(|(_, &v)| v > 0.0);
+    let (c, &n) = busy.next()?;
+    let whole = (n - n.round()).abs() < 1e-9;
+    (busy.next().is_none() && whole).then_some((c, n.round() as u32))
 }
 
 /// Time per page on a paging device with `queue` pages waiting or in service [s]: a

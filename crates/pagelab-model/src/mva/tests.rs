@@ -84,3 +84,17 @@ fn no_think_time_keeps_every_customer_at_the_station() {
     let p = terminals_and_fes(4, 0.0, &[1.0, 2.0, 3.0, 4.0]);
     assert_eq!(p, vec![0.0, 0.0, 0.0, 0.0, 1.0]);
 }
+
+#[test]
+fn exact_over_copies_is_exact_mva_over_the_expanded_network() {
+    // Two copies of a disk of demand 1.17 each are Jain's 35.5 with disk A split in two.
+    let q = Kind::Queue { servers: 1 };
+    let st = |copies| Station {
+        name: String::new(),
+        kind: q,
+        copies,
+    };
+    let s = exact_one_class(&[st(1), st(2), st(1)], &[0.78, 1.17, 1.56], 7);
+    let e = &exact(&[q, q, q, q], &[0.78, 1.17, 1.17, 1.56], 0.0, 7)[6];
+    assert!((s.x[0] - e.x[0]).abs() < 1e-12 && (s.q[1] - e.q[1]).abs() < 1e-12);
+}
