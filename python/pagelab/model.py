@@ -23,7 +23,7 @@ from . import _core, validate
 from .errors import PagelabError
 from .system import Overrides, Spec, _pair, _set_pairs, _spec_text
 
-__all__ = ["compare_sim", "knee", "model", "parse_users", "solve"]
+__all__ = ["compare_sim", "knee", "model", "parse_users", "saturation", "solve"]
 
 #: The simulator's metrics set beside the model's columns (model column -> sweep column).
 SIM_COLUMNS = {
@@ -127,6 +127,13 @@ def knee(frame: Any, column: str = "throughput", users: str = "users") -> float:
     """The users at which `column` peaks (the first of equal maxima)."""
     best = frame[column].idxmax()
     return float(frame.loc[best, users])
+
+
+def saturation(frame: Any, share: float = 0.95, column: str = "throughput") -> float:
+    """The fewest users at which `column` reaches `share` of its peak: the knee of a curve that
+    levels off instead of falling (a load controller holding the MPL)."""
+    top = frame[column].max()
+    return float(frame.loc[frame[column] >= share * top, "users"].min())
 
 
 def compare_sim(

@@ -102,21 +102,17 @@ def _spread(counts: list[int], k: int = 5) -> list[int]:
 
 
 def _print(frame, sim, wall: float) -> None:  # type: ignore[no-untyped-def]
-    from rich.console import Console
-    from rich.table import Table
-
     from .. import model as twin
 
-    cols = [c for c in frame.columns if c != "users"]
-    t = Table("users", *cols)
-    for _, r in frame.iterrows():
-        t.add_row(str(int(r["users"])), *(f"{r[c]:.4g}" for c in cols))
-    con = Console()
-    con.print(t)
-    con.print(f"model knee (throughput peak): {twin.knee(frame):g} users; solved in {wall:.3f} s")
+    click.echo(frame.round(4).to_string(index=False))
+    click.echo(
+        f"model: throughput peaks at {twin.knee(frame):g} users, reaches 95 % of its peak at "
+        f"{twin.saturation(frame):g}; solved in {wall:.3f} s"
+    )
     if sim is not None:
-        s = Table("users", *[c for c in sim.columns if c != "users"], title="simulator")
-        for _, r in sim.iterrows():
-            s.add_row(str(int(r["users"])), *(f"{r[c]:.4g}" for c in sim.columns if c != "users"))
-        con.print(s)
-        con.print(f"simulator knee: {twin.knee(sim):g} users")
+        click.echo("simulator (mean and standard deviation over seeds):")
+        click.echo(sim.round(4).to_string(index=False))
+        click.echo(
+            f"simulator: throughput peaks at {twin.knee(sim):g} users, reaches 95 % of its "
+            f"peak at {twin.saturation(sim):g}"
+        )
