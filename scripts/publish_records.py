@@ -92,7 +92,38 @@ def publish(results: Path, to: Path) -> list[dict]:
         (to / f"{name}.json").write_text(json.dumps(record, indent=1) + "\n")
         records.append(record)
     (to / "SCOREBOARD.md").write_text(scoreboard(records))
+    readme = ROOT / "README.md"
+    if to.resolve() == (ROOT / "docs" / "published").resolve() and readme.exists():
+        readme.write_text(with_summary(readme.read_text(), records))
     return records
+
+
+def summary(records: list[dict]) -> str:
+    """The total score of the published records in two sentences, for the README."""
+    import pagelab.reproduce as rep
+
+    t = rep.total([r["score"] for r in records])
+    c, b = t["claims"], t["baseline"]
+    return (
+        f"{len(records)} of the {len(rep.available())} records are published: "
+        f"{t['within_10']} of {t['predicted']} predicted numbers within 10 % and "
+        f"{t['within_25']} within 25 % (a trivial baseline, the paper's base column or its other "
+        f"numbers: {b['within_10']} and {b['within_25']}); of the claims with the paper's "
+        f"sentence {c['holds']} hold, {c['direction-only']} go the paper's way outside its band, "
+        f"{c['fails']} fail and {c['inconclusive']} are inconclusive ({t['claims_unscored']} "
+        "more are shown, not scored)."
+    )
+
+
+def with_summary(text: str, records: list[dict]) -> str:
+    """`text` with the lines between the scoreboard markers replaced by `summary`."""
+    start = text.index(MARK) + len(MARK)
+    end = text.index(END, start)
+    return text[:start] + "\n" + summary(records) + "\n" + text[end:]
+
+
+MARK = "<!-- scoreboard: written by scripts/publish_records.py -->"
+END = "<!-- /scoreboard -->"
 
 
 def scoreboard(records: list[dict]) -> str:
