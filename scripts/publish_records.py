@@ -140,8 +140,8 @@ def scoreboard(records: list[dict]) -> str:
         "claims: those with the paper's sentence, by verdict (docs/readings.md).",
         "",
         "| record | seeds | predicted | within 10 % | within 25 % | baseline 10 % / 25 % "
-        "| claims (holds / dir. / fails / inc.) | not scored | compute [s] |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| margin 10 % / 25 % | claims (holds / dir. / fails / inc.) | not scored | compute [s] |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in records:
         s = r["score"]
@@ -151,6 +151,7 @@ def scoreboard(records: list[dict]) -> str:
         lines.append(
             f"| {r['name']} | {len(r['seeds'])} | {s['predicted']} | {s['within_10']} "
             f"| {s['within_25']} | {b['within_10']} / {b['within_25']} "
+            f"| {s['within_10'] - b['within_10']:+d} / {s['within_25'] - b['within_25']:+d} "
             f"| {c['holds']} / {c['direction-only']} / {c['fails']} / {c['inconclusive']} "
             f"| {s.get('claims_unscored', 0)} | {wall} |"
         )
