@@ -40,6 +40,7 @@ def loop_trace(tmp_path_factory):
     [
         ({"kernel": "5.4"}, "--kernel 5.4: expected one of 6.1, 6.12"),
         ({"memory_max": "200K"}, "below what the replayer itself needs"),
+        ({"memory_max": "100G"}, "above the 64 GiB"),
         ({"memory_max": "eight"}, "--memory-max 'eight': expected bytes"),
         ({"lru_gen": "maybe"}, "--lru-gen 'maybe': expected on or off"),
         ({"page_cluster": 40}, "--page-cluster 40: expected 0 to 31"),
@@ -105,6 +106,9 @@ before_anon 61440
 after_memory_current 8237056
 after_anon 8138752
 replay_ns 2000000000
+loop_majflt 90
+loop_minflt 910
+region_resident 1972
 exit_status 0
 [vmstat0]
 pswpin 10
@@ -114,7 +118,7 @@ pswpin 110
 pswpout 320
 [memory.stat]
 pgfault 1000
-pgmajfault 90
+pgmajfault 95
 workingset_refault_anon 80
 [memory.events]
 oom_kill 0
@@ -128,11 +132,12 @@ stored_pages 7
 """
     c = record.counters(text, 8 << 20, 4500)
     assert c["major_faults"] == 90 and c["minor_faults"] == 910
+    assert c["cgroup_major_faults"] == 95  # the replayer's start and report fault too
     assert (c["pswpin"], c["pswpout"]) == (100, 300)
     assert (c["psi_some_us"], c["psi_full_us"]) == (1234, 999)
     assert c["zswap_rejected"] == 5 and c["zswap_stored_pages"] == 7
     assert c["replay_seconds"] == 2.0
-    # Everything charged that is not the trace's resident pages: 8237056 - (8138752 - 61440).
+    # Everything charged that is not the trace's resident pages: 8237056 - 1972 pages.
     assert c["overhead_pages"] == 39 and c["frames"] == 2048 - 39
 
 
@@ -157,9 +162,10 @@ def test_smoke_both_lists_on_the_real_kernel(loop_trace, tmp_path):
     first = time.monotonic() - start
     for rec in (two_list, mglru):
         assert 400 < rec["frames"] < 512, rec["frames"]
-        # The first pass fills memory (minor faults); later passes refault from swap (and a
-        # few of the replayer's own pages, its stack and data, are reclaimed and refault too).
-        assert 0 < rec["major_faults"] <= 19 * 600 + 100
+        # The first pass fills memory (minor faults); later passes refault from swap, and a
+        # few of the replayer's own pages (its stack) are reclaimed and refault too (measured:
+        # 27 of 11,427 on 6.1).
+        assert 0 < rec["major_faults"] <= 1.01 * 19 * 600
         assert rec["pswpout"] >= rec["major_faults"] - 600
         assert rec["kernel"]["release"].startswith("6.1")
     # LRU order over a loop larger than memory: every reference of passes 2..20 refaults.

@@ -8,10 +8,10 @@ from dataclasses import asdict, dataclass
 from ..errors import PagelabError
 from .kernels import check_series
 
-#: Below this memory.max the replayer cannot run at all: before its first touch it holds about
-#: 250 KiB (binary data, stack, page tables; measured in the guest as memory.current), and the
-#: trace's page tables and at least a few frames come on top.
-MIN_MEMORY_MAX = 1 << 20
+#: Below this memory.max the replayer cannot run at all: before its first touch the cgroup is
+#: charged about 250 KiB (its data, stack, page tables, kernel stack; measured in the guest as
+#: memory.current), and the trace's page tables and some frames come on top.
+MIN_MEMORY_MAX = 256 << 10
 #: zswap's defaults per series (CONFIG_ZSWAP_COMPRESSOR_DEFAULT, CONFIG_ZSWAP_ZPOOL_DEFAULT of
 #: Debian's configs; mm/zswap.c's max_pool_percent default of 20).
 ZSWAP_DEFAULTS = {"6.1": "lzo:zbud:20", "6.12": "lzo:zsmalloc:20"}

@@ -1,6 +1,8 @@
 """The kernel's counters of one replay, read from what the guest printed.
 
-Every number is the kernel's own: the cgroup's memory.stat (which counts the replayer alone),
+Every number is the kernel's own: the replayer's faults during its loop (getrusage: its start
+and its report are left out; the cgroup's pgmajfault, which counts them, is kept beside), the
+cgroup's memory.stat (which counts the replayer alone),
 /proc/vmstat's difference across the replay (swap I/O is counted only there), the cgroup's
 memory.pressure and memory.events, and zswap's debugfs counters.
 """
@@ -17,6 +19,7 @@ PAGE = 4096
 COUNTERS = {
     "major_faults": "faults",
     "minor_faults": "faults",
+    "cgroup_major_faults": "faults",
     "pswpin": "pages",
     "pswpout": "pages",
     "workingset_refault_anon": "pages",
@@ -72,8 +75,9 @@ def counters(text: str, memory_max: int, pages: int) -> dict[str, Any]:
     zswap = s.get("zswap", {})
     rejected = sum(_int(zswap, k) for k in zswap if k.startswith("reject_"))
     return {
-        "major_faults": _int(stat, "pgmajfault"),
-        "minor_faults": _int(stat, "pgfault") - _int(stat, "pgmajfault"),
+        "major_faults": _int(replay, "loop_majflt"),
+        "minor_faults": _int(replay, "loop_minflt"),
+        "cgroup_major_faults": _int(stat, "pgmajfault"),
         "pswpin": delta.get("pswpin", 0),
         "pswpout": delta.get("pswpout", 0),
         "workingset_refault_anon": _int(stat, "workingset_refault_anon"),
@@ -102,12 +106,11 @@ def _frames(replay: dict[str, str], memory_max: int, pages: int) -> dict[str, in
     """What memory.max leaves the trace's pages, measured in the guest.
 
     At the end of the replay everything charged to the cgroup that is not one of the trace's
-    resident pages (the replayer's own anonymous pages, measured before its first touch, its
-    page tables, kernel stack and slab, and memcg's per-CPU charge stock) is the overhead;
-    what is left of memory.max is the frames the trace's pages compete for.
+    resident pages (mincore over the mapping) is the overhead: the replayer's own pages, its
+    page tables, kernel stack and slab, and memcg's per-CPU charge stock. What is left of
+    memory.max is the frames the trace's pages compete for.
     """
     current = _int(replay, "after_memory_current")
-    own = _int(replay, "before_anon")
-    trace_resident = max(0, _int(replay, "after_anon") - own)
-    overhead = max(0, current - trace_resident) // PAGE
+    trace_resident = max(0, _int(replay, "region_resident"))
+    overhead = max(0, current - trace_resident * PAGE) // PAGE
     return {"overhead_pages": overhead, "frames": memory_max // PAGE - overhead}

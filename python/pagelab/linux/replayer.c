@@ -9,8 +9,11 @@
  *   CGROUP   the cgroup directory whose memory.current and memory.stat are read before the first
  *            touch and after the last, so that the host can measure what the replayer itself
  *            holds besides the trace's pages.
- * It prints "key value" lines: wall time of the replay in ns, and the cgroup's charge and
- * anonymous memory before and after.
+ * It prints "key value" lines: wall time of the replay in ns; the process's own major and minor
+ * faults (getrusage) before and after the loop, so that faults of its start and of this report
+ * are not counted; the cgroup's charge and anonymous memory before and after; and how many of
+ * the mapping's pages are resident at the end (mincore), so that the host can tell the trace's
+ * pages from everything else charged to the cgroup.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +49,17 @@ static long long current(const char *cg) {
     if (fscanf(f, "%lld", &v) != 1) v = -1;
     fclose(f);
     return v;
+}
+
+static long long resident(unsigned char *base, size_t pages) {
+    static unsigned char vec[1 << 16];
+    long long n = 0;
+    for (size_t at = 0; at < pages; at += sizeof vec) {
+        size_t len = pages - at < sizeof vec ? pages - at : sizeof vec;
+        if (mincore(base + at * 4096, len * 4096, vec) != 0) return -1;
+        for (size_t i = 0; i < len; i++) n += vec[i] & 1;
+    }
+    return n;
 }
 
 static void report(const char *cg, const char *when) {
@@ -75,7 +90,9 @@ int main(int argc, char **argv) {
     madvise(base, pages * 4096, MADV_NOHUGEPAGE);
     report(argv[3], "before");
     fflush(stdout);
+    struct rusage r0, r1;
     struct timespec a, b;
+    getrusage(RUSAGE_SELF, &r0);
     clock_gettime(CLOCK_MONOTONIC, &a);
     volatile unsigned char sink = 0;
     for (uint64_t i = 0; i < touches; i++) {
@@ -85,6 +102,11 @@ int main(int argc, char **argv) {
         else sink += *p;
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
+    getrusage(RUSAGE_SELF, &r1);
+    long long in_core = resident(base, pages);
+    printf("loop_majflt %ld\nloop_minflt %ld\n", r1.ru_majflt - r0.ru_majflt,
+           r1.ru_minflt - r0.ru_minflt);
+    printf("region_resident %lld\n", in_core);
     printf("replay_ns %lld\n", (long long)(b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec));
     printf("touches %llu\n", (unsigned long long)touches);
     report(argv[3], "after");
