@@ -32,6 +32,9 @@ VMSTAT = (
 )
 #: Guest memory besides the swap device and the touch list [MiB]: kernel, busybox, page cache.
 BASE_MIB = 192
+#: The guest's memory when that fits [MiB]: one size for every boot, so that what depends on
+#: the machine's RAM (zswap's cap is a share of it) does not depend on what else a boot holds.
+GUEST_MIB = 512
 
 
 @dataclass(frozen=True)
@@ -176,7 +179,8 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         "echo '[memory.pressure]'; cat $CG/memory.pressure",
         "echo '[zswap]'; for f in /sys/kernel/debug/zswap/*; do"
         " [ -f $f ] && echo ${f##*/} $(cat $f); done",
-        "echo '[kernel]'; echo release $(uname -r)",
+        "echo '[kernel]'; echo release $(uname -r);"
+        " echo mem_total_kib $(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2)",
         "rmdir $CG",
     ]
 
@@ -229,7 +233,7 @@ def run(boot: Boot, kernel: Kernel, touches: dict[str, Path]) -> tuple[list[str]
     for m in kernel.modules(boot.swap):
         archive.file(f"lib/modules/{m.name}", m.read_bytes())
     archive.file("init", init_script(boot, kernel, swap_kib).encode(), 0o755)
-    mib = BASE_MIB + (swap_kib // 1024) + 2 * (size >> 20)
+    mib = max(GUEST_MIB, BASE_MIB + (swap_kib // 1024) + 2 * (size >> 20))
     accel = _accel(boot.accel, kernel)
     with tempfile.TemporaryDirectory(prefix="pagelab-guest-") as tmp:
         initrd = Path(tmp) / "initrd.gz"

@@ -29,7 +29,7 @@ from .knobs import Knobs
 from .touches import Touches
 
 #: Runs per boot: enough to pay for the boot, few enough that a lost boot costs little.
-CELLS_PER_BOOT = 8
+CELLS_PER_BOOT = 16
 #: Bumped when what a run measures changes, so that older cached runs are not reused.
 HARNESS = 2
 
@@ -67,6 +67,9 @@ def measure(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """One record per job (see `summarise`), in the jobs' order."""
+    from .. import extras
+
+    extras.need("parquet", "pagelab linux run's result store")
     st = Store(store or default_store())
     present = st.check()
     by_kernel: dict[tuple[str, str], list[int]] = {}

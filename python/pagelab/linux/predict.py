@@ -13,12 +13,12 @@ Two steps, both stated and neither fitted:
 
 from __future__ import annotations
 
+import array
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from .. import _core
 from ..errors import PagelabError
@@ -29,6 +29,7 @@ PAGE = 4096
 #: Pages one page-table page maps (x86-64, 4 KiB pages: 512 eight-byte entries).
 PTES_PER_PAGE = 512
 OVERHEAD_FILE = Path(__file__).with_name("overhead.json")
+COMPRESSED_FILE = Path(__file__).with_name("compressed.json")
 
 
 def overhead(kernel: str) -> dict[str, Any]:
@@ -52,17 +53,21 @@ def frames_for(knobs: Knobs, pages: int) -> int:
     return frames
 
 
-def touch_arrays(touches: Touches) -> tuple[np.ndarray, np.ndarray]:
-    """The touch list as page numbers and write flags."""
-    raw = np.fromfile(touches.path, dtype="<u4", offset=24)
-    return (raw & 0x7FFFFFFF).astype(np.uint32), (raw >> 31).astype(bool)
+def touch_pairs(touches: Touches) -> list[tuple[int, bool]]:
+    """The touch list as (page, write) pairs."""
+    raw = array.array("I")
+    with open(touches.path, "rb") as f:
+        f.seek(24)
+        raw.frombytes(f.read())
+    if sys.byteorder != "little":
+        raw.byteswap()
+    return [(t & 0x7FFFFFFF, t >= 0x80000000) for t in raw]
 
 
 def predict(touches: Touches, knobs: Knobs) -> dict[str, Any]:
     """The model's counters for one cell, in the instrument's record shape."""
     frames = frames_for(knobs, touches.pages)
-    pages, writes = touch_arrays(touches)
-    counters = _model(pages, writes, frames, knobs)
+    counters = _model(touch_pairs(touches), frames, knobs)
     counters["frames"] = frames
     counters["overhead_pages"] = knobs.memory_max // PAGE - frames
     return {
@@ -80,16 +85,31 @@ def predict(touches: Touches, knobs: Knobs) -> dict[str, Any]:
     }
 
 
-def _model(pages: np.ndarray, writes: np.ndarray, frames: int, knobs: Knobs) -> dict[str, Any]:
-    replay = getattr(_core, "linux_replay", None)
-    if replay is None:
-        raise PagelabError("this build has no Linux reclaim model (_core.linux_replay)")
+def _model(pairs: list[tuple[int, bool]], frames: int, knobs: Knobs) -> dict[str, Any]:
+    zswap = None
+    if knobs.zswap is not None:
+        compressor, zpool, percent = knobs.zswap.split(":")
+        zswap = {
+            "total_ram_pages": overhead(knobs.kernel)["guest_ram_pages"],
+            "compressed_bytes": compressed_bytes(compressor),
+            "max_pool_percent": int(percent),
+            "zpool": zpool,
+        }
     try:
-        out = replay(
-            pages.tolist(), writes.tolist(), frames, knobs.kernel, knobs.lru_gen,
-            knobs.page_cluster, knobs.swappiness, knobs.zswap,
+        out = _core.linux_replay(
+            pairs, frames, kernel=knobs.kernel, lru_gen=knobs.lru_gen,
+            page_cluster=knobs.page_cluster, swappiness=knobs.swappiness, zswap=zswap,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
-    return dict(out)
+    out = dict(out)
+    out.pop("references", None)
+    return out
 
+
+def compressed_bytes(compressor: str) -> int:
+    """What one of the replayer's pages compresses to [bytes], measured (`compressed.json`)."""
+    data = json.loads(COMPRESSED_FILE.read_text())
+    if compressor not in data["bytes"]:
+        raise PagelabError(f"--zswap: no compressed size measured for {compressor}")
+    return int(data["bytes"][compressor])

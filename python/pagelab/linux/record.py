@@ -93,6 +93,7 @@ def counters(text: str, memory_max: int, pages: int) -> dict[str, Any]:
         "replay_seconds": _int(replay, "replay_ns") / 1e9,
         **_frames(replay, memory_max, pages),
         "release": s.get("kernel", {}).get("release", ""),
+        "mem_total_kib": _int(s.get("kernel", {}), "mem_total_kib"),
     }
 
 

@@ -1,0 +1,91 @@
+"""pagelab's Linux models against the kernel itself (Linux 6.1 and 6.12, Debian's, measured).
+
+The reference is not a paper: it is the kernel, booted under QEMU by `pagelab linux run`, with
+five real programs' traces replayed in a memory-limited cgroup at four limits each, under the
+two-list LRU and MGLRU, plus zswap on and page-cluster 3 on one program; every cell five
+times, in shuffled order (`_linux_grid.py`; the runs are data in
+`targets/linux-validation-kernel.json`, remade by `python -m
+pagelab.reproductions._linux_grid`). The kernel is not deterministic, so each cell's reference
+is the median of its runs, with their range.
+
+pagelab's side is `pagelab linux predict` on the same trace and knobs: frames from memory.max by
+the overhead measured in the guest (`pagelab/linux/overhead.json`), then the model of that
+kernel's reclaim (`pagelab_trace::linux`). Rows are `predicted`: nothing in the models was set
+from these numbers. The summary gives, per kernel and list, the median |error| against the
+kernel's median and the share of cells inside the kernel's min-max range widened by 15 %.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from typing import Any
+
+from ..errors import PagelabError
+from ..reproduce import Context
+from . import _linux_grid as grid
+
+NAME = "linux-validation"
+PAPER = "Linux 6.1 and 6.12 (Debian), measured under QEMU"
+TITLE = (
+    "Major faults of real programs in a memory-limited cgroup: pagelab's models against the kernel"
+)
+
+TABLE = "major faults"
+#: The range band of the must-show: the kernel's own min-max range widened by 15 %.
+WIDEN = 0.15
+
+
+def reference() -> dict[str, Any]:
+    try:
+        return json.loads(grid.REFERENCE.read_text())
+    except FileNotFoundError:
+        raise PagelabError(
+            f"{grid.REFERENCE.name} is missing: measure the kernel first "
+            "(python -m pagelab.reproductions._linux_grid)"
+        ) from None
+
+
+def _predict(cell: dict[str, Any], memory_max: int) -> dict[str, Any]:
+    from .. import linux
+
+    c = grid.Cell(**cell)
+    return linux.predict(
+        c.trace, kernel=c.kernel, memory_max=memory_max, lru_gen=c.lru_gen,
+        page_cluster=c.page_cluster, zswap=c.zswap,
+    )  # fmt: skip
+
+
+def inside(value: float, lo: float, hi: float) -> bool:
+    """Within the kernel's [lo, hi] widened by WIDEN of the range's ends."""
+    return lo * (1 - WIDEN) <= value <= hi * (1 + WIDEN)
+
+
+def run(ctx: Context) -> None:
+    ref = reference()
+    chosen = ref["cells"] if ctx.full else _smoke(ref["cells"])
+    errors: dict[str, list[tuple[float, bool]]] = {}
+    for entry in chosen:
+        cell = grid.Cell(**entry["cell"])
+        pred = _predict(entry["cell"], entry["memory_max"])
+        kernel = entry["median"]["major_faults"]
+        lo, hi = entry["range"]["major_faults"]
+        label = f"{cell.program}, memory.max {entry['memory_max'] >> 10} KiB"
+        ctx.row(TABLE, label, cell.setting, pred["major_faults"], paper=kernel, unit="faults")
+        ctx.row("frames", label, cell.setting, pred["frames"], paper=entry["median"]["frames"],
+                unit="frames")  # fmt: skip
+        group = cell.setting.split(" zswap")[0].split(" page-cluster")[0]
+        if kernel > 0:
+            err = abs(pred["major_faults"] - kernel) / kernel
+            errors.setdefault(group, []).append((err, inside(pred["major_faults"], lo, hi)))
+    for group, errs in sorted(errors.items()):
+        ctx.row("summary", "median |error| against the kernel's median", group,
+                100 * statistics.median(e for e, _ in errs), unit="%", role="ours")  # fmt: skip
+        ctx.row("summary", "cells inside the kernel's range widened by 15 %", group,
+                100 * sum(ok for _, ok in errs) / len(errs), unit="%", role="ours")  # fmt: skip
+
+
+def _smoke(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One program, its four limits, both kernels and lists: the model's side in seconds."""
+    return [c for c in cells if c["cell"]["program"] == "bzip2" and not c["cell"].get("zswap")
+            and not c["cell"].get("page_cluster")]  # fmt: skip
