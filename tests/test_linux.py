@@ -39,7 +39,7 @@ def loop_trace(tmp_path_factory):
     ("kw", "message"),
     [
         ({"kernel": "5.4"}, "--kernel 5.4: expected one of 6.1, 6.12"),
-        ({"memory_max": "200K"}, "below what the replayer itself needs"),
+        ({"memory_max": "100K"}, "below what the replayer itself needs"),
         ({"memory_max": "100G"}, "above the 64 GiB"),
         ({"memory_max": "eight"}, "--memory-max 'eight': expected bytes"),
         ({"lru_gen": "maybe"}, "--lru-gen 'maybe': expected on or off"),

@@ -164,11 +164,10 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         " || fail sysctl",
         *_zswap_lines(cell.zswap),
         f"CG=/sys/fs/cgroup/replay{i}; mkdir $CG",
-        f"echo {cell.memory_max} > $CG/memory.max || fail memory.max {cell.memory_max}",
         "sync; echo 3 > /proc/sys/vm/drop_caches",
         f"grep -E '{VMSTAT}' /proc/vmstat > /tmp/vmstat0",
         "sh -c 'echo $$ > '$CG'/cgroup.procs; exec /replayer "
-        f"/{cell.name} {cell.pages} '$CG > /tmp/replay 2>&1",
+        f"/{cell.name} {cell.pages} '$CG' {cell.memory_max}' > /tmp/replay 2>&1",
         "echo exit_status $? >> /tmp/replay",
         f"echo '[cell {i}]'",
         "echo '[replay]'; cat /tmp/replay",

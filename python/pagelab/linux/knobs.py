@@ -8,10 +8,11 @@ from dataclasses import asdict, dataclass
 from ..errors import PagelabError
 from .kernels import check_series
 
-#: Below this memory.max the replayer cannot run at all: before its first touch the cgroup is
-#: charged about 250 KiB (its data, stack, page tables, kernel stack; measured in the guest as
-#: memory.current), and the trace's page tables and some frames come on top.
-MIN_MEMORY_MAX = 256 << 10
+#: Below this memory.max the replayer cannot run at all: what cannot be reclaimed (its page
+#: tables, kernel stack and slab) is about 100 KiB, and some frames must come on top. (It
+#: starts under no limit and sets memory.max itself before its first touch, so its start's
+#: 250 KiB, mostly never touched again, are reclaimed rather than in the way.)
+MIN_MEMORY_MAX = 128 << 10
 #: zswap's defaults per series (CONFIG_ZSWAP_COMPRESSOR_DEFAULT, CONFIG_ZSWAP_ZPOOL_DEFAULT of
 #: Debian's configs; mm/zswap.c's max_pool_percent default of 20).
 ZSWAP_DEFAULTS = {"6.1": "lzo:zbud:20", "6.12": "lzo:zsmalloc:20"}

@@ -1,6 +1,6 @@
 /* The guest's replayer: touches the pages of a trace in order inside one anonymous mapping.
  *
- * Usage: replayer TOUCHES PAGES CGROUP
+ * Usage: replayer TOUCHES PAGES CGROUP MEMORY_MAX
  *   TOUCHES  the touch list, mapped read-only from the initramfs (its pages belong to the root
  *            cgroup, so they are not charged to the one under test): a header
  *            "PLTOUCH1" u32 pages u32 reserved u64 touches, then one little-endian u32 per run
@@ -9,10 +9,14 @@
  *   CGROUP   the cgroup directory whose memory.current and memory.stat are read before the first
  *            touch and after the last, so that the host can measure what the replayer itself
  *            holds besides the trace's pages.
+ *   MEMORY_MAX  written to the cgroup's memory.max just before the first touch: the replayer
+ *            starts under no limit (its start charges about 250 KiB, most of it never touched
+ *            again), and the kernel reclaims down to the limit as the replay begins.
  * It prints "key value" lines: wall time of the replay in ns; the process's own major and minor
  * faults (getrusage) before and after the loop, so that faults of its start and of this report
  * are not counted; the cgroup's charge and anonymous memory before and after; and how many of
- * the mapping's pages are resident at the end (mincore), so that the host can tell the trace's
+ * the mapping's anonymous pages are resident at the end (/proc/self/smaps: the zero page, mapped
+ * by reads of pages never written, is not counted there), so that the host can tell the trace's
  * pages from everything else charged to the cgroup.
  */
 #define _GNU_SOURCE
@@ -51,15 +55,28 @@ static long long current(const char *cg) {
     return v;
 }
 
-static long long resident(unsigned char *base, size_t pages) {
-    static unsigned char vec[1 << 16];
-    long long n = 0;
-    for (size_t at = 0; at < pages; at += sizeof vec) {
-        size_t len = pages - at < sizeof vec ? pages - at : sizeof vec;
-        if (mincore(base + at * 4096, len * 4096, vec) != 0) return -1;
-        for (size_t i = 0; i < len; i++) n += vec[i] & 1;
+static long long resident_kib(unsigned char *base) {
+    char line[256], want[32];
+    snprintf(want, sizeof want, "%lx-", (unsigned long)base);
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    long long kib = -1;
+    int in = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strchr(line, '-') && strncmp(line, want, strlen(want)) == 0) in = 1;
+        else if (in && strncmp(line, "Anonymous:", 10) == 0) { kib = atoll(line + 10); break; }
     }
-    return n;
+    fclose(f);
+    return kib;
+}
+
+static int set_max(const char *cg, const char *bytes) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/memory.max", cg);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    int ok = fputs(bytes, f) >= 0;
+    return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
 static void report(const char *cg, const char *when) {
@@ -70,7 +87,7 @@ static void report(const char *cg, const char *when) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: replayer TOUCHES PAGES CGROUP\n"); return 2; }
+    if (argc != 5) { fprintf(stderr, "usage: replayer TOUCHES PAGES CGROUP MEMORY_MAX\n"); return 2; }
     int fd = open(argv[1], O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < 24) { perror(argv[1]); return 2; }
@@ -90,6 +107,7 @@ int main(int argc, char **argv) {
     madvise(base, pages * 4096, MADV_NOHUGEPAGE);
     report(argv[3], "before");
     fflush(stdout);
+    if (set_max(argv[3], argv[4]) != 0) { perror("memory.max"); return 2; }
     struct rusage r0, r1;
     struct timespec a, b;
     getrusage(RUSAGE_SELF, &r0);
@@ -103,7 +121,7 @@ int main(int argc, char **argv) {
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     getrusage(RUSAGE_SELF, &r1);
-    long long in_core = resident(base, pages);
+    long long in_core = resident_kib(base) / 4;
     printf("loop_majflt %ld\nloop_minflt %ld\n", r1.ru_majflt - r0.ru_majflt,
            r1.ru_minflt - r0.ru_minflt);
     printf("region_resident %lld\n", in_core);

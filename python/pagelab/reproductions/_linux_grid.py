@@ -9,10 +9,10 @@ A cell is (program, memory limit, kernel, list) with the knobs default otherwise
 vm.page-cluster 0, swappiness 60, zswap off), plus, on one program, zswap on and page-cluster 3.
 Each program's limits are fractions of its written footprint W (the pages it writes: a page
 only read maps the zero page and is never charged): memory.max = (overhead + page tables +
-f × W) pages for f in `FRACTIONS`, with the overhead the cgroup's charge before the replayer's
-first touch (64 pages on 6.1, measured before the grid ran: its own data and stack, page
-tables, kernel stack), so that no limit kills the replayer and every one leaves the trace at
-least f × W frames (more where the replayer's own pages are reclaimed).
+f × W) pages for f in `FRACTIONS`, with the overhead what the cgroup holds besides the trace's
+pages at the end of a replay (32 pages on 6.1, measured on a loop before the grid ran: the
+replayer's own pages still resident, page tables, kernel stack, slab), so that every limit
+leaves the trace about f × W frames.
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from pathlib import Path
 import numpy as np
 
 TRACES = Path(__file__).with_name("linux_traces")
-TOUCHES = 600_000
+TOUCHES = 200_000
 #: Fractions of the written footprint that each limit leaves as frames.
 FRACTIONS = (0.3, 0.5, 0.7, 0.85)
 KERNELS = ("6.1", "6.12")
-#: The charge before the first touch [pages] the limits were laid out with (6.1, measured).
-LAYOUT_OVERHEAD = 64
+#: What the cgroup holds besides the trace [pages] the limits were laid out with (6.1, measured).
+LAYOUT_OVERHEAD = 32
 #: The program the extra settings (zswap on, page-cluster 3) run on, at these fractions.
 EXTRA_PROGRAM = "python"
 EXTRA_FRACTIONS = (0.3, 0.7)
@@ -67,12 +67,11 @@ class Cell:
 
 def footprint(program: str) -> tuple[int, int]:
     """(distinct pages, written pages) of a program's trace."""
-    from ..linux.predict import touch_arrays
+    from ..linux.predict import touch_pairs
     from ..linux.touches import prepare
 
     t = prepare(TRACES / f"{program}.pltrace")
-    pages, writes = touch_arrays(t)
-    return t.pages, int(np.unique(pages[writes]).size)
+    return t.pages, len({p for p, w in touch_pairs(t) if w})
 
 
 def memory_max(program: str, fraction: float) -> int:
