@@ -60,7 +60,7 @@ def predict(
     writes: str = "auto",
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs."""
-    from . import predict as model
+    from . import prediction as model
 
     k = make_knobs(kernel, memory_max, lru_gen, swap=swap, page_cluster=page_cluster,
                    swappiness=swappiness, zswap=zswap)  # fmt: skip

@@ -45,6 +45,27 @@ PROGRAMS = {
 }
 
 
+#: Synthetic cases (every touch a write) at fixed frames, for the claims: a hot set of 100
+#: pages under one-time scans (does the list protect the hot set?), and a loop a little larger
+#: than memory (does the list keep part of it?).
+SYNTHETIC = {"hotscan": 256, "loop1200": 1000}
+
+
+def synthetic_touches(name: str) -> list[int]:
+    """The synthetic traces' pages in order (seeded: the same list on every machine)."""
+    import random
+
+    if name == "loop1200":
+        return [p for _ in range(10) for p in range(1200)]
+    rng = random.Random(39)
+    out, fresh = [], 100
+    for _scan in range(10):
+        for _ in range(2000):
+            out += [rng.randrange(100), fresh]
+            fresh += 1
+    return out
+
+
 @dataclass(frozen=True)
 class Cell:
     program: str
@@ -67,7 +88,7 @@ class Cell:
 
 def footprint(program: str) -> tuple[int, int]:
     """(distinct pages, written pages) of a program's trace."""
-    from ..linux.predict import touch_pairs
+    from ..linux.prediction import touch_pairs
     from ..linux.touches import prepare
 
     t = prepare(TRACES / f"{program}.pltrace")
@@ -75,6 +96,9 @@ def footprint(program: str) -> tuple[int, int]:
 
 
 def memory_max(program: str, fraction: float) -> int:
+    if program in SYNTHETIC:
+        pages = footprint(program)[0]
+        return (LAYOUT_OVERHEAD + math.ceil(pages / 512) + SYNTHETIC[program]) * 4096
     pages, written = footprint(program)
     frames = max(1, round(fraction * written))
     return (LAYOUT_OVERHEAD + math.ceil(pages / 512) + frames) * 4096
@@ -86,6 +110,10 @@ def cells() -> Iterator[Cell]:
             for k in KERNELS:
                 for lru in (False, True):
                     yield Cell(program, f, k, lru)
+    for program in SYNTHETIC:
+        for k in KERNELS:
+            for lru in (False, True):
+                yield Cell(program, 1.0, k, lru)
     for f in EXTRA_FRACTIONS:
         for k in KERNELS:
             for lru in (False, True):
@@ -110,6 +138,11 @@ def make_traces(captures: Path) -> None:
             kinds = np.where(raw >> 31, "W", "R")
             lines = [f"{p} {k}" for p, k in zip((raw & 0x7FFFFFFF).tolist(), kinds, strict=True)]
             text.write_text("\n".join(lines) + "\n")
+            traces.convert(text, TRACES / f"{name}.pltrace", from_="text", units="pages")
+    for name in SYNTHETIC:
+        with tempfile.TemporaryDirectory() as tmp:
+            text = Path(tmp) / "t.txt"
+            text.write_text("".join(f"{p} W\n" for p in synthetic_touches(name)))
             traces.convert(text, TRACES / f"{name}.pltrace", from_="text", units="pages")
 
 
@@ -198,7 +231,7 @@ def write_overhead(reference: dict) -> None:
     import statistics
 
     from .. import _atomic
-    from ..linux import predict
+    from ..linux import prediction as predict
 
     base: dict[str, list[float]] = {}
     for c in reference["cells"]:

@@ -90,7 +90,7 @@ def _model(pairs: list[tuple[int, bool]], frames: int, knobs: Knobs) -> dict[str
     if knobs.zswap is not None:
         compressor, zpool, percent = knobs.zswap.split(":")
         zswap = {
-            "total_ram_pages": overhead(knobs.kernel)["guest_ram_pages"],
+            "total_ram_pages": overhead(knobs.kernel)["guest_ram_pages"][knobs.kernel],
             "compressed_bytes": compressed_bytes(compressor),
             "max_pool_percent": int(percent),
             "zpool": zpool,
