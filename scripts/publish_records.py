@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Cheapest first, so that a cut run leaves the most records done.
 ORDER = (
     "belady-anomaly",
+    "linux-validation",
     "unix-balance",
     "unix-swap-interval",
     "unix-login-control",

@@ -3,7 +3,7 @@
 Two steps, both stated and neither fitted:
 1. **Frames.** memory.max holds the trace's pages and everything else the cgroup is charged for:
    the replayer's own pages, kernel stack and slab, memcg's per-CPU charge stock (a constant per
-   kernel, `overhead.json`, measured in the guest by `pagelab linux overhead`), and the page
+   kernel, `overhead.json`, measured in the guest over the validation grid's runs), and the page
    tables of the trace's mapping, one page per 512 pages (x86-64: a page-table page maps
    2 MiB). What is left, in pages, is the frames the model gets.
 2. **The model** of the kernel's reclaim (the two-list LRU or MGLRU of that kernel version,

@@ -210,20 +210,6 @@ def write_reference(repeats: int = 5, **kw) -> Path:
     return REFERENCE
 
 
-if __name__ == "__main__":
-    import sys
-
-    from .. import progress
-
-    args = sys.argv[1:]
-    only = tuple(a for a in args if a in KERNELS) or KERNELS
-    with progress.bar("kernel runs") as update:
-        if "--measure-only" in args:
-            measure(5, kernels=only, progress=lambda d, t: update(d, t))
-        else:
-            print(write_reference(5, progress=lambda d, t: update(d, t)))
-
-
 def write_overhead(reference: dict) -> None:
     """overhead.json from the reference's runs: per series, the median over every run of the
     charge besides the trace's pages less their page tables, and the guest's RAM."""
@@ -244,3 +230,17 @@ def write_overhead(reference: dict) -> None:
     data["base_pages"] = {k: round(statistics.median(v)) for k, v in sorted(base.items())}
     data["runs"] = {k: len(v) for k, v in sorted(base.items())}
     _atomic.write_text(predict.OVERHEAD_FILE, json.dumps(data, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    import sys
+
+    from .. import progress
+
+    args = sys.argv[1:]
+    only = tuple(a for a in args if a in KERNELS) or KERNELS
+    with progress.bar("kernel runs") as update:
+        if "--measure-only" in args:
+            measure(5, kernels=only, progress=lambda d, t: update(d, t))
+        else:
+            print(write_reference(5, progress=lambda d, t: update(d, t)))

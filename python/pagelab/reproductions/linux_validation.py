@@ -108,6 +108,9 @@ def _claims(ctx: Context, chosen: list[dict[str, Any]]) -> None:
             f"{program}-mglru-{kernel}",
             f"Linux {kernel}: MGLRU against the two lists on the {what[program]}, as the kernel",
             effects=[p_mg / p_two - 1], kind="relative", paper_effect=k_eff, exact=True,
+            quote=f"Measured on Linux {kernel} ({mg['release']}), {mg['memory_max'] >> 10} KiB, "
+            f"median of the runs: {mg['median']['major_faults']:g} major faults under MGLRU, "
+            f"{two['median']['major_faults']:g} under the two lists.",
             evidence=f"kernel (median of runs): {mg['median']['major_faults']:g} against "
             f"{two['median']['major_faults']:g}; pagelab: {p_mg:g} against {p_two:g}",
         )  # fmt: skip
