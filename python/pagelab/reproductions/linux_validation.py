@@ -79,6 +79,7 @@ def run(ctx: Context) -> None:
             err = abs(pred["major_faults"] - kernel) / kernel
             errors.setdefault(group, []).append((err, inside(pred["major_faults"], lo, hi)))
     _claims(ctx, chosen)
+    _figure(ctx, chosen)
     for group, errs in sorted(errors.items()):
         ctx.row("summary", "median |error| against the kernel's median", group,
                 100 * statistics.median(e for e, _ in errs), unit="%", role="ours")  # fmt: skip
@@ -114,6 +115,36 @@ def _claims(ctx: Context, chosen: list[dict[str, Any]]) -> None:
             evidence=f"kernel (median of runs): {mg['median']['major_faults']:g} against "
             f"{two['median']['major_faults']:g}; pagelab: {p_mg:g} against {p_two:g}",
         )  # fmt: skip
+
+
+def _figure(ctx: Context, chosen: list[dict[str, Any]]) -> None:
+    """pagelab against the kernel, one point a cell, the kernel's min-max range as its bar."""
+    if ctx.out is None:
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 5))
+    series: dict[str, list[tuple[float, float, float, float]]] = {}
+    for e in chosen:
+        k = e["median"]["major_faults"]
+        lo, hi = e["range"]["major_faults"]
+        p = ctx.value(TABLE, _label(e), grid.Cell(**e["cell"]).setting)
+        series.setdefault(grid.Cell(**e["cell"]).setting, []).append((k, p, k - lo, hi - k))
+    for name, pts in sorted(series.items()):
+        xs, ys, lo, hi = zip(*[(max(a, 0.5), max(b, 0.5), c, d) for a, b, c, d in pts], strict=True)
+        ax.errorbar(xs, ys, xerr=[lo, hi], fmt="o", ms=4, capsize=2, label=name)
+    top = max(max(v[0], v[1]) for pts in series.values() for v in pts) * 2
+    ax.plot([0.5, top], [0.5, top], color="grey", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("Linux: major faults (median of runs; bar: min-max)")
+    ax.set_ylabel("pagelab linux predict: major faults")
+    ax.legend(fontsize=7)
+    ctx.figure("kernel-vs-model", fig)
+    plt.close(fig)
 
 
 def _label(entry: dict[str, Any]) -> str:
