@@ -160,7 +160,16 @@ impl Twin {
             return pop.iter().map(|p| p * s).collect();
         }
         let apages = f64::from(self.d.frames) - f64::from(self.d.shared_pages);
-        let want: f64 = (0..pop.len()).map(|c| pop[c] * self.projection(c)).sum();
+        // VM/370 projects from the resident set at page reads, which cannot exceed a user's
+        // share of storage: a crowded set's projections shrink to that share.
+        let share = if self.d.desirable_rate.is_none() {
+            self.d.overcommit * apages / total
+        } else {
+            f64::INFINITY
+        };
+        let want: f64 = (0..pop.len())
+            .map(|c| pop[c] * self.projection(c).min(share))
+            .sum();
         let s = (self.d.overcommit * apages / want.max(1e-9)).clamp(floor, 1.0);
         pop.iter().map(|p| p * s).collect()
     }
@@ -195,7 +204,16 @@ impl Twin {
         queue: f64,
     ) -> (Vec<Vec<f64>>, Vec<f64>, Vec<f64>) {
         let n: f64 = a.iter().sum();
-        let proj: Vec<f64> = (0..a.len()).map(|c| self.projection(c)).collect();
+        // Under VM/370 a stay asking more than an equal share of the free frames gets that
+        // share (the global scan takes the rest from it): the others keep their working sets.
+        // CP-67's projections already are the storage each stay is to get.
+        let equal = match self.d.desirable_rate {
+            None => self.pageable(n) / n.max(1.0),
+            Some(_) => f64::INFINITY,
+        };
+        let proj: Vec<f64> = (0..a.len())
+            .map(|c| self.projection(c).min(equal))
+            .collect();
         let want: f64 = a.iter().zip(&proj).map(|(x, p)| x * p).sum();
         let free = self.pageable(n);
         // The frames the admitted sets leave hold the pages of users out of the set (thinking
