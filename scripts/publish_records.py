@@ -31,6 +31,7 @@ ORDER = (
     "young-pagemon",
     "m44-single",
     "psi-roundrobin",
+    "thrashing-knee",
     "psi-table4",
     "psi-table3",
     "psi-table2",

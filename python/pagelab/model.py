@@ -165,6 +165,23 @@ def compare_sim(
     return frame
 
 
+def compare_frame(users: Sequence[int], runs: Sequence[Any]) -> Any:
+    """A reproduction's runs (one `Runs` per count) as `compare_sim`'s frame."""
+    import statistics
+
+    import pandas as pd
+
+    rows = []
+    for u, r in zip(users, runs, strict=True):
+        row: dict[str, float] = {"users": u}
+        for m, s in SIM_COLUMNS.items():
+            vals = [v * (0.01 if s.endswith("_pct") else 1.0) for v in r.metric(s)]
+            row[m] = sum(vals) / len(vals)
+            row[f"{m}_sd"] = statistics.stdev(vals) if len(vals) > 1 else 0.0
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def figure(
     model_frame: Any,
     target: str | os.PathLike[str],
@@ -203,6 +220,7 @@ def figure(
         ax_x.axvline(knee(sim), linestyle=":", color="C1", label=f"simulator knee {knee(sim):g}")
     ax_x.set_ylabel("throughput [1/s]")
     ax_r.set_ylabel("response [s]")
+    ax_r.set_yscale("log")  # past a knee the response grows by orders of magnitude
     for ax in (ax_x, ax_r):
         ax.set_xlabel("users")
         ax.legend()
