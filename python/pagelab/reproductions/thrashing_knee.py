@@ -22,20 +22,19 @@ NAME = "thrashing-knee"
 PAPER = "Denning 1968; Courtois 1977"
 TITLE = "The analytic twin's thrashing knee beside the simulator's (VM/370 at 500 frames, CP-67)"
 
-#: (label, preset, overrides, model counts, simulated counts at full scale, at smoke scale).
+#: (label, preset, overrides, model counts and simulated counts at full scale, at smoke scale).
 SYSTEMS = [
     (
         "vm370-500",
         "vm370",
         ["memory.frames=500"],
-        "10:320:10",
-        [40, 80, 120, 160, 200, 240, 320],
-        [80, 160, 240],
+        ("10:320:10", [40, 80, 120, 160, 200, 240, 320]),
+        ("20:240:20", [80, 160]),
     ),
-    ("cp67", "cp67", [], "2:80:2", [10, 20, 30, 40, 60, 80], [20, 40, 80]),
+    ("cp67", "cp67", [], ("2:80:2", [10, 20, 30, 40, 60, 80]), ("4:80:4", [20, 80])),
 ]
 #: Simulated time at each scale [s] (warm-up, duration).
-DURATION = {"full": (120, 900), "smoke": (60, 240)}
+DURATION = {"full": (120, 900), "smoke": (60, 180)}
 
 
 def _knees(users: list[int], x: list[float]) -> tuple[float, float]:
@@ -47,8 +46,8 @@ def _knees(users: list[int], x: list[float]) -> tuple[float, float]:
 
 def run(ctx: Context) -> None:
     warm, dur = DURATION["full" if ctx.full else "smoke"]
-    for label, preset, sets, counts, full_users, smoke_users in SYSTEMS:
-        users = full_users if ctx.full else smoke_users
+    for label, preset, sets, full, smoke in SYSTEMS:
+        counts, users = full if ctx.full else smoke
         frame = twin.model(preset, overrides=sets, users=counts, seed=ctx.seed)
         timing = [f"run.warmup_s={warm}", f"run.duration_s={dur}"]
         runs = ctx.simulate([(preset, [*sets, *timing, f"workload.users={u}"]) for u in users])
