@@ -91,7 +91,8 @@ def _equation_rows(ctx: Context, design: dict, fits: list[dict], pooled: dict) -
 def _r2_rows(ctx: Context, table: str, r2: list[float], paper: float) -> None:
     """An r² beside the paper's (shown) and the share it leaves unexplained (scored)."""
     ctx.row(table, "r²", "value", r2, paper=paper, role="ours", why="scored as 1 - r²")
-    ctx.row(table, "1 - r² (unexplained share)", "value", [1 - x for x in r2], paper=1 - paper)
+    unexplained = [1 - x for x in r2]
+    ctx.row(table, "1 - r² (unexplained share)", "value", unexplained, paper=round(1 - paper, 4))
 
 
 def _validation_rows(ctx: Context, points: list, held: list[bool], runs: list, fits: list):
