@@ -107,12 +107,12 @@ fn scan_resistance_known_answers() {
     // scans, then interleaved. The two lists keep the activated hot set once the inactive list
     // is not low (256 frames and up); generations lose it to a scan longer than memory.
     let want = [
-        [2300, 3080, 2210, 3248],
+        [2300, 3833, 2210, 3311],
         [613, 2900, 810, 2900],
         [1631, 2900, 1580, 2900],
-        [14195, 14629, 13987, 15272],
-        [9429, 10653, 9574, 11052],
-        [514, 5551, 1681, 6085],
+        [14195, 16028, 13987, 15767],
+        [9429, 11751, 9574, 11839],
+        [514, 7798, 1681, 7695],
     ];
     assert_eq!(got, want.concat());
 }

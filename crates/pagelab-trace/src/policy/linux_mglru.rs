@@ -66,6 +66,8 @@ pub struct Mglru {
     /// Pages of the mapping: the look-around's window stays inside it.
     vma_pages: u32,
     resident: u32,
+    /// The mm's bit for this memcg (`mm->lru_gen.bitmap`): set when the task is switched in.
+    walk_armed: bool,
     /// Agings so far.
     pub n_agings: u64,
 }
@@ -99,6 +101,7 @@ impl Mglru {
             ctrl: Ctrl::default(),
             vma_pages,
             resident: 0,
+            walk_armed: true,
             n_agings: 0,
         }
     }
@@ -194,6 +197,14 @@ impl Mglru {
         }
         self.push_head(page, self.max_seq);
         self.resident += 1;
+    }
+
+    /// `folio_update_gen` and `folio_inc_gen` clear `LRU_REFS_MASK` and `LRU_REFS_FLAGS`.
+    fn clear_refs(&mut self, x: u32) {
+        let i = x as usize;
+        self.refs[i] = 0;
+        self.referenced[i] = false;
+        self.workingset[i] = false;
     }
 
     /// `folio_lru_refs`: the access count plus `PG_workingset`.
@@ -315,11 +326,18 @@ impl Mglru {
 
     /// `try_to_inc_max_seq` with the page-table walk: every young PTE of the mapping is
     /// cleared and its page moved to max_seq (met oldest generation first, tail first, as
-    /// `sort_folio` later files them); then `inc_max_seq` clears the PID history of
+    /// `sort_folio` later files them), `folio_update_gen` clearing its access count,
+    /// `PG_referenced` and `PG_workingset`; then `inc_max_seq` clears the PID history of
     /// max_seq + 1 (`reset_ctrl_pos`) and adds an empty youngest generation.
     fn age(&mut self) {
         let mut walk = Vec::new();
+        // should_skip_mm: the mm is walked only if its task was switched in since the last
+        // walk (`lru_gen_use_mm` sets the bit at a context switch, the walk clears it).
+        let armed = std::mem::take(&mut self.walk_armed);
         for s in self.min_seq..=self.max_seq {
+            if !armed {
+                break;
+            }
             let mut x = self.gens[(s % MAX_NR_GENS) as usize].tail;
             while x != NIL {
                 if self.young[x as usize] {
@@ -330,6 +348,7 @@ impl Mglru {
         }
         for x in walk {
             self.young[x as usize] = false;
+            self.clear_refs(x);
             self.unlink(x);
             self.push_head(x, self.max_seq);
         }
@@ -484,8 +503,9 @@ impl Mglru {
 
     /// `lru_gen_look_around`: the 64 PTEs around `x` inside its page table and the mapping
     /// (centred on it, or pushed against the table's edge). Each young PTE is cleared; its
-    /// page, if on a list in another generation, moves to max_seq (`folio_update_gen`, or
-    /// `folio_activate` for a few); if isolated, it gets `PG_referenced`.
+    /// page, if on a list in another generation, moves to max_seq (`folio_update_gen`, which
+    /// clears its count and flags; 6.12 calls it for every young page, 6.1 only for those in
+    /// another generation); if isolated, it gets `PG_referenced`.
     fn look_around(&mut self, x: u32, isolated: &[u32]) {
         let base = x & !(PTRS_PER_PTE - 1);
         let mut start = base;
@@ -508,8 +528,11 @@ impl Mglru {
             }
             if self.seq[j] != NO_GEN {
                 if self.seq[j] != self.max_seq {
+                    self.clear_refs(y);
                     self.unlink(y);
                     self.push_head(y, self.max_seq);
+                } else if self.kernel == Kernel::V6_12 {
+                    self.clear_refs(y);
                 }
             } else if y == x || isolated.contains(&y) {
                 self.referenced[j] = true;

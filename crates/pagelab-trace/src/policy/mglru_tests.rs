@@ -146,3 +146,27 @@ fn a_named_kernel_evicts_a_batch_of_64() {
     assert_eq!(victims, (0..64).collect::<Vec<_>>(), "oldest first");
     assert_eq!(p.resident(), 37);
 }
+
+/// `folio_update_gen` clears the access count and flags, and the page-table walk runs only
+/// while the mm's bit is set (`should_skip_mm`): the first aging walks and promotes the young
+/// pages, the second finds the bit cleared and only adds a generation.
+#[test]
+fn the_walk_runs_once_per_switch_in() {
+    use super::kernel::{Kernel, Workingset};
+    use super::linux_mglru::Mglru as Gens;
+    let mut g = Gens::new(Kernel::V6_12, 8);
+    let mut ws = Workingset::default();
+    for x in 0..4 {
+        g.add(x, &mut ws);
+    }
+    let mut out = Vec::new();
+    g.reclaim(32, &mut out, &mut ws);
+    // Priority 2 (4 >> 2 = 1) retires the empty generations 0 and 1, leaving two; priority 1
+    // ages with the walk (all four young: promoted, bits cleared) and ends the pass; priority
+    // 0 finds the oldest of three generations empty and ages again, without a walk.
+    assert_eq!((g.n_agings, out.len()), (2, 0));
+    // The charge retries the reclaim: at priority 1 the four, no longer young, go at once;
+    // their generation emptied, two remain, so priority 0 ages once more.
+    g.reclaim(32, &mut out, &mut ws);
+    assert_eq!((g.n_agings, out), (3, vec![0, 1, 2, 3]));
+}
