@@ -4,6 +4,12 @@ A run that fails half-way leaves the previous file (or nothing), never half a fi
 gets the mode an ordinary `open()` would give it (0666 less the umask, so 0644 under 022):
 `mkstemp` makes its temporary files 0600, which would hide results from the other readers of
 a shared folder.
+
+An output never destroys what it should not (:func:`check_output`): pagelab writes only
+regular files, so a device, a FIFO, a socket or a directory named as an output is refused
+before any work; a symlink is followed (the file it names is replaced, the link stays); and
+an output that is the same file as one of the command's inputs (same device and inode, however
+the path is spelt) is refused, so `trace convert x.txt x.txt` cannot eat its input.
 """
 
 from __future__ import annotations
@@ -11,23 +17,88 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .errors import PagelabError
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _kind(mode: int) -> str | None:
+    """What a node other than a regular file is, in words; None for a regular file."""
+    return next((what for test, what in _KINDS if test(mode)), None)
+
+
+def check_output(
+    target: str | os.PathLike[str],
+    *,
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+    option: str = "",
+) -> Path:
+    """The path to write `target` to: the target itself, or the file its symlink names.
+
+    Refuses (PagelabError naming `option` and the path as the user gave it) a target that
+    exists and is not a regular file, and a target that is the same file as any of `inputs`.
+    Call it before the work, so that a refused output costs nothing.
+    """
+    name = f"{option} {os.fspath(target)}".strip()
+    real = Path(os.path.realpath(target))
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        return real
+    except OSError as e:
+        raise PagelabError(f"{name}: cannot write it ({e.strerror})") from None
+    what = _kind(st.st_mode)
+    if what is not None:
+        raise PagelabError(f"{name}: is {what}; pagelab writes only regular files")
+    for source in inputs:
+        if source is None:
+            continue
+        try:
+            s = os.stat(source)
+        except OSError:
+            continue
+        if (s.st_dev, s.st_ino) == (st.st_dev, st.st_ino):
+            raise PagelabError(
+                f"{name}: is the same file as the input {os.fspath(source)}; "
+                "writing it would destroy the input: give another output"
+            )
+    return real
+
 
 @contextlib.contextmanager
-def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yields a temporary path in the target's directory; renames it onto `target` on success."""
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+def atomic_path(
+    target: str | os.PathLike[str], *, inputs: Iterable[str | os.PathLike[str] | None] = ()
+) -> Iterator[Path]:
+    """Yields a temporary path in the target's directory; renames it onto `target` on success.
+
+    The target is checked first (:func:`check_output`); an error of the file system names the
+    target as given, not the temporary file."""
+    real = check_output(target, inputs=inputs)
+    try:
+        real.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+    except OSError as e:
+        raise PagelabError(f"{os.fspath(target)}: cannot write it ({e.strerror})") from None
     os.close(fd)
     try:
         os.chmod(tmp, 0o666 & ~_umask())
         yield Path(tmp)
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, real)
+        except OSError as e:
+            raise PagelabError(f"{os.fspath(target)}: cannot write it ({e.strerror})") from None
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -48,9 +119,14 @@ def _umask() -> int:
     return mask
 
 
-def write_text(target: str | os.PathLike[str], text: str) -> None:
+def write_text(
+    target: str | os.PathLike[str],
+    text: str,
+    *,
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+) -> None:
     """Writes `text` to `target` atomically."""
-    with atomic_path(target) as tmp:
+    with atomic_path(target, inputs=inputs) as tmp:
         tmp.write_text(text)
 
 
@@ -59,13 +135,19 @@ def write_json(target: str | os.PathLike[str], value: Any) -> None:
     write_text(target, json.dumps(value, indent=2, sort_keys=False) + "\n")
 
 
-def write_table(target: str | os.PathLike[str], rows: list[dict[str, Any]], fmt: str) -> None:
+def write_table(
+    target: str | os.PathLike[str],
+    rows: list[dict[str, Any]],
+    fmt: str,
+    *,
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+) -> None:
     """Writes rows of a table as csv, json or parquet, atomically."""
     if fmt == "json":
-        write_json(target, rows)
+        write_text(target, json.dumps(rows, indent=2) + "\n", inputs=inputs)
         return
     if fmt == "csv":
-        write_text(target, csv_text(rows))
+        write_text(target, csv_text(rows), inputs=inputs)
         return
     if fmt != "parquet":
         raise ValueError(f"unknown table format {fmt!r}: expected csv, json or parquet")
@@ -76,7 +158,7 @@ def write_table(target: str | os.PathLike[str], rows: list[dict[str, Any]], fmt:
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pylist(rows)
-    with atomic_path(target) as tmp:
+    with atomic_path(target, inputs=inputs) as tmp:
         pq.write_table(table, tmp)
 
 
@@ -102,7 +184,12 @@ def csv_text(rows: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def save_figure(fig: Any, target: str | os.PathLike[str]) -> None:
+def save_figure(
+    fig: Any,
+    target: str | os.PathLike[str],
+    *,
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+) -> None:
     """Saves a matplotlib figure as PNG atomically."""
-    with atomic_path(target) as tmp:
+    with atomic_path(target, inputs=inputs) as tmp:
         fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight")

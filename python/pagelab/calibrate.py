@@ -34,6 +34,7 @@ table records the keys, their ranges, and the target numbers they were fitted to
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import math
 import tomllib
 from collections.abc import Callable, Sequence
@@ -41,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import _atomic, tomlout
+from . import _atomic, tomlout, validate
 from .errors import PagelabError
 
 SAMPLERS = ("cmaes", "tpe")
@@ -156,10 +157,10 @@ class Trial:
 def load_target(path: str | Path) -> Target:
     """Reads a target file; a one-line error names the file and the key at fault."""
     path = Path(path)
+    if not path.exists():
+        raise PagelabError(f"--target {path}: no such file")
     try:
-        doc = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise PagelabError(f"--target {path}: no such file") from None
+        doc = tomllib.loads(validate.read_toml_text(path, "target"))
     except tomllib.TOMLDecodeError as e:
         raise PagelabError(f"{path}: not TOML ({e})") from None
     head = doc.get("target", {})
@@ -172,6 +173,11 @@ def load_target(path: str | Path) -> Target:
         metric, value = p.get("metric"), p.get("value")
         if not isinstance(metric, str) or not _number(value) or value == 0:
             raise PagelabError(f"{where}: expected metric = NAME and value = a nonzero number")
+        if abs(value) > MAX_TARGET:
+            raise PagelabError(
+                f"{where}: value {value:g}: expected a paper's number, at most "
+                f"{MAX_TARGET:g} in size"
+            )
         weight = p.get("weight", 1.0)
         if not _number(weight) or weight <= 0:
             raise PagelabError(f"{where}: weight: expected a positive number")
@@ -336,23 +342,26 @@ def calibrate(
     from .sweep.grid import check_keys
     from .sweep.spec import lookup, resolve
 
-    if budget < 1:
-        raise PagelabError(f"--budget {budget}: expected at least 1 trial")
+    budget = validate.integer(budget, "--budget", lo=1, hi=MAX_BUDGET)
     if sampler not in SAMPLERS:
         raise PagelabError(f"--sampler {sampler!r}: expected one of {', '.join(SAMPLERS)}")
     if not vary:
         raise PagelabError("--vary: expected at least one key=lo:hi")
+    twice = next((v.name for i, v in enumerate(vary) if v.name in [w.name for w in vary[:i]]), None)
+    if twice is not None:
+        raise PagelabError(f"--vary {twice}: given twice; vary each key once")
     point, tree = resolve(preset, set)
-    check_keys({v.key: None for v in vary}, tree, point.name)
+    check_keys({v.key: None for v in vary}, tree, point.name, "--vary")
     _check_groups(target, vary)
     order = [parse_require(r, vary) for r in require]
     vary = [replace(v, integer=_is_int(lookup(tree, v.key))) for v in vary]
     ties = [parse_tie(t, vary) for t in tie]
-    check_keys({t.key: None for t in ties}, tree, point.name)
+    check_keys({t.key: None for t in ties}, tree, point.name, "--tie")
     keys = _keys(vary, ties)
     for p in target.points:
         resolve(preset, [*set, *p.overrides])  # a bad setting fails before any run
     _check_ends(preset, set, target, vary, ties)
+    _check_metrics(preset, set, target)
     seed_values = seed_list(seeds)
     study = _study(sampler, vary)
     kept = Store(store) if store is not None else None
@@ -452,6 +461,48 @@ def _spec_path(preset: str) -> Path:
     from . import system
 
     return system.resolve_spec_path(preset)
+
+
+#: Most trials one calibration may ask for: each runs the target's points, seconds each, so
+#: 100,000 trials are already weeks; a budget of 10^20 is a typing slip.
+MAX_BUDGET = 100_000
+#: Units whose quantities are never below zero: a negative target value in one of them cannot
+#: be met by any fit.
+NONNEGATIVE_UNITS = {"s", "ms", "us", "µs", "ns", "%", "count", "pages", "frames", "users"}
+#: Largest target value taken [in the metric's unit]: beyond this a number is a slip.
+MAX_TARGET = 1e12
+
+
+def _check_metrics(preset: str, set_: Sequence[str], target: Target) -> None:
+    """Every metric the target names must be one the preset's runs report, and each value
+    must be one that metric can take: checked on one simulated second of the first target
+    point, before any trial (a batch system with no run.duration_s is checked after its first
+    trial)."""
+    from . import system
+    from .sweep.spec import lookup, resolve
+
+    _, tree = resolve(preset, [*set_, *target.points[0].overrides])
+    try:
+        lookup(tree, "run.duration_s")
+    except KeyError:
+        return
+    short = [*set_, *target.points[0].overrides, "run.duration_s=1.0", "run.warmup_s=0.0"]
+    from . import progress
+
+    with progress.quiet():
+        try:
+            metrics = system.run(preset, overrides=short).get("metrics", {})
+        except PagelabError:
+            return  # the trials say what is wrong with the setting
+    for i, p in enumerate(target.points):
+        where = f"{target.path}: point {i + 1}"
+        if p.metric not in metrics:
+            near = difflib.get_close_matches(p.metric, list(metrics), n=3)
+            hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+            raise PagelabError(f"{where}: metric {p.metric!r}: the runs report no such{hint}")
+        unit = str(metrics[p.metric].get("unit", ""))
+        if p.value < 0 and unit in NONNEGATIVE_UNITS:
+            raise PagelabError(f"{where}: value {p.value:g} {unit}: {p.metric} is never below 0")
 
 
 def _check_groups(target: Target, vary: Sequence[Vary]) -> None:
@@ -576,6 +627,22 @@ def check_near(ratio: float, error: float) -> None:
         raise PagelabError(f"--near-error {error}: expected a relative error of 0 or more")
 
 
+def inputs_of(preset: str, target: str | Path) -> list[Path]:
+    """The files a calibration reads and must never write over: the target, the preset it
+    starts from and the presets that one extends."""
+    from .sweep.spec import extends_chain
+
+    return [Path(target), *extends_chain(_spec_path(preset))]
+
+
+def check_outputs(preset: str, target: str | Path, out: str | Path) -> None:
+    """Refuses, before the search, an `--out` (or the trial table beside it) that is the
+    target, the starting preset or one of its parents, or not a regular file."""
+    inputs = inputs_of(preset, target)
+    _atomic.check_output(out, inputs=inputs, option="--out")
+    _atomic.check_output(trials_path(out), inputs=inputs, option="--out's trial table")
+
+
 def write_fitted(
     cal: Calibration,
     out: str | Path,
@@ -666,7 +733,7 @@ def write_fitted(
     text = tomlout.dumps(tree, {v.key: note for v in shared})
     header = f"# {point.name} calibrated to {cal.target.name}: {note}\n"
     out = Path(out)
-    _atomic.write_text(out, header + text)
+    _atomic.write_text(out, header + text, inputs=inputs_of(cal.preset, cal.target.path))
     return out
 
 
@@ -691,7 +758,7 @@ def write_trials(cal: Calibration, out: str | Path) -> Path:
         row.update({c: (None if math.isnan(m) else m) for c, m in zip(cols, got, strict=True)})
         rows.append(row)
     out = Path(out)
-    _atomic.write_table(out, rows, "parquet")
+    _atomic.write_table(out, rows, "parquet", inputs=inputs_of(cal.preset, cal.target.path))
     return out
 
 

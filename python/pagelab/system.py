@@ -21,6 +21,7 @@ in the copy packaged inside the wheel otherwise (:func:`presets_dir`).
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
@@ -102,11 +103,16 @@ def resolve_spec_path(spec: str | os.PathLike[str]) -> Path:
     """
     path = Path(spec)
     if path.exists():
-        return path
+        return validate.spec_file(path, "spec")
     candidate = presets_dir() / f"{spec}.toml"
     if "/" not in str(spec) and candidate.is_file():
         return candidate
-    raise PagelabError(f"{spec}: no such file, and no preset of that name")
+    names = [p.stem for p in sorted(presets_dir().glob("*.toml"))]
+    near = difflib.get_close_matches(str(spec), names, n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(near)}? " if near else ""
+    raise PagelabError(
+        f"{spec}: no such file, and no preset of that name ({hint}presets: {', '.join(names)})"
+    )
 
 
 class Metric(float):
@@ -249,7 +255,9 @@ def run(
     if max_memory is not None:
         os.environ["PAGELAB_MAX_MEMORY"] = validate.byte_size(max_memory, "--max-memory")
     seed = validate.integer(seed, "seed")
-    pairs = [_pair(o) for o in overrides] + _set_pairs(set)
+    pairs = _set_pairs(overrides) + _set_pairs(set)
+    if out is not None:
+        check_out_dir(out)  # before the run, not after it
     from . import progress  # rich, imported only when a run starts (`import pagelab` stays light)
 
     with progress.bar(f"simulating {label}", total=1.0) as update:
@@ -268,11 +276,25 @@ def check(spec: Spec, *, set: Overrides | None = None, overrides: Iterable[str] 
     their types and ranges) without running; returns the system's kind (``vm``, ``unix`` or
     ``m44``) or raises :class:`PagelabError` naming the file and key."""
     text, origin, _ = _spec_text(spec)
-    pairs = [_pair(o) for o in overrides] + _set_pairs(set)
+    pairs = _set_pairs(overrides) + _set_pairs(set)
     try:
         return _core.check_system(text, origin, pairs)
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
+
+
+def checker(spec: str | os.PathLike[str]) -> Any:
+    """A function of overrides making :func:`check`'s checks of the file `spec` with them, the
+    file read once (a sweep checks each of its points so, before any run)."""
+    text, origin, _ = _spec_text(spec)
+
+    def check_with(overrides: Iterable[str]) -> str:
+        try:
+            return _core.check_system(text, origin, [_pair(o) for o in overrides])
+        except (ValueError, OverflowError) as e:
+            raise PagelabError(str(e)) from None
+
+    return check_with
 
 
 def _spec_text(spec: Spec) -> tuple[str, str, str]:
@@ -288,15 +310,13 @@ def _spec_text(spec: Spec) -> tuple[str, str, str]:
             f"not {type(spec).__name__}"
         )
     path = resolve_spec_path(spec)
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise PagelabError(f"{path}: cannot read it ({e})") from None
-    return text, str(path), path.name
+    return validate.read_toml_text(path, "spec"), str(path), path.name
 
 
 def _pair(o: str) -> tuple[str, str]:
-    key, sep, value = str(o).partition("=")
+    if not isinstance(o, str):
+        raise PagelabError(f'--set {o!r}: expected a "key.path=value" string')
+    key, sep, value = o.partition("=")
     if not sep or not key.strip():
         raise PagelabError(f"--set {o!r}: expected key.path=value")
     return key.strip(), value.strip()
@@ -309,7 +329,28 @@ def _set_pairs(set_: Overrides | None) -> list[tuple[str, str]]:
         return [_pair(set_)]
     if isinstance(set_, Mapping):
         return [(str(k), toml_value(v, str(k))) for k, v in set_.items()]
+    if isinstance(set_, bytes) or not isinstance(set_, Iterable):
+        raise PagelabError(
+            f'set {set_!r}: expected a dict {{"key.path": value}} or "key.path=value" strings'
+        )
     return [_pair(o) for o in set_]
+
+
+def check_out_dir(out: Any) -> Path:
+    """`out` as a folder a run can write into, made now if it is new (an empty folder is all
+    a failed run leaves); a PagelabError otherwise, before any work."""
+    if not isinstance(out, str | os.PathLike):
+        raise PagelabError(f"out {out!r}: expected a folder path, not {type(out).__name__}")
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise PagelabError(f"--out {os.fspath(out)}: exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise PagelabError(f"--out {os.fspath(out)}: cannot make it ({e.strerror})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise PagelabError(f"--out {os.fspath(out)}: not a folder this user can write")
+    return path
 
 
 def to_toml(spec: Mapping[str, Any]) -> str:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import stat
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from . import _core, progress, validate
+from . import _atomic, _core, progress, validate
 from .errors import PagelabError
 
 #: Input formats `convert` understands (guessed from the content when not given).
@@ -42,13 +44,14 @@ def capture(
 ) -> dict[str, Any]:
     """Runs `program args` under valgrind's lackey and streams its references into `output`."""
     page_size = validate.integer(page_size, "page_size", lo=1)
+    real = _atomic.check_output(output, option="--output")
     with progress.bar(f"capturing {os.path.basename(program)}") as update:
         return _call(
             _core.trace_capture,
             program,
             list(args),
             page_size,
-            os.fspath(output),
+            os.fspath(real),
             lambda refs: update(refs, None),
         )
 
@@ -80,11 +83,13 @@ def convert(
         (validate.integer(lo, "range start"), validate.integer(hi, "range end"))
         for lo, hi in ranges
     ]
+    real = _atomic.check_output(output, inputs=[source], option="OUTPUT")
+    _check_not_empty(source)
     with progress.bar(f"converting {os.path.basename(source)}", bytes_=True) as update:
-        return _call(
+        info = _call(
             _core.trace_convert,
             os.fspath(source),
-            os.fspath(output),
+            os.fspath(real),
             from_,
             units,
             page_size,
@@ -94,8 +99,47 @@ def convert(
             max_access_pages,
             bool(lenient),
         )
+    note = implausible(info)
+    if note is not None:
+        warnings.warn(f"{os.fspath(source)}: {note}", ImplausibleTrace, stacklevel=2)
+    return info
+
+
+class ImplausibleTrace(UserWarning):
+    """A conversion succeeded but its input does not look like a trace of that format."""
+
+
+#: References below which no judgement is made of a raw trace's plausibility.
+PLAUSIBLE_MIN_REFERENCES = 1000
+
+
+def implausible(info: dict[str, Any]) -> str | None:
+    """Why a converted raw u64 trace looks like random bytes rather than page numbers, or
+    None. Any 8 bytes are a valid u64, so the format cannot refuse noise; but a program
+    references its pages again and again, and random 64-bit numbers never repeat."""
+    fmt = (info.get("description") or {}).get("input_format")
+    refs, distinct = info.get("references", 0), info.get("distinct_pages", 0)
+    if fmt == "u64" and refs >= PLAUSIBLE_MIN_REFERENCES and distinct >= 0.99 * refs:
+        return (
+            f"{distinct:,} distinct pages in {refs:,} references: no page is referenced "
+            "again, which is what random bytes give, not a program; is this a u64 trace "
+            "(little-endian 64-bit page numbers or addresses)?"
+        )
+    return None
 
 
 def export_oracle_general(source: str | os.PathLike[str], output: str | os.PathLike[str]) -> None:
     """Writes a pagelab trace as libCacheSim's oracleGeneral binary (for side-by-side runs)."""
-    _call(_core.trace_export_oracle, os.fspath(source), os.fspath(output))
+    real = _atomic.check_output(output, inputs=[source], option="OUTPUT")
+    _call(_core.trace_export_oracle, os.fspath(source), os.fspath(real))
+
+
+def _check_not_empty(source: str | os.PathLike[str]) -> None:
+    """A zero-byte regular file holds no reference in any format: refused rather than
+    converted to an empty trace (a pipe may still be empty until it is read)."""
+    try:
+        st = os.stat(source)
+    except OSError:
+        return  # the reader names a missing or unreadable file
+    if stat.S_ISREG(st.st_mode) and st.st_size == 0:
+        raise PagelabError(f"{os.fspath(source)}: empty file (0 bytes): no references to convert")

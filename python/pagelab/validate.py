@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import math
 import operator
+import os
+import stat
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from .errors import PagelabError
@@ -25,6 +28,42 @@ STEP_MAX_PAGE = 2**20 - 1
 #: Most values one list argument may hold (sizes, τ, Ψ) [values]: a curve of a million
 #: points is already more than a plot can show; more is a typing slip (`1:1000000000`).
 MAX_POINTS = 1_000_000
+
+
+#: Largest spec or target file read [bytes]: the largest preset is some 40 KB; a file a
+#: thousand times larger is not a spec (`pagelab run /dev/zero` would read without end).
+MAX_SPEC_BYTES = 16 * 2**20
+
+
+def spec_file(path: Path, what: str) -> Path:
+    """`path` if it is a regular file of at most MAX_SPEC_BYTES (a spec, a target); else a
+    PagelabError naming it, before anything reads it."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise PagelabError(f"{path}: cannot read it ({e.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise PagelabError(f"{path}: not a regular file; expected a TOML {what} file")
+    if st.st_size > MAX_SPEC_BYTES:
+        raise PagelabError(
+            f"{path}: {st.st_size:,} bytes; a {what} file is TOML text of at most "
+            f"{MAX_SPEC_BYTES // 2**20} MiB"
+        )
+    return path
+
+
+def read_toml_text(path: Path, what: str) -> str:
+    """The text of a TOML spec or target file, checked by :func:`spec_file`; a file that is
+    not UTF-8 text is a one-line PagelabError."""
+    spec_file(path, what)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise PagelabError(
+            f"{path}: not text (byte {e.start} is not UTF-8); expected a TOML {what} file"
+        ) from None
+    except OSError as e:
+        raise PagelabError(f"{path}: cannot read it ({e.strerror})") from None
 
 
 def integer(value: Any, name: str, *, lo: int = 0, hi: int = U64_MAX) -> int:

@@ -24,7 +24,7 @@ pub enum SysError {
         what: String,
     },
     /// A `--set key.path=value` override cannot be applied.
-    #[error("override `{arg}`: {what}")]
+    #[error("--set {arg}: {what}")]
     Override {
         /// The override as given.
         arg: String,

@@ -89,14 +89,21 @@ pub fn run_toml(
     opener: Option<&TraceOpener>,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Report, SysError> {
-    let value = spec::toml_with_overrides(toml_text, origin, overrides)?;
-    budget::check(&value, origin, budget::limit()?)?; // before anything is allocated
-    match system_kind(&value, origin)? {
-        SystemKind::M44 => m44::run(&m44::spec::from_value(value, origin)?, seed, progress),
-        SystemKind::Unix => unix::run(&unix::spec::from_value(value, origin)?, seed, progress),
+    let blame = |e| spec::blame::blame(e, toml_text, origin, overrides);
+    let value = spec::toml_with_overrides(toml_text, origin, overrides).map_err(blame)?;
+    budget::check(&value, origin, budget::limit()?).map_err(blame)?; // before any allocation
+    match system_kind(&value, origin).map_err(blame)? {
+        SystemKind::M44 => {
+            let spec = m44::spec::from_value(value, origin).map_err(blame)?;
+            m44::run(&spec, seed, progress)
+        }
+        SystemKind::Unix => {
+            let spec = unix::spec::from_value(value, origin).map_err(blame)?;
+            unix::run(&spec, seed, progress)
+        }
         SystemKind::Vm => {
-            let spec: SystemSpec = spec::typed(value, origin)?;
-            spec.validate(origin)?;
+            let spec: SystemSpec = spec::typed(value, origin).map_err(blame)?;
+            spec.validate(origin).map_err(blame)?;
             System::build(&spec, seed, opener)?.run(progress)
         }
     }
@@ -110,15 +117,18 @@ pub fn check_toml(
     origin: &str,
     overrides: &[(String, String)],
 ) -> Result<SystemKind, SysError> {
-    let value = spec::toml_with_overrides(toml_text, origin, overrides)?;
-    budget::check(&value, origin, budget::limit()?)?;
-    let kind = system_kind(&value, origin)?;
-    match kind {
-        SystemKind::M44 => drop(m44::spec::from_value(value, origin)?),
-        SystemKind::Unix => drop(unix::spec::from_value(value, origin)?),
-        SystemKind::Vm => spec::typed::<SystemSpec>(value, origin)?.validate(origin)?,
-    }
-    Ok(kind)
+    let checked = || -> Result<SystemKind, SysError> {
+        let value = spec::toml_with_overrides(toml_text, origin, overrides)?;
+        budget::check(&value, origin, budget::limit()?)?;
+        let kind = system_kind(&value, origin)?;
+        match kind {
+            SystemKind::M44 => drop(m44::spec::from_value(value, origin)?),
+            SystemKind::Unix => drop(unix::spec::from_value(value, origin)?),
+            SystemKind::Vm => spec::typed::<SystemSpec>(value, origin)?.validate(origin)?,
+        }
+        Ok(kind)
+    };
+    checked().map_err(|e| spec::blame::blame(e, toml_text, origin, overrides))
 }
 
 /// The kind a resolved spec tree names in `[system] kind`; `vm` when it has no `[system]`.

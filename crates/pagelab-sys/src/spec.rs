@@ -576,6 +576,8 @@ impl SystemSpec {
     }
 }
 
+pub mod blame;
+pub mod bounds;
 mod checks;
 pub mod guest;
 mod loading;

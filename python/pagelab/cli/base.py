@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -46,7 +47,19 @@ def _parse_psis(text: str) -> list[int]:
     return validate.parse_points(text, "--psi", lo=0)[0]
 
 
-def _emit_rows(rows: list[dict[str, Any]], fmt: str, output: str) -> None:
+def check_outputs(inputs: Sequence[str], **outputs: str | None) -> None:
+    """Refuses, before any work, an output (by option name: output="...", plot="...") that is
+    not a regular file or that is one of the command's `inputs` (pagelab._atomic)."""
+    from .. import _atomic
+
+    for option, path in outputs.items():
+        if path is not None and path != "-":
+            _atomic.check_output(path, inputs=inputs, option=f"--{option}")
+
+
+def _emit_rows(
+    rows: list[dict[str, Any]], fmt: str, output: str, inputs: Sequence[str] = ()
+) -> None:
     from .. import _atomic
 
     if output == "-":
@@ -57,5 +70,5 @@ def _emit_rows(rows: list[dict[str, Any]], fmt: str, output: str) -> None:
         else:
             click.echo(_atomic.csv_text(rows), nl=False)
         return
-    _atomic.write_table(output, rows, fmt)
+    _atomic.write_table(output, rows, fmt, inputs=inputs)
     click.echo(f"wrote {len(rows)} rows to {output}", err=True)

@@ -8,7 +8,15 @@ import click
 
 from .. import extras, lab, traces, validate
 from ..errors import PagelabError
-from .base import _emit_rows, _parse_psis, _parse_sizes, _split_policies, cli, table_output
+from .base import (
+    _emit_rows,
+    _parse_psis,
+    _parse_sizes,
+    _split_policies,
+    check_outputs,
+    cli,
+    table_output,
+)
 
 # -- the replacement lab ---------------------------------------------------------------------
 
@@ -49,6 +57,7 @@ def curve(
         extras.need("plot", "--plot")  # before the runs, not after them
     if fmt == "parquet":
         extras.need("parquet", "--format parquet")
+    check_outputs([trace_path], output=output, plot=plot)
     policies = _split_policies(policy_text)
     if not policies:
         raise PagelabError("--policy: expected at least one policy")
@@ -78,7 +87,7 @@ def curve(
             f"{mem['next_use'] / 2**20:.1f} MiB of next-use",
             err=True,
         )
-    _emit_rows(rows, fmt, output)
+    _emit_rows(rows, fmt, output, [trace_path])
     if plot:
         from .. import plots
 
@@ -91,6 +100,7 @@ def curve(
 @table_output
 def ws_curve(trace_path: str, taus: str, fmt: str, output: str) -> None:
     """Working-set curve: mean working-set size and fault rate against τ, in one pass."""
+    check_outputs([trace_path], output=output)
     length = traces.info(trace_path)["references"]
     taus_, note = validate.parse_points(
         taus, "--taus", hi=validate.U64_MAX, clamp=length or None, clamp_what="the trace's length"
@@ -98,7 +108,7 @@ def ws_curve(trace_path: str, taus: str, fmt: str, output: str) -> None:
     if note:
         click.echo(f"pagelab: note: {note}", err=True)
     result = lab.ws_curve(trace_path, taus_)
-    _emit_rows(result["rows"], fmt, output)
+    _emit_rows(result["rows"], fmt, output, [trace_path])
 
 
 @cli.command()
@@ -141,6 +151,7 @@ def psi(
     §7). Several traces add a `program` column and share the figures."""
     if plot:
         extras.need("plot", "--plot")
+    check_outputs(trace_paths, output=output, plot=plot)
     values = _parse_psis(psis)
     curves = []
     rows: list[dict] = []
@@ -155,7 +166,7 @@ def psi(
         psi_c, beta = c.get("psi_c"), c.get("beta")
         if psi_c is not None:
             click.echo(f"{name}: Ψ_c = {psi_c}, β = {beta:.3f}", err=True)
-    _emit_rows(rows, fmt, output)
+    _emit_rows(rows, fmt, output, trace_paths)
     if plot:
         from .. import plots
 

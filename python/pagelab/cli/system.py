@@ -73,6 +73,9 @@ def _print_metrics(metrics: dict[str, Any]) -> None:
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Result store.")
 @click.option("--workers", type=int, default=None, help="Worker processes [default: one per core].")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="An existing scheduler.")
+@click.option(
+    "--repair", is_flag=True, help="Compute again the stored runs that fail their checksum."
+)
 def sweep(
     spec: str,
     overrides: tuple[str, ...],
@@ -81,6 +84,7 @@ def sweep(
     out: str,
     workers: int | None,
     scheduler: str | None,
+    repair: bool,
 ) -> None:
     """Run SPEC (a TOML file or a preset) at every grid point and seed, in parallel.
 
@@ -91,8 +95,17 @@ def sweep(
     from ..sweep import run_sweep
 
     outcome = run_sweep(
-        spec, grid=grid, seeds=seeds, set=overrides, out=out, workers=workers, scheduler=scheduler
+        spec,
+        grid=grid,
+        seeds=seeds,
+        set=overrides,
+        out=out,
+        workers=workers,
+        scheduler=scheduler,
+        repair=repair,
     )
+    for line in outcome.repaired:
+        click.echo(f"pagelab: repaired {line}", err=True)
     n = len(outcome.rows)
     click.echo(
         f"{n} runs: {n - outcome.computed} from the store, {outcome.computed} computed, "
@@ -173,6 +186,7 @@ def calibrate(
     from .. import calibrate as cal
 
     cal.check_near(near, near_error)  # before the search, not after it
+    cal.check_outputs(preset, target, out)
     tgt = cal.load_target(target)
     keys = [cal.parse_vary(v) for v in vary]
     store = store or str(Path(out).with_suffix("")) + "-runs"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 import click
@@ -94,17 +95,21 @@ def convert(
             raise PagelabError(f"--range {r!r}: expected LO:HI, e.g. 0x400000:0x500000") from None
         if not sep:
             raise PagelabError(f"--range {r!r}: expected LO:HI")
-    info = traces.convert(
-        source,
-        output,
-        from_=from_,
-        units=units,
-        page_size=page_size,
-        only=only,
-        ranges=parsed,
-        max_access_pages=max_access_pages,
-        lenient=lenient,
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", traces.ImplausibleTrace)
+        info = traces.convert(
+            source,
+            output,
+            from_=from_,
+            units=units,
+            page_size=page_size,
+            only=only,
+            ranges=parsed,
+            max_access_pages=max_access_pages,
+            lenient=lenient,
+        )
+    for w in caught:
+        click.echo(f"pagelab: warning: {w.message}", err=True)
     _print_info(output, info)
 
 

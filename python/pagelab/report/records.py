@@ -144,17 +144,31 @@ def _jsonable(v: Any) -> bool:
     return True
 
 
+#: Largest magnitude of a record's number: no measured quantity comes near it, and a chart's
+#: axis over ±1e308 cannot be drawn (NumPy's ranges overflow).
+MAX_MAGNITUDE = 1e15
+#: Longest text of a record [characters]: a title or a note longer than this would make a
+#: chart's image or a page too large to draw (a 5 MB title did).
+MAX_TEXT = 10_000
+#: Largest record file read [bytes].
+MAX_RECORD_BYTES = 64 * 2**20
+
+
 def _number(w: _Where, key: str, v: Any) -> float | None:
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
         raise w.fail(key, "a finite number or null", v)
+    if abs(v) > MAX_MAGNITUDE:
+        raise w.fail(key, f"a number no larger than {MAX_MAGNITUDE:g} in size", v)
     return v
 
 
 def _text(w: _Where, key: str, v: Any, *, default: str | None = None) -> str:
     if v is None and default is not None:
         return default
+    if isinstance(v, str) and len(v) > MAX_TEXT:
+        raise w.fail(key, f"a text of at most {MAX_TEXT:,} characters", f"{len(v):,} characters")
     if isinstance(v, str):
         return v
     if isinstance(v, int | float) and not isinstance(v, bool):
@@ -348,10 +362,17 @@ def load(results: Path) -> list[Record]:
     for path in sorted(results.glob("*.json")):
         if path.name.startswith("."):
             continue
+        if not path.is_file() or path.stat().st_size > MAX_RECORD_BYTES:
+            raise PagelabError(
+                f"{path}: not a record (expected a JSON file of at most "
+                f"{MAX_RECORD_BYTES // 2**20} MiB)"
+            )
         try:
             raw = json.loads(path.read_text())
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise PagelabError(f"{path}: not valid JSON ({e})") from None
+        except RecursionError:
+            raise PagelabError(f"{path}: JSON nested too deeply to be a record") from None
         if is_record(raw):
             found.append(parse(path, raw))
     if not found:

@@ -8,9 +8,12 @@ SITE/preset/NAME.html        parameters with units and sources, the preset's not
 SITE/figures/NAME/*.png      the figures, copied from the results directory
 SITE/charts/PAGE/*.png       each interactive chart as a static PNG, shown without JavaScript
 SITE/assets/                 stylesheet, table sorter, chart glue, plotly.js (no network needed)
+SITE/.pagelab-site           the marker: this folder is a site pagelab wrote
 ```
 The site is built in a temporary directory beside SITE and renamed onto it when complete, so a
-failed build leaves the previous site (or nothing).
+failed build leaves the previous site (or nothing). An existing SITE is replaced only when it
+is empty or carries the marker file pagelab writes into every site it builds: a folder is never
+taken for a site by the names of the files in it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from . import pages, score, static
 from .records import ALL_VERDICTS, Record, load
 
 ASSETS = Path(__file__).resolve().parent / "assets"
+#: The file that marks a folder as a site pagelab built (and may therefore replace).
+MARKER = ".pagelab-site"
 
 
 def scoreboard(records: list[Record]) -> dict[str, Any]:
@@ -132,7 +137,7 @@ def build(
     records = load(results)
     board = scoreboard(records)
     preset_pages = [pages.preset_context(p) for p in _preset_files(preset_files, results)]
-    _check_target(out)
+    _check_target(out, results)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -158,6 +163,7 @@ def build(
         _draw_fallbacks(index, tmp, "charts/index", ".")
         pages.render(env, "index.html.j2", tmp, "index.html", index)
         (tmp / "scoreboard.json").write_text(json.dumps(board, indent=2) + "\n")
+        (tmp / MARKER).write_text("a site written by pagelab report; the folder may be replaced\n")
         _swap(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -177,14 +183,25 @@ def _draw_fallbacks(page: dict[str, Any], site: Path, folder: str, root: str) ->
 
 
 def _is_site(path: Path) -> bool:
-    return (path / "index.html").is_file() and (path / "scoreboard.json").is_file()
+    """A site pagelab wrote: it carries the marker file (a regular file, not a link)."""
+    marker = path / MARKER
+    return marker.is_file() and not marker.is_symlink()
 
 
-def _check_target(out: Path) -> None:
-    """Refuses to replace a directory that holds anything but an earlier site."""
+def _check_target(out: Path, results: Path | None = None) -> None:
+    """Refuses to replace anything but a new or empty directory or an earlier site; a symlink
+    is refused (replacing it would move the link, not the folder it names), and so is an `out`
+    that holds the records the site is built from."""
+    if out.is_symlink():
+        raise PagelabError(f"--out {out}: is a symlink; give the folder itself")
+    if results is not None and out.exists():
+        inside = Path(os.path.realpath(results))
+        if inside == out.resolve() or out.resolve() in inside.parents:
+            raise PagelabError(f"--out {out}: holds the records ({results}); give another folder")
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not _is_site(out))):
         raise PagelabError(
-            f"--out {out}: exists and is not a pagelab site; expected a new or empty directory"
+            f"--out {out}: exists and is not a pagelab site (it has no {MARKER} marker); "
+            "expected a new or empty directory"
         )
 
 

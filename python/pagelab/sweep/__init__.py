@@ -13,13 +13,14 @@ import hashlib
 import os
 import sys
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import validate
 from ..errors import PagelabError
-from .engine import Outcome, Task, execute
-from .grid import axes_of, check_keys, points, to_override
+from .engine import Outcome, Task, check_workers, execute
+from .grid import MAX_RUNS, axes_of, check_keys, count_runs, points, to_override
 from .spec import resolve
 from .store import Store
 
@@ -27,12 +28,18 @@ __all__ = ["Outcome", "Store", "Task", "plan", "run_sweep", "seed_list", "sweep"
 
 
 def seed_list(seeds: int | Sequence[int]) -> list[int]:
-    """`N` -> seeds 1..N; a sequence is taken as it is."""
-    if isinstance(seeds, int):
-        if seeds < 1:
-            raise PagelabError(f"--seeds {seeds}: expected at least 1")
-        return list(range(1, seeds + 1))
-    out = [int(s) for s in seeds]
+    """`N` -> seeds 1..N; a sequence is taken as it is. Anything else, a count above what a
+    sweep may run (grid.MAX_RUNS) or a seed beyond 64 bits is a PagelabError."""
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        n = validate.integer(seeds, "--seeds", lo=1, hi=MAX_RUNS)
+        return list(range(1, n + 1))
+    if isinstance(seeds, str | bytes | Mapping) or not isinstance(seeds, Sequence | range):
+        raise PagelabError(
+            f"--seeds {seeds!r}: expected a count of seeds (1..N) or a list of seeds"
+        )
+    if len(seeds) > MAX_RUNS:
+        raise PagelabError(f"--seeds: {len(seeds):,} seeds; a sweep runs at most {MAX_RUNS:,}")
+    out = validate.integers(seeds, "--seeds")
     if not out:
         raise PagelabError("--seeds: expected at least one seed")
     return out
@@ -69,27 +76,53 @@ def plan(
     seeds: int | Sequence[int] = 1,
     set: Sequence[str] = (),  # noqa: A002 - the name of the command-line option
 ) -> list[Task]:
-    """Every task of a sweep, grid point slowest and seed fastest; checked before any run."""
+    """Every task of a sweep, grid point slowest and seed fastest; checked before any run.
+
+    The number of runs is counted from the axes' lengths before the grid is expanded; the
+    spec's files are read once, and each point is then resolved from that tree and checked
+    by the engine (every check a run makes) without reading them again."""
     seed_values = seed_list(seeds)
     axes = axes_of(grid)
+    set = overrides_of(set)
+    count_runs(axes, len(seed_values))
     base, tree = resolve(spec, set)
     check_keys(axes, tree, base.name)
     from .. import system
-    from .spec import lookup
+    from .spec import lookup, resolve_over
 
-    path = system.resolve_spec_path(spec)
+    check = system.checker(base.path)
+    build = engine_build()
+    keys = [*_set_keys(set), *axes]
     tasks = []
     for p in points(axes):
-        overrides = [*set, *(to_override(k, v) for k, v in p.items())]
-        _, resolved = resolve(spec, overrides)
+        extra = [to_override(k, v) for k, v in p.items()]
+        point, resolved = resolve_over(base, tree, extra)
         try:
-            system.check(path, overrides=overrides)  # every check a run makes, before any run
+            check(point.overrides)  # every check a run makes, before any run
         except PagelabError as e:
             where = ", ".join(f"{k}={v}" for k, v in p.items()) or "the spec"
             raise PagelabError(f"grid point {where}: {e}") from None
-        params = {k: lookup(resolved, k) for k in [*_set_keys(set), *axes]}
-        tasks += tasks_for(spec, overrides, seed_values, params)
+        params = {k: lookup(resolved, k) for k in keys}
+        tasks += [Task(point, s, point.key(s, build), dict(params)) for s in seed_values]
     return tasks
+
+
+def overrides_of(set_: Any) -> list[str]:
+    """`--set` strings of a sweep: a list of "key.path=value" strings (one string alone is
+    taken as a list of one), or a mapping {key: value}."""
+    from ..tomlout import value as toml_value
+
+    if isinstance(set_, str):
+        return [set_]
+    if isinstance(set_, Mapping):
+        return [f"{k}={toml_value(v, str(k))}" for k, v in set_.items()]
+    if not isinstance(set_, Iterable) or isinstance(set_, bytes):
+        raise PagelabError(f'set {set_!r}: expected a list of "key.path=value" strings or a dict')
+    out = list(set_)
+    bad = next((o for o in out if not isinstance(o, str)), None)
+    if bad is not None:
+        raise PagelabError(f'set: {bad!r}: expected "key.path=value" strings')
+    return out
 
 
 def _set_keys(overrides: Sequence[str]) -> list[str]:
@@ -105,11 +138,19 @@ def run_sweep(
     out: str | os.PathLike[str] | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
+    repair: bool = False,
 ) -> Outcome:
-    """Plans and runs a sweep; the outcome's rows in plan order."""
+    """Plans and runs a sweep; the outcome's rows in plan order. Every argument is checked
+    before the first run (a PagelabError otherwise); `repair` computes again the stored runs
+    whose files fail their checksum."""
+    check_workers(workers)
+    store = Store(_out_path(out)) if out is not None else None
+    if store is not None and not repair:
+        store.check()
     tasks = plan(spec, grid=grid, seeds=seeds, set=set)
-    store = Store(Path(out)) if out is not None else None
-    return execute(tasks, store, workers=workers, scheduler=scheduler, label=f"sweep {spec}")
+    return execute(
+        tasks, store, workers=workers, scheduler=scheduler, label=f"sweep {spec}", repair=repair
+    )
 
 
 def sweep(
@@ -121,6 +162,7 @@ def sweep(
     out: str | os.PathLike[str] | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
+    repair: bool = False,
 ) -> Any:
     """Runs `spec` at every grid point and seed; one DataFrame row per run, e.g.
     `pagelab.sweep("vm370", grid={"workload.users": [20, 40]}, seeds=2, out="runs")`."""
@@ -130,10 +172,23 @@ def sweep(
     import pandas as pd
 
     outcome = run_sweep(
-        spec, grid=grid, seeds=seeds, set=set, out=out, workers=workers, scheduler=scheduler
+        spec,
+        grid=grid,
+        seeds=seeds,
+        set=set,
+        out=out,
+        workers=workers,
+        scheduler=scheduler,
+        repair=repair,
     )
     frame = pd.DataFrame(outcome.rows)
     return frame.drop(columns=["spec_json", "report"], errors="ignore")
+
+
+def _out_path(out: Any) -> Path:
+    if not isinstance(out, str | os.PathLike):
+        raise PagelabError(f"out {out!r}: expected a folder path, not {type(out).__name__}")
+    return Path(out)
 
 
 class _CallableModule(types.ModuleType):

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -47,6 +49,8 @@ class Outcome:
     rows: list[dict[str, Any]]
     computed: int
     wall_seconds: float
+    #: Stored runs found corrupt and computed again (`repair`), each with what was wrong.
+    repaired: list[str] = field(default_factory=list)
 
 
 def run_point(path: str, overrides: Sequence[str], seed: int) -> dict[str, Any]:
@@ -65,12 +69,14 @@ def execute(
     scheduler: str | None = None,
     label: str = "sweep",
     pool: Runner | None = None,
+    repair: bool = False,
 ) -> Outcome:
-    """Has every task's run, computing only those not in the store; rows in task order."""
+    """Has every task's run, computing only those not in the store; rows in task order. With
+    `repair`, a stored run that fails its checksum is computed again rather than refused."""
     from .. import __version__
 
     started = time.perf_counter()
-    present = store.check() if store is not None else set()
+    present = store.check(repair=repair) if store is not None else set()
     unique = {t.key: t for t in tasks}
     pending = [t for k, t in unique.items() if k not in present]
     fresh: dict[str, dict[str, Any]] = {}
@@ -94,7 +100,8 @@ def execute(
     if store is not None:
         stored = dict(zip(unique, store.read(unique), strict=True))
     rows = [fresh.get(t.key) or stored[t.key] for t in tasks]
-    return Outcome(rows, len(pending), time.perf_counter() - started)
+    repaired = list(store.repaired) if store is not None else []
+    return Outcome(rows, len(pending), time.perf_counter() - started, repaired)
 
 
 Runner = Any  # Callable[[list[Task]], Iterator[tuple[Task, dict]]]
@@ -104,8 +111,7 @@ Runner = Any  # Callable[[list[Task]], Iterator[tuple[Task, dict]]]
 def runner(workers: int | None, scheduler: str | None) -> Iterator[Runner]:
     """Where runs are made: this process (one worker), a LocalCluster, or a scheduler's
     workers. Open once to share a cluster between several `execute` calls (`pool=`)."""
-    if workers is not None and workers < 1:
-        raise PagelabError(f"--workers {workers}: expected at least 1")
+    check_workers(workers)
     if scheduler is None and workers == 1:
         yield _inline
         return
@@ -119,6 +125,25 @@ def runner(workers: int | None, scheduler: str | None) -> Iterator[Runner]:
             return _on_dask(clients[0], tasks)
 
         yield on_dask
+
+
+#: Worker processes a local cluster may have per core: each is a whole Python process with
+#: the engine (some 150 MB), and runs are CPU-bound, so more than a few per core only costs
+#: memory (`--workers 100000` grew memory and started no worker).
+WORKERS_PER_CORE = 4
+
+
+def max_workers() -> int:
+    """The most worker processes this machine may start."""
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
+def check_workers(workers: Any) -> None:
+    """`--workers`: None (one per core), or a whole number from 1 to :func:`max_workers`."""
+    if workers is not None:
+        from .. import validate
+
+        validate.integer(workers, "--workers", lo=1, hi=max_workers())
 
 
 def _inline(tasks: list[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
@@ -143,15 +168,19 @@ def _client(workers: int | None, scheduler: str | None) -> Iterator[Any]:
             yield client
         return
     n = workers or os.cpu_count() or 1
-    with contextlib.ExitStack() as stack:
+    _quiet_resource_tracker()
+    try:
         try:
             with _main_script_hidden():
-                cluster = stack.enter_context(
-                    LocalCluster(
+                cluster = _start_deaf(
+                    lambda: LocalCluster(
                         n_workers=n,
                         threads_per_worker=1,
                         processes=True,
                         dashboard_address=None,
+                        # No dashboard; its HTTP routes on a free port, not on 8787 (another
+                        # cluster's port, with a warning).
+                        scheduler_kwargs={"dashboard_address": ":0"},
                         # A failed run is reported by `_on_dask` in one line; the workers' own
                         # error log would repeat it with a traceback.
                         silence_logs=logging.CRITICAL,
@@ -162,7 +191,14 @@ def _client(workers: int | None, scheduler: str | None) -> Iterator[Any]:
                 f"the {n} Dask worker processes did not start ({_first_line(e)}); if this is a "
                 'script, put its code under `if __name__ == "__main__":` (docs/python.md)'
             ) from None
-        yield stack.enter_context(Client(cluster))
+        with Client(cluster) as client:
+            yield client
+    except BaseException:
+        # Ctrl-C or an error: the workers are killed, not asked to finish (a graceful close
+        # takes seconds); their runs were never filed, and the store holds only whole runs.
+        _kill_children()
+        raise
+    cluster.close()
 
 
 @contextlib.contextmanager
@@ -188,6 +224,56 @@ def _main_script_hidden() -> Iterator[None]:
     finally:
         for attr, value in hidden.items():
             setattr(main, attr, value)
+
+
+def _start_deaf(make: Any) -> Any:
+    """`make()` (a cluster) called in a thread that blocks SIGINT and SIGTERM, so that the
+    threads and worker processes it starts inherit the block: a Ctrl-C to the terminal's
+    process group then reaches only this process, which stops the workers itself (they used
+    to print four tracebacks before the command's line). This thread waits in short steps, so
+    that a signal during the start still stops the command at once."""
+    box: dict[str, Any] = {}
+
+    def start() -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            box["made"] = make()
+        except BaseException as e:  # handed to the waiting thread
+            box["error"] = e
+
+    t = threading.Thread(target=start, name="pagelab-cluster-start", daemon=True)
+    t.start()
+    while t.is_alive():
+        t.join(0.05)
+    if "error" in box:
+        raise box["error"]
+    return box["made"]
+
+
+def _quiet_resource_tracker() -> None:
+    """Starts multiprocessing's resource tracker with its stderr on /dev/null. Its only output
+    is its report, at exit, of the semaphores the workers held when they were killed on
+    Ctrl-C (it still frees them): a second line after the command's one."""
+    from multiprocessing import resource_tracker
+
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        resource_tracker.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _kill_children() -> None:
+    """Kills this process's worker processes (the nannies; each worker ends with its nanny)."""
+    import multiprocessing
+
+    for child in multiprocessing.active_children():
+        with contextlib.suppress(OSError):
+            child.kill()
 
 
 def _on_dask(client: Any, tasks: list[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from typing import Any
 
 from ..errors import PagelabError
@@ -11,6 +12,10 @@ from .spec import lookup, parse_value, split_assignment
 
 #: Float ranges stop within this fraction of a step past `hi` (0.1:0.3:0.1 includes 0.3).
 RANGE_SLACK = 1e-9
+#: Most runs one sweep may plan (grid points times seeds), counted before anything is
+#: expanded: a run takes seconds, so 100,000 are already days of a machine; more is a typing
+#: slip (`workload.users=1:10000000:1`), refused at once rather than validated for hours.
+MAX_RUNS = 100_000
 
 
 def parse_axis(arg: str) -> tuple[str, list[Any]]:
@@ -32,12 +37,19 @@ def _range(arg: str, text: str) -> list[Any]:
     if len(bits) != 3 or not numeric:
         raise PagelabError(f"--grid {arg!r}: expected a range lo:hi:step of numbers")
     lo, hi, step = bits
-    if step <= 0 or hi < lo:
-        raise PagelabError(f"--grid {arg!r}: expected lo <= hi and step > 0")
-    if all(isinstance(b, int) for b in bits):
+    if not all(math.isfinite(b) for b in bits) or step <= 0 or hi < lo:
+        raise PagelabError(f"--grid {arg!r}: expected finite numbers with lo <= hi and step > 0")
+    ints = all(isinstance(b, int) for b in bits)
+    n = (hi - lo) // step + 1 if ints else (hi - lo) / step + RANGE_SLACK + 1
+    if not n <= MAX_RUNS:  # an infinite count too (-1.8e8:0:1e-300)
+        shown = f"{n:,}" if ints else f"{n:.3g}"
+        raise PagelabError(
+            f"--grid {arg!r}: {shown} values; a sweep runs at most {MAX_RUNS:,}: "
+            "give a coarser step"
+        )
+    if ints:
         return list(range(lo, hi + 1, step))
-    n = int((hi - lo) / step + RANGE_SLACK)
-    return [round(lo + i * step, 12) for i in range(n + 1)]
+    return [round(lo + i * step, 12) for i in range(int(n))]
 
 
 def _uniform(values: list[Any]) -> list[Any]:
@@ -54,23 +66,63 @@ def axes_of(grid: Mapping[str, Sequence[Any]] | Sequence[str] | None) -> dict[st
     if grid is None:
         return {}
     if isinstance(grid, Mapping):
-        axes = {str(k): list(v) for k, v in grid.items()}
+        axes = {str(k): _values(k, v) for k, v in grid.items()}
+    elif isinstance(grid, str | bytes) or not isinstance(grid, Iterable):
+        raise PagelabError(
+            f"grid {grid!r}: expected a mapping {{key: [values]}} or a list of key=v1,v2 strings"
+        )
     else:
-        axes = dict(parse_axis(a) for a in grid)
+        axes = dict(parse_axis(str(a)) for a in grid)
     for k, v in axes.items():
         if not v:
             raise PagelabError(f"--grid {k}: no values: expected at least one")
     return axes
 
 
-def check_keys(axes: Mapping[str, Any], tree: dict[str, Any], spec_name: str) -> None:
-    """Every axis must vary a key the spec has; a misspelt key fails before anything runs."""
+def _values(key: Any, values: Any) -> list[Any]:
+    """The values of one axis of a mapping grid: a list, tuple or range of numbers, strings
+    or booleans (a single value is not an axis)."""
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise PagelabError(
+            f"grid {key!r}: {values!r}: expected a list of values (write [{values!r}] for one)"
+        )
+    if isinstance(values, Sized) and len(values) > MAX_RUNS:
+        raise PagelabError(f"grid {key!r}: {len(values):,} values; at most {MAX_RUNS:,}")
+    out = list(values)
+    for v in out:
+        if not isinstance(v, bool | int | float | str) or (
+            isinstance(v, float) and not math.isfinite(v)
+        ):
+            raise PagelabError(
+                f"grid {key!r}: value {v!r}: expected a finite number, a string or a boolean"
+            )
+    return out
+
+
+def count_runs(axes: Mapping[str, Sequence[Any]], seeds: int) -> int:
+    """Grid points times seeds, computed from the axes' lengths, before the product is formed;
+    a PagelabError above MAX_RUNS."""
+    n = math.prod(len(v) for v in axes.values()) * seeds
+    if n > MAX_RUNS:
+        sizes = " x ".join(f"{len(v):,}" for v in axes.values())
+        raise PagelabError(
+            f"--grid: {sizes} points x {seeds:,} seeds = {n:,} runs; a sweep runs at most "
+            f"{MAX_RUNS:,}: give fewer values or seeds"
+        )
+    return n
+
+
+def check_keys(
+    axes: Mapping[str, Any], tree: dict[str, Any], spec_name: str, option: str = "--grid"
+) -> None:
+    """Every axis must vary a key the spec has; a misspelt key fails before anything runs.
+    `option` is the user's word for the keys (`--grid`, `--vary`, `--tie`)."""
     for key in axes:
         try:
             lookup(tree, key)
         except KeyError:
             raise PagelabError(
-                f"--grid {key}: {spec_name} has no such key (expected a key path it sets, "
+                f"{option} {key}: {spec_name} has no such key (expected a key path it sets, "
                 "e.g. workload.users; give a new key with --set first)"
             ) from None
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import system
+from .. import system, validate
 from ..errors import PagelabError
 
 #: Presets deep enough to be a cycle (the engine's own limit).
@@ -45,7 +45,7 @@ def split_assignment(arg: str, option: str) -> tuple[str, str]:
 
 
 def _load(path: Path, depth: int) -> dict[str, Any]:
-    stat = path.stat()
+    stat = validate.spec_file(path, "spec").stat()
     tree = copy.deepcopy(_parsed(str(path), stat.st_mtime_ns, stat.st_size))
     parent = tree.get("preset", {}).get("extends")
     if parent is None:
@@ -64,9 +64,23 @@ def _parsed(path: str, mtime_ns: int, size: int) -> dict[str, Any]:
     """A spec file's TOML tree, parsed once per version of the file (a sweep resolves its
     preset once per grid point). Callers get a copy: the trees are merged into in place."""
     try:
-        return tomllib.loads(Path(path).read_text())
+        return tomllib.loads(validate.read_toml_text(Path(path), "spec"))
     except tomllib.TOMLDecodeError as e:
         raise PagelabError(f"{path}: not TOML ({e})") from None
+
+
+def extends_chain(path: Path) -> list[Path]:
+    """`path` and the preset files it extends, nearest first (those that exist)."""
+    chain = [path]
+    for _ in range(MAX_EXTENDS):
+        try:
+            parent = tomllib.loads(chain[-1].read_text()).get("preset", {}).get("extends")
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            break
+        if not isinstance(parent, str) or not (chain[-1].parent / f"{parent}.toml").is_file():
+            break
+        chain.append(chain[-1].parent / f"{parent}.toml")
+    return chain
 
 
 def _merge_over(base: dict[str, Any], top: dict[str, Any]) -> None:
@@ -150,6 +164,19 @@ def resolve(spec: str | Path, overrides: Sequence[str] = ()) -> tuple[Point, dic
         apply_override(tree, key, parse_value(text), arg)
     canonical = json.dumps(tree, sort_keys=True, separators=(",", ":"), default=_json_default)
     return Point(path, tuple(overrides), canonical), tree
+
+
+def resolve_over(
+    base: Point, tree: dict[str, Any], extra: Sequence[str]
+) -> tuple[Point, dict[str, Any]]:
+    """As :func:`resolve` of `base`'s spec with its overrides and then `extra`, from `base`'s
+    resolved `tree` (left unchanged), without reading a file again."""
+    tree = copy.deepcopy(tree)
+    for arg in extra:
+        key, text = split_assignment(arg, "--set")
+        apply_override(tree, key, parse_value(text), arg)
+    canonical = json.dumps(tree, sort_keys=True, separators=(",", ":"), default=_json_default)
+    return Point(base.path, (*base.overrides, *extra), canonical), tree
 
 
 def _json_default(v: Any) -> Any:

@@ -11,6 +11,11 @@ use crate::SysError;
 use pagelab_core::kernel::{Engine, Flow};
 use pagelab_core::{EventQueue, Tick};
 
+/// The M44's duration bound [ns]: its jobs run to their end, with no horizon of their own, so
+/// a run is stopped (as an error) when its clock passes 1,000 simulated days, far beyond any
+/// batch of the study and far inside the clock's range.
+pub(super) const MAX_RUN_NS: u64 = 1_000 * 86_400_000_000_000;
+
 /// A [`Machine`] being run, with the slices run so far.
 pub(super) struct M44Run {
     m: Machine,
@@ -56,13 +61,23 @@ impl Engine for M44Run {
         Ok(Flow::Continue)
     }
 
-    /// Every job has run to its end.
+    /// Every job has run to its end; or the run has gone past [`MAX_RUN_NS`].
     fn settle(&mut self) -> Result<Flow, SysError> {
-        Ok(if self.m.done as usize >= self.m.jobs.len() {
-            Flow::Stop
-        } else {
-            Flow::Continue
-        })
+        if self.m.done as usize >= self.m.jobs.len() {
+            return Ok(Flow::Stop);
+        }
+        if self.m.now > MAX_RUN_NS {
+            return Err(SysError::Invalid {
+                origin: "m44".into(),
+                path: "workload".into(),
+                what: format!(
+                    "the jobs had not ended after {} simulated days (the batches the study \
+                     ran took minutes): expected disk and machine times that let them end",
+                    MAX_RUN_NS / 86_400_000_000_000
+                ),
+            });
+        }
+        Ok(Flow::Continue)
     }
 
     fn drained(&mut self) -> Result<(), SysError> {

@@ -249,10 +249,13 @@ impl M44Spec {
                 "expected a positive memory cycle and a mapping cycle ≥ 0 [µs]".into(),
             );
         }
-        if !pos(m.time_slice_s) {
+        if !(pos(m.time_slice_s) && m.time_slice_s * 1e6 >= m.reference_us()) {
             return bad(
                 "machine.time_slice_s",
-                "expected a positive number of seconds".into(),
+                format!(
+                    "expected a slice of at least one reference ({:e} s) [s]",
+                    m.reference_us() / 1e6
+                ),
             );
         }
         let mem = &self.memory;

@@ -3,6 +3,11 @@
 
 use super::*;
 
+/// Most processors a VM-family machine may have: the tightly coupled machines modelled have
+/// 1 to 4; the dispatcher scans every processor at each dispatch, so 100,000 would take hours
+/// of simulation per simulated second.
+const MAX_CPUS: u32 = 64;
+
 /// A failed check: (key path, what was expected).
 type Bad = (String, String);
 
@@ -64,8 +69,11 @@ impl SystemSpec {
                 "expected seconds ≥ 0 and below run.duration_s",
             );
         }
-        if self.cpu.count == 0 {
-            return bad("cpu.count", "expected at least one processor");
+        if self.cpu.count == 0 || self.cpu.count > MAX_CPUS {
+            return bad(
+                "cpu.count",
+                &format!("expected 1 to {MAX_CPUS} processors (every dispatch scans them all)"),
+            );
         }
         if !(self.cpu.reference_ns.is_finite() && self.cpu.reference_ns > 0.0) {
             return bad(

@@ -19,6 +19,7 @@ pub(crate) fn toml_with_overrides(
     for (key, val) in overrides {
         apply_override(&mut value, key, val)?;
     }
+    super::bounds::check(&value, origin, overrides)?; // every system's spans, before any use
     Ok(value)
 }
 
