@@ -11,44 +11,56 @@ simulator (:mod:`pagelab.system`; :func:`run_system` at the top level) and the p
 20.0
 """
 
-from . import _core
-from .errors import PagelabError
-from .lab import (
-    Stepper,
-    curve,
-    lru_curve,
-    m44_run_time,
-    opt_curve,
-    parse_policy,
-    policies,
-    ws_curve,
-)
-from .system import Metric, SystemResult, presets
-from .system import run as run_system
+import sys as _sys
 
-__version__: str = _core.__version__
+# Run as the `pagelab` command (the script, or `python -m pagelab`, while Python still locates
+# the module and argv[0] is "-m"): take signals quietly from the first line on (_starting.py).
+_argv0 = (getattr(_sys, "argv", None) or [""])[0]
+if _argv0 == "-m" or _argv0.rpartition("/")[2] == "pagelab":
+    from . import _starting
 
-__all__ = [
-    "Metric",
-    "PagelabError",
-    "Stepper",
-    "SystemResult",
-    "curve",
-    "lru_curve",
-    "m44_run_time",
-    "opt_curve",
-    "parse_policy",
-    "policies",
-    "presets",
-    "run_system",
-    "ws_curve",
-]
+    _starting.install()
+
+from typing import Any  # noqa: E402
+
+from .errors import PagelabError  # noqa: E402
+
+#: Public names and the modules they live in, imported when first used: `import pagelab` loads
+#: neither the engine nor NumPy, so the `pagelab` command can take signals within milliseconds
+#: of starting (python/pagelab/__main__.py).
+_LAZY = {
+    "Stepper": "lab",
+    "curve": "lab",
+    "lru_curve": "lab",
+    "m44_run_time": "lab",
+    "opt_curve": "lab",
+    "parse_policy": "lab",
+    "policies": "lab",
+    "ws_curve": "lab",
+    "Metric": "system",
+    "SystemResult": "system",
+    "presets": "system",
+    "run_system": "system",
+}
+
+__all__ = ["PagelabError", *sorted(_LAZY)]
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name == "__version__":
+        return importlib.import_module("._core", __name__).__version__
+    if name in _LAZY:
+        module = importlib.import_module(f".{_LAZY[name]}", __name__)
+        value = getattr(module, "run" if name == "run_system" else name)
+        globals()[name] = value
+        return value
     # `pagelab.sweep(...)` without importing Dask, pandas or rich at `import pagelab`.
     if name in ("model", "sweep"):
-        import importlib
-
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY, "__version__", "model", "sweep"])

@@ -1,5 +1,17 @@
-"""`python -m pagelab` is the `pagelab` command."""
+"""`python -m pagelab` is the `pagelab` command, and :func:`main` the entry point of the
+`pagelab` script."""
 
-from .cli import main
+from . import _starting
 
-main()
+_starting.install()  # again: `import pagelab` installs it only when it can tell (see there)
+
+
+def main() -> None:
+    """The `pagelab` command."""
+    from .cli import main as cli_main
+
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()

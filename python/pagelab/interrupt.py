@@ -13,8 +13,6 @@ from __future__ import annotations
 import signal
 from types import FrameType
 
-from . import _core
-
 #: Signals that stop a command.
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -45,6 +43,8 @@ def _raise(signum: int, frame: FrameType | None) -> None:
 
 def install() -> None:
     """Makes SIGINT and SIGTERM raise :class:`Interrupted`, in Python code and in Rust loops."""
+    from . import _core
+
     for s in SIGNALS:
         signal.signal(s, _raise)
     _core.install_signal_handlers()

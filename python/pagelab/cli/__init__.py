@@ -29,8 +29,9 @@ def main() -> None:
     try:
         cli.main(standalone_mode=False)
     except interrupt.Interrupted as e:
-        click.echo(f"pagelab: {e}; nothing written", err=True)
-        sys.exit(e.exit_status)
+        _leave(f"pagelab: {e}; nothing written", e.exit_status)
+    except KeyboardInterrupt:
+        _leave("pagelab: interrupted by SIGINT; nothing written", 130)
     except PagelabError as e:
         click.echo(f"pagelab: error: {e}", err=True)
         sys.exit(2)
@@ -50,6 +51,18 @@ def main() -> None:
         missing = isinstance(e, FileNotFoundError)
         click.echo(f"pagelab: error: {f'{e.filename}: no such file' if missing else e}", err=True)
         sys.exit(2)
+
+
+def _leave(line: str, status: int) -> None:
+    """Prints `line` and ends the process now: the work has unwound (temporary files removed,
+    child processes killed), and what is left, such as a Dask cluster's shutdown handshake,
+    would only delay the exit and print more."""
+    import os
+
+    sys.stdout.flush()
+    click.echo(line, err=True)
+    sys.stderr.flush()
+    os._exit(status)
 
 
 if __name__ == "__main__":
