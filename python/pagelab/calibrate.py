@@ -342,14 +342,7 @@ def calibrate(
     from .sweep.grid import check_keys
     from .sweep.spec import lookup, resolve
 
-    budget = validate.integer(budget, "--budget", lo=1, hi=MAX_BUDGET)
-    if sampler not in SAMPLERS:
-        raise PagelabError(f"--sampler {sampler!r}: expected one of {', '.join(SAMPLERS)}")
-    if not vary:
-        raise PagelabError("--vary: expected at least one key=lo:hi")
-    twice = next((v.name for i, v in enumerate(vary) if v.name in [w.name for w in vary[:i]]), None)
-    if twice is not None:
-        raise PagelabError(f"--vary {twice}: given twice; vary each key once")
+    budget = _check_arguments(budget, sampler, vary)
     point, tree = resolve(preset, set)
     check_keys({v.key: None for v in vary}, tree, point.name, "--vary")
     _check_groups(target, vary)
@@ -408,6 +401,20 @@ def calibrate(
             " (see the --vary ranges)"
         )
     return Calibration(preset, target, list(vary), seed_values, trials, sampler, order, ties)
+
+
+def _check_arguments(budget: Any, sampler: str, vary: Sequence[Vary]) -> int:
+    """The budget, the sampler and the keys, checked before anything runs; the budget."""
+    budget = validate.integer(budget, "--budget", lo=1, hi=MAX_BUDGET)
+    if sampler not in SAMPLERS:
+        raise PagelabError(f"--sampler {sampler!r}: expected one of {', '.join(SAMPLERS)}")
+    if not vary:
+        raise PagelabError("--vary: expected at least one key=lo:hi")
+    names = [v.name for v in vary]
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if twice is not None:
+        raise PagelabError(f"--vary {twice}: given twice; vary each key once")
+    return budget
 
 
 def _run_trials(per_trial: list[list[Any]], store: Any, pool: Any) -> list[list[dict] | str]:

@@ -96,7 +96,7 @@ def plan(
     tasks = []
     for p in points(axes):
         extra = [to_override(k, v) for k, v in p.items()]
-        point, resolved = resolve_over(base, tree, extra)
+        point, resolved = resolve_over(base, extra)
         try:
             check(point.overrides)  # every check a run makes, before any run
         except PagelabError as e:

@@ -10,7 +10,12 @@ use crate::error::SysError;
 /// `e` with its cause named: the override that set the key at fault (or one of its table),
 /// or, for a key no override set, an override of the same section that may have made it wrong;
 /// and the file the key's value comes from when it is not `origin` itself.
-pub fn blame(e: SysError, toml_text: &str, origin: &str, overrides: &[(String, String)]) -> SysError {
+pub fn blame(
+    e: SysError,
+    toml_text: &str,
+    origin: &str,
+    overrides: &[(String, String)],
+) -> SysError {
     let (origin_e, path, what, invalid) = match e {
         SysError::Spec { origin, path, what } => (origin, path, plain_words(&what), false),
         SysError::Invalid { origin, path, what } => (origin, path, what, true),
@@ -21,8 +26,15 @@ pub fn blame(e: SysError, toml_text: &str, origin: &str, overrides: &[(String, S
         .rev()
         .find(|(k, _)| path == *k || path.starts_with(&format!("{k}.")));
     if let Some((k, v)) = set_it {
-        let what = if path == *k { what } else { format!("{path}: {what}") };
-        return SysError::Override { arg: format!("{k}={v}"), what };
+        let what = if path == *k {
+            what
+        } else {
+            format!("{path}: {what}")
+        };
+        return SysError::Override {
+            arg: format!("{k}={v}"),
+            what,
+        };
     }
     let source = value_source(toml_text, origin, &path);
     let section = path.split('.').next().unwrap_or_default();
@@ -45,8 +57,16 @@ pub fn blame(e: SysError, toml_text: &str, origin: &str, overrides: &[(String, S
             path: with_source(&path, Some(source)),
             what,
         },
-        (None, None) if invalid => SysError::Invalid { origin: origin_e, path, what },
-        (None, None) => SysError::Spec { origin: origin_e, path, what },
+        (None, None) if invalid => SysError::Invalid {
+            origin: origin_e,
+            path,
+            what,
+        },
+        (None, None) => SysError::Spec {
+            origin: origin_e,
+            path,
+            what,
+        },
     }
 }
 
@@ -55,10 +75,22 @@ pub fn plain_words(what: &str) -> String {
     const WORDS: [(&str, &str); 9] = [
         ("expected u8", "expected a whole number from 0 to 255"),
         ("expected u16", "expected a whole number from 0 to 65535"),
-        ("expected u32", "expected a whole number from 0 to 4294967295"),
-        ("expected u64", "expected a whole number from 0 to 18446744073709551615"),
-        ("expected usize", "expected a whole number from 0 to 18446744073709551615"),
-        ("expected i32", "expected a whole number from -2147483648 to 2147483647"),
+        (
+            "expected u32",
+            "expected a whole number from 0 to 4294967295",
+        ),
+        (
+            "expected u64",
+            "expected a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            "expected usize",
+            "expected a whole number from 0 to 18446744073709551615",
+        ),
+        (
+            "expected i32",
+            "expected a whole number from -2147483648 to 2147483647",
+        ),
         ("expected i64", "expected a whole number"),
         ("expected f64", "expected a number"),
         ("expected f32", "expected a number"),
@@ -141,7 +173,10 @@ mod tests {
              expected seconds ≥ 0 and below run.duration_s"
         );
         let e = blame(invalid("run.warmup_s"), child, &origin, &[]).to_string();
-        assert!(e.starts_with("x.toml: run.warmup_s = 600.0 (from base.toml): "), "{e}");
+        assert!(
+            e.starts_with("x.toml: run.warmup_s = 600.0 (from base.toml): "),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -158,6 +193,9 @@ mod tests {
     fn a_key_set_by_an_override_names_only_the_override() {
         let o = [("run".to_string(), "{warmup_s = -1}".to_string())];
         let e = blame(invalid("run.warmup_s"), "", "x.toml", &o).to_string();
-        assert!(e.starts_with("--set run={warmup_s = -1}: run.warmup_s: expected"), "{e}");
+        assert!(
+            e.starts_with("--set run={warmup_s = -1}: run.warmup_s: expected"),
+            "{e}"
+        );
     }
 }

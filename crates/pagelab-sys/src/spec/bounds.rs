@@ -35,18 +35,30 @@ pub(crate) fn first_bad_span(value: &toml::Value) -> Option<(String, String)> {
     walk(value, "", None)
 }
 
-fn walk(value: &toml::Value, path: &str, unit: Option<(f64, f64, &str)>) -> Option<(String, String)> {
+fn walk(
+    value: &toml::Value,
+    path: &str,
+    unit: Option<(f64, f64, &str)>,
+) -> Option<(String, String)> {
     match value {
         toml::Value::Table(t) => t.iter().find_map(|(k, v)| {
-            let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+            let p = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
             walk(v, &p, unit_of(k))
         }),
         toml::Value::Array(a) => a
             .iter()
             .enumerate()
             .find_map(|(i, v)| walk(v, &format!("{path}.{i}"), unit)),
-        toml::Value::Float(x) => unit.and_then(|u| check_span(*x, u)).map(|w| (path.into(), w)),
-        toml::Value::Integer(n) => unit.and_then(|u| check_span(*n as f64, u)).map(|w| (path.into(), w)),
+        toml::Value::Float(x) => unit
+            .and_then(|u| check_span(*x, u))
+            .map(|w| (path.into(), w)),
+        toml::Value::Integer(n) => unit
+            .and_then(|u| check_span(*n as f64, u))
+            .map(|w| (path.into(), w)),
         _ => None,
     }
 }
@@ -82,10 +94,18 @@ pub(crate) fn check(
     let Some((path, what)) = first_bad_span(value) else {
         return Ok(());
     };
-    match overrides.iter().rev().find(|(k, _)| path == *k || path.starts_with(&format!("{k}."))) {
+    match overrides
+        .iter()
+        .rev()
+        .find(|(k, _)| path == *k || path.starts_with(&format!("{k}.")))
+    {
         Some((k, v)) => Err(SysError::Override {
             arg: format!("{k}={v}"),
-            what: if path == *k { what } else { format!("{path}: {what}") },
+            what: if path == *k {
+                what
+            } else {
+                format!("{path}: {what}")
+            },
         }),
         None => Err(SysError::Invalid {
             origin: origin.into(),
@@ -105,18 +125,36 @@ mod tests {
 
     #[test]
     fn spans_beyond_the_clock_or_below_its_tick_are_named() {
-        assert_eq!(bad("[cpu.supervisor]\nfault_us = 1e17"), Some("cpu.supervisor.fault_us".into()));
-        assert_eq!(bad("[paging]\nsio_overhead_ms = 1e14"), Some("paging.sio_overhead_ms".into()));
-        assert_eq!(bad("[machine]\ntime_slice_s = 1e-12"), Some("machine.time_slice_s".into()));
-        assert_eq!(bad("[cpu]\nreference_ns = 1e-300"), Some("cpu.reference_ns".into()));
-        assert_eq!(bad("[w]\nthink_s = [1.0, 1e300]"), Some("w.think_s.1".into()));
+        assert_eq!(
+            bad("[cpu.supervisor]\nfault_us = 1e17"),
+            Some("cpu.supervisor.fault_us".into())
+        );
+        assert_eq!(
+            bad("[paging]\nsio_overhead_ms = 1e14"),
+            Some("paging.sio_overhead_ms".into())
+        );
+        assert_eq!(
+            bad("[machine]\ntime_slice_s = 1e-12"),
+            Some("machine.time_slice_s".into())
+        );
+        assert_eq!(
+            bad("[cpu]\nreference_ns = 1e-300"),
+            Some("cpu.reference_ns".into())
+        );
+        assert_eq!(
+            bad("[w]\nthink_s = [1.0, 1e300]"),
+            Some("w.think_s.1".into())
+        );
         assert_eq!(bad("[[c]]\ncpu_ms = 1e300"), Some("c.0.cpu_ms".into()));
     }
 
     #[test]
     fn ordinary_spans_and_other_keys_pass() {
         assert_eq!(bad("[cpu]\nreference_ns = 0.5\ncount = 100000"), None);
-        assert_eq!(bad("[run]\nduration_s = 4.6e9\nwarmup_s = 0\n[x]\nusers = 1e300"), None);
+        assert_eq!(
+            bad("[run]\nduration_s = 4.6e9\nwarmup_s = 0\n[x]\nusers = 1e300"),
+            None
+        );
         assert_eq!(bad("[m]\ntime_slice_s = 1e-9\nnegative_s = -1e300"), None);
     }
 
@@ -125,7 +163,10 @@ mod tests {
         let v: toml::Value = toml::from_str("[disk]\npull_s = 1e300").unwrap();
         let o = [("disk.pull_s".to_string(), "1e300".to_string())];
         let e = check(&v, "m44.toml", &o).unwrap_err().to_string();
-        assert!(e.starts_with("--set disk.pull_s=1e300: 1e300 s is beyond"), "{e}");
+        assert!(
+            e.starts_with("--set disk.pull_s=1e300: 1e300 s is beyond"),
+            "{e}"
+        );
         let e = check(&v, "m44.toml", &[]).unwrap_err().to_string();
         assert!(e.starts_with("m44.toml: disk.pull_s: "), "{e}");
     }
