@@ -35,6 +35,8 @@ COUNTERS = {
     "replay_seconds": "s",
     "frames": "frames",
     "overhead_pages": "pages",
+    "overhead_unstocked_pages": "pages",
+    "stock_pages": "pages",
 }
 
 
@@ -107,11 +109,21 @@ def _frames(replay: dict[str, str], memory_max: int, pages: int) -> dict[str, in
     """What memory.max leaves the trace's pages, measured in the guest.
 
     At the end of the replay everything charged to the cgroup that is not one of the trace's
-    resident pages (mincore over the mapping) is the overhead: the replayer's own pages, its
+    resident pages (smaps over the mapping) is the overhead: the replayer's own pages, its
     page tables, kernel stack and slab, and memcg's per-CPU charge stock. What is left of
-    memory.max is the frames the trace's pages compete for.
+    memory.max is the frames the trace's pages compete for. The stock apart (memory.current
+    less what memory.stat's anon, file and kernel account for) is kept too: a model that
+    charges in batches itself needs the overhead without it.
     """
     current = _int(replay, "after_memory_current")
     trace_resident = max(0, _int(replay, "region_resident"))
     overhead = max(0, current - trace_resident * PAGE) // PAGE
-    return {"overhead_pages": overhead, "frames": memory_max // PAGE - overhead}
+    # memory.stat's items hold what pages are charged for, not the per-CPU stock charged ahead.
+    used = sum(max(0, _int(replay, f"after_{k}")) for k in ("anon", "file", "kernel"))
+    unstocked = max(0, used - trace_resident * PAGE) // PAGE
+    return {
+        "overhead_pages": overhead,
+        "frames": memory_max // PAGE - overhead,
+        "overhead_unstocked_pages": unstocked,
+        "stock_pages": max(0, overhead - unstocked),
+    }

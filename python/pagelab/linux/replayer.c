@@ -84,6 +84,7 @@ static void report(const char *cg, const char *when) {
     printf("%s_anon %lld\n", when, stat_key(cg, "anon"));
     printf("%s_pagetables %lld\n", when, stat_key(cg, "pagetables"));
     printf("%s_kernel %lld\n", when, stat_key(cg, "kernel"));
+    printf("%s_file %lld\n", when, stat_key(cg, "file"));
 }
 
 int main(int argc, char **argv) {
