@@ -512,3 +512,35 @@ def test_site_in_a_browser(site, results):
         assert outside == ["https://example.invalid/probe.js"]
         browser.close()
     assert errors == []
+
+
+def test_the_distance_chart_takes_a_row_with_the_papers_range_and_no_number(results):
+    raw = _design_record("ranges", "f.png", {})
+    raw["rows"] = [
+        {
+            "table": "T",
+            "row": "above",
+            "column": "c",
+            "role": "predicted",
+            "paper": None,
+            "paper_range": [1.0, 2.0],
+            "pagelab": 3.0,
+            "interval": None,
+            "unit": "s",
+        },
+        {
+            "table": "T",
+            "row": "below",
+            "column": "c",
+            "role": "predicted",
+            "paper": None,
+            "paper_range": [1.0, 2.0],
+            "pagelab": 0.5,
+            "interval": None,
+            "unit": "s",
+        },
+    ]
+    record = records.parse(results / "hand-new.json", raw)
+    spec = charts.distances([("T", r) for r in record.rows], "t")
+    xs = [x for trace in spec["data"] for x in trace["x"]]
+    assert len(xs) == 2 and xs[0] > 0 > xs[1]

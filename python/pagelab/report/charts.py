@@ -54,7 +54,7 @@ def distances(grouped: list[tuple[str, Row]], title: str) -> dict[str, Any] | No
     data: list[dict[str, Any]] = []
     for role in score.SCORED_ROLES:
         points = [
-            (g, r, 100 * d * (1 if r.pagelab >= r.paper else -1))
+            (g, r, 100 * d * _side(r))
             for g, r, d in scored
             if r.role == role
         ]
@@ -95,6 +95,15 @@ def distances(grouped: list[tuple[str, Row]], title: str) -> dict[str, Any] | No
         "yaxis": {"type": "category", "automargin": True, "autorange": "reversed"},
     }
     return {"data": data, "layout": layout}
+
+
+def _side(r: Row) -> int:
+    """+1 where ours lies at or above the paper's number (or inside or above its range), -1
+    below: a row may give the paper's range and no single number."""
+    if r.paper is not None:
+        return 1 if r.pagelab >= r.paper else -1
+    lo, hi = r.paper_range or (r.pagelab, r.pagelab)
+    return 1 if r.pagelab >= min(lo, hi) else -1
 
 
 def _distance_trace(role: str, points: list[tuple[str, Row, float]], *, legend: bool) -> dict:
