@@ -125,8 +125,11 @@ def test_every_chart_of_every_page_is_well_formed(site):
 
 
 def test_the_paper_tables_come_first_on_the_pages_that_have_them(site):
-    for name in ("hpo-table2", "psi-table2"):
-        html = (site / "repro" / f"{name}.html").read_text()
+    pages = [site / "repro" / f"{name}.html" for name in ("hpo-table2", "psi-table2")]
+    if os.environ.get("PAGELAB_REPORT_RECORDS"):
+        pages = [p for p in pages if p.exists()]  # records chosen by hand: those it has
+    for page in pages:
+        html = page.read_text()
         assert 'class="paper-table"' in html
         assert html.index('class="paper-table"') < html.index("<h2>Score</h2>")
         if 'class="own-table"' in html:
