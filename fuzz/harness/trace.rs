@@ -159,20 +159,9 @@ pub fn convert_input(data: &[u8]) {
 /// Steps a policy over a reference string: byte 0 picks the policy, byte 1 the frames, then
 /// each 3 bytes are a reference (2 bytes of page, 1 byte of kind and run length).
 pub fn step(data: &[u8]) {
-    const POLICIES: [&str; 10] = [
-        "fifo",
-        "lru",
-        "clock",
-        "min",
-        "random",
-        "arc",
-        "lirs",
-        "sieve",
-        "linux-lru",
-        "mglru",
-    ];
     let [p, frames, rest @ ..] = data else { return };
-    let Ok(spec) = PolicySpec::by_name(POLICIES[*p as usize % POLICIES.len()]) else {
+    let info = pagelab_trace::policy::INFO; // every policy of the registry
+    let Ok(spec) = PolicySpec::by_name(info[*p as usize % info.len()].name) else {
         return;
     };
     let runs: Vec<Run> = rest

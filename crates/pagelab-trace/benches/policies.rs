@@ -13,7 +13,7 @@
 
 use pagelab_core::RngStreams;
 use pagelab_trace::curve::{curve_by_simulation, lru_curve, opt_curve, opt_curve_upto, ws_curve};
-use pagelab_trace::policy::{simulate, NextUse, PolicySpec};
+use pagelab_trace::policy::{simulate, NextUse, PolicySpec, INFO};
 use pagelab_trace::{AccessKind, Run};
 use rand::Rng;
 use std::time::Instant;
@@ -91,21 +91,7 @@ fn main() {
     );
     let frames = 4_096;
     println!("single size: {frames} frames, from memory, best of 3");
-    for name in [
-        "fifo",
-        "lru",
-        "clock",
-        "ar",
-        "random",
-        "ws",
-        "arc",
-        "lirs",
-        "sieve",
-        "clock-pro",
-        "linux-lru",
-        "mglru",
-        "min",
-    ] {
+    for name in INFO.iter().map(|i| i.name) {
         if !want(name) {
             continue;
         }
