@@ -28,7 +28,7 @@
 use std::cell::Cell;
 use std::fs::File;
 use std::io::{BufReader, Read};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::rc::Rc;
@@ -122,6 +122,32 @@ pub fn valgrind_version(valgrind: &Path) -> Result<String, TraceError> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// Starts valgrind's lackey on `program` with its log on a pipe; returns the child and the
+/// pipe's read end.
+fn spawn_lackey(
+    valgrind: &Path,
+    program: &Path,
+    args: &[String],
+) -> Result<(Child, OwnedFd), TraceError> {
+    let pipe_err = |e: rustix::io::Errno| TraceError::io("pipe", e.into());
+    let (read_end, write_end) = rustix::pipe::pipe().map_err(pipe_err)?;
+    rustix::io::fcntl_setfd(&read_end, rustix::io::FdFlags::CLOEXEC).map_err(pipe_err)?;
+    let child = {
+        let _guard = SPAWN.lock().unwrap_or_else(|p| p.into_inner());
+        rustix::io::fcntl_setfd(&write_end, rustix::io::FdFlags::empty()).map_err(pipe_err)?;
+        let spawned = Command::new(valgrind)
+            .args(LACKEY_OPTIONS)
+            .arg(format!("--log-fd={}", write_end.as_raw_fd()))
+            .arg(program)
+            .args(args)
+            .spawn();
+        // The child holds its copy; ours must close so that the pipe ends with the child.
+        drop(write_end);
+        spawned.map_err(|e| TraceError::io(valgrind, e))?
+    };
+    Ok((child, read_end))
+}
+
 /// As [`capture`], with the valgrind executable given.
 pub fn capture_with(
     valgrind: &Path,
@@ -145,22 +171,7 @@ pub fn capture_with(
     });
     let writer = TraceWriter::create(output, page_size, description)?;
 
-    let pipe_err = |e: rustix::io::Errno| TraceError::io("pipe", e.into());
-    let (read_end, write_end) = rustix::pipe::pipe().map_err(pipe_err)?;
-    rustix::io::fcntl_setfd(&read_end, rustix::io::FdFlags::CLOEXEC).map_err(pipe_err)?;
-    let child = {
-        let _guard = SPAWN.lock().unwrap_or_else(|p| p.into_inner());
-        rustix::io::fcntl_setfd(&write_end, rustix::io::FdFlags::empty()).map_err(pipe_err)?;
-        let spawned = Command::new(valgrind)
-            .args(LACKEY_OPTIONS)
-            .arg(format!("--log-fd={}", write_end.as_raw_fd()))
-            .arg(&resolved)
-            .args(args)
-            .spawn();
-        // The child holds its copy; ours must close so that the pipe ends with the child.
-        drop(write_end);
-        spawned.map_err(|e| TraceError::io(valgrind, e))?
-    };
+    let (child, read_end) = spawn_lackey(valgrind, &resolved, args)?;
 
     let count = Rc::new(Cell::new(0u64));
     let mut pipe = Counted {

@@ -611,11 +611,8 @@ fn interpolate(c: &PsiCurve, x: f64) -> ProgramPrediction {
     }
 }
 
-/// Predicts Ψ* and the system paging rate of `characteristics` run together under round robin
-/// in `frames` page frames (Bard 1975 section 4, eqs. 1-3). Between the Ψ of a curve the
-/// characteristics are linear; eq. 1 is solved at its first crossing over the Ψ common to all
-/// curves, and Ψ* is held at an end of that range when no crossing lies inside it.
-pub fn predict(characteristics: &[PsiCurve], frames: u32) -> Result<Prediction, TraceError> {
+/// Each characteristic has points, at strictly increasing Ψ, with finite values >= 0.
+fn check_characteristics(characteristics: &[PsiCurve]) -> Result<(), TraceError> {
     if characteristics.is_empty() {
         return Err(TraceError::invalid(
             "characteristics: none; expected at least one program",
@@ -647,6 +644,15 @@ pub fn predict(characteristics: &[PsiCurve], frames: u32) -> Result<Prediction, 
             )));
         }
     }
+    Ok(())
+}
+
+/// Predicts Ψ* and the system paging rate of `characteristics` run together under round robin
+/// in `frames` page frames (Bard 1975 section 4, eqs. 1-3). Between the Ψ of a curve the
+/// characteristics are linear; eq. 1 is solved at its first crossing over the Ψ common to all
+/// curves, and Ψ* is held at an end of that range when no crossing lies inside it.
+pub fn predict(characteristics: &[PsiCurve], frames: u32) -> Result<Prediction, TraceError> {
+    check_characteristics(characteristics)?;
     let lo = characteristics.iter().map(|c| c.points[0].psi).max();
     let hi = characteristics
         .iter()

@@ -339,6 +339,25 @@ pub(crate) fn run_program(
     ))
 }
 
+/// Places the main program's variables and work arrays (`np` parameters), after its code.
+fn place_vars(mem: &mut TracedMemory, np: u64) -> Result<Vars, TraceError> {
+    Ok(Vars {
+        ships: mem.scalar("NSHIP")?,
+        reports: mem.scalar("NREP")?,
+        t: mem.scalar("T")?,
+        dmax: mem.scalar("DMAX")?,
+        p: mem.array1("P", np)?,
+        rhs: mem.array1("B", np)?,
+        delta: mem.array1("DELTA", np)?,
+        g: mem.array1("G", 10)?,
+        ix: mem.array1("IX", 10)?,
+        trec: mem.array1("TREC", 5)?,
+        l: mem.array1("L", np)?,
+        m: mem.array1("M", np)?,
+        norm: mem.mat("ANORM", np, np)?,
+    })
+}
+
 /// Places the program's code and work storage: main program, subroutines, MINV and the
 /// mathematical library, each statement followed by `code_gap_words` unexecuted words.
 fn place_code(
@@ -356,21 +375,7 @@ fn place_code(
         mem.stmt(8)?,
         mem.stmt(4)?,
     ];
-    let v = Vars {
-        ships: mem.scalar("NSHIP")?,
-        reports: mem.scalar("NREP")?,
-        t: mem.scalar("T")?,
-        dmax: mem.scalar("DMAX")?,
-        p: mem.array1("P", np)?,
-        rhs: mem.array1("B", np)?,
-        delta: mem.array1("DELTA", np)?,
-        g: mem.array1("G", 10)?,
-        ix: mem.array1("IX", 10)?,
-        trec: mem.array1("TREC", 5)?,
-        l: mem.array1("L", np)?,
-        m: mem.array1("M", np)?,
-        norm: mem.mat("ANORM", np, np)?,
-    };
+    let v = place_vars(mem, np)?;
     // Fields are evaluated in order, so each subroutine's statements follow its segment mark.
     let mut code = Code {
         read_head: main[0],
@@ -518,7 +523,7 @@ fn write_tracks(
     code: &Code,
     v: &Vars,
     db: &DataBase,
-    tape: &mut super::memory::Tape,
+    tape: &mut super::tape::Tape,
     ex: &Exercise,
     ships: u64,
     nrep: u64,

@@ -33,7 +33,8 @@
 //! elements of the inverse in the same order. The generated matrix has independent entries
 //! uniform on (−1, 1).
 
-use super::memory::{Array1, Mat, Stmt, Tape, TracedMemory};
+use super::memory::{Array1, Mat, Stmt, TracedMemory};
+use super::tape::Tape;
 use super::ResultCheck;
 use crate::TraceError;
 use pagelab_core::Rng;
@@ -268,15 +269,8 @@ impl Default for MatrixParams {
     }
 }
 
-/// Runs one version of T1 on the matrix `input` (n × n, row-major in the slice) and returns the
-/// inverse as written to the output tape (row-major) together with the result check.
-pub(crate) fn run_program(
-    mem: &mut TracedMemory,
-    version: MatrixVersion,
-    p: &MatrixParams,
-    buffer_words: u64,
-    input: &[f64],
-) -> Result<(Vec<f64>, ResultCheck), TraceError> {
+/// The declared first dimension of A for `version`, once the order and the input are checked.
+fn leading_dim(version: MatrixVersion, p: &MatrixParams, input: &[f64]) -> Result<u64, TraceError> {
     let n = p.n;
     if n == 0 {
         return Err(TraceError::invalid(
@@ -290,7 +284,7 @@ pub(crate) fn run_program(
             input.len()
         )));
     }
-    let ld = match version {
+    Ok(match version {
         MatrixVersion::Casual => {
             if p.fixed_dim < n {
                 return Err(TraceError::invalid(format!(
@@ -301,7 +295,20 @@ pub(crate) fn run_program(
             p.fixed_dim
         }
         MatrixVersion::VariableDims | MatrixVersion::ColumnIo => n,
-    };
+    })
+}
+
+/// Runs one version of T1 on the matrix `input` (n × n, row-major in the slice) and returns the
+/// inverse as written to the output tape (row-major) together with the result check.
+pub(crate) fn run_program(
+    mem: &mut TracedMemory,
+    version: MatrixVersion,
+    p: &MatrixParams,
+    buffer_words: u64,
+    input: &[f64],
+) -> Result<(Vec<f64>, ResultCheck), TraceError> {
+    let n = p.n;
+    let ld = leading_dim(version, p, input)?;
     let by_columns = version == MatrixVersion::ColumnIo;
 
     mem.begin_segment("main program");

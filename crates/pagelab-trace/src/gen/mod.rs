@@ -32,6 +32,7 @@ pub mod matrix;
 pub mod memory;
 pub mod runtime;
 pub mod sort;
+pub mod tape;
 
 use crate::{Run, TraceError, VecSource};
 use correlation::{CorrelationParams, CorrelationVersion};
@@ -359,74 +360,15 @@ pub fn generate(
     let mut mem = TracedMemory::new(params.page_words, params.address_space_words)?;
     // The 44X OS sits below the program in the job's store (runtime.rs).
     runtime::place(&mut mem, &params.runtime)?;
-    // The data must fit the store before any input is generated for it.
-    let fits = |key: &str, words: Option<u64>| match words {
-        Some(w) if w <= params.address_space_words => Ok(()),
-        _ => Err(TraceError::invalid(format!(
-            "{key}: the data does not fit in address_space_words = {}",
-            params.address_space_words
-        ))),
-    };
     let streams = RngStreams::new(seed);
-    let bw = params.buffer_words;
     use M44Program as P;
     let check = match program {
         P::T1_1X | P::T1_1XStar | P::T1_1XStarStar => {
-            let version = match program {
-                P::T1_1X => MatrixVersion::Casual,
-                P::T1_1XStarStar => MatrixVersion::VariableDims,
-                _ => MatrixVersion::ColumnIo,
-            };
-            let m = &params.matrix;
-            if m.n == 0 {
-                return Err(TraceError::invalid(
-                    "matrix.n: expected an order of at least 1",
-                ));
-            }
-            fits("matrix.n", m.n.checked_mul(m.n))?;
-            if program == P::T1_1X {
-                fits("matrix.fixed_dim", m.fixed_dim.checked_mul(m.fixed_dim))?;
-            }
-            let a = matrix::input_matrix(m.n, &mut streams.stream("m44-t1-input", 0));
-            matrix::run_program(&mut mem, version, m, bw, &a)?.1
+            run_matrix(program, params, &mut mem, &streams)?
         }
-        P::T2_1X | P::T2_1XStar => {
-            let version = if program == P::T2_1X {
-                CorrelationVersion::FieldArrays
-            } else {
-                CorrelationVersion::RecordArray
-            };
-            let c = &params.correlation;
-            c.validate(version)?;
-            fits(
-                "correlation.ships",
-                c.ships.checked_mul(4).and_then(|q| q.checked_mul(q)),
-            )?;
-            fits(
-                "correlation.reports",
-                c.reports.checked_mul(correlation::RECORD_WORDS),
-            )?;
-            if version == CorrelationVersion::FieldArrays {
-                fits(
-                    "correlation.fixed_dim",
-                    c.fixed_dim.checked_mul(correlation::RECORD_WORDS),
-                )?;
-            }
-            let ex = correlation::generate_exercise(c, &mut streams.stream("m44-t2-input", 0));
-            correlation::run_program(&mut mem, version, c, bw, &ex)?.1
-        }
+        P::T2_1X | P::T2_1XStar => run_correlation(program, params, &mut mem, &streams)?,
         P::T4_1XQ | P::T4_1XQStar | P::T4_1XQR | P::T4_1XQRStar => {
-            let version = match program {
-                P::T4_1XQ => SortVersion::KeySort,
-                P::T4_1XQStar => SortVersion::KeySortSublists,
-                P::T4_1XQR => SortVersion::RecordSort,
-                _ => SortVersion::RecordSortSublists,
-            };
-            let s = &params.sort;
-            s.validate()?;
-            fits("sort.items", s.items.checked_mul(s.record_words))?;
-            let file = sort::input_file(s, &mut streams.stream("m44-t4-input", 0));
-            sort::run_program(&mut mem, version, s, bw, &file)?.1
+            run_sort(program, params, &mut mem, &streams)?
         }
     };
     runtime::end_job(&mut mem);
@@ -443,4 +385,93 @@ pub fn generate(
         segments,
         check,
     })
+}
+
+/// The data must fit the store before any input is generated for it.
+fn fits(params: &M44Params, key: &str, words: Option<u64>) -> Result<(), TraceError> {
+    match words {
+        Some(w) if w <= params.address_space_words => Ok(()),
+        _ => Err(TraceError::invalid(format!(
+            "{key}: the data does not fit in address_space_words = {}",
+            params.address_space_words
+        ))),
+    }
+}
+
+/// Problem T1 (matrix inversion) in `mem`, on input from `streams`.
+fn run_matrix(
+    program: M44Program,
+    params: &M44Params,
+    mem: &mut TracedMemory,
+    streams: &RngStreams,
+) -> Result<ResultCheck, TraceError> {
+    use M44Program as P;
+    let version = match program {
+        P::T1_1X => MatrixVersion::Casual,
+        P::T1_1XStarStar => MatrixVersion::VariableDims,
+        _ => MatrixVersion::ColumnIo,
+    };
+    let m = &params.matrix;
+    if m.n == 0 {
+        return Err(TraceError::invalid(
+            "matrix.n: expected an order of at least 1",
+        ));
+    }
+    fits(params, "matrix.n", m.n.checked_mul(m.n))?;
+    if program == P::T1_1X {
+        fits(
+            params,
+            "matrix.fixed_dim",
+            m.fixed_dim.checked_mul(m.fixed_dim),
+        )?;
+    }
+    let a = matrix::input_matrix(m.n, &mut streams.stream("m44-t1-input", 0));
+    Ok(matrix::run_program(mem, version, m, params.buffer_words, &a)?.1)
+}
+
+/// Problem T2 (correlation) in `mem`, on input from `streams`.
+fn run_correlation(
+    program: M44Program,
+    params: &M44Params,
+    mem: &mut TracedMemory,
+    streams: &RngStreams,
+) -> Result<ResultCheck, TraceError> {
+    let version = if program == M44Program::T2_1X {
+        CorrelationVersion::FieldArrays
+    } else {
+        CorrelationVersion::RecordArray
+    };
+    let c = &params.correlation;
+    c.validate(version)?;
+    let ships = c.ships.checked_mul(4).and_then(|q| q.checked_mul(q));
+    fits(params, "correlation.ships", ships)?;
+    let reports = c.reports.checked_mul(correlation::RECORD_WORDS);
+    fits(params, "correlation.reports", reports)?;
+    if version == CorrelationVersion::FieldArrays {
+        let fixed = c.fixed_dim.checked_mul(correlation::RECORD_WORDS);
+        fits(params, "correlation.fixed_dim", fixed)?;
+    }
+    let ex = correlation::generate_exercise(c, &mut streams.stream("m44-t2-input", 0));
+    Ok(correlation::run_program(mem, version, c, params.buffer_words, &ex)?.1)
+}
+
+/// Problem T4 (sort) in `mem`, on input from `streams`.
+fn run_sort(
+    program: M44Program,
+    params: &M44Params,
+    mem: &mut TracedMemory,
+    streams: &RngStreams,
+) -> Result<ResultCheck, TraceError> {
+    use M44Program as P;
+    let version = match program {
+        P::T4_1XQ => SortVersion::KeySort,
+        P::T4_1XQStar => SortVersion::KeySortSublists,
+        P::T4_1XQR => SortVersion::RecordSort,
+        _ => SortVersion::RecordSortSublists,
+    };
+    let s = &params.sort;
+    s.validate()?;
+    fits(params, "sort.items", s.items.checked_mul(s.record_words))?;
+    let file = sort::input_file(s, &mut streams.stream("m44-t4-input", 0));
+    Ok(sort::run_program(mem, version, s, params.buffer_words, &file)?.1)
 }

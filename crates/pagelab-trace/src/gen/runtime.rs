@@ -29,7 +29,7 @@
 //! (24: 124 and 133 pages, the four versions' mean 128.5), not fitted to any curve; the split
 //! into nucleus and job pages is our choice [A].
 
-use super::memory::{Stmt, TracedMemory};
+use super::memory::{Os, Stmt, TracedMemory};
 use crate::TraceError;
 
 /// The run-time's sizes and costs.
@@ -82,18 +82,6 @@ impl RuntimeParams {
         }
         Ok(())
     }
-}
-
-/// Where the run-time lives in a program's store (kept by [`TracedMemory`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Os {
-    supervisor: Stmt,
-    io_table: u64,
-    job_base: u64,
-    job_pages: u64,
-    job_words: u32,
-    loader: Stmt,
-    card: u32,
 }
 
 /// Segment names whose words the loader stores (code, not data).

@@ -29,7 +29,8 @@
 //! 36-bit fixed-point word); word 1 of each record is its serial number, the rest are random
 //! data, so a sorted output can be checked to be a permutation of the input.
 
-use super::memory::{Array1, Stmt, Tape, TracedMemory};
+use super::memory::{Array1, Stmt, TracedMemory};
+use super::tape::Tape;
 use super::ResultCheck;
 use crate::TraceError;
 use pagelab_core::Rng;
@@ -161,25 +162,15 @@ struct Layout {
 /// Quicksort's stack entries: enough for a file of 2^63 items sorted smaller-part-first.
 const STACK_ENTRIES: u64 = 64;
 
-/// Runs one version of T4 on `input` (records of `p.record_words` words) and returns the output
-/// tape together with the result check.
-pub(crate) fn run_program(
+/// Places the main program's statements and data, the pointer table (when keys are reached
+/// through it) and the file, in that order.
+fn place_program(
     mem: &mut TracedMemory,
     version: SortVersion,
     p: &SortParams,
-    buffer_words: u64,
-    input: &[u64],
-) -> Result<(Vec<u64>, ResultCheck), TraceError> {
-    p.validate()?;
+    nsub: u64,
+) -> Result<Layout, TraceError> {
     let rw = p.record_words;
-    if input.len() as u64 != p.items * rw {
-        return Err(TraceError::invalid(format!(
-            "sort input: expected {} words, got {}",
-            p.items * rw,
-            input.len()
-        )));
-    }
-    let nsub = if version.sublists() { p.sublists } else { 1 };
     // One more instruction where a key is reached through PTR.
     let via_ptr = u32::from(!version.moves_records() || p.record_sort_through_pointers);
     mem.begin_segment("main program");
@@ -213,6 +204,29 @@ pub(crate) fn run_program(
     }
     mem.begin_segment("file FILE");
     lay.file = mem.array1("file FILE", p.items * rw)?;
+    Ok(lay)
+}
+
+/// Runs one version of T4 on `input` (records of `p.record_words` words) and returns the output
+/// tape together with the result check.
+pub(crate) fn run_program(
+    mem: &mut TracedMemory,
+    version: SortVersion,
+    p: &SortParams,
+    buffer_words: u64,
+    input: &[u64],
+) -> Result<(Vec<u64>, ResultCheck), TraceError> {
+    p.validate()?;
+    let rw = p.record_words;
+    if input.len() as u64 != p.items * rw {
+        return Err(TraceError::invalid(format!(
+            "sort input: expected {} words, got {}",
+            p.items * rw,
+            input.len()
+        )));
+    }
+    let nsub = if version.sublists() { p.sublists } else { 1 };
+    let lay = place_program(mem, version, p, nsub)?;
     let mut tape = super::matrix::place_io(mem, buffer_words, input.to_vec())?;
 
     // Sublist s holds items [s·m, min((s+1)·m, items)).

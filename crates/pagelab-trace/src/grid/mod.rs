@@ -213,34 +213,10 @@ pub fn simulate_trace_grid(
         memory.chunks_decoded += reader.chunk_count() as u64;
         nu = Some(n);
     }
-    let mut cells = Vec::with_capacity(specs.len() * sizes.len());
     for f in sizes {
         check_frames(*f)?;
     }
-    for spec in specs {
-        for group in sizes.chunks(sizes_per_cell(spec, sizes, warmup)) {
-            let f = group[0];
-            let d = Driver::new(bound, warmup);
-            cells.push(match spec {
-                PolicySpec::Lru(_) if group.len() > 1 => {
-                    Cell::Lru(Box::new(LruStack::new(bound, 0)))
-                }
-                PolicySpec::Fifo(_) if group.len() > 1 => {
-                    Cell::Fifo(Box::new(FifoSizes::new(group, bound)))
-                }
-                PolicySpec::Clock(c) if group.len() > 1 => {
-                    Cell::Clock(Box::new(ClockSizes::new(group, bound, c.bit_on_load)))
-                }
-                _ => match Online::build(spec, f, bound)? {
-                    Some(p) => Cell::Online(p, d),
-                    None => {
-                        let n = nu.as_ref().expect("computed above for MIN");
-                        Cell::Min(min::Min::for_trace(f, n), d, n.cursor())
-                    }
-                },
-            });
-        }
-    }
+    let mut cells = build_cells(specs, sizes, warmup, bound, nu.as_ref())?;
     memory.cells = cells.len() as u64;
     let chunks = reader.chunk_count() as u64;
     let mut source = PrefetchReader::new(reader);
@@ -272,6 +248,43 @@ pub fn simulate_trace_grid(
         }
     }
     Ok(Grid { outcomes, memory })
+}
+
+/// The cells of `specs` at `sizes` over pages `0..bound`; MIN's read `nu`, the trace's
+/// next-use (computed when a MIN is among `specs`).
+fn build_cells<'a>(
+    specs: &[PolicySpec],
+    sizes: &[u32],
+    warmup: u64,
+    bound: u32,
+    nu: Option<&'a min::TraceNextUse>,
+) -> Result<Vec<Cell<'a>>, TraceError> {
+    let mut cells = Vec::with_capacity(specs.len() * sizes.len());
+    for spec in specs {
+        for group in sizes.chunks(sizes_per_cell(spec, sizes, warmup)) {
+            let f = group[0];
+            let d = Driver::new(bound, warmup);
+            cells.push(match spec {
+                PolicySpec::Lru(_) if group.len() > 1 => {
+                    Cell::Lru(Box::new(LruStack::new(bound, 0)))
+                }
+                PolicySpec::Fifo(_) if group.len() > 1 => {
+                    Cell::Fifo(Box::new(FifoSizes::new(group, bound)))
+                }
+                PolicySpec::Clock(c) if group.len() > 1 => {
+                    Cell::Clock(Box::new(ClockSizes::new(group, bound, c.bit_on_load)))
+                }
+                _ => match Online::build(spec, f, bound)? {
+                    Some(p) => Cell::Online(p, d),
+                    None => {
+                        let n = nu.expect("computed for MIN");
+                        Cell::Min(min::Min::for_trace(f, n), d, n.cursor())
+                    }
+                },
+            });
+        }
+    }
+    Ok(cells)
 }
 
 /// MIN at every size of `sizes` [frames] over the trace file at `path`: one backward pass for

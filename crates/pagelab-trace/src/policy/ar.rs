@@ -79,17 +79,68 @@ impl Ar {
     }
 
     fn victim_frame(&mut self) -> u32 {
-        let cap = self.cap;
-        let mut h = self.pointer;
-        for _ in 0..cap {
-            if self.stamp[h as usize] != self.epoch {
-                return h;
+        let (stamp, epoch) = (&self.stamp, self.epoch);
+        match search(
+            self.cap,
+            self.pointer,
+            |_| true,
+            |h| stamp[h as usize] == epoch,
+        ) {
+            ArSearch::Unused(h) => h,
+            ArSearch::AllUsed(first) => {
+                self.epoch += 1;
+                first.unwrap_or(self.pointer)
             }
-            h = if h + 1 == cap { 0 } else { h + 1 };
         }
-        self.epoch += 1;
-        self.pointer
     }
+}
+
+/// What AR's pointer finds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArSearch {
+    /// The first candidate frame from the pointer whose usage bit is off: the victim.
+    Unused(u32),
+    /// Every candidate's bit is on: the caller clears all bits and takes this frame, the first
+    /// candidate from the pointer (`None`: no frame is a candidate).
+    AllUsed(Option<u32>),
+}
+
+/// AR's search over frames `0..n` from `pointer` (fidelity-notes section 6.2). `candidate`
+/// says which frames may be taken: every one in the trace lab; in the M44, whose frames can be
+/// empty or still being filled, those holding a page that has arrived. `used` reads a frame's
+/// usage bit. The one search of both (pagelab-sys `m44/replacement.rs`).
+#[inline]
+pub fn search(
+    n: u32,
+    pointer: u32,
+    candidate: impl Fn(u32) -> bool,
+    used: impl Fn(u32) -> bool,
+) -> ArSearch {
+    let mut h = pointer;
+    let mut first = None;
+    for _ in 0..n {
+        if candidate(h) {
+            if !used(h) {
+                return ArSearch::Unused(h);
+            }
+            first = first.or(Some(h));
+        }
+        h = if h + 1 == n { 0 } else { h + 1 };
+    }
+    ArSearch::AllUsed(first)
+}
+
+/// AR's periodic clearing of every usage bit, after every `interval`-th reference of the whole
+/// string (0: never), against a run of `count` references whose first is reference `now`
+/// (0-based): `None` if no clearing falls inside the run, else `Some(keep)` where `keep` says
+/// the run has references after the clearing, which set its page's bit again. The one rule of
+/// the trace lab and the M44 (pagelab-sys `m44/machine.rs`).
+#[inline]
+pub fn reset_in(now: u64, count: u32, interval: u64) -> Option<bool> {
+    // A clearing follows reference t when (t + 1) % interval == 0.
+    let end = now + u64::from(count);
+    let reset_after = end.checked_div(interval)? * interval;
+    (reset_after > now).then_some(reset_after < end)
 }
 
 impl Replacement for Ar {
@@ -122,15 +173,10 @@ impl Replacement for Ar {
             self.page_frame[page as usize] = f;
         }
         self.stamp[f as usize] = self.epoch;
-        // References now..=last (0-based); a reset follows reference t when (t+1) % R == 0.
-        let last = now + u64::from(count) - 1;
-        if let Some(q) = (last + 1).checked_div(self.reset_interval) {
-            let reset_after = q * self.reset_interval;
-            if reset_after > now {
-                self.epoch += 1;
-                if reset_after - 1 < last {
-                    self.stamp[f as usize] = self.epoch;
-                }
+        if let Some(keep) = reset_in(now, count, self.reset_interval) {
+            self.epoch += 1;
+            if keep {
+                self.stamp[f as usize] = self.epoch;
             }
         }
         hit

@@ -547,15 +547,7 @@ pub fn convert(
     output: &Path,
     progress: &mut dyn FnMut(u64, Option<u64>),
 ) -> Result<TraceInfo, TraceError> {
-    check_page_size(opts.page_size, "--page-size")?;
-    for r in &opts.ranges {
-        if r.start >= r.end {
-            return Err(TraceError::invalid(format!(
-                "address range {:#x}-{:#x}: expected START < END",
-                r.start, r.end
-            )));
-        }
-    }
+    check_convert_options(opts)?;
     if from == Some(InputFormat::Pagelab) {
         return convert_pagelab(input, units, opts, output, progress);
     }
@@ -568,13 +560,7 @@ pub fn convert(
     let format = from.unwrap_or_else(|| guess_format(&src.sample));
     let units = resolve_units(format, units, opts)?;
     if src.compression == Compression::None {
-        match format {
-            InputFormat::U64 => binary::check_whole_records(input, src.file_bytes, 8, "u64")?,
-            InputFormat::OracleGeneral => {
-                binary::check_whole_records(input, src.file_bytes, ORACLE_RECORD, "oracleGeneral")?
-            }
-            _ => {}
-        }
+        check_whole_records(format, input, src.file_bytes)?;
     }
     let description = serde_json::json!({
         "tool": "pagelab trace convert",
@@ -619,6 +605,36 @@ pub fn convert(
     translate_read_error(read, input, compression, count.get())?;
     pager.report(true);
     pager.writer.finish()
+}
+
+/// The page size and the address ranges of `opts` are well formed.
+fn check_convert_options(opts: &ConvertOptions) -> Result<(), TraceError> {
+    check_page_size(opts.page_size, "--page-size")?;
+    for r in &opts.ranges {
+        if r.start >= r.end {
+            return Err(TraceError::invalid(format!(
+                "address range {:#x}-{:#x}: expected START < END",
+                r.start, r.end
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// An uncompressed binary input of `file_bytes` holds whole records of its format.
+fn check_whole_records(
+    format: InputFormat,
+    input: &Path,
+    file_bytes: u64,
+) -> Result<(), TraceError> {
+    match format {
+        InputFormat::U64 => binary::check_whole_records(input, file_bytes, 8, "u64")?,
+        InputFormat::OracleGeneral => {
+            binary::check_whole_records(input, file_bytes, ORACLE_RECORD, "oracleGeneral")?
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// The units of `format`'s input: `units` if given and possible, else the format's own.

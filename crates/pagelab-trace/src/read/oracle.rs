@@ -79,18 +79,8 @@ pub fn write_oracle_general(
             let id = map[r.page as usize];
             for _ in 0..r.count {
                 if block.is_empty() {
-                    let b = (BLOCK as u64).min(remaining) as usize;
-                    remaining -= b as u64;
-                    scratch_file
-                        .seek(SeekFrom::Start(remaining * 8))
+                    read_block(&mut scratch_file, &mut remaining, &mut bytes, &mut block)
                         .map_err(sio)?;
-                    scratch_file.read_exact(&mut bytes[..b * 8]).map_err(sio)?;
-                    // Values in the file run from the string's end; pop() takes them forwards.
-                    block.extend(
-                        bytes[..b * 8]
-                            .chunks_exact(8)
-                            .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))),
-                    );
                 }
                 let next = block.pop().expect("one next-use value per reference");
                 rec[0..4].copy_from_slice(&(i.min(u32::MAX as u64) as u32).to_le_bytes());
@@ -112,6 +102,24 @@ pub fn write_oracle_general(
     drop(scratch_file);
     drop(scratch);
     Ok(i)
+}
+
+/// Reads the next block of next-use values from `file`, which holds them from the string's
+/// end, into `block`, so that `pop()` takes them forwards; `remaining` counts the values not
+/// read yet.
+fn read_block(
+    file: &mut (impl Read + Seek),
+    remaining: &mut u64,
+    bytes: &mut [u8],
+    block: &mut Vec<i64>,
+) -> std::io::Result<()> {
+    let b = (BLOCK as u64).min(*remaining) as usize;
+    *remaining -= b as u64;
+    file.seek(SeekFrom::Start(*remaining * 8))?;
+    file.read_exact(&mut bytes[..b * 8])?;
+    let values = bytes[..b * 8].chunks_exact(8);
+    block.extend(values.map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))));
+    Ok(())
 }
 
 /// Progress is reported every this many references.
