@@ -3,7 +3,9 @@
 //!
 //! The M44 engine keeps its own frame table (frames being filled cannot be taken, pulls
 //! complete asynchronously across jobs), so its policies are [`Replacer`] over that table and
-//! [`clear_use_bits`]; the trace lab's and the frame supply's are `pagelab_trace::policy`'s,
+//! [`clear_use_bits`], AR's through the trace lab's own search and clearing rule
+//! (`pagelab_trace::policy::ar::{search, reset_in}`); the trace lab's and the frame supply's
+//! are `pagelab_trace::policy`'s,
 //! driven here exactly as the system's frame supply drives them
 //! (`pagelab_trace::policy::driven::Driven`). With one job nothing is ever in transit when a
 //! victim is chosen, and the two must agree reference run by reference run. BIFO, which spares
@@ -42,7 +44,6 @@ struct M44Ar {
     table: Vec<u32>,
     replacer: Replacer,
     refs_done: u64,
-    next_reset: u64,
     interval: u64,
 }
 
@@ -55,7 +56,6 @@ impl M44Ar {
             table: vec![NONE; pages as usize],
             replacer: Replacer::new(kind),
             refs_done: 0,
-            next_reset: if interval > 0 { interval } else { u64::MAX },
             interval,
         }
     }
@@ -87,9 +87,7 @@ impl M44Ar {
         let f = self.table[page as usize] as usize;
         self.frames[f].used = true;
         self.refs_done += u64::from(count);
-        if self.refs_done >= self.next_reset {
-            self.next_reset = clear_use_bits(&mut self.frames, f, self.refs_done, self.interval);
-        }
+        clear_use_bits(&mut self.frames, f, self.refs_done, count, self.interval);
         (hit, evicted)
     }
 }

@@ -22,9 +22,10 @@ pub(super) struct M44Run {
     slices: u64,
 }
 
-impl M44Run {
-    pub(super) fn new(m: Machine) -> Self {
-        M44Run { m, slices: 0 }
+impl Machine {
+    /// Runs every job to completion.
+    pub fn run(self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
+        pagelab_core::kernel::run(M44Run { m: self, slices: 0 }, progress)
     }
 }
 

@@ -10,7 +10,7 @@ use pagelab_trace::gen::{generate, M44Program};
 use pagelab_trace::Run;
 
 use super::leveler::{Action, Leveler, Sample};
-use super::replacement::{Frame, Replacer};
+use super::replacement::{clear_use_bits, Frame, Replacer};
 use super::spec::{M44Spec, PolicyKind};
 use crate::device::Disk;
 use crate::monitor::{put_metric, IntervalTable, Report, UserRow};
@@ -69,6 +69,51 @@ pub fn copy_seed(seed: u64, copy: u64) -> u64 {
         .next_u64()
 }
 
+/// The jobs of `spec`, each with its reference string (copies reading the same input share
+/// one), and the references of all of them.
+fn jobs(spec: &M44Spec, seed: u64) -> Result<(Vec<Job>, u64), SysError> {
+    let program = M44Program::from_name(&spec.workload.program)?;
+    let n = spec.workload.copies as usize;
+    let mut strings: Vec<(Arc<Vec<Run>>, usize)> = Vec::with_capacity(n);
+    let mut total_refs = 0;
+    for j in 0..n {
+        let s = if spec.workload.distinct_inputs {
+            copy_seed(seed, j as u64)
+        } else {
+            seed
+        };
+        if s == seed && !strings.is_empty() {
+            let first = strings[0].clone();
+            total_refs += first.0.iter().map(|r| u64::from(r.count)).sum::<u64>();
+            strings.push(first);
+            continue;
+        }
+        let g = generate(program, &spec.workload.params, s)?;
+        total_refs += g.n_references;
+        let pages = g.n_pages() as usize;
+        strings.push((Arc::new(g.runs), pages));
+    }
+    let jobs: Vec<Job> = strings
+        .into_iter()
+        .enumerate()
+        .map(|(j, (runs, pages))| Job {
+            runs,
+            pos: 0,
+            left: 0,
+            table: vec![NONE; pages],
+            state: State::Ready,
+            set_aside: false,
+            activated: j as u64,
+            cpu_ns: 0,
+            pulls: 0,
+            pushes: 0,
+            set_asides: 0,
+            finish_ns: 0,
+        })
+        .collect();
+    Ok((jobs, total_refs))
+}
+
 /// One run of the machine.
 pub struct Machine {
     spec: M44Spec,
@@ -94,8 +139,8 @@ pub struct Machine {
     busy_ns: u64,
     last_slice: (u64, u64),
     pub(super) refs_done: u64,
-    /// References executed at which AR next clears every use bit (`u64::MAX`: never).
-    next_reset: u64,
+    /// References between AR's clearings of every use bit (0: never; always 0 but for AR).
+    ar_reset_interval: u64,
     pulls: u64,
     pushes: u64,
     pub(super) done: u32,
@@ -108,47 +153,10 @@ pub struct Machine {
 impl Machine {
     /// Generates the program's reference string and sets up the jobs.
     pub fn build(spec: &M44Spec, seed: u64) -> Result<Self, SysError> {
-        let program = M44Program::from_name(&spec.workload.program)?;
-        let n = spec.workload.copies as usize;
-        let mut strings: Vec<(Arc<Vec<Run>>, usize)> = Vec::with_capacity(n);
-        let mut total_refs = 0;
-        for j in 0..n {
-            let s = if spec.workload.distinct_inputs {
-                copy_seed(seed, j as u64)
-            } else {
-                seed
-            };
-            if s == seed && !strings.is_empty() {
-                let first = strings[0].clone();
-                total_refs += first.0.iter().map(|r| u64::from(r.count)).sum::<u64>();
-                strings.push(first);
-                continue;
-            }
-            let g = generate(program, &spec.workload.params, s)?;
-            total_refs += g.n_references;
-            let pages = g.n_pages() as usize;
-            strings.push((Arc::new(g.runs), pages));
-        }
+        let (jobs, total_refs) = jobs(spec, seed)?;
+        let n = jobs.len();
         let frames = spec.memory.frames() as usize;
         let ns = |s: f64| (s * NS).round() as u64;
-        let jobs = strings
-            .into_iter()
-            .enumerate()
-            .map(|(j, (runs, pages))| Job {
-                runs,
-                pos: 0,
-                left: 0,
-                table: vec![NONE; pages],
-                state: State::Ready,
-                set_aside: false,
-                activated: j as u64,
-                cpu_ns: 0,
-                pulls: 0,
-                pushes: 0,
-                set_asides: 0,
-                finish_ns: 0,
-            })
-            .collect();
         let mut m = Machine {
             seed,
             total_refs,
@@ -180,9 +188,9 @@ impl Machine {
             busy_ns: 0,
             last_slice: (0, 0),
             refs_done: 0,
-            next_reset: match (spec.replacement.policy, spec.replacement.ar_reset_interval) {
-                (PolicyKind::Ar, n) if n > 0 => n,
-                _ => u64::MAX,
+            ar_reset_interval: match spec.replacement.policy {
+                PolicyKind::Ar => spec.replacement.ar_reset_interval,
+                _ => 0,
             },
             pulls: 0,
             pushes: 0,
@@ -205,11 +213,6 @@ impl Machine {
 
     fn schedule(&mut self, at: u64, ev: Ev) {
         self.events.schedule(Tick(at), ev);
-    }
-
-    /// Runs every job to completion.
-    pub fn run(self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
-        pagelab_core::kernel::run(super::kernel_impl::M44Run::new(self), progress)
     }
 
     /// The next job on the CPU queue still ready and not set aside (dropping the others).
@@ -388,9 +391,14 @@ impl Machine {
             if job.left == 0 {
                 job.pos += 1;
             }
-            if self.refs_done >= self.next_reset {
-                self.reset_use_bits(frame);
-            }
+            let interval = self.ar_reset_interval;
+            clear_use_bits(
+                &mut self.frames,
+                frame as usize,
+                self.refs_done,
+                k as u32,
+                interval,
+            );
         };
         let ran = self.now - start;
         self.jobs[ji].cpu_ns += ran;
@@ -407,17 +415,6 @@ impl Machine {
             State::Waiting => self.fault(j),
             State::Done => self.finish(j),
         }
-    }
-
-    /// AR's periodic clearing of every use bit ([`super::replacement::clear_use_bits`]).
-    fn reset_use_bits(&mut self, frame: u32) {
-        let interval = self.spec.replacement.ar_reset_interval;
-        self.next_reset = super::replacement::clear_use_bits(
-            &mut self.frames,
-            frame as usize,
-            self.refs_done,
-            interval,
-        );
     }
 
     /// Job `j` referenced a page not in core: a frame (free, or the replacement algorithm's

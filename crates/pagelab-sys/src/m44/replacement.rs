@@ -4,12 +4,16 @@
 //!
 //! The frame table is the engine's own: a frame being filled is not a candidate, and a job's
 //! pages leave when it ends, which a trace-lab policy (one owner, instantaneous loads) does not
-//! see. FIFO and AR are nevertheless the trace lab's `fifo` and `ar` (the system's frame supply
-//! drives those): `ar_tests.rs` drives both on the same random reference strings and on one
-//! whole M44 job and finds the same victims. BIFO favours one job's pages, which a
-//! single-owner policy cannot express: it is the M44's alone.
+//! see. AR runs the trace lab's own code over it: its search from the pointer
+//! (`pagelab_trace::policy::ar::search`, the candidates being the frames whose page has
+//! arrived) and its periodic clearing (`ar::reset_in`). FIFO takes the earliest arrival among
+//! the candidates, which is the trace lab's ring order when frames are refilled in place;
+//! `ar_tests.rs` drives both against the trace lab's `ar` and `fifo` on the same random
+//! reference strings and on one whole M44 job and finds the same victims. BIFO favours one
+//! job's pages, which a single-owner policy cannot express: it is the M44's alone.
 
 use super::spec::PolicyKind;
+use pagelab_trace::policy::ar::{self, ArSearch};
 
 /// One page frame of the paged store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -85,45 +89,39 @@ impl Replacer {
                     .or_else(|| oldest(frames, |_| true))
             }
             // B&G: "chooses a candidate for replacement from the set of pages which have not
-            // been recently referenced"; the next frame from a cyclic pointer with its use bit
-            // off, and when every bit is on, all bits cleared (fidelity-notes §6.2).
+            // been recently referenced": the trace lab's AR search over this frame table, the
+            // candidates being the frames whose page has arrived.
             PolicyKind::Ar => {
-                let n = frames.len();
-                let pick = |frames: &[Frame], hand: usize, need_unused: bool| {
-                    (0..n)
-                        .map(|k| (hand + k) % n)
-                        .find(|&i| frames[i].candidate() && !(need_unused && frames[i].used))
-                };
-                let found = match pick(frames, self.hand, true) {
-                    Some(i) => Some(i),
-                    None => {
-                        for f in frames.iter_mut() {
-                            f.used = false;
+                let n = frames.len() as u32;
+                let candidate = |i: u32| frames[i as usize].candidate();
+                let found =
+                    match ar::search(n, self.hand as u32, candidate, |i| frames[i as usize].used) {
+                        ArSearch::Unused(i) => Some(i),
+                        ArSearch::AllUsed(first) => {
+                            for f in frames.iter_mut() {
+                                f.used = false;
+                            }
+                            first
                         }
-                        pick(frames, self.hand, false)
-                    }
-                };
+                    };
                 if let Some(i) = found {
-                    self.hand = (i + 1) % n;
+                    self.hand = (i as usize + 1) % frames.len();
                 }
-                found
+                found.map(|i| i as usize)
             }
         }
     }
 }
 
-/// AR's periodic clearing of every use bit, as in the trace lab's AR (pagelab-trace
-/// `policy/ar.rs`): after every `interval` references executed. Called when `refs_done`, the
-/// references executed so far, has reached the next reset; `frame` is the one whose run
-/// crossed the boundary and keeps its bit when the run has references after it. Returns the
-/// reference count at which the next reset falls.
-pub fn clear_use_bits(frames: &mut [Frame], frame: usize, refs_done: u64, interval: u64) -> u64 {
-    for f in frames.iter_mut() {
-        f.used = false;
+/// AR's periodic clearing of every use bit, by the trace lab's rule ([`ar::reset_in`]): `k`
+/// references to the page in `frame` have just run, making `refs_done` in all.
+pub fn clear_use_bits(frames: &mut [Frame], frame: usize, refs_done: u64, k: u32, interval: u64) {
+    if let Some(keep) = ar::reset_in(refs_done - u64::from(k), k, interval) {
+        for f in frames.iter_mut() {
+            f.used = false;
+        }
+        frames[frame].used = keep;
     }
-    let boundary = refs_done - refs_done % interval;
-    frames[frame].used = refs_done > boundary;
-    boundary + interval
 }
 
 /// The candidate frame loaded earliest among those `keep` accepts.
