@@ -2,7 +2,8 @@
 //! fidelity-notes §1.4-1.5). Preemption only on return to user mode with `runrun` set (m45.s).
 
 use super::machine::*;
-use super::report::ms;
+use super::process::*;
+use super::stats::ms;
 use super::swapper::Stat;
 use pagelab_core::Tick;
 

@@ -4,33 +4,12 @@
 //! min)·√((d − 1)/(C − 2)) (fidelity-notes §1.7 [I]), a sector's transfer its share of
 //! a revolution.
 
+use super::disk_request::{Req, ReqKind};
 use super::machine::*;
-use super::report::ms;
+use super::stats::ms;
 use crate::SysError;
 use pagelab_core::Tick;
 use rand::Rng as _;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum ReqKind {
-    /// A block read into buffer `.0` (`bread`).
-    Read(usize),
-    /// A read-ahead into buffer `.0` (`breada`'s asynchronous read), released when done.
-    ReadAhead(usize),
-    /// Buffer `.0` written; `.1` the process waiting for it (`bwrite`), none if asynchronous
-    /// (`bawrite`, `bdwrite` pushed out, `bflush`).
-    Write(usize, Option<usize>),
-    /// A swap transfer through the swapper's buffer.
-    Swap,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Req {
-    pub(super) kind: ReqKind,
-    pub(super) drive: u32,
-    pub(super) block: u32,
-    pub(super) sectors: u32,
-    pub(super) queued: Tick,
-}
 
 impl Machine {
     pub(super) fn submit(&mut self, r: Req) {

@@ -24,52 +24,11 @@
 //! read-ahead is skipped instead.
 
 use super::bufcache::{Blk, GetBlk};
-use super::disk::{Req, ReqKind};
+use super::disk_request::{Req, ReqKind};
 use super::machine::*;
+use super::process::*;
 use super::spec::FileAccess;
 use rand::Rng as _;
-
-/// How a block is used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum BioKind {
-    /// `bread`, then `brelse`.
-    Read,
-    /// `bread`, then `bdwrite` (a partial-block write).
-    DelayedWrite,
-    /// `bread`, then `bwrite`: the caller waits for the write.
-    SyncWrite,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Phase {
-    Start,
-    Reading(usize),
-    Writing(usize),
-}
-
-/// A block access under way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Bio {
-    pub(super) blk: Blk,
-    pub(super) kind: BioKind,
-    pub(super) phase: Phase,
-    /// The step that follows it.
-    pub(super) then: Step,
-    /// The block to read ahead (`breada`'s `rablkno`), until it is started.
-    pub(super) ahead: Option<Blk>,
-}
-
-impl Bio {
-    pub(super) fn new(blk: Blk, kind: BioKind, then: Step) -> Bio {
-        Bio {
-            blk,
-            kind,
-            phase: Phase::Start,
-            then,
-            ahead: None,
-        }
-    }
-}
 
 impl Machine {
     /// Blocks of the file system on `drive` (the swap drive's less its swap area).

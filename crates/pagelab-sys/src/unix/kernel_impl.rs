@@ -10,7 +10,15 @@ use pagelab_core::kernel::{Engine, Flow};
 use pagelab_core::{EventQueue, Tick};
 
 /// A [`Machine`] being run.
-pub(super) struct UnixRun(pub(super) Machine);
+struct UnixRun(Machine);
+
+impl Machine {
+    /// Runs to the end and returns the report; `progress` gets the fraction done.
+    pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
+        self.settle()?;
+        pagelab_core::kernel::run(UnixRun(self), progress)
+    }
+}
 
 impl Engine for UnixRun {
     type Event = Ev;

@@ -39,31 +39,18 @@
 
 use super::bufcache::BufCache;
 use super::callout::Tout;
-use super::disk::Req;
+use super::disk_request::Req;
 use super::map::ResourceMap;
-use super::report::{ratio, Stats};
+use super::process::{Proc, Role, Step, Text, USIZE};
 use super::spec::UnixSpec;
-use super::swapio::SwapJob;
+use super::stats::{ratio, Stats};
 use super::swapper::Stat;
+use super::swapper::SwapJob;
 use crate::device::Geometry;
-use crate::monitor::Report;
 use crate::SysError;
 use pagelab_core::{EventQueue, Rng, RngStreams, Tick};
 use rand::Rng as _;
 use std::collections::VecDeque;
-
-/// V6 sleep priority of a disk wait (`PRIBIO`).
-pub const PRIBIO: i32 = -50;
-/// V6 sleep priority of terminal output (`TTOPRI`).
-pub const TTOPRI: i32 = 20;
-/// V6 sleep priority of terminal input (`TTIPRI`).
-pub const TTIPRI: i32 = 10;
-/// V6 sleep priority of `wait` (`PWAIT`).
-pub const PWAIT: i32 = 40;
-/// V6 sleep priority of the `sleep` system call (`PSLEP`).
-pub const PSLEP: i32 = 90;
-/// Clicks of the per-process u-area, swapped with the image (`USIZE`) [clicks].
-pub const USIZE: u32 = 16;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Ev {
@@ -81,42 +68,6 @@ pub(super) enum Ev {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Step {
-    /// A compute stretch in user mode; what follows depends on the role.
-    Compute,
-    /// Prototype: its file I/O system call begins.
-    Disk,
-    /// Prototype: perhaps a `sleep(n)` call.
-    SleepCall,
-    /// Prototype: perhaps terminal output.
-    TtyStart,
-    /// Writing characters to the terminal (`ttwrite`).
-    TtyWrite,
-    /// Inside a block access through the buffer cache (fileio.rs).
-    Bio,
-    /// Inside `sslep` until the given second (callout.rs).
-    Slept(u64),
-    /// Asleep for good: init in `wait`, a getty with no input.
-    Idle,
-    /// update: `sync`'s synchronous writes, this many left.
-    Sync(u32),
-    /// Console shell: waiting for a command line at `TTIPRI`.
-    ConsoleWait,
-    /// Console shell: blocks left to read for the command.
-    ConsoleRead(u32),
-}
-
-/// What a process is: one of Chanson's prototypes or one of the system's own (sysproc.rs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Role {
-    Prototype,
-    Init,
-    Update,
-    Getty,
-    Shell,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum SchedState {
     /// Sleeping on `runout`.
     Runout,
@@ -126,51 +77,6 @@ pub(super) enum SchedState {
     Ready,
     /// Waiting for its swap I/O.
     Io,
-}
-
-pub(super) struct Proc {
-    pub(super) role: Role,
-    pub(super) bio: Option<super::fileio::Bio>,
-    pub(super) file: (u32, u32),
-    /// The next block of the file a sequential walk takes, and the last block read
-    /// (the i-node's `i_lastr`).
-    pub(super) file_next: u32,
-    pub(super) last_read: Option<u32>,
-    pub(super) stat: Stat,
-    pub(super) loaded: bool,
-    pub(super) locked: bool,
-    pub(super) time: u8,
-    pub(super) cpu: u32,
-    pub(super) pri: i32,
-    pub(super) size: u32,
-    pub(super) core: Option<u32>,
-    pub(super) swap: Option<u32>,
-    pub(super) text: Option<usize>,
-    pub(super) step: Step,
-    pub(super) left_ns: u64,
-    pub(super) overhead_ns: u64,
-    pub(super) sleep_pri: i32,
-    pub(super) woke_at: Option<Tick>,
-    /// Woken while swapped out: its reaction waits for a swap-in.
-    pub(super) woke_out: bool,
-    pub(super) from_sleep: bool,
-    pub(super) ready_since: Tick,
-    pub(super) tty_q: f64,
-    pub(super) tty_t: Tick,
-    pub(super) tty_left: u32,
-    pub(super) rng: Rng,
-    pub(super) loops: u64,
-    pub(super) cpu_ns: u64,
-    pub(super) disk_ios: u64,
-    pub(super) swap_outs: u64,
-    pub(super) reaction_ms: f64,
-    pub(super) reactions: u64,
-}
-
-pub(super) struct Text {
-    pub(super) size: u32,
-    pub(super) core: Option<u32>,
-    pub(super) in_core: u32,
 }
 
 /// The machine built from a [`UnixSpec`], ready to run.
@@ -294,22 +200,31 @@ impl Machine {
             n_protos: 0,
             sys_rng: streams.stream("v6-sys", 0),
         };
-        m.spawn_system()
-            .map_err(|_| no_swap("the system processes"))?;
-        for _ in 0..w.processes {
-            m.spawn().map_err(|_| no_swap("the initial processes"))?;
-        }
-        if let Some(l) = &spec.login {
-            m.q.schedule(Tick::from_secs_f64(l.arrival_s), Ev::Login);
-        }
-        m.q.schedule(m.tick_time(1), Ev::Clock(1));
-        let interval = spec.monitor.interval_s.tick().max(Tick(1));
-        m.q.schedule(interval.min(end), Ev::Sample);
-        if !m.warm {
-            m.q.schedule(spec.run.warmup_s.tick(), Ev::WarmupEnded);
-        }
-        m.q.schedule(end, Ev::End);
+        m.start()?;
         Ok(m)
+    }
+
+    /// The system processes and the first prototypes, and the first events of the run.
+    fn start(&mut self) -> Result<(), SysError> {
+        let end = self.end;
+        let login = self.spec.login.as_ref().map(|l| l.arrival_s);
+        let interval = self.spec.monitor.interval_s.tick().max(Tick(1));
+        let warmup = self.spec.run.warmup_s.tick();
+        self.spawn_system()
+            .map_err(|_| no_swap("the system processes"))?;
+        for _ in 0..self.spec.workload.processes {
+            self.spawn().map_err(|_| no_swap("the initial processes"))?;
+        }
+        if let Some(at) = login {
+            self.q.schedule(Tick::from_secs_f64(at), Ev::Login);
+        }
+        self.q.schedule(self.tick_time(1), Ev::Clock(1));
+        self.q.schedule(interval.min(end), Ev::Sample);
+        if !self.warm {
+            self.q.schedule(warmup, Ev::WarmupEnded);
+        }
+        self.q.schedule(end, Ev::End);
+        Ok(())
     }
 
     /// `fork` of a new prototype process at the end of the table (see [`Machine::place`]).
@@ -462,12 +377,6 @@ impl Machine {
 
     pub(super) fn tick_time(&self, k: u64) -> Tick {
         Tick((u128::from(k) * 1_000_000_000 / u128::from(self.tick_hz)) as u64)
-    }
-
-    /// Runs to the end and returns the report; `progress` gets the fraction done.
-    pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> Result<Report, SysError> {
-        self.settle()?;
-        pagelab_core::kernel::run(super::kernel_impl::UnixRun(self), progress)
     }
 
     pub(super) fn advance(&mut self, t: Tick) {

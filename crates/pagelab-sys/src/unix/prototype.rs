@@ -7,8 +7,8 @@
 //! with some probability terminal output (`ttwrite`), forever. System calls' CPU (`syscall_us`,
 //! `bio_us`) is charged to the next compute stretch.
 
-use super::fileio::{Bio, BioKind};
 use super::machine::*;
+use super::process::*;
 use pagelab_core::random::exponential;
 use pagelab_core::Tick;
 use rand::Rng as _;

@@ -82,6 +82,13 @@ impl UnixSpec {
                 format!("expected 1 to {fs_blocks} blocks (the file system outside swap)"),
             );
         }
+        self.validate_system_processes(origin)
+    }
+
+    /// The system processes' parameters, and room for them with the prototypes in the swap
+    /// area, in memory and in the process table (`NPROC` = 50 with the swapper).
+    fn validate_system_processes(&self, origin: &str) -> Result<(), SysError> {
+        let bad = |path: &str, what: String| Self::bad(origin, path, what);
         let s = &self.system_processes;
         if s.update_s == 0 {
             return bad("system_processes.update_s", "expected ≥ 1 [s]".into());
@@ -99,12 +106,12 @@ impl UnixSpec {
             );
         }
         let sizes = self.system_sizes();
-        if sizes.iter().any(|&c| c < super::machine::USIZE) {
+        if sizes.iter().any(|&c| c < super::process::USIZE) {
             return bad(
                 "system_processes",
                 format!(
                     "expected images of at least the {}-click u-area (getty_clicks with gettys > 0)",
-                    super::machine::USIZE
+                    super::process::USIZE
                 ),
             );
         }
@@ -265,7 +272,6 @@ impl UnixSpec {
     pub(super) fn validate_workload(&self, origin: &str) -> Result<(), SysError> {
         let bad = |path: &str, what: String| Self::bad(origin, path, what);
         let pos = |x: f64| x.is_finite() && x > 0.0;
-        let frac = |x: f64| (0.0..=1.0).contains(&x);
         let t = &self.terminal;
         let s = &self.swapper;
         if !pos(t.chars_per_s) || t.low_water >= t.high_water {
@@ -318,6 +324,15 @@ impl UnixSpec {
                 ),
             );
         }
+        self.validate_prototype_loop(origin)
+    }
+
+    /// The prototype loop's compute mean, probabilities, sleeps and terminal output.
+    fn validate_prototype_loop(&self, origin: &str) -> Result<(), SysError> {
+        let bad = |path: &str, what: String| Self::bad(origin, path, what);
+        let pos = |x: f64| x.is_finite() && x > 0.0;
+        let frac = |x: f64| (0.0..=1.0).contains(&x);
+        let w = &self.workload;
         if !pos(w.cpu_ms) {
             return bad("workload.cpu_ms", "expected a positive mean [ms]".into());
         }

@@ -1,30 +1,14 @@
 //! Carrying out the swapper's verdicts: swap-in and swap-out I/O through V6's single swap
 //! buffer (bio.c `swap`, text.c `xswap`), synchronous for `sched`.
 
-use super::disk::{Req, ReqKind};
+use super::disk_request::{Req, ReqKind};
 use super::machine::*;
-use super::report::ms;
-use super::swapper::{decide, OutReason, ProcView, Stat, SwapperParams, TextView, Verdict};
+use super::process::*;
+use super::stats::ms;
+use super::swapper::{
+    decide, OutReason, ProcView, Stat, SwapJob, SwapperParams, TextView, Verdict,
+};
 use crate::SysError;
-use pagelab_core::Tick;
-
-/// A swap operation under way: its remaining transfers and what to do at the end.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum SwapJob {
-    In {
-        proc: usize,
-        text_first: Option<u32>,
-        started: Tick,
-    },
-    Out {
-        proc: usize,
-        started: Tick,
-        /// The victim was asleep in a block access of its own (CHANSON §3.1).
-        in_io: bool,
-        /// Chosen by the easy-core rule (asleep at low priority or stopped).
-        easy: bool,
-    },
-}
 
 impl Machine {
     pub(super) fn views(&self) -> (Vec<ProcView>, Vec<TextView>) {
@@ -71,72 +55,87 @@ impl Machine {
                 need,
                 with_text,
                 ..
-            } => {
-                let a = self
-                    .core
-                    .alloc(need)
-                    .ok_or_else(|| self.engine_err("swap-in"))?;
-                let mut text_first = None;
-                let mut image_at = a;
-                if let Some(t) = self.procs[proc].text {
-                    if with_text {
-                        self.texts[t].core = Some(a);
-                        image_at = a + self.texts[t].size;
-                        text_first = Some(self.texts[t].size);
-                    }
-                    self.texts[t].in_core += 1;
-                }
-                let p = &mut self.procs[proc];
-                p.core = Some(image_at);
-                p.locked = true;
-                let clicks = text_first.unwrap_or(p.size);
-                let block = p.swap.unwrap_or(self.spec.swapper.swap_base);
-                self.job = Some(SwapJob::In {
-                    proc,
-                    text_first,
-                    started: self.now,
-                });
-                self.sched = SchedState::Io;
-                let req = self.swap_request(block, clicks);
-                self.submit(req);
-            }
+            } => self.start_swap_in(proc, need, with_text)?,
+            // CHANSON §3.1: "whenever a process does I/O, it is quite likely that it will get
+            // swapped out before the I/O is completed"; counted to test it.
             Verdict::SwapOut { victim, reason, .. } => {
-                // CHANSON §3.1: "whenever a process does I/O, it is quite likely that it will
-                // get swapped out before the I/O is completed"; counted to test it.
-                let in_io = procs[victim].in_bio;
-                self.stop_cpu(victim);
-                let swap_blocks = self.procs[victim].size.div_ceil(8);
-                let s = self
-                    .swapmap
-                    .alloc(swap_blocks)
-                    .ok_or_else(|| no_swap("a swap-out"))?;
-                if let Some(t) = self.procs[victim].text {
-                    let tx = &mut self.texts[t];
-                    tx.in_core -= 1;
-                    if tx.in_core == 0 {
-                        if let Some(a) = tx.core.take() {
-                            self.core
-                                .free(tx.size, a)
-                                .map_err(|e| self.engine_err(&e))?;
-                        }
-                    }
-                }
-                let p = &mut self.procs[victim];
-                p.loaded = false;
-                p.locked = true;
-                p.swap = Some(s);
-                let size = p.size;
-                self.job = Some(SwapJob::Out {
-                    proc: victim,
-                    started: self.now,
-                    in_io,
-                    easy: reason == OutReason::Easy,
-                });
-                self.sched = SchedState::Io;
-                let req = self.swap_request(s, size);
-                self.submit(req);
+                self.start_swap_out(victim, reason, procs[victim].in_bio)?
             }
         }
+        Ok(())
+    }
+
+    /// `sched`'s swap-in of `proc` into `need` clicks of core, its text first when it must
+    /// come in too (`with_text`).
+    fn start_swap_in(&mut self, proc: usize, need: u32, with_text: bool) -> Result<(), SysError> {
+        let a = self
+            .core
+            .alloc(need)
+            .ok_or_else(|| self.engine_err("swap-in"))?;
+        let mut text_first = None;
+        let mut image_at = a;
+        if let Some(t) = self.procs[proc].text {
+            if with_text {
+                self.texts[t].core = Some(a);
+                image_at = a + self.texts[t].size;
+                text_first = Some(self.texts[t].size);
+            }
+            self.texts[t].in_core += 1;
+        }
+        let p = &mut self.procs[proc];
+        p.core = Some(image_at);
+        p.locked = true;
+        let clicks = text_first.unwrap_or(p.size);
+        let block = p.swap.unwrap_or(self.spec.swapper.swap_base);
+        self.job = Some(SwapJob::In {
+            proc,
+            text_first,
+            started: self.now,
+        });
+        self.sched = SchedState::Io;
+        let req = self.swap_request(block, clicks);
+        self.submit(req);
+        Ok(())
+    }
+
+    /// `sched`'s swap-out of `victim`, `in_io` if it is asleep in a block access of its own.
+    fn start_swap_out(
+        &mut self,
+        victim: usize,
+        reason: OutReason,
+        in_io: bool,
+    ) -> Result<(), SysError> {
+        self.stop_cpu(victim);
+        let swap_blocks = self.procs[victim].size.div_ceil(8);
+        let s = self
+            .swapmap
+            .alloc(swap_blocks)
+            .ok_or_else(|| no_swap("a swap-out"))?;
+        if let Some(t) = self.procs[victim].text {
+            let tx = &mut self.texts[t];
+            tx.in_core -= 1;
+            if tx.in_core == 0 {
+                if let Some(a) = tx.core.take() {
+                    self.core
+                        .free(tx.size, a)
+                        .map_err(|e| self.engine_err(&e))?;
+                }
+            }
+        }
+        let p = &mut self.procs[victim];
+        p.loaded = false;
+        p.locked = true;
+        p.swap = Some(s);
+        let size = p.size;
+        self.job = Some(SwapJob::Out {
+            proc: victim,
+            started: self.now,
+            in_io,
+            easy: reason == OutReason::Easy,
+        });
+        self.sched = SchedState::Io;
+        let req = self.swap_request(s, size);
+        self.submit(req);
         Ok(())
     }
 

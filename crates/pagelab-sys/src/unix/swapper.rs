@@ -23,6 +23,7 @@
 //! boundaries are followed here and are parameters (fidelity-notes §1.2).
 
 use super::map::ResourceMap;
+use pagelab_core::Tick;
 
 /// Process states the swapper distinguishes (V6 `p_stat`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,6 +210,24 @@ pub fn decide(
         }
     }
     Verdict::Wait { for_proc: c }
+}
+
+/// A swap operation under way: its remaining transfers and what to do at the end.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum SwapJob {
+    In {
+        proc: usize,
+        text_first: Option<u32>,
+        started: Tick,
+    },
+    Out {
+        proc: usize,
+        started: Tick,
+        /// The victim was asleep in a block access of its own (CHANSON §3.1).
+        in_io: bool,
+        /// Chosen by the easy-core rule (asleep at low priority or stopped).
+        easy: bool,
+    },
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@
 //! and no text to load); `sync` writes `sync_blocks` i-node/super-blocks synchronously, then
 //! starts every delayed write (`bflush`), all of it from update's context.
 
-use super::fileio::{Bio, BioKind};
 use super::machine::*;
+use super::process::*;
 use pagelab_core::random::exponential;
 use pagelab_core::{RngStreams, Tick};
 
@@ -38,7 +38,7 @@ impl Machine {
         }
         for (k, (role, size)) in roles.into_iter().enumerate() {
             let rng = RngStreams::new(self.seed).stream("v6-sysproc", k as u64);
-            let mut p = self.new_proc(role, size.max(super::machine::USIZE), None, rng, (0, 0));
+            let mut p = self.new_proc(role, size.max(super::process::USIZE), None, rng, (0, 0));
             match role {
                 Role::Init | Role::Getty => {
                     let pri = if role == Role::Init { PWAIT } else { TTIPRI };

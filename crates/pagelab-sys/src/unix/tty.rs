@@ -12,6 +12,7 @@
 
 use super::cpu::us_to_ns;
 use super::machine::*;
+use super::process::*;
 use super::swapper::Stat;
 use pagelab_core::random::exponential;
 use pagelab_core::Tick;
