@@ -446,6 +446,7 @@ pub(super) fn no_swap(what: &str) -> SysError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::unix::process::{PRIBIO, TTOPRI};
 
     pub(super) fn machine(overrides: &[(&str, &str)]) -> Machine {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/unix-v6.toml");
