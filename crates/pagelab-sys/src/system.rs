@@ -84,85 +84,22 @@ pub struct System<'o> {
     end: Tick,
     warm: bool,
     q: EventQueue<Event>,
-    cpus: Vec<Cpu>,
     users: Vec<User>,
     classes: Vec<ClassRt>,
     shared_owner: u32,
     shared_pages: u32,
     mem: Memory,
-    /// Frame supply: which resident frame SELECT frees next.
-    supply: Supply,
-    /// References reported to the supply [references].
-    supply_refs: u64,
-    io: PagingIo,
-    lc: LoadController,
-    /// The load controller's Q1 and Q2 slices [ns] (constant; read at every dispatch).
-    slices_ns: [u64; 2],
-    e1: VecDeque<u32>,
-    e2: VecDeque<u32>,
-    ready_q1: VecDeque<u32>,
-    ready_q2: VecDeque<u32>,
-    /// Users waiting for a frame, with the page (a guest's may be tagged [`PSEUDO`]).
-    frame_waiters: VecDeque<(u32, u32)>,
-    page_waiters: Vec<(u32, u32)>,
-    sumwss: f64,
-    n_q1: u32,
-    n_q2: u32,
-    n_page_wait: u32,
-    n_idle_cpus: u32,
-    pending_outs: u32,
-    sup_debt_ns: u64,
-    reference_ps: u64,
-    dispatch_ns: u64,
-    /// Q1 ready list ordered by CPU used in the stay (`cpu.dispatch_order = "least-cpu"`).
-    least_cpu_first: bool,
-    cost: SupCost,
-    free_extra: u32,
-    free_min: u32,
-    reset_at_drop: bool,
-    flush_at_drop: bool,
-    write_unchanged: bool,
-    /// Page swapping books (residency `page-swapping`).
-    swap: Option<PageSwap>,
-    /// The compressed page pool (`[memory.zswap]`), and its counters at the warm-up's end.
-    zswap: Option<Zswap>,
-    zswap_warm: ZswapCounters,
-    /// Swap readahead's books (`paging.page_cluster` > 0).
-    readahead: Option<readahead::Readahead>,
-    /// VM/SP dispatcher books and the spool writer ([`vmsp_dispatch`], [`cp_spool`]).
-    vmsp: vmsp_dispatch::VmspBooks,
-    vio_busy: Vec<Tick>,
-    vio_ns: f64,
-    vio_exp: bool,
-    vio_rng: Rng,
-    c: Counters,
-    last_t: Tick,
-    samples: Vec<Counters>,
-    warm_sample: Counters,
-    interval: Tick,
+    sched: Scheduler,
+    dispatch: Dispatcher,
+    reclaim: Reclaim,
+    paging: Paging,
+    vio: VirtualIo,
+    monitor: MonitorBooks,
+    guest: GuestBooks,
     opener: Option<&'o TraceOpener>,
-    candidates: Vec<Candidate>,
-    actions: Vec<LoadAction>,
-    done_io: Vec<PageIo>,
     n_events: u64,
-    n_runs: u64,
     check_every: u64,
     check_countdown: u64,
-    /// Guest virtual machines (user indices), their PAGEMON, the benchmark's report sections.
-    guests: Vec<u32>,
-    pagemons: Vec<Option<Pagemon>>,
-    bench: Option<BenchmarkReport>,
-    sessions: BTreeMap<u32, usize>,
-    done_at: Option<Tick>,
-    /// Bard's eq. 4 books: essential interruptions per user, last-reference marks per frame.
-    survival: SurvivalBooks,
-    steal: StealBooks,
-    /// Admission order per user (the latest admitted has the lowest priority in queue).
-    admit_seq: Vec<u64>,
-    n_admitted: u64,
-    /// When the pending `Sample` is due (an earlier one ended by scan cycles makes it stale).
-    next_sample: Tick,
-    cycles_at_sample: u64,
 }
 
 /// Marks a fault waiter as a guest task's pseudo page fault (the Accelerator): its wait does
@@ -215,7 +152,7 @@ impl<'o> System<'o> {
 
     fn next_burst_end(&self) -> (u32, Tick) {
         let mut best = (0, Tick::NEVER);
-        for (i, c) in self.cpus.iter().enumerate() {
+        for (i, c) in self.dispatch.cpus.iter().enumerate() {
             if c.user != NONE && c.burst_end < best.1 {
                 best = (i as u32, c.burst_end);
             }
@@ -230,31 +167,31 @@ impl<'o> System<'o> {
     }
 
     fn advance(&mut self, t: Tick) {
-        if t <= self.last_t {
+        if t <= self.monitor.last_t {
             self.now = self.now.max(t);
             return;
         }
-        let dt = (t - self.last_t).as_secs_f64();
-        let c = &mut self.c;
+        let dt = (t - self.monitor.last_t).as_secs_f64();
+        let c = &mut self.monitor.c;
         c.time_s += dt;
-        let mpl = f64::from(self.n_q1 + self.n_q2);
+        let mpl = f64::from(self.sched.n_q1 + self.sched.n_q2);
         c.mpl_user_s += mpl * dt;
-        c.q1_user_s += f64::from(self.n_q1) * dt;
-        c.q2_user_s += f64::from(self.n_q2) * dt;
-        c.eligible_user_s += (self.e1.len() + self.e2.len()) as f64 * dt;
-        c.page_wait_user_s += f64::from(self.n_page_wait) * dt;
-        if self.n_page_wait > 0 {
+        c.q1_user_s += f64::from(self.sched.n_q1) * dt;
+        c.q2_user_s += f64::from(self.sched.n_q2) * dt;
+        c.eligible_user_s += (self.sched.e1.len() + self.sched.e2.len()) as f64 * dt;
+        c.page_wait_user_s += f64::from(self.sched.n_page_wait) * dt;
+        if self.sched.n_page_wait > 0 {
             // Linux PSI's memory pressure, the multiprogramming set taken as the non-idle tasks.
             c.pressure_some_s += dt;
-            if self.n_page_wait >= self.n_q1 + self.n_q2 {
+            if self.sched.n_page_wait >= self.sched.n_q1 + self.sched.n_q2 {
                 c.pressure_full_s += dt;
             }
-            c.page_wait_cpu_s += f64::from(self.n_idle_cpus) * dt;
+            c.page_wait_cpu_s += f64::from(self.dispatch.n_idle_cpus) * dt;
         }
-        if let Some(z) = self.zswap.as_mut() {
+        if let Some(z) = self.paging.zswap.as_mut() {
             z.c.frame_s += z.frames.len() as f64 * dt;
         }
-        for &g in &self.guests {
+        for &g in &self.guest.guests {
             let usr = &mut self.users[g as usize];
             let blocked = matches!(usr.state, UState::PageWait | UState::FrameWait);
             let waiting = usr.state == UState::VioWait;
@@ -262,26 +199,26 @@ impl<'o> System<'o> {
                 os.accumulate(dt, t, blocked, waiting);
             }
         }
-        self.last_t = t;
+        self.monitor.last_t = t;
         self.now = t;
     }
 
     fn dispatch(&mut self) -> Result<(), SysError> {
-        for ci in 0..self.cpus.len() {
-            if self.cpus[ci].busy {
+        for ci in 0..self.dispatch.cpus.len() {
+            if self.dispatch.cpus[ci].busy {
                 continue;
             }
             loop {
                 let Some(u) = self
                     .ready_q1
                     .pop_front()
-                    .or_else(|| self.ready_q2.pop_front())
+                    .or_else(|| self.dispatch.ready_q2.pop_front())
                 else {
-                    if self.sup_debt_ns > 0 {
-                        let d = std::mem::take(&mut self.sup_debt_ns);
-                        self.c.cpu_supervisor_s += d as f64 / 1e9;
-                        self.cpus[ci].busy = true;
-                        self.n_idle_cpus -= 1;
+                    if self.dispatch.sup_debt_ns > 0 {
+                        let d = std::mem::take(&mut self.dispatch.sup_debt_ns);
+                        self.monitor.c.cpu_supervisor_s += d as f64 / 1e9;
+                        self.dispatch.cpus[ci].busy = true;
+                        self.dispatch.n_idle_cpus -= 1;
                         self.q
                             .schedule(self.now + Tick(d), Event::CpuFreed(ci as u32));
                     }
@@ -304,11 +241,11 @@ impl<'o> System<'o> {
     }
 
     fn handle_burst_ended(&mut self, ci: u32) -> Result<(), SysError> {
-        let cpu = self.cpus[ci as usize];
-        self.cpus[ci as usize].busy = false;
-        self.cpus[ci as usize].user = NONE;
-        self.cpus[ci as usize].burst_end = Tick::NEVER;
-        self.n_idle_cpus += 1;
+        let cpu = self.dispatch.cpus[ci as usize];
+        self.dispatch.cpus[ci as usize].busy = false;
+        self.dispatch.cpus[ci as usize].user = NONE;
+        self.dispatch.cpus[ci as usize].burst_end = Tick::NEVER;
+        self.dispatch.n_idle_cpus += 1;
         let u = cpu.user;
         let e = cpu.elapsed_ns;
         let warm = self.warm;
@@ -332,7 +269,7 @@ impl<'o> System<'o> {
         } else if usr.stay_cpu_ns >= slice {
             self.slice_expired(u);
         } else if usr.minor_left_ns == 0 {
-            usr.minor_left_ns = self.dispatch_ns;
+            usr.minor_left_ns = self.dispatch.dispatch_ns;
             self.make_ready(u, false);
         } else {
             usr.cont = true;
@@ -347,8 +284,29 @@ impl<'o> System<'o> {
         usr.went_q2 = true;
         usr.wants = Queue::Q2;
         self.set_state(u, UState::Eligible);
-        self.e2.push_back(u);
+        self.sched.e2.push_back(u);
         self.admit();
+    }
+
+    /// User `u` starts a virtual I/O on its device (users dealt round the devices), queued
+    /// behind the ones before it.
+    fn start_vio(&mut self, u: u32) {
+        let d = u as usize % self.vio.busy.len();
+        let svc = if self.vio.exponential {
+            exponential(&mut self.vio.rng, self.vio.service_ns)
+        } else {
+            self.vio.service_ns
+        };
+        let start = self.vio.busy[d].max(self.now);
+        let done = start + Tick(svc.round() as u64);
+        self.vio.busy[d] = done;
+        self.monitor.c.vios += 1.0;
+        if self.warm {
+            self.users[u as usize].t_vios += 1;
+        }
+        self.dispatch.sup_debt_ns += self.dispatch.cost.vio_sio;
+        self.set_state(u, UState::VioWait);
+        self.q.schedule(done, Event::VioDone(u));
     }
 
     fn segment_ended(&mut self, u: u32) {
@@ -361,27 +319,10 @@ impl<'o> System<'o> {
             usr.next_boundary += 1;
             usr.seg_left_ns = usr.seg_ns;
             match b {
-                Boundary::Vio => {
-                    let d = u as usize % self.vio_busy.len();
-                    let svc = if self.vio_exp {
-                        exponential(&mut self.vio_rng, self.vio_ns)
-                    } else {
-                        self.vio_ns
-                    };
-                    let start = self.vio_busy[d].max(self.now);
-                    let done = start + Tick(svc.round() as u64);
-                    self.vio_busy[d] = done;
-                    self.c.vios += 1.0;
-                    if self.warm {
-                        usr.t_vios += 1;
-                    }
-                    self.sup_debt_ns += self.cost.vio_sio;
-                    self.set_state(u, UState::VioWait);
-                    self.q.schedule(done, Event::VioDone(u));
-                }
+                Boundary::Vio => self.start_vio(u),
                 Boundary::Console => {
                     let done = self.now + Tick::from_secs_f64(usr.console_ms / 1e3);
-                    if !self.lc.eliminates_false_drops() {
+                    if !self.sched.lc.eliminates_false_drops() {
                         self.queue_drop(u, true);
                         self.admit();
                     }
@@ -400,16 +341,16 @@ impl<'o> System<'o> {
         if self.warm {
             usr.t_txn += 1;
             usr.t_resp += resp;
-            self.c.transactions += 1.0;
-            self.c.response_sum_s += resp;
+            self.monitor.c.transactions += 1.0;
+            self.monitor.c.response_sum_s += resp;
             let cl = &mut self.classes[ci];
             cl.resp.push(resp);
             if trivial {
                 cl.resp_trivial.push(resp);
                 cl.trivial += 1;
-                self.c.trivial_transactions += 1.0;
-                self.c.trivial_response_sum_s += resp;
-                users::add_trivial_split(&mut self.c, &usr.split_ns);
+                self.monitor.c.trivial_transactions += 1.0;
+                self.monitor.c.trivial_response_sum_s += resp;
+                users::add_trivial_split(&mut self.monitor.c, &usr.split_ns);
             } else {
                 cl.resp_nontrivial.push(resp);
             }
@@ -429,8 +370,8 @@ impl<'o> System<'o> {
             let cl = &mut self.classes[ci];
             cl.think_sum += z;
             cl.thinks += 1;
-            self.c.think_sum_s += z;
-            self.c.thinks += 1.0;
+            self.monitor.c.think_sum_s += z;
+            self.monitor.c.thinks += 1.0;
         }
         self.set_state(u, UState::Thinking);
         self.q
@@ -439,8 +380,8 @@ impl<'o> System<'o> {
     }
 
     fn handle_vio_done(&mut self, u: u32) {
-        self.sup_debt_ns += self.cost.vio_interrupt;
-        self.c.io_interrupts += 1.0;
+        self.dispatch.sup_debt_ns += self.dispatch.cost.vio_interrupt;
+        self.monitor.c.io_interrupts += 1.0;
         self.make_ready(u, false);
     }
 
@@ -450,7 +391,7 @@ impl<'o> System<'o> {
         } else {
             self.users[u as usize].wants = Queue::Q1;
             self.set_state(u, UState::Eligible);
-            self.e1.push_back(u);
+            self.sched.e1.push_back(u);
             self.admit();
         }
     }
@@ -459,6 +400,7 @@ impl<'o> System<'o> {
 mod build;
 pub(crate) use build::deal_users;
 mod burst;
+mod components;
 mod cp_spool;
 mod guest_hooks;
 mod invariants;
@@ -473,6 +415,7 @@ mod users;
 mod vmsp_dispatch;
 mod zswap_io;
 
+use components::{Dispatcher, GuestBooks, MonitorBooks, Paging, Reclaim, Scheduler, VirtualIo};
 use users::{Boundary, ClassRt, Cpu, Outcome, UState, User, N_USTATES};
 
 #[cfg(test)]

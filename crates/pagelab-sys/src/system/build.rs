@@ -36,12 +36,6 @@ impl<'o> System<'o> {
             supply: frame_supply(spec, n_all)?,
         };
         let mut sys = System::assemble(spec, seed, opener, &streams, parts);
-        if spec.paging.page_cluster > 0 {
-            let frames = spec.memory.frames.get();
-            let (k, kind) = (spec.paging.page_cluster, spec.paging.readahead);
-            let ra = readahead::Readahead::new(k, kind, &sys.io, frames);
-            sys.readahead = Some(ra);
-        }
         sys.schedule_first_events();
         Ok(sys)
     }
@@ -56,8 +50,6 @@ impl<'o> System<'o> {
     ) -> System<'o> {
         let n_users = spec.workload.users;
         let n_all = parts.users.len() as u32;
-        let shared = spec.workload.shared_pages;
-        let supply = parts.supply;
         System {
             spec: spec.clone(),
             seed,
@@ -65,76 +57,22 @@ impl<'o> System<'o> {
             end: spec.run.duration_s.tick(),
             warm: spec.run.warmup_s.get() <= 0.0,
             q: EventQueue::new(),
-            cpus: vec![Cpu::idle(); spec.cpu.count as usize],
-            shared_owner: n_all,
-            shared_pages: shared,
-            mem: Memory::new(spec.memory.frames, n_all as usize + 1),
-            supply,
-            supply_refs: 0,
             users: parts.users,
             classes: parts.classes,
-            io: parts.io,
-            slices_ns: [Queue::Q1, Queue::Q2].map(|q| parts.lc.slice_ns(q)),
-            lc: parts.lc,
-            e1: VecDeque::new(),
-            e2: VecDeque::new(),
-            ready_q1: VecDeque::new(),
-            ready_q2: VecDeque::new(),
-            frame_waiters: VecDeque::new(),
-            page_waiters: Vec::new(),
-            sumwss: 0.0,
-            n_q1: 0,
-            n_q2: 0,
-            n_page_wait: 0,
-            n_idle_cpus: spec.cpu.count,
-            pending_outs: 0,
-            sup_debt_ns: 0,
-            reference_ps: (spec.cpu.reference_ns * 1e3).round().max(1.0) as u64,
-            dispatch_ns: spec.cpu.dispatch_slice_ms.ns().max(1),
-            least_cpu_first: spec.cpu.dispatch_order == crate::spec::DispatchOrder::LeastCpu,
-            cost: SupCost::of(&spec.cpu.supervisor),
-            free_extra: spec.memory.free_target_extra,
-            free_min: spec.memory.free_target_min,
-            reset_at_drop: spec.memory.reset_reference_at_drop,
-            flush_at_drop: spec.memory.flush_at_drop,
-            write_unchanged: spec.paging.write_unchanged,
-            swap: parts.swap,
-            zswap: spec
-                .memory
-                .zswap
-                .clone()
-                .map(|z| Zswap::new(z, spec.memory.frames.get())),
-            zswap_warm: ZswapCounters::default(),
-            readahead: None,
-            vmsp: vmsp_dispatch::VmspBooks::new(n_all as usize, streams.stream("spool", 0)),
-            vio_busy: vec![Tick::ZERO; spec.vio.devices as usize],
-            vio_ns: spec.vio.service_ms.get() * 1e6,
-            vio_exp: spec.vio.exponential,
-            vio_rng: streams.stream("vio", 0),
-            c: Counters::default(),
-            last_t: Tick::ZERO,
-            samples: Vec::new(),
-            warm_sample: Counters::default(),
-            interval: spec.monitor.interval_s.tick().max(Tick(1)),
+            shared_owner: n_all,
+            shared_pages: spec.workload.shared_pages,
+            mem: Memory::new(spec.memory.frames, n_all as usize + 1),
+            dispatch: Dispatcher::build(spec, &parts.lc, n_all, streams),
+            sched: Scheduler::build(spec, parts.lc, n_all),
+            reclaim: Reclaim::build(spec, parts.supply, n_all),
+            paging: Paging::build(spec, parts.io, parts.swap),
+            vio: VirtualIo::build(spec, streams),
+            monitor: MonitorBooks::build(spec),
+            guest: GuestBooks::new(n_users, n_all),
             opener,
-            candidates: Vec::new(),
-            actions: Vec::new(),
-            done_io: Vec::new(),
             n_events: 0,
-            n_runs: 0,
             check_every: DEFAULT_CHECK_EVERY,
             check_countdown: DEFAULT_CHECK_EVERY,
-            guests: (n_users..n_all).collect(),
-            pagemons: Vec::new(),
-            bench: None,
-            sessions: BTreeMap::new(),
-            done_at: None,
-            survival: SurvivalBooks::of_kind(n_all, spec.memory.frames, spec.monitor.essential),
-            steal: StealBooks::new(spec.memory.frames.get() as usize),
-            admit_seq: vec![0; n_all as usize],
-            n_admitted: 0,
-            next_sample: Tick::ZERO,
-            cycles_at_sample: 0,
         }
     }
 
@@ -143,7 +81,7 @@ impl<'o> System<'o> {
     fn schedule_first_events(&mut self) {
         let n_users = self.spec.workload.users;
         self.mem.lifo_flush = self.spec.memory.lifo_flush;
-        if self.swap.is_some() && self.spec.swapping.garbage_collector {
+        if self.paging.swap.is_some() && self.spec.swapping.garbage_collector {
             let first = Tick::from_secs_f64(self.spec.swapping.gc_period_s);
             self.q.schedule(first, Event::Collect);
         }
@@ -155,8 +93,11 @@ impl<'o> System<'o> {
             let t = if let Some(ss) = self.classes[ci].spec.session.clone() {
                 let t = ss.first_s + ss.every_s * f64::from(in_class[ci]);
                 in_class[ci] += 1;
-                let b = self.bench.get_or_insert_with(BenchmarkReport::default);
-                self.sessions.insert(u, b.sessions.len());
+                let b = self
+                    .guest
+                    .bench
+                    .get_or_insert_with(BenchmarkReport::default);
+                self.guest.sessions.insert(u, b.sessions.len());
                 b.sessions.push(SessionRow {
                     user: u,
                     class: self.classes[ci].spec.name.clone(),
@@ -173,8 +114,8 @@ impl<'o> System<'o> {
                 .schedule(Tick::from_secs_f64(t), Event::ThinkEnded(u));
         }
         self.start_guests();
-        self.next_sample = self.interval.min(self.end);
-        self.q.schedule(self.next_sample, Event::Sample);
+        self.monitor.next_sample = self.monitor.interval.min(self.end);
+        self.q.schedule(self.monitor.next_sample, Event::Sample);
         if !self.warm {
             let warm = self.spec.run.warmup_s.tick();
             self.q.schedule(warm, Event::WarmupEnded);

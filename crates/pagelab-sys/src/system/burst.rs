@@ -38,7 +38,7 @@ impl Refs<'_> {
     fn apply(&mut self, usr: &mut User, avail_ps: u64, used_ps: &mut u64, done: &mut u64) -> Stop {
         let runs = &usr.runs[..];
         let (mut pos, mut left, mut used) = (usr.pos, usr.left, *used_ps);
-        let rps = self.reference_ps;
+        let rps = self.dispatch.reference_ps;
         let stop = loop {
             let r = runs[pos];
             let shared = r.page < self.shared_pages;
@@ -47,7 +47,7 @@ impl Refs<'_> {
                 Some(&f) if f != NONE => f as usize,
                 _ => break Stop::Fault(r.page),
             };
-            if let Some((supply, clock)) = self.supply.as_mut() {
+            if let Some((supply, clock)) = self.reclaim.supply.as_mut() {
                 if left == r.count {
                     let owner = if shared {
                         self.shared_owner
@@ -89,16 +89,16 @@ impl System<'_> {
         let dispatch_cost = if std::mem::take(&mut self.users[u as usize].cont) {
             0
         } else {
-            self.c.dispatches += 1.0;
-            self.cost.dispatch
+            self.monitor.c.dispatches += 1.0;
+            self.dispatch.cost.dispatch
         };
-        let sup = dispatch_cost + std::mem::take(&mut self.sup_debt_ns);
-        self.c.cpu_supervisor_s += sup as f64 / 1e9;
+        let sup = dispatch_cost + std::mem::take(&mut self.dispatch.sup_debt_ns);
+        self.monitor.c.cpu_supervisor_s += sup as f64 / 1e9;
         let start = self.now.as_ns() + sup;
         let next_ev = self.q.peek_time().unwrap_or(self.end).as_ns();
         let usr = &mut self.users[u as usize];
         if usr.minor_left_ns == 0 {
-            usr.minor_left_ns = self.dispatch_ns;
+            usr.minor_left_ns = self.dispatch.dispatch_ns;
         }
         let budget_ns = usr
             .seg_left_ns
@@ -106,20 +106,21 @@ impl System<'_> {
             .min(slice - usr.stay_cpu_ns)
             .min(next_ev.saturating_sub(start));
         let avail_ps = budget_ns * 1000 + usr.carry_ps;
-        let tell_supply = self.supply.wants_references();
+        let tell_supply = self.reclaim.supply.wants_references();
         let mut refs = Refs {
             own: &self.mem.live[u as usize],
             shared: &self.mem.live[self.shared_owner as usize],
             shared_pages: self.shared_pages,
             shared_owner: self.shared_owner,
             frames: &mut self.mem.frames,
-            marks: &mut self.survival.marks,
+            marks: &mut self.reclaim.survival.marks,
             mark: Mark {
                 user: u,
-                at: self.survival.essential[u as usize],
+                at: self.reclaim.survival.essential[u as usize],
             },
-            supply: tell_supply.then_some((&mut self.supply, &mut self.supply_refs)),
-            reference_ps: self.reference_ps,
+            supply: tell_supply
+                .then_some((&mut self.reclaim.supply, &mut self.reclaim.supply_refs)),
+            reference_ps: self.dispatch.reference_ps,
         };
         let mut used_ps = 0u64;
         let mut runs_done = 0u64;
@@ -143,17 +144,17 @@ impl System<'_> {
                 used_ps.div_ceil(1000).min(budget_ns)
             }
         };
-        self.n_runs += runs_done;
-        self.c.cpu_problem_s += elapsed as f64 / 1e9;
+        self.dispatch.n_runs += runs_done;
+        self.monitor.c.cpu_problem_s += elapsed as f64 / 1e9;
         usr.enter(UState::Running, Tick(start));
-        self.cpus[ci] = Cpu {
+        self.dispatch.cpus[ci] = Cpu {
             user: u,
             busy: true,
             outcome,
             elapsed_ns: elapsed,
             burst_end: Tick(start + elapsed),
         };
-        self.n_idle_cpus -= 1;
+        self.dispatch.n_idle_cpus -= 1;
         Ok(())
     }
 }

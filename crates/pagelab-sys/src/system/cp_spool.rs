@@ -25,19 +25,19 @@ impl System<'_> {
             return;
         }
         let whole = x.floor();
-        let extra = self.vmsp.spool_rng.gen::<f64>() < x - whole;
+        let extra = self.dispatch.vmsp.spool_rng.gen::<f64>() < x - whole;
         let n = whole as u32 + u32::from(extra);
         let ring = u64::from(self.spec.vmsp.spool_ring_pages);
         let owner = self.shared_owner;
         for _ in 0..n {
-            let idx = self.shared_pages + (self.vmsp.spool_next % ring) as u32;
-            self.vmsp.spool_next += 1;
+            let idx = self.shared_pages + (self.dispatch.vmsp.spool_next % ring) as u32;
+            self.dispatch.vmsp.spool_next += 1;
             let pte = *self.mem.pte_mut(owner, idx);
             if pte.frame != NONE {
                 // The ring came round to a page still in storage: its frame is reused.
                 if self.mem.frames[pte.frame as usize].state == FrameState::PageOut {
                     self.mem.set_state(pte.frame, FrameState::Resident);
-                    self.c.reclaims += 1.0;
+                    self.monitor.c.reclaims += 1.0;
                 }
                 let fr = &mut self.mem.frames[pte.frame as usize];
                 fr.referenced = true;
@@ -46,7 +46,7 @@ impl System<'_> {
             }
             if pte.slot != NONE {
                 // The old spool file is gone: its slot is free again.
-                self.io.release_slot(SlotAddr {
+                self.paging.io.release_slot(SlotAddr {
                     dev: pte.dev,
                     slot: pte.slot,
                 });
@@ -57,12 +57,14 @@ impl System<'_> {
                 continue;
             };
             self.mem.map(owner, idx, f, FrameState::Resident);
-            self.supply.on_load(owner, idx, f, self.supply_refs);
-            self.steal.reused(f);
+            self.reclaim
+                .supply
+                .on_load(owner, idx, f, self.reclaim.supply_refs);
+            self.reclaim.steal.reused(f);
             let fr = &mut self.mem.frames[f as usize];
             fr.referenced = true;
             fr.changed = true;
-            self.sup_debt_ns += self.cost.page;
+            self.dispatch.sup_debt_ns += self.dispatch.cost.page;
         }
     }
 }

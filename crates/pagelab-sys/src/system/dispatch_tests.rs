@@ -48,7 +48,7 @@ fn ready_order(order: &str) -> Vec<u32> {
         sys.users[u as usize].stay_cpu_ns = ms * 1_000_000;
         sys.make_ready(u, false);
     }
-    sys.ready_q1.iter().copied().collect()
+    sys.dispatch.ready_q1.iter().copied().collect()
 }
 
 #[test]

@@ -19,13 +19,15 @@ impl System<'_> {
 
     /// At build: reserved frames, the first job arrivals, PAGEMON's first sample.
     pub(super) fn start_guests(&mut self) {
-        if self.guests.is_empty() {
+        if self.guest.guests.is_empty() {
             return;
         }
-        self.bench.get_or_insert_with(BenchmarkReport::default);
+        self.guest
+            .bench
+            .get_or_insert_with(BenchmarkReport::default);
         let owners = self.mem.tables.len();
-        for gi in 0..self.guests.len() {
-            let u = self.guests[gi];
+        for gi in 0..self.guest.guests.len() {
+            let u = self.guest.guests[gi];
             let spec = self.spec.workload.guests[gi].clone();
             if spec.reserved_frames > 0 {
                 self.mem.reserve.resize(owners, 0);
@@ -43,11 +45,11 @@ impl System<'_> {
             self.q.schedule(Tick::ZERO, Event::GuestWake(u, u16::MAX));
             match &spec.pagemon {
                 Some(p) => {
-                    self.pagemons.push(Some(Pagemon::new(p, partitions)));
+                    self.guest.pagemons.push(Some(Pagemon::new(p, partitions)));
                     self.q
                         .schedule(Tick::from_secs_f64(p.period_s), Event::Pagemon(gi as u32));
                 }
-                None => self.pagemons.push(None),
+                None => self.guest.pagemons.push(None),
             }
         }
     }
@@ -72,7 +74,7 @@ impl System<'_> {
                 self.q
                     .schedule(now + Tick(ns), Event::GuestWake(u, i as u16));
             }
-            self.sup_debt_ns += self.cost.vio_interrupt;
+            self.dispatch.sup_debt_ns += self.dispatch.cost.vio_interrupt;
         }
         self.guest_kick(u);
     }
@@ -84,20 +86,20 @@ impl System<'_> {
         let os = self.os(u).expect("a guest user runs a guest");
         match os.segment_ended(now) {
             Verdict::Io(t) => {
-                let d = t % self.vio_busy.len();
-                let svc = if self.vio_exp {
-                    exponential(&mut self.vio_rng, self.vio_ns)
+                let d = t % self.vio.busy.len();
+                let svc = if self.vio.exponential {
+                    exponential(&mut self.vio.rng, self.vio.service_ns)
                 } else {
-                    self.vio_ns
+                    self.vio.service_ns
                 };
-                let start = self.vio_busy[d].max(now);
+                let start = self.vio.busy[d].max(now);
                 let done = start + Tick(svc.round() as u64);
-                self.vio_busy[d] = done;
-                self.c.vios += 1.0;
+                self.vio.busy[d] = done;
+                self.monitor.c.vios += 1.0;
                 if self.warm {
                     self.users[u as usize].t_vios += 1;
                 }
-                self.sup_debt_ns += self.cost.vio_sio;
+                self.dispatch.sup_debt_ns += self.dispatch.cost.vio_sio;
                 self.q.schedule(done, Event::GuestWake(u, t as u16));
             }
             Verdict::Timer(t, ns) => {
@@ -134,7 +136,7 @@ impl System<'_> {
             UState::Thinking if ready => {
                 self.users[u as usize].wants = Queue::Q1;
                 self.set_state(u, UState::Eligible);
-                self.e1.push_back(u);
+                self.sched.e1.push_back(u);
                 self.admit();
             }
             _ => {}
@@ -157,7 +159,7 @@ impl System<'_> {
             &mut usr.seg_left_ns,
         ) {
             if os.n_switches != before {
-                self.sup_debt_ns += (os.spec.switch_us * 1e3).round() as u64;
+                self.dispatch.sup_debt_ns += (os.spec.switch_us * 1e3).round() as u64;
             }
             return true;
         }
@@ -182,7 +184,7 @@ impl System<'_> {
             return self.set_state(w, state);
         }
         let u = w & !PSEUDO;
-        self.sup_debt_ns += self.cost.interrupt;
+        self.dispatch.sup_debt_ns += self.dispatch.cost.interrupt;
         let os = self.os(u).expect("pseudo faults are a guest's");
         os.pseudo_fault();
         if os.has_ready() {
@@ -206,12 +208,12 @@ impl System<'_> {
             return self.make_ready(w, front);
         }
         let u = w & !PSEUDO;
-        let on_cpu = self.cpus.iter().any(|c| c.user == u);
+        let on_cpu = self.dispatch.cpus.iter().any(|c| c.user == u);
         if !on_cpu && self.users[u as usize].state == UState::Running {
             // Resolved while the fault is being handled: no wait, no interrupt.
             return self.make_ready(u, front);
         }
-        self.sup_debt_ns += self.cost.interrupt;
+        self.dispatch.sup_debt_ns += self.dispatch.cost.interrupt;
         self.os(u)
             .expect("pseudo faults are a guest's")
             .page_arrived();
@@ -222,22 +224,22 @@ impl System<'_> {
 
     /// PAGEMON's period for guest `i`: measure, set the allowed task count, tell the guest.
     pub(super) fn pagemon_step(&mut self, i: usize) {
-        let u = self.guests[i];
+        let u = self.guest.guests[i];
         let eligible: f64 = self
             .e1
             .iter()
-            .chain(self.e2.iter())
+            .chain(self.sched.e2.iter())
             .map(|&e| self.users[e as usize].proj.p)
             .sum();
         let sample = Sample {
             time_s: self.now.as_secs_f64(),
-            page_reads: self.c.page_reads,
-            steals: self.c.steals,
-            demand_pages: self.sumwss + eligible,
+            page_reads: self.monitor.c.page_reads,
+            steals: self.monitor.c.steals,
+            demand_pages: self.sched.sumwss + eligible,
             apages: f64::from(self.spec.memory.frames.get()),
             counters: self.snapshot(),
         };
-        let Some(pm) = self.pagemons[i].as_mut() else {
+        let Some(pm) = self.guest.pagemons[i].as_mut() else {
             return;
         };
         let (m, allowed) = pm.step(sample);
@@ -256,14 +258,14 @@ impl System<'_> {
 
     /// A session user who has run its script signs off. `k` transactions are done.
     pub(super) fn session_signs_off(&mut self, u: u32, ci: usize, k: u64) -> bool {
-        let Some(&row) = self.sessions.get(&u) else {
+        let Some(&row) = self.guest.sessions.get(&u) else {
             return false;
         };
         if k < self.classes[ci].spec.commands.len() as u64 {
             return false;
         }
         let now = self.now.as_secs_f64();
-        if let Some(b) = self.bench.as_mut() {
+        if let Some(b) = self.guest.bench.as_mut() {
             let r = &mut b.sessions[row];
             r.signed_off_s = Some(now);
             r.response_index_s = Some(now - r.released_s);
@@ -276,27 +278,29 @@ impl System<'_> {
     /// The benchmark is over when every guest's finite streams are done and every session
     /// signed off (if some guest asks to end then).
     pub(super) fn check_done(&mut self) {
-        if self.done_at.is_some() || !self.spec.workload.guests.iter().any(|g| g.end_when_done) {
+        if self.guest.done_at.is_some()
+            || !self.spec.workload.guests.iter().any(|g| g.end_when_done)
+        {
             return;
         }
         let sessions_done = self
             .bench
             .as_ref()
             .is_none_or(|b| b.sessions.iter().all(|s| s.signed_off_s.is_some()));
-        let guests = self.guests.clone();
+        let guests = self.guest.guests.clone();
         let streams_done = guests.iter().all(|&g| match self.os(g) {
             Some(os) => os.streams_done(),
             None => true,
         });
         if sessions_done && streams_done {
-            self.done_at = Some(self.now);
+            self.guest.done_at = Some(self.now);
         }
     }
 
     /// The benchmark's sections of the report, if the run had guests or sessions.
     pub(super) fn benchmark_report(&mut self) -> Option<BenchmarkReport> {
-        let mut b = self.bench.take()?;
-        for &g in &self.guests.clone() {
+        let mut b = self.guest.bench.take()?;
+        for &g in &self.guest.guests.clone() {
             if let Some(os) = self.os(g) {
                 b.guests.push(os.report());
             }

@@ -60,15 +60,15 @@ fn os<'a>(sys: &'a System<'_>) -> &'a GuestOs {
 /// fault must wait for a read. Returns the faulting page.
 fn burst_to_a_slotted_fault(sys: &mut System<'_>) -> u32 {
     sys.dispatch().unwrap();
-    assert_eq!(sys.cpus[0].user, 0, "the guest runs");
-    let Outcome::Fault(page) = sys.cpus[0].outcome else {
+    assert_eq!(sys.dispatch.cpus[0].user, 0, "the guest runs");
+    let Outcome::Fault(page) = sys.dispatch.cpus[0].outcome else {
         panic!("an empty storage faults at once")
     };
-    let (addr, _) = sys.io.allocate_page_out().unwrap();
+    let (addr, _) = sys.paging.io.allocate_page_out().unwrap();
     let pte = sys.mem.pte_mut(0, page);
     pte.slot = addr.slot;
     pte.dev = addr.dev;
-    sys.advance(sys.cpus[0].burst_end);
+    sys.advance(sys.dispatch.cpus[0].burst_end);
     sys.handle_burst_ended(0).unwrap();
     page
 }
@@ -80,7 +80,7 @@ fn until_a_read_completes(sys: &mut System<'_>) {
         sys.advance(t);
         match ev {
             Event::Reconnect(d) => {
-                let step = sys.io.reconnect(d as usize, sys.now);
+                let step = sys.paging.io.reconnect(d as usize, sys.now);
                 sys.schedule_device(d as usize, step);
             }
             Event::IoComplete(d) => {
@@ -112,7 +112,7 @@ fn without_the_accelerator_a_task_fault_blocks_every_task() {
     assert!(os(&sys).tasks.iter().all(|t| t.state == TaskState::Ready));
     sys.dispatch().unwrap();
     assert_eq!(
-        sys.cpus[0].user, NONE,
+        sys.dispatch.cpus[0].user, NONE,
         "nothing runs while the VM page-waits"
     );
     sys.check_invariants().unwrap();
@@ -138,7 +138,7 @@ fn with_the_accelerator_only_the_task_waits_and_the_completion_readies_all_waite
     burst_to_a_slotted_fault(&mut sys);
     assert_eq!(sys.users[0].state, UState::VioWait);
     assert!(sys.users[0].queue.is_some());
-    assert_eq!(sys.n_page_wait, 0);
+    assert_eq!(sys.sched.n_page_wait, 0);
     // The first page in: the second interrupt readies all three tasks, and the VM.
     until_a_read_completes(&mut sys);
     assert!(os(&sys).tasks.iter().all(|t| t.state == TaskState::Ready));

@@ -68,20 +68,22 @@ impl System<'_> {
                 return Err(format!("user {i} is {:?} but not in queue", u.state));
             }
         }
-        if by_state.iter().sum::<usize>() != n || in_q != (self.n_q1 + self.n_q2) as usize {
+        if by_state.iter().sum::<usize>() != n
+            || in_q != (self.sched.n_q1 + self.sched.n_q2) as usize
+        {
             return Err(format!(
                 "{in_q} users in queue, counters say {}",
-                self.n_q1 + self.n_q2
+                self.sched.n_q1 + self.sched.n_q2
             ));
         }
-        let listed = self.e1.len() + self.e2.len();
+        let listed = self.sched.e1.len() + self.sched.e2.len();
         if listed != by_state[UState::Eligible as usize] {
             return Err(format!(
                 "{listed} on the eligible list, {} eligible",
                 by_state[UState::Eligible as usize]
             ));
         }
-        let ready = self.ready_q1.len() + self.ready_q2.len();
+        let ready = self.dispatch.ready_q1.len() + self.dispatch.ready_q2.len();
         if ready != by_state[UState::Ready as usize] {
             return Err(format!(
                 "{ready} on ready lists, {} ready",
@@ -105,10 +107,10 @@ impl System<'_> {
             .filter(|u| u.queue.is_some())
             .map(|u| u.admitted_p)
             .sum();
-        if (sum - self.sumwss).abs() > 1e-6 * (1.0 + sum) {
+        if (sum - self.sched.sumwss).abs() > 1e-6 * (1.0 + sum) {
             return Err(format!(
                 "SUMWSS {} but admitted projections sum to {sum}",
-                self.sumwss
+                self.sched.sumwss
             ));
         }
         Ok(())
@@ -116,10 +118,10 @@ impl System<'_> {
 
     /// Every page with a slot holds a used slot, and no slot twice.
     fn check_slots(&self) -> Result<(), String> {
-        let mut per_dev = vec![0u32; self.io.len()];
+        let mut per_dev = vec![0u32; self.paging.io.len()];
         for t in &self.mem.tables {
             for p in t.iter().filter(|p| p.slot != NONE) {
-                if !self.io.slots(p.dev as usize).is_used(p.slot) {
+                if !self.paging.io.slots(p.dev as usize).is_used(p.slot) {
                     return Err(format!(
                         "a page names free slot {} on device {}",
                         p.slot, p.dev
@@ -129,10 +131,10 @@ impl System<'_> {
             }
         }
         for (d, &k) in per_dev.iter().enumerate() {
-            if k != self.io.slots(d).used() {
+            if k != self.paging.io.slots(d).used() {
                 return Err(format!(
                     "device {d}: {k} pages hold slots, {} slots used",
-                    self.io.slots(d).used()
+                    self.paging.io.slots(d).used()
                 ));
             }
         }
@@ -141,7 +143,9 @@ impl System<'_> {
 
     /// Each page of a swap set sits on the set's slot for it.
     fn check_swap_sets(&self) -> Result<(), String> {
-        let Some(ps) = &self.swap else { return Ok(()) };
+        let Some(ps) = &self.paging.swap else {
+            return Ok(());
+        };
         for u in 0..self.users.len() as u32 {
             for &id in ps.sets_of(u) {
                 let set = ps.get(id).ok_or("a user lists a dissolved swap set")?;
@@ -167,7 +171,7 @@ impl System<'_> {
 
     /// Counters that are parts of others never exceed them.
     fn check_counters(&self) -> Result<(), String> {
-        let c = &self.c;
+        let c = &self.monitor.c;
         let parts = [
             (
                 "trivial_transactions",
@@ -247,7 +251,7 @@ mod tests {
     #[test]
     fn counters_that_do_not_add_up_are_caught() {
         let mut sys = small_system();
-        sys.c.steals = 1.0;
+        sys.monitor.c.steals = 1.0;
         let e = sys.check_invariants().unwrap_err();
         assert!(e.contains("steals"), "{e}");
     }
@@ -255,7 +259,11 @@ mod tests {
     #[test]
     fn full_pressure_longer_than_some_is_caught() {
         let mut sys = small_system();
-        (sys.c.time_s, sys.c.pressure_some_s, sys.c.pressure_full_s) = (2.0, 1.0, 1.5);
+        (
+            sys.monitor.c.time_s,
+            sys.monitor.c.pressure_some_s,
+            sys.monitor.c.pressure_full_s,
+        ) = (2.0, 1.0, 1.5);
         let e = sys.check_invariants().unwrap_err();
         assert!(e.contains("pressure_full_s"), "{e}");
     }
@@ -268,18 +276,18 @@ mod tests {
         let e = sys.check_invariants().unwrap_err();
         assert!(e.contains("pool state without a pool"), "{e}");
         let spec = crate::zswap::ZswapSpec::default();
-        sys.zswap = Some(crate::zswap::Zswap::new(spec, 64));
-        sys.zswap.as_mut().unwrap().insert(0, 3);
+        sys.paging.zswap = Some(crate::zswap::Zswap::new(spec, 64));
+        sys.paging.zswap.as_mut().unwrap().insert(0, 3);
         let e = sys.check_invariants().unwrap_err();
         assert!(e.contains("needs 1"), "{e}");
-        sys.zswap.as_mut().unwrap().frames.push(f);
+        sys.paging.zswap.as_mut().unwrap().frames.push(f);
         sys.check_invariants().unwrap();
     }
 
     #[test]
     fn a_user_in_two_places_is_caught() {
         let mut sys = small_system();
-        sys.n_q1 += 1;
+        sys.sched.n_q1 += 1;
         let e = sys.check_invariants().unwrap_err();
         assert!(e.contains("in queue"), "{e}");
     }

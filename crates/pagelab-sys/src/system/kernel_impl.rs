@@ -53,11 +53,11 @@ impl Engine for VmRun<'_> {
             Event::End => return Ok(Flow::Stop),
             Event::ThinkEnded(u) => s.handle_think_ended(u),
             Event::CpuFreed(c) => {
-                s.cpus[c as usize].busy = false;
-                s.n_idle_cpus += 1;
+                s.dispatch.cpus[c as usize].busy = false;
+                s.dispatch.n_idle_cpus += 1;
             }
             Event::Reconnect(d) => {
-                let step = s.io.reconnect(d as usize, s.now);
+                let step = s.paging.io.reconnect(d as usize, s.now);
                 s.schedule_device(d as usize, step);
             }
             Event::IoComplete(d) => s.handle_io_complete(d as usize)?,
@@ -68,7 +68,7 @@ impl Engine for VmRun<'_> {
             Event::Pagemon(i) => s.pagemon_step(i as usize),
             Event::ConsoleDone(u) => s.handle_console_done(u),
             Event::Sample => {
-                if s.now == s.next_sample {
+                if s.now == s.monitor.next_sample {
                     s.take_sample();
                     if s.check_every > 0 {
                         s.checked()?;
@@ -84,11 +84,11 @@ impl Engine for VmRun<'_> {
             }
             Event::WarmupEnded => {
                 s.warm = true;
-                s.warm_sample = s.snapshot();
-                if let Some(z) = &s.zswap {
-                    s.zswap_warm = z.c;
+                s.monitor.warm_sample = s.snapshot();
+                if let Some(z) = &s.paging.zswap {
+                    s.paging.zswap_warm = z.c;
                 }
-                if let Some(ra) = s.readahead.as_mut() {
+                if let Some(ra) = s.paging.readahead.as_mut() {
                     ra.warm_up();
                 }
                 for u in &mut s.users {
@@ -110,7 +110,7 @@ impl Engine for VmRun<'_> {
         let s = &mut self.sys;
         s.sample_on_cycles();
         s.periodic()?;
-        if s.done_at.is_some() {
+        if s.guest.done_at.is_some() {
             return Ok(Flow::Stop);
         }
         if s.next_time() != s.now {
@@ -125,11 +125,11 @@ impl Engine for VmRun<'_> {
 
     fn finish(self) -> Result<Report, SysError> {
         let mut s = self.sys;
-        let stop = s.done_at.unwrap_or(s.end);
+        let stop = s.guest.done_at.unwrap_or(s.end);
         s.advance(stop);
         let last = s.snapshot();
-        if s.samples.last().map(|x| x.time_s) != Some(last.time_s) {
-            s.samples.push(last);
+        if s.monitor.samples.last().map(|x| x.time_s) != Some(last.time_s) {
+            s.monitor.samples.push(last);
         }
         Ok(s.report(last))
     }

@@ -17,7 +17,9 @@ impl System<'_> {
     /// stay (bits reset now), the rest are trimmed to the flush list, unreferenced prepaged
     /// pages are counted as prepage errors, and the user joins the Q1 or Q2 swap list.
     pub(super) fn swap_queue_drop(&mut self, u: u32, q: Queue) {
-        let Some(ps) = self.swap.as_mut() else { return };
+        let Some(ps) = self.paging.swap.as_mut() else {
+            return;
+        };
         let mut pages: Vec<u32> = Vec::new();
         let mut refs: Vec<bool> = Vec::new();
         for (i, pte) in self.mem.tables[u as usize].iter().enumerate() {
@@ -30,7 +32,7 @@ impl System<'_> {
                 continue;
             }
             if std::mem::take(&mut ps.prepaged[f as usize]) && !fr.referenced {
-                self.c.prepage_errors += 1.0;
+                self.monitor.c.prepage_errors += 1.0;
             }
             pages.push(i as u32);
             refs.push(fr.referenced);
@@ -44,7 +46,7 @@ impl System<'_> {
             let f = self.mem.tables[u as usize][pages[k] as usize].frame;
             self.mem.frames[f as usize].referenced = false;
             self.mem.push_flush(f);
-            self.c.trimmed += 1.0;
+            self.monitor.c.trimmed += 1.0;
         }
         if !ws.keep.is_empty() {
             let list = match q {
@@ -59,7 +61,9 @@ impl System<'_> {
     /// in storage reclaimed from the flush list), then prepaging: `prepage_sets` swap sets for
     /// an interactive (Q1) user, none for a long-running one, every set with `full_prepage`.
     pub(super) fn swap_queue_add(&mut self, u: u32, queue: Queue) {
-        let Some(ps) = self.swap.as_mut() else { return };
+        let Some(ps) = self.paging.swap.as_mut() else {
+            return;
+        };
         ps.delist(u);
         for pte in &self.mem.tables[u as usize] {
             if pte.frame != NONE {
@@ -86,7 +90,9 @@ impl System<'_> {
     /// any, into the frame given); the set is dissolved and its slots freed. Pages for which
     /// no free frame remains stay on their slots as ordinary pages.
     pub(super) fn swap_in(&mut self, u: u32, id: u32, faulting: Option<(u32, u32)>) {
-        let Some(ps) = self.swap.as_mut() else { return };
+        let Some(ps) = self.paging.swap.as_mut() else {
+            return;
+        };
         let Some(set) = ps.take(id) else { return };
         let mut batch: Vec<PageIo> = Vec::new();
         for (i, &p) in set.pages.iter().enumerate() {
@@ -106,16 +112,18 @@ impl System<'_> {
                         continue;
                     }
                     let Some(f) = self.mem.take_free() else {
-                        self.c.prepage_short += 1.0;
+                        self.monitor.c.prepage_short += 1.0;
                         continue;
                     };
                     self.mem.map(u, p, f, FrameState::PageIn);
-                    self.supply.on_load(u, p, f, self.supply_refs);
-                    self.steal.reused(f);
+                    self.reclaim
+                        .supply
+                        .on_load(u, p, f, self.reclaim.supply_refs);
+                    self.reclaim.steal.reused(f);
                     f
                 }
             };
-            self.io.release_slot(SlotAddr { dev: set.dev, slot });
+            self.paging.io.release_slot(SlotAddr { dev: set.dev, slot });
             self.mem.pte_mut(u, p).slot = NONE;
             let is_faulting = matches!(faulting, Some((fp, _)) if fp == p);
             ps.prepaged[f as usize] = !is_faulting;
@@ -130,10 +138,15 @@ impl System<'_> {
         if batch.is_empty() {
             return;
         }
-        self.c.swap_reads += batch.len() as f64;
-        self.c.swap_sets_in += 1.0;
-        self.sup_debt_ns += self.cost.sio + self.cost.page * batch.len() as u64;
-        if let Some(s) = self.io.submit_batch(set.dev as usize, &batch, self.now) {
+        self.monitor.c.swap_reads += batch.len() as f64;
+        self.monitor.c.swap_sets_in += 1.0;
+        self.dispatch.sup_debt_ns +=
+            self.dispatch.cost.sio + self.dispatch.cost.page * batch.len() as u64;
+        if let Some(s) = self
+            .paging
+            .io
+            .submit_batch(set.dev as usize, &batch, self.now)
+        {
             self.schedule_device(set.dev as usize, s);
         }
     }
@@ -145,7 +158,7 @@ impl System<'_> {
     pub(super) fn swap_out(&mut self) -> Result<bool, SysError> {
         let mem = &self.mem;
         let users = &self.users;
-        let Some(ps) = self.swap.as_mut() else {
+        let Some(ps) = self.paging.swap.as_mut() else {
             return Ok(false);
         };
         let swappable = |u: u32| {
@@ -179,66 +192,82 @@ impl System<'_> {
             if pages.is_empty() {
                 break;
             }
-            // A fragmented area may lack a run of the full size: the set shrinks to the
-            // longest run found (the rest of the pages wait for the next swap set); with no
-            // slot left at all swap-out stops and SELECT goes on to the scan.
-            let mut pages = pages;
-            let Some(addr) = self.swap_set_slots(&mut pages) else {
+            if !self.write_swap_set(u, pages) {
                 return Ok(wrote);
-            };
-            let ps = self.swap.as_mut().expect("checked above");
-            let mut batch = Vec::with_capacity(pages.len());
-            for (i, &p) in pages.iter().enumerate() {
-                let pte = *self.mem.pte_mut(u, p);
-                if pte.slot != NONE {
-                    self.io.release_slot(SlotAddr {
-                        dev: pte.dev,
-                        slot: pte.slot,
-                    });
-                    ps.detach(u, p);
-                }
-                let slot = addr.slot + i as u32;
-                let e = self.mem.pte_mut(u, p);
-                e.slot = slot;
-                e.dev = addr.dev;
-                let f = pte.frame;
-                self.mem.set_state(f, FrameState::PageOut);
-                let fr = &mut self.mem.frames[f as usize];
-                fr.changed = false;
-                fr.referenced = false;
-                ps.prepaged[f as usize] = false;
-                ps.in_swap_io[f as usize] = true;
-                self.supply.on_free(u, p);
-                batch.push(PageIo {
-                    op: IoOp::Write,
-                    slot,
-                    frame: f,
-                    queued: self.now,
-                });
-            }
-            ps.record(SwapSet {
-                owner: u,
-                dev: addr.dev,
-                first_slot: addr.slot,
-                pages,
-            });
-            self.pending_outs += batch.len() as u32;
-            self.c.swap_writes += batch.len() as f64;
-            self.c.swap_sets_out += 1.0;
-            self.sup_debt_ns += self.cost.sio + self.cost.page * batch.len() as u64;
-            if let Some(s) = self.io.submit_batch(addr.dev as usize, &batch, self.now) {
-                self.schedule_device(addr.dev as usize, s);
             }
             wrote = true;
         }
         Ok(wrote)
     }
 
+    /// Writes user `u`'s `pages` as one swap set with one SIO; `false` (nothing written) when
+    /// the swap area has no slot left.
+    fn write_swap_set(&mut self, u: u32, pages: Vec<u32>) -> bool {
+        // A fragmented area may lack a run of the full size: the set shrinks to the
+        // longest run found (the rest of the pages wait for the next swap set); with no
+        // slot left at all swap-out stops and SELECT goes on to the scan.
+        let mut pages = pages;
+        let Some(addr) = self.swap_set_slots(&mut pages) else {
+            return false;
+        };
+        let ps = self.paging.swap.as_mut().expect("page swapping");
+        let mut batch = Vec::with_capacity(pages.len());
+        for (i, &p) in pages.iter().enumerate() {
+            let pte = *self.mem.pte_mut(u, p);
+            if pte.slot != NONE {
+                self.paging.io.release_slot(SlotAddr {
+                    dev: pte.dev,
+                    slot: pte.slot,
+                });
+                ps.detach(u, p);
+            }
+            let slot = addr.slot + i as u32;
+            let e = self.mem.pte_mut(u, p);
+            e.slot = slot;
+            e.dev = addr.dev;
+            let f = pte.frame;
+            self.mem.set_state(f, FrameState::PageOut);
+            let fr = &mut self.mem.frames[f as usize];
+            fr.changed = false;
+            fr.referenced = false;
+            ps.prepaged[f as usize] = false;
+            ps.in_swap_io[f as usize] = true;
+            self.reclaim.supply.on_free(u, p);
+            batch.push(PageIo {
+                op: IoOp::Write,
+                slot,
+                frame: f,
+                queued: self.now,
+            });
+        }
+        ps.record(SwapSet {
+            owner: u,
+            dev: addr.dev,
+            first_slot: addr.slot,
+            pages,
+        });
+        self.paging.pending_outs += batch.len() as u32;
+        self.monitor.c.swap_writes += batch.len() as f64;
+        self.monitor.c.swap_sets_out += 1.0;
+        self.dispatch.sup_debt_ns +=
+            self.dispatch.cost.sio + self.dispatch.cost.page * batch.len() as u64;
+        if let Some(s) = self
+            .paging
+            .io
+            .submit_batch(addr.dev as usize, &batch, self.now)
+        {
+            self.schedule_device(addr.dev as usize, s);
+        }
+        true
+    }
+
     /// The garbage collector (contiguous-block prototype): examines the next `gc_fraction` of
     /// the frames; pages of no working set (the shared segment; users out of queue and off the
     /// swap lists) have their reference bits reset, and unreferenced ones go to the flush list.
     pub(super) fn collect_garbage(&mut self) {
-        let Some(ps) = self.swap.as_mut() else { return };
+        let Some(ps) = self.paging.swap.as_mut() else {
+            return;
+        };
         let n = self.mem.frames.len() as u32;
         let k = ((f64::from(n) * ps.spec.gc_fraction).ceil() as u32).min(n);
         for _ in 0..k {
@@ -257,7 +286,7 @@ impl System<'_> {
                 self.mem.frames[f as usize].referenced = false;
             } else {
                 self.mem.push_flush(f);
-                self.c.gc_flushed += 1.0;
+                self.monitor.c.gc_flushed += 1.0;
             }
         }
     }

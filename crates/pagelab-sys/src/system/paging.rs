@@ -12,11 +12,11 @@ impl System<'_> {
             u
         };
         let (owner, idx) = self.owner_of(u, page);
-        self.c.faults += 1.0;
+        self.monitor.c.faults += 1.0;
         if self.warm {
             self.users[u as usize].t_faults += 1;
         }
-        self.sup_debt_ns += self.cost.fault;
+        self.dispatch.sup_debt_ns += self.dispatch.cost.fault;
         let f = self.mem.pte_mut(owner, idx).frame;
         if f != NONE {
             match self.mem.frames[f as usize].state {
@@ -27,13 +27,13 @@ impl System<'_> {
                 FrameState::PageOut => {
                     self.mem.set_state(f, FrameState::Resident);
                     self.mem.frames[f as usize].referenced = true;
-                    self.c.reclaims += 1.0;
+                    self.monitor.c.reclaims += 1.0;
                     self.mem.pte_mut(owner, idx).flushed_out = false;
                     self.fault_done(w, true);
                 }
                 FrameState::PageIn => {
                     self.readahead_awaited(f, u);
-                    self.page_waiters.push((f, w));
+                    self.paging.page_waiters.push((f, w));
                     self.fault_wait(w, UState::PageWait);
                 }
                 FrameState::Free | FrameState::Pool => {
@@ -42,12 +42,12 @@ impl System<'_> {
             }
             return Ok(());
         }
-        self.frame_waiters.push_back((w, page));
+        self.paging.frame_waiters.push_back((w, page));
         self.fault_wait(w, UState::FrameWait);
         self.pump_memory()?;
         // Waiters are served first come, first served: one left means this fault waits.
-        if !self.frame_waiters.is_empty() {
-            self.c.frame_waits += 1.0;
+        if !self.paging.frame_waiters.is_empty() {
+            self.monitor.c.frame_waits += 1.0;
         }
         Ok(())
     }
@@ -63,16 +63,37 @@ impl System<'_> {
     /// Serves users waiting for a frame and keeps the free list at its target.
     pub(super) fn pump_memory(&mut self) -> Result<(), SysError> {
         loop {
-            while !self.frame_waiters.is_empty() {
+            while !self.paging.frame_waiters.is_empty() {
                 let Some(f) = self.mem.take_free() else { break };
-                let (w, page) = self.frame_waiters.pop_front().expect("checked non-empty");
+                let (w, page) = self
+                    .paging
+                    .frame_waiters
+                    .pop_front()
+                    .expect("checked non-empty");
                 self.users[(w & !PSEUDO) as usize].fault_page = page;
                 self.start_page_in(w, f);
             }
             self.replenish()?;
-            if self.frame_waiters.is_empty() || self.mem.free_len() == 0 {
+            if self.paging.frame_waiters.is_empty() || self.mem.free_len() == 0 {
                 return Ok(());
             }
+        }
+    }
+
+    /// Waiter `w` faulted on `(owner, idx)`, which is already in frame `cur`: it waits for the
+    /// read under way, takes the page back from a page-out, or finds it resident.
+    fn join_page_in(&mut self, w: u32, cur: u32, owner: u32, idx: u32) {
+        let st = self.mem.frames[cur as usize].state;
+        if st == FrameState::PageIn {
+            self.paging.page_waiters.push((cur, w));
+            self.fault_still_waits(w);
+        } else {
+            if st == FrameState::PageOut {
+                self.mem.set_state(cur, FrameState::Resident);
+                self.monitor.c.reclaims += 1.0;
+                self.mem.pte_mut(owner, idx).flushed_out = false;
+            }
+            self.fault_done(w, true);
         }
     }
 
@@ -84,24 +105,15 @@ impl System<'_> {
         let cur = self.mem.pte_mut(owner, idx).frame;
         if cur != NONE {
             self.mem.put_free(f);
-            let st = self.mem.frames[cur as usize].state;
-            if st == FrameState::PageIn {
-                self.page_waiters.push((cur, w));
-                self.fault_still_waits(w);
-            } else {
-                if st == FrameState::PageOut {
-                    self.mem.set_state(cur, FrameState::Resident);
-                    self.c.reclaims += 1.0;
-                    self.mem.pte_mut(owner, idx).flushed_out = false;
-                }
-                self.fault_done(w, true);
-            }
+            self.join_page_in(w, cur, owner, idx);
             return;
         }
         let flushed_out = self.mem.pte_mut(owner, idx).flushed_out;
         self.mem.map(owner, idx, f, FrameState::PageIn);
-        self.supply.on_load(owner, idx, f, self.supply_refs);
-        self.survival.referenced(f, u);
+        self.reclaim
+            .supply
+            .on_load(owner, idx, f, self.reclaim.supply_refs);
+        self.reclaim.survival.referenced(f, u);
         self.readahead_forget(f);
         if self.zswap_load(w, owner, idx, f) {
             return;
@@ -111,27 +123,27 @@ impl System<'_> {
             // First reference: a cleared frame, no I/O; it has no slot copy, so it is changed.
             self.mem.set_state(f, FrameState::Resident);
             self.mem.frames[f as usize].changed = true;
-            self.c.zero_fills += 1.0;
-            self.steal.reused(f);
+            self.monitor.c.zero_fills += 1.0;
+            self.reclaim.steal.reused(f);
             self.fault_done(w, true);
             return;
         }
         if owner == u {
-            if let Some(id) = self.swap.as_ref().and_then(|ps| ps.set_of(u, idx)) {
-                self.c.swap_faults += 1.0;
-                self.steal.reused(f);
-                self.page_waiters.push((f, w));
+            if let Some(id) = self.paging.swap.as_ref().and_then(|ps| ps.set_of(u, idx)) {
+                self.monitor.c.swap_faults += 1.0;
+                self.reclaim.steal.reused(f);
+                self.paging.page_waiters.push((f, w));
                 self.fault_still_waits(w);
                 self.swap_in(u, id, Some((idx, f)));
                 return;
             }
         }
-        self.c.page_reads += 1.0;
+        self.monitor.c.page_reads += 1.0;
         if flushed_out {
-            self.c.flush_rereads += 1.0;
+            self.monitor.c.flush_rereads += 1.0;
         }
-        if self.steal.read_into(f) {
-            self.c.stolen_reads += 1.0;
+        if self.reclaim.steal.read_into(f) {
+            self.monitor.c.stolen_reads += 1.0;
         }
         let resident = self.mem.resident[u as usize];
         let usr = &mut self.users[u as usize];
@@ -140,8 +152,8 @@ impl System<'_> {
         if self.warm {
             usr.t_reads += 1;
         }
-        self.sup_debt_ns += self.cost.sio + self.cost.page;
-        self.page_waiters.push((f, w));
+        self.dispatch.sup_debt_ns += self.dispatch.cost.sio + self.dispatch.cost.page;
+        self.paging.page_waiters.push((f, w));
         self.fault_still_waits(w);
         let io = PageIo {
             op: IoOp::Read,
@@ -151,7 +163,7 @@ impl System<'_> {
         };
         let reads = self.reads_with_readahead(owner, idx, pte.dev, io);
         if reads.len() == 1 {
-            if let Some(s) = self.io.submit(pte.dev as usize, io, self.now) {
+            if let Some(s) = self.paging.io.submit(pte.dev as usize, io, self.now) {
                 self.schedule_device(pte.dev as usize, s);
             }
         } else {
@@ -164,12 +176,13 @@ impl System<'_> {
     /// group closes; while a group is open SELECT goes on, a bounded number of frames past the
     /// target, to fill it.
     pub(super) fn replenish(&mut self) -> Result<(), SysError> {
-        let target = (self.n_q1 + self.n_q2 + self.free_extra).max(self.free_min) as usize;
+        let target = (self.sched.n_q1 + self.sched.n_q2 + self.reclaim.free_extra)
+            .max(self.reclaim.free_min) as usize;
         let mut group: Vec<PageIo> = Vec::new();
         let mut group_dev = 0usize;
         let mut overshoot = 0u32;
         loop {
-            let short = self.mem.free_len() + (self.pending_outs as usize) < target;
+            let short = self.mem.free_len() + (self.paging.pending_outs as usize) < target;
             if !short {
                 if group.is_empty() || overshoot >= 2 * self.spec.paging.round_turkey_run {
                     break;
@@ -181,22 +194,22 @@ impl System<'_> {
                 Some(f) => {
                     // Trimmed or flushed at queue-drop: not the supply's choice.
                     let fr = self.mem.frames[f as usize];
-                    self.supply.on_free(fr.owner, fr.page);
+                    self.reclaim.supply.on_free(fr.owner, fr.page);
                     self.mem.pte_mut(fr.owner, fr.page).flushed_out = true;
                     f
                 }
                 None => {
-                    if self.swap.is_some() && self.swap_out()? {
+                    if self.paging.swap.is_some() && self.swap_out()? {
                         continue;
                     }
-                    match self.supply.select_victim(&mut self.mem) {
+                    match self.reclaim.supply.select_victim(&mut self.mem) {
                         Some(f) => {
-                            self.c.supply_victims += 1.0;
+                            self.monitor.c.supply_victims += 1.0;
                             let owner = self.mem.frames[f as usize].owner;
                             if owner != self.shared_owner
                                 && self.users[owner as usize].queue.is_some()
                             {
-                                self.c.supply_steals += 1.0;
+                                self.monitor.c.supply_steals += 1.0;
                             }
                             f
                         }
@@ -207,31 +220,12 @@ impl System<'_> {
             self.count_victim(f);
             let fr = self.mem.frames[f as usize];
             let pte = *self.mem.pte_mut(fr.owner, fr.page);
-            let rewrite = self.write_unchanged && fr.owner != self.shared_owner;
+            let rewrite = self.paging.write_unchanged && fr.owner != self.shared_owner;
             if fr.changed || pte.slot == NONE || rewrite {
                 if self.zswap_store(f)? {
                     continue;
                 }
-                if pte.slot != NONE {
-                    self.io.release_slot(SlotAddr {
-                        dev: pte.dev,
-                        slot: pte.slot,
-                    });
-                    if fr.owner != self.shared_owner {
-                        if let Some(ps) = self.swap.as_mut() {
-                            ps.detach(fr.owner, fr.page);
-                        }
-                    }
-                }
-                let (addr, closed) = self.page_out_slot()?;
-                self.give_slot(fr.owner, fr.page, addr);
-                self.mem.set_state(f, FrameState::PageOut);
-                let frm = &mut self.mem.frames[f as usize];
-                frm.changed = false;
-                frm.referenced = false;
-                self.pending_outs += 1;
-                self.c.page_writes += 1.0;
-                self.sup_debt_ns += self.cost.page;
+                let (addr, closed) = self.page_out(f, fr, pte)?;
                 if !group.is_empty() && group_dev != addr.dev as usize {
                     self.submit_group(group_dev, &mut group);
                 }
@@ -256,34 +250,66 @@ impl System<'_> {
         Ok(())
     }
 
+    /// Frame `f` (holding `fr`'s page, whose table entry is `pte`) goes out: its old slot is
+    /// released, a new one given, the frame marked `PageOut`. Returns the slot and whether its
+    /// round-turkey group closed with it.
+    fn page_out(
+        &mut self,
+        f: u32,
+        fr: crate::memory::Frame,
+        pte: crate::memory::Pte,
+    ) -> Result<(SlotAddr, bool), SysError> {
+        if pte.slot != NONE {
+            self.paging.io.release_slot(SlotAddr {
+                dev: pte.dev,
+                slot: pte.slot,
+            });
+            if fr.owner != self.shared_owner {
+                if let Some(ps) = self.paging.swap.as_mut() {
+                    ps.detach(fr.owner, fr.page);
+                }
+            }
+        }
+        let (addr, closed) = self.page_out_slot()?;
+        self.give_slot(fr.owner, fr.page, addr);
+        self.mem.set_state(f, FrameState::PageOut);
+        let frm = &mut self.mem.frames[f as usize];
+        frm.changed = false;
+        frm.referenced = false;
+        self.paging.pending_outs += 1;
+        self.monitor.c.page_writes += 1.0;
+        self.dispatch.sup_debt_ns += self.dispatch.cost.page;
+        Ok((addr, closed))
+    }
+
     /// Counts frame `f` taken by SELECT: a steal if its owner is in queue, and its page's
     /// survival in interruptions (bard eq. 4).
     pub(super) fn count_victim(&mut self, f: u32) {
         self.readahead_taken(f);
-        self.c.victims += 1.0;
+        self.monitor.c.victims += 1.0;
         let fr = self.mem.frames[f as usize];
         let stolen = fr.owner != self.shared_owner && self.users[fr.owner as usize].queue.is_some();
         if stolen {
-            self.c.steals += 1.0;
+            self.monitor.c.steals += 1.0;
         }
-        self.steal.replaced(f, stolen);
-        if let Some(n) = self.survival.replaced(f) {
+        self.reclaim.steal.replaced(f, stolen);
+        if let Some(n) = self.reclaim.survival.replaced(f) {
             if self.warm {
-                self.survival.tally(f, n);
+                self.reclaim.survival.tally(f, n);
             }
-            self.c.psi_interruptions += n as f64;
-            self.c.psi_replaced += 1.0;
+            self.monitor.c.psi_interruptions += n as f64;
+            self.monitor.c.psi_replaced += 1.0;
             if stolen {
-                self.c.psi_stolen_interruptions += n as f64;
+                self.monitor.c.psi_stolen_interruptions += n as f64;
             }
         }
     }
 
     /// Queues a group of page-outs on `dev` at once (one SIO when they share a cylinder).
     pub(super) fn submit_group(&mut self, dev: usize, group: &mut Vec<PageIo>) {
-        self.sup_debt_ns += self.cost.sio;
-        self.c.page_out_groups += 1.0;
-        if let Some(s) = self.io.submit_batch(dev, group, self.now) {
+        self.dispatch.sup_debt_ns += self.dispatch.cost.sio;
+        self.monitor.c.page_out_groups += 1.0;
+        if let Some(s) = self.paging.io.submit_batch(dev, group, self.now) {
             self.schedule_device(dev, s);
         }
         group.clear();
@@ -298,9 +324,9 @@ impl System<'_> {
     }
 
     pub(super) fn handle_io_complete(&mut self, d: usize) -> Result<(), SysError> {
-        let mut done = std::mem::take(&mut self.done_io);
+        let mut done = std::mem::take(&mut self.paging.done_io);
         done.clear();
-        if let Some(s) = self.io.complete(d, self.now, &mut done) {
+        if let Some(s) = self.paging.io.complete(d, self.now, &mut done) {
             self.schedule_device(d, s);
         }
         self.finish_ios(done)
@@ -308,12 +334,12 @@ impl System<'_> {
 
     /// A step of the channel program on exposure `k` of device `d`; its page, when done.
     pub(super) fn handle_exposure(&mut self, d: usize, k: usize) -> Result<(), SysError> {
-        let mut done = std::mem::take(&mut self.done_io);
+        let mut done = std::mem::take(&mut self.paging.done_io);
         done.clear();
-        match self.io.exposure_step(d, k, self.now, &mut done) {
+        match self.paging.io.exposure_step(d, k, self.now, &mut done) {
             Some(t) => {
                 self.schedule_device(d, DeviceStep::Exposure(t, k as u16));
-                self.done_io = done;
+                self.paging.done_io = done;
                 Ok(())
             }
             None => self.finish_ios(done),
@@ -323,8 +349,8 @@ impl System<'_> {
     /// The I/O interrupt of a finished channel program, and its pages: reads made resident
     /// (their waiters run), written frames freed.
     fn finish_ios(&mut self, done: Vec<PageIo>) -> Result<(), SysError> {
-        self.sup_debt_ns += self.cost.interrupt;
-        self.c.io_interrupts += 1.0;
+        self.dispatch.sup_debt_ns += self.dispatch.cost.interrupt;
+        self.monitor.c.io_interrupts += 1.0;
         for io in &done {
             let f = io.frame;
             match io.op {
@@ -337,11 +363,11 @@ impl System<'_> {
                     fr.changed = false;
                     let waited = (self.now - io.queued).as_secs_f64();
                     let mut swapped = false;
-                    if let Some(ps) = self.swap.as_mut() {
+                    if let Some(ps) = self.paging.swap.as_mut() {
                         if std::mem::take(&mut ps.in_swap_io[f as usize]) {
                             swapped = true;
-                            self.c.swap_io_sum_s += waited;
-                            self.c.swap_read_sum_s += waited;
+                            self.monitor.c.swap_io_sum_s += waited;
+                            self.monitor.c.swap_read_sum_s += waited;
                             // Reset after a swap-in so that prepage errors show (tetzlaff).
                             if ps.prepaged[f as usize] {
                                 fr.referenced = false;
@@ -349,12 +375,12 @@ impl System<'_> {
                         }
                     }
                     if !swapped && !self.read_ahead(f) {
-                        self.c.page_read_sum_s += waited;
+                        self.monitor.c.page_read_sum_s += waited;
                     }
                     let mut i = 0;
-                    while i < self.page_waiters.len() {
-                        if self.page_waiters[i].0 == f {
-                            let (_, w) = self.page_waiters.swap_remove(i);
+                    while i < self.paging.page_waiters.len() {
+                        if self.paging.page_waiters[i].0 == f {
+                            let (_, w) = self.paging.page_waiters.swap_remove(i);
                             self.fault_done(w, false);
                         } else {
                             i += 1;
@@ -363,10 +389,10 @@ impl System<'_> {
                 }
                 IoOp::Write if f == NONE => {} // a zswap writeback: no frame waits on it
                 IoOp::Write => {
-                    self.pending_outs -= 1;
-                    if let Some(ps) = self.swap.as_mut() {
+                    self.paging.pending_outs -= 1;
+                    if let Some(ps) = self.paging.swap.as_mut() {
                         if std::mem::take(&mut ps.in_swap_io[f as usize]) {
-                            self.c.swap_io_sum_s += (self.now - io.queued).as_secs_f64();
+                            self.monitor.c.swap_io_sum_s += (self.now - io.queued).as_secs_f64();
                         }
                     }
                     if self.mem.frames[f as usize].state == FrameState::PageOut {
@@ -376,7 +402,7 @@ impl System<'_> {
                 }
             }
         }
-        self.done_io = done;
+        self.paging.done_io = done;
         self.pump_memory()
     }
 }

@@ -68,7 +68,7 @@ impl Readahead {
     }
 
     pub(super) fn warm_up(&mut self) {
-        self.warm = self.c;
+        self.warm = self.monitor.c;
     }
 }
 
@@ -78,7 +78,7 @@ impl System<'_> {
         let p = self.mem.pte_mut(owner, page);
         p.slot = addr.slot;
         p.dev = addr.dev;
-        if let Some(ra) = self.readahead.as_mut().filter(|ra| !ra.by_page) {
+        if let Some(ra) = self.paging.readahead.as_mut().filter(|ra| !ra.by_page) {
             if let Some(e) = ra.owners[addr.dev as usize].get_mut(addr.slot as usize) {
                 *e = (u64::from(owner) << 32) | u64::from(page);
             }
@@ -96,7 +96,7 @@ impl System<'_> {
         io: PageIo,
     ) -> Vec<(u16, PageIo)> {
         let mut reads = vec![(dev, io)];
-        let Some(ra) = self.readahead.as_ref() else {
+        let Some(ra) = self.paging.readahead.as_ref() else {
             return reads;
         };
         let candidates: Vec<(u32, u32)> = if ra.by_page {
@@ -131,11 +131,13 @@ impl System<'_> {
             }
             let Some(f) = self.mem.take_free() else { break };
             self.mem.map(o, p, f, FrameState::PageIn);
-            self.supply.on_load(o, p, f, self.supply_refs);
-            self.steal.reused(f);
-            self.survival.marks[f as usize] = Mark { user: NONE, at: 0 };
-            self.sup_debt_ns += self.cost.page;
-            let ra = self.readahead.as_mut().expect("checked above");
+            self.reclaim
+                .supply
+                .on_load(o, p, f, self.reclaim.supply_refs);
+            self.reclaim.steal.reused(f);
+            self.reclaim.survival.marks[f as usize] = Mark { user: NONE, at: 0 };
+            self.dispatch.sup_debt_ns += self.dispatch.cost.page;
+            let ra = self.paging.readahead.as_mut().expect("checked above");
             ra.ahead[f as usize] = true;
             ra.c[0] += 1;
             let read = PageIo {
@@ -160,8 +162,12 @@ impl System<'_> {
         }
         for d in devs {
             let batch: Vec<PageIo> = reads.iter().filter(|r| r.0 == d).map(|r| r.1).collect();
-            self.sup_debt_ns += if d == reads[0].0 { 0 } else { self.cost.sio };
-            if let Some(s) = self.io.submit_batch(d as usize, &batch, self.now) {
+            self.dispatch.sup_debt_ns += if d == reads[0].0 {
+                0
+            } else {
+                self.dispatch.cost.sio
+            };
+            if let Some(s) = self.paging.io.submit_batch(d as usize, &batch, self.now) {
                 self.schedule_device(d as usize, s);
             }
         }
@@ -170,14 +176,15 @@ impl System<'_> {
     /// A read into frame `f` completed: whether its page counts as referenced (`false` for a
     /// page read ahead that no fault has asked for).
     pub(super) fn read_referenced(&self, f: u32) -> bool {
-        self.readahead
-            .as_ref()
-            .is_none_or(|ra| !ra.ahead[f as usize] || self.survival.marks[f as usize].user != NONE)
+        self.paging.readahead.as_ref().is_none_or(|ra| {
+            !ra.ahead[f as usize] || self.reclaim.survival.marks[f as usize].user != NONE
+        })
     }
 
     /// Whether frame `f` holds (or is reading) a page read ahead.
     pub(super) fn read_ahead(&self, f: u32) -> bool {
-        self.readahead
+        self.paging
+            .readahead
             .as_ref()
             .is_some_and(|ra| ra.ahead[f as usize])
     }
@@ -189,31 +196,33 @@ impl System<'_> {
             .as_ref()
             .is_some_and(|ra| ra.ahead[f as usize])
         {
-            self.survival.referenced(f, u);
+            self.reclaim.survival.referenced(f, u);
         }
     }
 
     /// Frame `f` now holds a demanded page.
     pub(super) fn readahead_forget(&mut self, f: u32) {
-        if let Some(ra) = self.readahead.as_mut() {
+        if let Some(ra) = self.paging.readahead.as_mut() {
             ra.ahead[f as usize] = false;
         }
     }
 
     /// Frame `f` is taken back: a read-ahead page in it was a hit if it was referenced.
     pub(super) fn readahead_taken(&mut self, f: u32) {
-        let Some(ra) = self.readahead.as_mut() else {
+        let Some(ra) = self.paging.readahead.as_mut() else {
             return;
         };
         if std::mem::take(&mut ra.ahead[f as usize]) {
-            let hit = self.survival.marks[f as usize].user != NONE;
+            let hit = self.reclaim.survival.marks[f as usize].user != NONE;
             ra.c[if hit { 1 } else { 2 }] += 1;
         }
     }
 
     /// The readahead's metrics since the warm-up (none without readahead).
     pub(super) fn readahead_metrics(&self, m: &mut BTreeMap<String, Metric>, time_s: f64) {
-        let Some(ra) = &self.readahead else { return };
+        let Some(ra) = &self.paging.readahead else {
+            return;
+        };
         let [n, hits, misses] = [0, 1, 2].map(|i| (ra.c[i] - ra.warm[i]) as f64);
         let t = time_s.max(f64::MIN_POSITIVE);
         put_metric(

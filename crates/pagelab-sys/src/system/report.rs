@@ -7,18 +7,18 @@ impl System<'_> {
     /// Ends a monitor interval: records the counters and gives load control its feedback.
     pub(super) fn take_sample(&mut self) {
         let snap = self.snapshot();
-        let prev = self.samples.last().copied().unwrap_or_default();
-        self.samples.push(snap);
-        self.cycles_at_sample = self.mem.n_cycles;
-        self.next_sample = self.now + self.interval;
-        if self.next_sample < self.end {
-            self.q.schedule(self.next_sample, Event::Sample);
+        let prev = self.monitor.samples.last().copied().unwrap_or_default();
+        self.monitor.samples.push(snap);
+        self.monitor.cycles_at_sample = self.mem.n_cycles;
+        self.monitor.next_sample = self.now + self.monitor.interval;
+        if self.monitor.next_sample < self.end {
+            self.q.schedule(self.monitor.next_sample, Event::Sample);
         }
         let d = snap.since(&prev);
-        let mpl = self.n_q1 + self.n_q2;
+        let mpl = self.sched.n_q1 + self.sched.n_q2;
         let evict = self
             .lc
-            .on_interval(&d, mpl, self.sumwss, self.spec.memory.frames.get());
+            .on_interval(&d, mpl, self.sched.sumwss, self.spec.memory.frames.get());
         self.deactivate(evict);
         self.admit();
     }
@@ -26,20 +26,20 @@ impl System<'_> {
     /// bard §5: an interval also ends after `monitor.cycles` core-table scan cycles.
     pub(super) fn sample_on_cycles(&mut self) {
         if let Some(k) = self.spec.monitor.cycles {
-            if self.mem.n_cycles >= self.cycles_at_sample + k && self.now < self.end {
+            if self.mem.n_cycles >= self.monitor.cycles_at_sample + k && self.now < self.end {
                 self.take_sample();
             }
         }
     }
 
     pub(super) fn snapshot(&self) -> Counters {
-        let mut c = self.c;
+        let mut c = self.monitor.c;
         c.scan_cycles = self.mem.n_cycles as f64;
         c.frames_scanned = self.mem.n_scanned as f64;
         let mut sios = 0;
         let mut miss = 0;
         let mut resp = 0;
-        for d in &self.io.counters {
+        for d in &self.paging.io.counters {
             sios += d.n_sios;
             miss += d.n_rps_misses;
             resp += d.page_response_ns;
@@ -51,12 +51,13 @@ impl System<'_> {
     }
 
     pub(super) fn report(&mut self, last: Counters) -> Report {
-        let d = last.since(&self.warm_sample);
+        let d = last.since(&self.monitor.warm_sample);
         let cpus = self.spec.cpu.count;
         let mut metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
         self.zswap_metrics(&mut metrics, d.time_s);
         self.readahead_metrics(&mut metrics, d.time_s);
-        let intervals = monitor::interval_table(&self.samples, cpus, self.spec.memory.frames.get());
+        let intervals =
+            monitor::interval_table(&self.monitor.samples, cpus, self.spec.memory.frames.get());
         let users = self.user_rows();
         let mut all = Vec::new();
         let mut trivial = Vec::new();
@@ -98,8 +99,8 @@ impl System<'_> {
         let devices = self.device_rows();
         let mut engine = BTreeMap::new();
         engine.insert("events".to_string(), self.n_events);
-        engine.insert("reference_runs".to_string(), self.n_runs);
-        for (k, v) in self.supply.figures() {
+        engine.insert("reference_runs".to_string(), self.dispatch.n_runs);
+        for (k, v) in self.reclaim.supply.figures() {
             engine.insert(k.to_string(), v);
         }
         Report {
@@ -137,7 +138,7 @@ impl System<'_> {
                 vios: u.t_vios,
                 drops: u.t_drops,
                 projected_ws: u.proj.p,
-                psi_s: self.survival.owner_psi(i as u32),
+                psi_s: self.reclaim.survival.owner_psi(i as u32),
             })
             .collect()
     }
@@ -149,8 +150,8 @@ impl System<'_> {
             .iter()
             .enumerate()
             .map(|(d, (name, ds))| {
-                let map = self.io.slots(d);
-                let c = self.io.counters[d];
+                let map = self.paging.io.slots(d);
+                let c = self.paging.io.counters[d];
                 monitor::DeviceRow {
                     name: name.clone(),
                     swap_area: ds.swap_area,

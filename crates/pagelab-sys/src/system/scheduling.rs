@@ -9,39 +9,41 @@ impl System<'_> {
     /// admitted first), until `e` is met. Only users waiting for a processor are taken; one
     /// waiting for a page or an I/O leaves at its own queue-drop (bard §10 is silent [A]).
     pub(super) fn deactivate(&mut self, e: Evict) {
-        if e.at_least == 0 && self.sumwss <= e.until_sumwss {
+        if e.at_least == 0 && self.sched.sumwss <= e.until_sumwss {
             return;
         }
         let mut ready: Vec<u32> = self
             .ready_q1
             .iter()
-            .chain(self.ready_q2.iter())
+            .chain(self.dispatch.ready_q2.iter())
             .copied()
             .collect();
         ready.sort_by_key(|&u| {
             (
                 self.users[u as usize].queue == Some(Queue::Q1),
-                std::cmp::Reverse(self.admit_seq[u as usize]),
+                std::cmp::Reverse(self.sched.admit_seq[u as usize]),
             )
         });
         let mut n = 0;
         for u in ready {
-            if (n >= e.at_least && self.sumwss <= e.until_sumwss) || self.n_q1 + self.n_q2 <= 1 {
+            if (n >= e.at_least && self.sched.sumwss <= e.until_sumwss)
+                || self.sched.n_q1 + self.sched.n_q2 <= 1
+            {
                 break;
             }
             let Some(q) = self.users[u as usize].queue else {
                 continue;
             };
-            self.ready_q1.retain(|&x| x != u);
-            self.ready_q2.retain(|&x| x != u);
+            self.dispatch.ready_q1.retain(|&x| x != u);
+            self.dispatch.ready_q2.retain(|&x| x != u);
             self.users[u as usize].cont = false;
             self.queue_drop(u, false);
-            self.c.deactivations += 1.0;
+            self.monitor.c.deactivations += 1.0;
             self.users[u as usize].wants = q;
             self.set_state(u, UState::Eligible);
             match q {
-                Queue::Q1 => self.e1.push_back(u),
-                Queue::Q2 => self.e2.push_back(u),
+                Queue::Q1 => self.sched.e1.push_back(u),
+                Queue::Q2 => self.sched.e2.push_back(u),
             }
             n += 1;
         }
@@ -52,15 +54,15 @@ impl System<'_> {
         let waits = |s: UState| matches!(s, UState::PageWait | UState::FrameWait);
         let essential = waits(s)
             || s == UState::VioWait
-            || (self.survival.kind == crate::survival::Essential::Unrunnable
+            || (self.reclaim.survival.kind == crate::survival::Essential::Unrunnable
                 && matches!(s, UState::ConsoleWait | UState::Thinking));
         if old == UState::Running && essential {
-            self.survival.interrupted(u);
+            self.reclaim.survival.interrupted(u);
         }
         if waits(old) && !waits(s) {
-            self.n_page_wait -= 1;
+            self.sched.n_page_wait -= 1;
         } else if !waits(old) && waits(s) {
-            self.n_page_wait += 1;
+            self.sched.n_page_wait += 1;
         }
         let now = self.now;
         self.users[u as usize].enter(s, now);
@@ -72,7 +74,7 @@ impl System<'_> {
     pub(super) fn make_ready(&mut self, u: u32, front: bool) {
         self.set_state(u, UState::Ready);
         let q1 = self.users[u as usize].queue == Some(Queue::Q1);
-        if q1 && self.least_cpu_first {
+        if q1 && self.dispatch.least_cpu_first {
             // FN §2.4 (VM/370 Logic p.143): infrequent CPU users first; read as least CPU
             // used in the current stay first, ties in arrival order.
             let key = self.users[u as usize].stay_cpu_ns;
@@ -81,14 +83,14 @@ impl System<'_> {
                 .ready_q1
                 .iter()
                 .position(|&v| users[v as usize].stay_cpu_ns > key)
-                .unwrap_or(self.ready_q1.len());
-            self.ready_q1.insert(at, u);
+                .unwrap_or(self.dispatch.ready_q1.len());
+            self.dispatch.ready_q1.insert(at, u);
             return;
         }
         let q = if q1 {
-            &mut self.ready_q1
+            &mut self.dispatch.ready_q1
         } else {
-            &mut self.ready_q2
+            &mut self.dispatch.ready_q2
         };
         if front {
             q.push_front(u);
@@ -143,18 +145,18 @@ impl System<'_> {
         self.set_state(u, UState::Eligible);
         self.vmsp_transaction_started(u);
         self.write_spool_pages();
-        self.e1.push_back(u);
+        self.sched.e1.push_back(u);
         self.admit();
     }
 
     pub(super) fn admit(&mut self) {
-        self.candidates.clear();
-        let lc = &self.lc;
+        self.sched.candidates.clear();
+        let lc = &self.sched.lc;
         let proj =
             |u: &u32| lc.projected(&self.users[*u as usize].proj, self.users[*u as usize].wants);
         // The prototype's fixed Q2 limit: Q2 candidates beyond it are not offered.
-        let mut q2_room = match (&self.swap, self.spec.swapping.q2_mpl_limit) {
-            (Some(_), Some(lim)) => lim.saturating_sub(self.n_q2),
+        let mut q2_room = match (&self.paging.swap, self.spec.swapping.q2_mpl_limit) {
+            (Some(_), Some(lim)) => lim.saturating_sub(self.sched.n_q2),
             _ => u32::MAX,
         };
         for u in self.eligible_order() {
@@ -165,28 +167,28 @@ impl System<'_> {
                 }
                 q2_room -= 1;
             }
-            self.candidates.push(Candidate {
+            self.sched.candidates.push(Candidate {
                 user: u,
                 queue,
                 projected: proj(&u),
             });
             // The controller stops at the first misfit; a bounded look-ahead is enough.
-            if self.candidates.len() >= 64 {
+            if self.sched.candidates.len() >= 64 {
                 break;
             }
         }
-        if self.candidates.is_empty() {
+        if self.sched.candidates.is_empty() {
             return;
         }
-        self.actions.clear();
+        self.sched.actions.clear();
         let view = LoadView {
             apages: self.spec.memory.frames.get(),
-            sumwss: self.sumwss,
-            in_queue: self.n_q1 + self.n_q2,
-            eligible: &self.candidates,
+            sumwss: self.sched.sumwss,
+            in_queue: self.sched.n_q1 + self.sched.n_q2,
+            eligible: &self.sched.candidates,
         };
-        self.lc.admit(&view, &mut self.actions);
-        let actions = std::mem::take(&mut self.actions);
+        self.sched.lc.admit(&view, &mut self.sched.actions);
+        let actions = std::mem::take(&mut self.sched.actions);
         for a in &actions {
             let LoadAction::Admit { user, queue } = *a;
             let projected = self
@@ -194,12 +196,12 @@ impl System<'_> {
                 .iter()
                 .find(|c| c.user == user)
                 .map_or(self.users[user as usize].proj.p, |c| c.projected);
-            self.n_admitted += 1;
-            self.admit_seq[user as usize] = self.n_admitted;
-            if let Some(i) = self.e1.iter().position(|&x| x == user) {
-                self.e1.remove(i);
-            } else if let Some(i) = self.e2.iter().position(|&x| x == user) {
-                self.e2.remove(i);
+            self.sched.n_admitted += 1;
+            self.sched.admit_seq[user as usize] = self.sched.n_admitted;
+            if let Some(i) = self.sched.e1.iter().position(|&x| x == user) {
+                self.sched.e1.remove(i);
+            } else if let Some(i) = self.sched.e2.iter().position(|&x| x == user) {
+                self.sched.e2.remove(i);
             }
             let usr = &mut self.users[user as usize];
             usr.queue = Some(queue);
@@ -209,19 +211,19 @@ impl System<'_> {
                 ..StayStats::default()
             };
             usr.stay_cpu_ns = 0;
-            usr.minor_left_ns = self.dispatch_ns;
-            self.sumwss += usr.admitted_p;
+            usr.minor_left_ns = self.dispatch.dispatch_ns;
+            self.sched.sumwss += usr.admitted_p;
             match queue {
-                Queue::Q1 => self.n_q1 += 1,
-                Queue::Q2 => self.n_q2 += 1,
+                Queue::Q1 => self.sched.n_q1 += 1,
+                Queue::Q2 => self.sched.n_q2 += 1,
             }
             self.vmsp_admitted(user, queue);
             self.make_ready(user, false);
-            if self.swap.is_some() {
+            if self.paging.swap.is_some() {
                 self.swap_queue_add(user, queue);
             }
         }
-        self.actions = actions;
+        self.sched.actions = actions;
     }
 
     /// Takes `u` out of the multiprogramming set. `false_drop` marks a terminal write.
@@ -231,8 +233,8 @@ impl System<'_> {
         usr.stay.resident_now = self.mem.resident[u as usize];
         usr.stay.cpu_ns = usr.stay_cpu_ns;
         let stay = usr.stay;
-        self.lc.on_queue_drop(&mut usr.proj, &stay);
-        if let Some(b) = self.bench.as_mut() {
+        self.sched.lc.on_queue_drop(&mut usr.proj, &stay);
+        if let Some(b) = self.guest.bench.as_mut() {
             b.schedule.push(ScheduleRow {
                 t_s: self.now.as_secs_f64(),
                 user: u,
@@ -243,37 +245,37 @@ impl System<'_> {
                 projected_ws: usr.proj.p,
             });
         }
-        self.sumwss -= usr.admitted_p;
-        if self.n_q1 + self.n_q2 == 1 {
-            self.sumwss = 0.0; // no drift from float sums
+        self.sched.sumwss -= usr.admitted_p;
+        if self.sched.n_q1 + self.sched.n_q2 == 1 {
+            self.sched.sumwss = 0.0; // no drift from float sums
         }
         if self.warm {
             usr.t_drops += 1;
         }
         match q {
             Queue::Q1 => {
-                self.n_q1 -= 1;
-                self.c.q1_drops += 1.0;
-                self.c.q1_stay_page_reads += stay.page_reads as f64;
+                self.sched.n_q1 -= 1;
+                self.monitor.c.q1_drops += 1.0;
+                self.monitor.c.q1_stay_page_reads += stay.page_reads as f64;
             }
             Queue::Q2 => {
-                self.n_q2 -= 1;
-                self.c.q2_drops += 1.0;
+                self.sched.n_q2 -= 1;
+                self.monitor.c.q2_drops += 1.0;
             }
         }
         if false_drop {
-            self.c.false_drops += 1.0;
+            self.monitor.c.false_drops += 1.0;
         }
-        if self.swap.is_some() {
+        if self.paging.swap.is_some() {
             self.swap_queue_drop(u, q);
-        } else if self.flush_at_drop || self.reset_at_drop {
+        } else if self.sched.flush_at_drop || self.sched.reset_at_drop {
             let len = self.mem.tables[u as usize].len();
             for i in 0..len {
                 let f = self.mem.tables[u as usize][i].frame;
                 if f == NONE || self.mem.frames[f as usize].state != FrameState::Resident {
                     continue;
                 }
-                if self.flush_at_drop {
+                if self.sched.flush_at_drop {
                     self.mem.push_flush(f);
                 } else {
                     self.mem.frames[f as usize].referenced = false;

@@ -70,9 +70,9 @@ fn swap_set_is_formed_in_address_order_on_consecutive_slots() {
         &[30, 12, 25, 11, 40, 13, 20, 21, 22, 23],
         false,
     );
-    sys.swap.as_mut().unwrap().enlist(0, SwapList::Q1);
+    sys.paging.swap.as_mut().unwrap().enlist(0, SwapList::Q1);
     assert!(sys.swap_out().unwrap());
-    let ps = sys.swap.as_ref().unwrap();
+    let ps = sys.paging.swap.as_ref().unwrap();
     let ids = ps.sets_of(0).to_vec();
     // Two swap sets (the minimum working set): the eight lowest pages, then the rest.
     assert_eq!(ids.len(), 2);
@@ -91,11 +91,11 @@ fn swap_set_is_formed_in_address_order_on_consecutive_slots() {
         );
     }
     assert_eq!(a.first_slot / 150, (a.first_slot + 7) / 150);
-    assert_eq!(sys.c.swap_writes, 10.0);
-    assert_eq!(sys.c.swap_sets_out, 2.0);
+    assert_eq!(sys.monitor.c.swap_writes, 10.0);
+    assert_eq!(sys.monitor.c.swap_sets_out, 2.0);
     // One SIO per swap set: the first started, the second queued as one batch behind it.
-    assert_eq!(sys.io.counters[0].n_sios, 1);
-    assert_eq!(sys.io.pending(0), 10);
+    assert_eq!(sys.paging.io.counters[0].n_sios, 1);
+    assert_eq!(sys.paging.io.pending(0), 10);
     sys.check_invariants().unwrap();
 }
 
@@ -105,13 +105,13 @@ fn swap_fault_brings_exactly_its_set() {
     // Two sets on the swap area, pages not resident.
     let mut sets = Vec::new();
     for pages in [vec![4u32, 5, 9], vec![10u32, 11]] {
-        let addr = sys.io.allocate_swap_set(pages.len() as u32).unwrap();
+        let addr = sys.paging.io.allocate_swap_set(pages.len() as u32).unwrap();
         for (i, &p) in pages.iter().enumerate() {
             let e = sys.mem.pte_mut(1, p);
             e.slot = addr.slot + i as u32;
             e.dev = addr.dev;
         }
-        let id = sys.swap.as_mut().unwrap().record(SwapSet {
+        let id = sys.paging.swap.as_mut().unwrap().record(SwapSet {
             owner: 1,
             dev: addr.dev,
             first_slot: addr.slot,
@@ -119,10 +119,10 @@ fn swap_fault_brings_exactly_its_set() {
         });
         sets.push((id, addr));
     }
-    let used_before = sys.io.slots(0).used();
+    let used_before = sys.paging.io.slots(0).used();
     // User 1 faults on page 9, the last page of the first set.
     sys.users[1].queue = Some(Queue::Q1);
-    sys.n_q1 = 1;
+    sys.sched.n_q1 = 1;
     sys.users[1].fault_page = 9;
     let f = sys.mem.take_free().unwrap();
     sys.start_page_in(1, f);
@@ -136,16 +136,19 @@ fn swap_fault_brings_exactly_its_set() {
     for p in [10, 11] {
         assert_eq!(sys.mem.pte(1, p).unwrap().frame, NONE);
     }
-    let ps = sys.swap.as_ref().unwrap();
+    let ps = sys.paging.swap.as_ref().unwrap();
     assert!(ps.get(sets[0].0).is_none(), "the set read is dissolved");
     assert!(ps.get(sets[1].0).is_some());
-    assert_eq!(sys.c.swap_faults, 1.0);
-    assert_eq!(sys.c.swap_reads, 3.0);
-    assert_eq!(sys.c.page_reads, 0.0, "a swap fault is not a demand read");
-    assert_eq!(sys.io.slots(0).used(), used_before - 3);
+    assert_eq!(sys.monitor.c.swap_faults, 1.0);
+    assert_eq!(sys.monitor.c.swap_reads, 3.0);
+    assert_eq!(
+        sys.monitor.c.page_reads, 0.0,
+        "a swap fault is not a demand read"
+    );
+    assert_eq!(sys.paging.io.slots(0).used(), used_before - 3);
     // One SIO for the three pages.
-    assert_eq!(sys.io.counters[0].n_sios, 1);
-    assert_eq!(sys.io.pending(0), 3);
+    assert_eq!(sys.paging.io.counters[0].n_sios, 1);
+    assert_eq!(sys.paging.io.pending(0), 3);
     // The faulting page is not a prepage candidate; the other two are.
     let fr = |p: u32| sys.mem.pte(1, p).unwrap().frame as usize;
     assert!(!ps.prepaged[fr(9)] && ps.prepaged[fr(4)] && ps.prepaged[fr(5)]);
@@ -157,27 +160,27 @@ fn q2_users_are_swapped_out_before_q1_users() {
     let mut sys = system();
     make_resident(&mut sys, 0, &[10, 11], false);
     make_resident(&mut sys, 1, &[20, 21], false);
-    let ps = sys.swap.as_mut().unwrap();
+    let ps = sys.paging.swap.as_mut().unwrap();
     // User 0 dropped from Q1 first, user 1 from Q2 later: user 1 still goes first.
     ps.enlist(0, SwapList::Q1);
     ps.enlist(1, SwapList::Q2);
     assert!(sys.swap_out().unwrap());
-    assert_eq!(sys.swap.as_ref().unwrap().sets_of(1).len(), 1);
-    assert!(sys.swap.as_ref().unwrap().sets_of(0).is_empty());
+    assert_eq!(sys.paging.swap.as_ref().unwrap().sets_of(1).len(), 1);
+    assert!(sys.paging.swap.as_ref().unwrap().sets_of(0).is_empty());
     // User 1 has nothing left: the next swap-out takes user 0.
     assert!(sys.swap_out().unwrap());
-    assert_eq!(sys.swap.as_ref().unwrap().sets_of(0).len(), 1);
+    assert_eq!(sys.paging.swap.as_ref().unwrap().sets_of(0).len(), 1);
     assert!(!sys.swap_out().unwrap(), "nobody left to swap");
 }
 
 #[test]
 fn queue_drop_keeps_the_referenced_pages_and_trims_the_rest() {
     let mut sys = system();
-    sys.swap.as_mut().unwrap().spec.min_ws_sets = 0;
+    sys.paging.swap.as_mut().unwrap().spec.min_ws_sets = 0;
     let refd = make_resident(&mut sys, 0, &[10, 11, 12], true);
     let unref = make_resident(&mut sys, 0, &[13, 14], false);
     sys.users[0].queue = Some(Queue::Q1);
-    sys.n_q1 = 1;
+    sys.sched.n_q1 = 1;
     sys.queue_drop(0, false);
     for &f in &refd {
         let fr = sys.mem.frames[f as usize];
@@ -192,8 +195,8 @@ fn queue_drop_keeps_the_referenced_pages_and_trims_the_rest() {
             "unreferenced page trimmed"
         );
     }
-    assert_eq!(sys.c.trimmed, 2.0);
-    assert!(sys.swap.as_ref().unwrap().is_listed(0));
+    assert_eq!(sys.monitor.c.trimmed, 2.0);
+    assert!(sys.paging.swap.as_ref().unwrap().is_listed(0));
     // The flush list gives the trimmed pages first, in order.
     assert_eq!(sys.mem.pop_flush(), Some(unref[0]));
 }
@@ -208,7 +211,7 @@ fn garbage_collector_ages_then_flushes_pages_of_no_working_set() {
     let sh_cold = make_resident(&mut sys, shared, &[2, 3], false);
     let loose = make_resident(&mut sys, 0, &[10, 11], false);
     let ws = make_resident(&mut sys, 1, &[10, 11], false);
-    sys.swap.as_mut().unwrap().enlist(1, SwapList::Q1);
+    sys.paging.swap.as_mut().unwrap().enlist(1, SwapList::Q1);
     sys.collect_garbage();
     let flushed =
         |sys: &System<'_>, f: &[u32]| f.iter().all(|&f| sys.mem.frames[f as usize].flushed);
@@ -221,12 +224,12 @@ fn garbage_collector_ages_then_flushes_pages_of_no_working_set() {
     assert!(sh
         .iter()
         .all(|&f| !sys.mem.frames[f as usize].referenced && !sys.mem.frames[f as usize].flushed));
-    assert_eq!(sys.c.gc_flushed, 4.0);
+    assert_eq!(sys.monitor.c.gc_flushed, 4.0);
     for _ in 0..7 {
         sys.collect_garbage();
     }
     assert_eq!(
-        sys.swap.as_ref().unwrap().gc_cursor,
+        sys.paging.swap.as_ref().unwrap().gc_cursor,
         0,
         "eight passes cover the frames"
     );
@@ -239,23 +242,23 @@ fn garbage_collector_ages_then_flushes_pages_of_no_working_set() {
 fn a_fragmented_swap_area_gets_a_shorter_set() {
     let mut sys = system();
     // Fill the swap area (10 cylinders of 150 slots) but for runs of at most three slots.
-    let (lo, hi) = sys.io.slots(0).area_slots();
+    let (lo, hi) = sys.paging.io.slots(0).area_slots();
     let mut held = Vec::new();
-    while let Some(a) = sys.io.allocate_swap_set(1) {
+    while let Some(a) = sys.paging.io.allocate_swap_set(1) {
         if a.dev != 0 {
-            sys.io.release_slot(a);
+            sys.paging.io.release_slot(a);
             break;
         }
         held.push(a);
     }
     assert_eq!(held.len() as u32, hi - lo + 1);
     for a in held.iter().filter(|a| a.slot % 4 != 0) {
-        sys.io.release_slot(*a);
+        sys.paging.io.release_slot(*a);
     }
     make_resident(&mut sys, 0, &[1, 2, 3, 4, 5], false);
-    sys.swap.as_mut().unwrap().enlist(0, SwapList::Q2);
+    sys.paging.swap.as_mut().unwrap().enlist(0, SwapList::Q2);
     assert!(sys.swap_out().unwrap());
-    let ps = sys.swap.as_ref().unwrap();
+    let ps = sys.paging.swap.as_ref().unwrap();
     let sizes: Vec<usize> = ps
         .sets_of(0)
         .iter()
@@ -268,7 +271,7 @@ fn a_fragmented_swap_area_gets_a_shorter_set() {
     );
     // The filler slots belong to no page: give them back before checking the books.
     for a in held.iter().filter(|a| a.slot % 4 == 0) {
-        sys.io.release_slot(*a);
+        sys.paging.io.release_slot(*a);
     }
     sys.check_invariants().unwrap();
 }
@@ -276,7 +279,7 @@ fn a_fragmented_swap_area_gets_a_shorter_set() {
 #[test]
 fn a_trimmed_page_read_back_counts_as_a_flush_reread() {
     let mut sys = system();
-    sys.swap.as_mut().unwrap().spec.min_ws_sets = 0;
+    sys.paging.swap.as_mut().unwrap().spec.min_ws_sets = 0;
     make_resident(&mut sys, 0, &[10], true);
     make_resident(&mut sys, 0, &[13, 14], false);
     for p in [13, 14] {
@@ -286,7 +289,7 @@ fn a_trimmed_page_read_back_counts_as_a_flush_reread() {
         pte.dev = 1;
     }
     sys.users[0].queue = Some(Queue::Q1);
-    sys.n_q1 = 1;
+    sys.sched.n_q1 = 1;
     sys.queue_drop(0, false);
     while sys.mem.take_free().is_some() {}
     sys.replenish().unwrap();
@@ -301,6 +304,9 @@ fn a_trimmed_page_read_back_counts_as_a_flush_reread() {
         "kept in the working set"
     );
     sys.handle_fault(0, 13).unwrap();
-    assert_eq!((sys.c.page_reads, sys.c.flush_rereads), (1.0, 1.0));
+    assert_eq!(
+        (sys.monitor.c.page_reads, sys.monitor.c.flush_rereads),
+        (1.0, 1.0)
+    );
     assert!(!sys.mem.pte_mut(0, 13).flushed_out, "mapped again");
 }

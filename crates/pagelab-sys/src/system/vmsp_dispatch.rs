@@ -49,13 +49,13 @@ impl VmspBooks {
 impl System<'_> {
     /// The load controller's slice of `queue` [ns].
     pub(super) fn slice_ns(&self, queue: Queue) -> u64 {
-        self.slices_ns[queue as usize]
+        self.dispatch.slices_ns[queue as usize]
     }
 
     /// The in-queue slice of `u`'s stay [ns]: its queue's, times `q3_slices` in Q3.
     pub(super) fn stay_slice_ns(&self, u: u32) -> u64 {
         let s = self.slice_ns(self.users[u as usize].queue.unwrap_or(Queue::Q2));
-        if self.vmsp.in_q3[u as usize] {
+        if self.dispatch.vmsp.in_q3[u as usize] {
             s.saturating_mul(u64::from(self.spec.vmsp.q3_slices))
         } else {
             s
@@ -64,17 +64,18 @@ impl System<'_> {
 
     /// A new transaction: the Q2 run that leads to Q3 starts again (a Q1 interaction).
     pub(super) fn vmsp_transaction_started(&mut self, u: u32) {
-        self.vmsp.q2_stays[u as usize] = 0;
+        self.dispatch.vmsp.q2_stays[u as usize] = 0;
     }
 
     /// Queue-add of `u` to `queue`: whether this stay is a Q3 stay.
     pub(super) fn vmsp_admitted(&mut self, u: u32, queue: Queue) {
         let spec = &self.spec.vmsp;
         let i = u as usize;
-        self.vmsp.in_q3[i] = false;
+        self.dispatch.vmsp.in_q3[i] = false;
         if queue == Queue::Q2 {
-            self.vmsp.q2_stays[i] += 1;
-            self.vmsp.in_q3[i] = spec.q3_after > 0 && self.vmsp.q2_stays[i] > spec.q3_after;
+            self.dispatch.vmsp.q2_stays[i] += 1;
+            self.dispatch.vmsp.in_q3[i] =
+                spec.q3_after > 0 && self.dispatch.vmsp.q2_stays[i] > spec.q3_after;
         }
     }
 
@@ -84,20 +85,26 @@ impl System<'_> {
         let i = u as usize;
         let queue = self.users[i].wants;
         let mut slice = self.slice_ns(queue);
-        let next_q2 = self.vmsp.q2_stays[i] + 1;
+        let next_q2 = self.dispatch.vmsp.q2_stays[i] + 1;
         if queue == Queue::Q2 && spec.q3_after > 0 && next_q2 > spec.q3_after {
             slice = slice.saturating_mul(u64::from(spec.q3_slices));
         }
         let bias = (slice as f64 * spec.bias).round() as u64;
-        self.vmsp.deadline[i] = self.now + Tick(bias);
+        self.dispatch.vmsp.deadline[i] = self.now + Tick(bias);
     }
 
     /// The eligible users in the order admission considers them: earliest deadline first
     /// (`vmsp.dispatch = "deadline"`), else every Q1 waiter before any Q2 waiter.
     pub(super) fn eligible_order(&self) -> Vec<u32> {
-        let mut order: Vec<u32> = self.e1.iter().chain(self.e2.iter()).copied().collect();
+        let mut order: Vec<u32> = self
+            .sched
+            .e1
+            .iter()
+            .chain(self.sched.e2.iter())
+            .copied()
+            .collect();
         if self.spec.vmsp.dispatch == VmspDispatch::Deadline {
-            let d = &self.vmsp.deadline;
+            let d = &self.dispatch.vmsp.deadline;
             order.sort_by_key(|&u| d[u as usize]); // stable: ties keep list order
         }
         order
@@ -144,11 +151,11 @@ mod tests {
             let mut sys = System::build(&spec(extra), 3, None).unwrap();
             sys.users[0].wants = Queue::Q2;
             sys.vmsp_eligible(0);
-            sys.e2.push_back(0);
+            sys.sched.e2.push_back(0);
             sys.now = Tick::from_secs_f64(1.9);
             sys.users[1].wants = Queue::Q1;
             sys.vmsp_eligible(1);
-            sys.e1.push_back(1);
+            sys.sched.e1.push_back(1);
             assert_eq!(sys.eligible_order()[0], first, "{extra}");
         }
     }

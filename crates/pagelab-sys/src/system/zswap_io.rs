@@ -9,7 +9,7 @@ impl System<'_> {
     /// Stores the page of victim frame `f` in the pool instead of writing it: the frame is
     /// free at once. `false` (nothing done) without a pool, or when the pool cannot grow.
     pub(super) fn zswap_store(&mut self, f: u32) -> Result<bool, SysError> {
-        let cap = match &self.zswap {
+        let cap = match &self.paging.zswap {
             Some(z) => z.cap_frames as usize,
             None => return Ok(false),
         };
@@ -32,7 +32,7 @@ impl System<'_> {
         let fr = self.mem.frames[f as usize];
         let pte = *self.mem.pte_mut(fr.owner, fr.page);
         if pte.slot != NONE {
-            self.io.release_slot(SlotAddr {
+            self.paging.io.release_slot(SlotAddr {
                 dev: pte.dev,
                 slot: pte.slot,
             });
@@ -42,7 +42,7 @@ impl System<'_> {
         z.insert(fr.owner, fr.page);
         z.c.stores += 1;
         let cost = (z.spec.compress_us * 1e3).round() as u64;
-        self.sup_debt_ns += cost;
+        self.dispatch.sup_debt_ns += cost;
         self.mem.unmap(f);
         self.mem.put_free(f);
         Ok(true)
@@ -52,18 +52,18 @@ impl System<'_> {
     /// already, page-in state): resident at once and changed, the entry gone, the frames the
     /// pool no longer needs freed. `false` when the page is not in the pool.
     pub(super) fn zswap_load(&mut self, w: u32, owner: u32, idx: u32, f: u32) -> bool {
-        let Some(z) = self.zswap.as_mut() else {
+        let Some(z) = self.paging.zswap.as_mut() else {
             return false;
         };
         if !z.remove(owner, idx) {
             return false;
         }
         z.c.loads += 1;
-        self.sup_debt_ns += (z.spec.decompress_us * 1e3).round() as u64;
+        self.dispatch.sup_debt_ns += (z.spec.decompress_us * 1e3).round() as u64;
         self.zswap_shrink();
         self.mem.set_state(f, FrameState::Resident);
         self.mem.frames[f as usize].changed = true;
-        self.steal.reused(f);
+        self.reclaim.steal.reused(f);
         self.fault_done(w, true);
         true
     }
@@ -77,10 +77,10 @@ impl System<'_> {
         let z = self.zswap_mut();
         z.c.writebacks += 1;
         let cost = (z.spec.decompress_us * 1e3).round() as u64;
-        self.sup_debt_ns += cost + self.cost.page;
+        self.dispatch.sup_debt_ns += cost + self.dispatch.cost.page;
         let (addr, _) = self.page_out_slot()?;
         self.give_slot(owner, page, addr);
-        self.c.page_writes += 1.0;
+        self.monitor.c.page_writes += 1.0;
         let mut one = vec![PageIo {
             op: IoOp::Write,
             slot: addr.slot,
@@ -94,7 +94,9 @@ impl System<'_> {
 
     /// Returns to the free list the frames the pool's pages no longer need.
     fn zswap_shrink(&mut self) {
-        let Some(z) = self.zswap.as_mut() else { return };
+        let Some(z) = self.paging.zswap.as_mut() else {
+            return;
+        };
         let need = z.frames_for(z.len()) as usize;
         while z.frames.len() > need {
             let pf = z.frames.pop().expect("more frames than needed");
@@ -103,13 +105,13 @@ impl System<'_> {
     }
 
     fn zswap_mut(&mut self) -> &mut Zswap {
-        self.zswap.as_mut().expect("the pool is configured")
+        self.paging.zswap.as_mut().expect("the pool is configured")
     }
 
     /// The pool's books against storage: its frames are the frames in pool state.
     pub(super) fn check_zswap(&self) -> Result<(), String> {
         let held = self.mem.pool_len();
-        match &self.zswap {
+        match &self.paging.zswap {
             None if held == 0 => Ok(()),
             None => Err(format!("{held} frames in pool state without a pool")),
             Some(z) => {
@@ -127,8 +129,8 @@ impl System<'_> {
 
     /// The pool's metrics since the warm-up (none without a pool).
     pub(super) fn zswap_metrics(&self, m: &mut BTreeMap<String, Metric>, time_s: f64) {
-        let Some(z) = &self.zswap else { return };
-        let w = self.zswap_warm;
+        let Some(z) = &self.paging.zswap else { return };
+        let w = self.paging.zswap_warm;
         let t = time_s.max(f64::MIN_POSITIVE);
         let frames = f64::from(self.spec.memory.frames.get());
         let rate = |now: u64, then: u64| (now - then) as f64 / t;

@@ -1,0 +1,238 @@
+//! The components of the machine, each owning its state and built once from the spec
+//! ([`System::build`](super::System::build) reads the spec into them; the run reads them).
+//!
+//! ```text
+//!  Scheduler ── admits to / drops from the multiprogramming set (the load controller, E1/E2)
+//!  Dispatcher ── runs the ready users on the CPUs, pays the supervisor's costs
+//!  Reclaim ── which frame SELECT frees next (the frame supply), the free-list targets
+//!  Paging ── page-in and page-out I/O on the paging devices, swap sets, zswap, readahead
+//!  VirtualIo ── the virtual machines' own I/O devices
+//!  MonitorBooks ── the counters, their samples and the sampling clock
+//!  GuestBooks ── guest operating systems, PAGEMON, the terminal-driver benchmark
+//! ```
+
+use super::*;
+
+/// Load control: the eligible lists, the multiprogramming set's books and the controller.
+pub(super) struct Scheduler {
+    pub(super) lc: LoadController,
+    pub(super) e1: VecDeque<u32>,
+    pub(super) e2: VecDeque<u32>,
+    /// Sum of the projected working sets of the users in queue [pages].
+    pub(super) sumwss: f64,
+    pub(super) n_q1: u32,
+    pub(super) n_q2: u32,
+    pub(super) n_page_wait: u32,
+    pub(super) candidates: Vec<Candidate>,
+    pub(super) actions: Vec<LoadAction>,
+    /// Admission order per user (the latest admitted has the lowest priority in queue).
+    pub(super) admit_seq: Vec<u64>,
+    pub(super) n_admitted: u64,
+    /// Clear the reference bits of a dropped user's pages (`memory.reset_reference_at_drop`).
+    pub(super) reset_at_drop: bool,
+    /// Move a dropped user's pages to the flush list (`memory.flush_at_drop`).
+    pub(super) flush_at_drop: bool,
+}
+
+impl Scheduler {
+    pub(super) fn build(spec: &SystemSpec, lc: LoadController, n_all: u32) -> Scheduler {
+        Scheduler {
+            lc,
+            e1: VecDeque::new(),
+            e2: VecDeque::new(),
+            sumwss: 0.0,
+            n_q1: 0,
+            n_q2: 0,
+            n_page_wait: 0,
+            candidates: Vec::new(),
+            actions: Vec::new(),
+            admit_seq: vec![0; n_all as usize],
+            n_admitted: 0,
+            reset_at_drop: spec.memory.reset_reference_at_drop,
+            flush_at_drop: spec.memory.flush_at_drop,
+        }
+    }
+}
+
+/// CPUs and dispatching: the ready lists, the supervisor's costs and its debt.
+pub(super) struct Dispatcher {
+    pub(super) cpus: Vec<Cpu>,
+    pub(super) ready_q1: VecDeque<u32>,
+    pub(super) ready_q2: VecDeque<u32>,
+    pub(super) n_idle_cpus: u32,
+    /// Supervisor time the next dispatch pays before running its user [ns].
+    pub(super) sup_debt_ns: u64,
+    /// Problem-state time per reference [ps].
+    pub(super) reference_ps: u64,
+    /// The dispatcher's own slice [ns].
+    pub(super) dispatch_ns: u64,
+    /// Q1 ready list ordered by CPU used in the stay (`cpu.dispatch_order = "least-cpu"`).
+    pub(super) least_cpu_first: bool,
+    pub(super) cost: SupCost,
+    /// The load controller's Q1 and Q2 slices [ns] (constant; read at every dispatch).
+    pub(super) slices_ns: [u64; 2],
+    /// VM/SP dispatcher books and the spool writer ([`vmsp_dispatch`], [`cp_spool`]).
+    pub(super) vmsp: vmsp_dispatch::VmspBooks,
+    pub(super) n_runs: u64,
+}
+
+impl Dispatcher {
+    pub(super) fn build(
+        spec: &SystemSpec,
+        lc: &LoadController,
+        n_all: u32,
+        streams: &RngStreams,
+    ) -> Dispatcher {
+        Dispatcher {
+            cpus: vec![Cpu::idle(); spec.cpu.count as usize],
+            ready_q1: VecDeque::new(),
+            ready_q2: VecDeque::new(),
+            n_idle_cpus: spec.cpu.count,
+            sup_debt_ns: 0,
+            reference_ps: (spec.cpu.reference_ns * 1e3).round().max(1.0) as u64,
+            dispatch_ns: spec.cpu.dispatch_slice_ms.ns().max(1),
+            least_cpu_first: spec.cpu.dispatch_order == crate::spec::DispatchOrder::LeastCpu,
+            cost: SupCost::of(&spec.cpu.supervisor),
+            slices_ns: [Queue::Q1, Queue::Q2].map(|q| lc.slice_ns(q)),
+            vmsp: vmsp_dispatch::VmspBooks::new(n_all as usize, streams.stream("spool", 0)),
+            n_runs: 0,
+        }
+    }
+}
+
+/// Frame supply and reclaim: which resident frame SELECT frees next, the free-list targets,
+/// and the books of Bard's survival measure and of steals.
+pub(super) struct Reclaim {
+    /// Frame supply: which resident frame SELECT frees next.
+    pub(super) supply: Supply,
+    /// References reported to the supply [references].
+    pub(super) supply_refs: u64,
+    pub(super) free_extra: u32,
+    pub(super) free_min: u32,
+    /// Bard's eq. 4 books: essential interruptions per user, last-reference marks per frame.
+    pub(super) survival: SurvivalBooks,
+    pub(super) steal: StealBooks,
+}
+
+impl Reclaim {
+    pub(super) fn build(spec: &SystemSpec, supply: Supply, n_all: u32) -> Reclaim {
+        let frames = spec.memory.frames;
+        Reclaim {
+            supply,
+            supply_refs: 0,
+            free_extra: spec.memory.free_target_extra,
+            free_min: spec.memory.free_target_min,
+            survival: SurvivalBooks::of_kind(n_all, frames, spec.monitor.essential),
+            steal: StealBooks::new(frames.get() as usize),
+        }
+    }
+}
+
+/// Paging I/O: the paging devices and their queues, the users waiting on frames and pages,
+/// page swapping's swap sets, the compressed pool and swap readahead.
+pub(super) struct Paging {
+    pub(super) io: PagingIo,
+    pub(super) pending_outs: u32,
+    pub(super) done_io: Vec<PageIo>,
+    /// Users waiting for a frame, with the page (a guest's may be tagged [`PSEUDO`]).
+    pub(super) frame_waiters: VecDeque<(u32, u32)>,
+    pub(super) page_waiters: Vec<(u32, u32)>,
+    pub(super) write_unchanged: bool,
+    /// Page swapping books (residency `page-swapping`).
+    pub(super) swap: Option<PageSwap>,
+    /// The compressed page pool (`[memory.zswap]`), and its counters at the warm-up's end.
+    pub(super) zswap: Option<Zswap>,
+    pub(super) zswap_warm: ZswapCounters,
+    /// Swap readahead's books (`paging.page_cluster` > 0).
+    pub(super) readahead: Option<readahead::Readahead>,
+}
+
+impl Paging {
+    pub(super) fn build(spec: &SystemSpec, io: PagingIo, swap: Option<PageSwap>) -> Paging {
+        let frames = spec.memory.frames.get();
+        let readahead = (spec.paging.page_cluster > 0).then(|| {
+            let (k, kind) = (spec.paging.page_cluster, spec.paging.readahead);
+            readahead::Readahead::new(k, kind, &io, frames)
+        });
+        Paging {
+            pending_outs: 0,
+            done_io: Vec::new(),
+            frame_waiters: VecDeque::new(),
+            page_waiters: Vec::new(),
+            write_unchanged: spec.paging.write_unchanged,
+            swap,
+            zswap: spec.memory.zswap.clone().map(|z| Zswap::new(z, frames)),
+            zswap_warm: ZswapCounters::default(),
+            readahead,
+            io,
+        }
+    }
+}
+
+/// The virtual machines' own I/O devices (`[vio]`): when each is next free.
+pub(super) struct VirtualIo {
+    pub(super) busy: Vec<Tick>,
+    /// Service time of one virtual I/O [ns].
+    pub(super) service_ns: f64,
+    /// Exponential service times, else constant.
+    pub(super) exponential: bool,
+    pub(super) rng: Rng,
+}
+
+impl VirtualIo {
+    pub(super) fn build(spec: &SystemSpec, streams: &RngStreams) -> VirtualIo {
+        VirtualIo {
+            busy: vec![Tick::ZERO; spec.vio.devices as usize],
+            service_ns: spec.vio.service_ms.get() * 1e6,
+            exponential: spec.vio.exponential,
+            rng: streams.stream("vio", 0),
+        }
+    }
+}
+
+/// The monitor's books: the counters, their interval samples and the sampling clock.
+pub(super) struct MonitorBooks {
+    pub(super) c: Counters,
+    pub(super) last_t: Tick,
+    pub(super) samples: Vec<Counters>,
+    pub(super) warm_sample: Counters,
+    pub(super) interval: Tick,
+    /// When the pending `Sample` is due (an earlier one ended by scan cycles makes it stale).
+    pub(super) next_sample: Tick,
+    pub(super) cycles_at_sample: u64,
+}
+
+impl MonitorBooks {
+    pub(super) fn build(spec: &SystemSpec) -> MonitorBooks {
+        MonitorBooks {
+            c: Counters::default(),
+            last_t: Tick::ZERO,
+            samples: Vec::new(),
+            warm_sample: Counters::default(),
+            interval: spec.monitor.interval_s.tick().max(Tick(1)),
+            next_sample: Tick::ZERO,
+            cycles_at_sample: 0,
+        }
+    }
+}
+
+/// Guest virtual machines (user indices), their PAGEMON, the benchmark's report sections.
+pub(super) struct GuestBooks {
+    pub(super) guests: Vec<u32>,
+    pub(super) pagemons: Vec<Option<Pagemon>>,
+    pub(super) bench: Option<BenchmarkReport>,
+    pub(super) sessions: BTreeMap<u32, usize>,
+    pub(super) done_at: Option<Tick>,
+}
+
+impl GuestBooks {
+    pub(super) fn new(n_users: u32, n_all: u32) -> GuestBooks {
+        GuestBooks {
+            guests: (n_users..n_all).collect(),
+            pagemons: Vec::new(),
+            bench: None,
+            sessions: BTreeMap::new(),
+            done_at: None,
+        }
+    }
+}
