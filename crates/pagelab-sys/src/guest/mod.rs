@@ -161,6 +161,36 @@ fn nucleus_locality(s: &NucleusSpec) -> LocalitySpec {
     }
 }
 
+impl Task {
+    /// A partition's task with no job yet, its pages from `base`, reading job `queue`.
+    fn idle(name: String, base: u32, queue: Option<usize>) -> Task {
+        Task {
+            name,
+            state: TaskState::Idle,
+            deactivated: false,
+            base,
+            queue,
+            spooler: None,
+            spool_phase_io: false,
+            program: None,
+            runs: Vec::new(),
+            pos: 0,
+            left: 0,
+            fresh: true,
+            seg_left_ns: 0,
+            seg_ns: 0,
+            ios_left: 0,
+            job: None,
+            job_started: Tick::ZERO,
+            step: 0,
+            cpu_ns: 0,
+            jobs_done: 0,
+            pseudo_faults: 0,
+            page_wait_s: 0.0,
+        }
+    }
+}
+
 impl GuestOs {
     /// The guest of `spec`, its pages after a host shared segment of `shift` pages; random
     /// streams from `streams` under `index`.
@@ -176,30 +206,7 @@ impl GuestOs {
                     names.len() - 1
                 })
             });
-            let mut t = Task {
-                name: p.name.clone(),
-                state: TaskState::Idle,
-                deactivated: false,
-                base,
-                queue,
-                spooler: None,
-                spool_phase_io: false,
-                program: None,
-                runs: Vec::new(),
-                pos: 0,
-                left: 0,
-                fresh: true,
-                seg_left_ns: 0,
-                seg_ns: 0,
-                ios_left: 0,
-                job: None,
-                job_started: Tick::ZERO,
-                step: 0,
-                cpu_ns: 0,
-                jobs_done: 0,
-                pseudo_faults: 0,
-                page_wait_s: 0.0,
-            };
+            let mut t = Task::idle(p.name.clone(), base, queue);
             if let Some(s) = &p.spooler {
                 let cpu = ((s.cpu_ms * 1e6).round() as u64).max(1);
                 t.spooler = Some((cpu, (s.wait_ms * 1e6).round() as u64));

@@ -28,7 +28,7 @@ impl GuestOs {
         } else {
             0.0
         };
-        let rows: [(&str, f64, &str, &str); 11] = [
+        let rows: [(&str, f64, &str, &str); 5] = [
             (
                 "effective_mpl",
                 effective_mpl,
@@ -59,6 +59,17 @@ impl GuestOs {
                 "%",
                 "Share of time the virtual machine was in an enabled wait (all tasks waiting).",
             ),
+        ];
+        let mut m = BTreeMap::new();
+        for (name, value, unit, description) in rows.into_iter().chain(self.count_rows()) {
+            put_metric(&mut m, name, value, unit, description);
+        }
+        m
+    }
+
+    /// The interrupts, readied tasks, switches and PAGEMON's decisions counted.
+    fn count_rows(&self) -> [(&'static str, f64, &'static str, &'static str); 6] {
+        [
             (
                 "pseudo_faults",
                 self.n_pseudo as f64,
@@ -95,12 +106,7 @@ impl GuestOs {
                 "tasks",
                 "PAGEMON reactivations.",
             ),
-        ];
-        let mut m = BTreeMap::new();
-        for (name, value, unit, description) in rows {
-            put_metric(&mut m, name, value, unit, description);
-        }
-        m
+        ]
     }
 
     fn stream_rows(&self) -> Vec<StreamRow> {

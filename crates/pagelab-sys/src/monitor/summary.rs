@@ -43,12 +43,14 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
         users,
     };
     let mut m = BTreeMap::new();
-    io_and_queue_metrics(&b, &mut m);
+    io_metrics(&b, &mut m);
+    queue_metrics(&b, &mut m);
     trivial_split_metrics(&b, &mut m);
     pressure_metrics(&b, &mut m);
     paging_metrics(&b, &mut m);
     frame_supply_metrics(&b, &mut m);
-    processor_and_response_metrics(&b, &mut m);
+    processor_metrics(&b, &mut m);
+    rate_and_response_metrics(&b, &mut m);
     m
 }
 
@@ -71,15 +73,9 @@ fn pressure_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
     );
 }
 
-/// The I/O rates, page waits and the scheduler's queues.
-fn io_and_queue_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
-    let Basis {
-        d,
-        t,
-        cap,
-        nontrivial,
-        ..
-    } = *b;
+/// The I/O rates and page waits.
+fn io_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
+    let Basis { d, t, cap, .. } = *b;
     let mut put = |name: &str, value: f64, unit: &str, description: &str| {
         put_metric(m, name, value, unit, description)
     };
@@ -116,6 +112,16 @@ fn io_and_queue_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         "ms",
         "Mean page request time, queue to completion.",
     );
+}
+
+/// The response times, queue-drops and the scheduler's queues.
+fn queue_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
+    let Basis {
+        d, t, nontrivial, ..
+    } = *b;
+    let mut put = |name: &str, value: f64, unit: &str, description: &str| {
+        put_metric(m, name, value, unit, description)
+    };
     put(
         "q1_seconds",
         div(d.trivial_response_sum_s, d.trivial_transactions),
@@ -349,18 +355,9 @@ fn frame_supply_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
     );
 }
 
-/// Processor use, Bard's indexes, response and Little's law.
-fn processor_and_response_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
-    let Basis {
-        d,
-        t,
-        cap,
-        x,
-        r,
-        z,
-        users,
-        ..
-    } = *b;
+/// Processor use, Bard's indexes and the core-table scan's cycle.
+fn processor_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
+    let Basis { d, t, cap, .. } = *b;
     let mut put = |name: &str, value: f64, unit: &str, description: &str| {
         put_metric(m, name, value, unit, description)
     };
@@ -394,6 +391,22 @@ fn processor_and_response_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         "s",
         "Mean core-table scan cycle.",
     );
+}
+
+/// Event rates, throughput, response and Little's law.
+fn rate_and_response_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
+    let Basis {
+        d,
+        t,
+        x,
+        r,
+        z,
+        users,
+        ..
+    } = *b;
+    let mut put = |name: &str, value: f64, unit: &str, description: &str| {
+        put_metric(m, name, value, unit, description)
+    };
     put(
         "fault_rate",
         d.faults / t,
