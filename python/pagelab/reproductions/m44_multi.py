@@ -77,95 +77,107 @@ def _row(ctx: Context, table: str, row: str, r: dict) -> None:
 
 def run(ctx: Context) -> None:
     sc = FULL if ctx.full else SMOKE
-    store = sc["store"]
     res: dict[str, dict] = {}
 
     def timed(fig: str, f: Any) -> None:
         t0 = time.perf_counter()
-        f()
+        f(ctx, sc, res)
         ctx.notes.append(f"{fig}: {time.perf_counter() - t0:.1f} s wall")
 
-    def fig10() -> None:
-        for program in (CASUAL, GOOD):
-            for mpl in MPLS:
-                r = _run(ctx, sc, program, mpl, store, policy="bifo")
-                res[f"10/{program}/{mpl}"] = r
-                _row(ctx, f"Fig 10 ({store}K, BIFO)", f"{LABEL[program]} MPL {mpl}", r)
-        # B&G, "The effects of page replacement algorithm": the same runs under AR "differed
-        # little" (T4.1XQ) and were "inconsequential" (T4.1XQR* at 184K).
-        for program in (CASUAL, GOOD):
-            for mpl in MPLS:
-                r = _run(ctx, sc, program, mpl, store, policy="ar")
-                res[f"10ar/{program}/{mpl}"] = r
-                _row(ctx, f"Fig 10 ({store}K, AR)", f"{LABEL[program]} MPL {mpl}", r)
-
-    def fig11() -> None:
-        for mpl in MPLS[1:]:
-            r = _run(ctx, sc, CASUAL, mpl, store, policy="bifo", leveler=True)
-            res[f"11/{mpl}"] = r
-            _row(ctx, f"Fig 11 ({store}K, BIFO, leveler)", f"T4.1XQ MPL {mpl}", r)
-
-    def fig12() -> None:
-        for policy in ("fifo", "bifo", "ar"):
-            for mpl in MPLS:
-                r = _run(ctx, sc, GOOD, mpl, sc["fig12"], policy=policy)
-                res[f"12/{policy}/{mpl}"] = r
-                _row(ctx, f"Fig 12 ({sc['fig12']}K)", f"{policy.upper()} MPL {mpl}", r)
-            if policy != "ar":
-                r = _run(ctx, sc, GOOD, 5, sc["fig12"], policy=policy, leveler=True)
-                res[f"12/{policy}/5L"] = r
-                _row(ctx, f"Fig 12 ({sc['fig12']}K)", f"{policy.upper()} MPL 5 leveled", r)
-
-    def fig13() -> None:
-        for k in sc["fig13"]:
-            for mpl in (1, 3, 5):
-                r = _run(ctx, sc, GOOD, mpl, k, policy="bifo")
-                res[f"13/{k}/{mpl}"] = r
-                _row(ctx, "Fig 13 (BIFO)", f"{k}K MPL {mpl}", r)
-        for k in sc["fig13"][-2:]:
-            r = _run(ctx, sc, GOOD, 5, k, policy="bifo", leveler=True)
-            res[f"13/{k}/5L"] = r
-            _row(ctx, "Fig 13 (BIFO)", f"{k}K MPL 5 leveled", r)
-
-    def sensitivity() -> None:
-        cases = [
-            (CASUAL, store, "casual 5 jobs"),
-            (GOOD, sc["fig13"][-2], "well-coded 5 jobs"),
-            (GOOD, sc["fig13"][-1], "well-coded 5 jobs"),
-        ]
-        for program, k, what in cases:
-            base = _run(ctx, sc, program, 5, k, policy="bifo", leveler=True)
-            res[f"s/{program}/{k}/default"] = base
-            _sens_row(ctx, what, k, "defaults", base)
-            for key, values in SENSITIVITY:
-                for v in values:
-                    r = _run(
-                        ctx, sc, program, 5, k, policy="bifo", leveler=True, leveler_params={key: v}
-                    )
-                    res[f"s/{program}/{k}/{key}={v}"] = r
-                    _sens_row(ctx, what, k, f"{key}={v}", r)
-        # BIFO's interval is not in the paper either (fidelity-notes §6.2).
-        for v in (0.25, 1.0, 4.0):
-            k = sc["fig12"]
-            r = _run(ctx, sc, GOOD, 5, k, policy="bifo", bifo_interval_s=v)
-            ctx.row(
-                f"BIFO interval sensitivity: well-coded 5 jobs at {k}K",
-                f"bifo_interval_s={v}",
-                "time per job",
-                r["time_per_job_s"],
-                unit="s",
-            )
-        _casual_interval(ctx, sc)
-
-    timed("Fig 10", fig10)
-    timed("Fig 11", fig11)
-    timed("Fig 12", fig12)
-    timed("Fig 13", fig13)
+    timed("Fig 10", _fig10)
+    timed("Fig 11", _fig11)
+    timed("Fig 12", _fig12)
+    timed("Fig 13", _fig13)
     if ctx.full:
-        timed("leveler sensitivity", sensitivity)
+        timed("leveler sensitivity", _sensitivity)
     _claims(ctx, sc, res)
     if ctx.out is not None:
         _figures(ctx, sc, res)
+
+
+def _fig10(ctx: Context, sc: dict[str, Any], res: dict[str, dict]) -> None:
+    """Figure 10: the casual and the well-coded sort at each MPL, under BIFO and AR."""
+    store = sc["store"]
+    for program in (CASUAL, GOOD):
+        for mpl in MPLS:
+            r = _run(ctx, sc, program, mpl, store, policy="bifo")
+            res[f"10/{program}/{mpl}"] = r
+            _row(ctx, f"Fig 10 ({store}K, BIFO)", f"{LABEL[program]} MPL {mpl}", r)
+    # B&G, "The effects of page replacement algorithm": the same runs under AR "differed
+    # little" (T4.1XQ) and were "inconsequential" (T4.1XQR* at 184K).
+    for program in (CASUAL, GOOD):
+        for mpl in MPLS:
+            r = _run(ctx, sc, program, mpl, store, policy="ar")
+            res[f"10ar/{program}/{mpl}"] = r
+            _row(ctx, f"Fig 10 ({store}K, AR)", f"{LABEL[program]} MPL {mpl}", r)
+
+
+def _fig11(ctx: Context, sc: dict[str, Any], res: dict[str, dict]) -> None:
+    """Figure 11: the casual sort under BIFO with the load leveler."""
+    store = sc["store"]
+    for mpl in MPLS[1:]:
+        r = _run(ctx, sc, CASUAL, mpl, store, policy="bifo", leveler=True)
+        res[f"11/{mpl}"] = r
+        _row(ctx, f"Fig 11 ({store}K, BIFO, leveler)", f"T4.1XQ MPL {mpl}", r)
+
+
+def _fig12(ctx: Context, sc: dict[str, Any], res: dict[str, dict]) -> None:
+    """Figure 12: the well-coded sort in the smaller store under each policy."""
+    for policy in ("fifo", "bifo", "ar"):
+        for mpl in MPLS:
+            r = _run(ctx, sc, GOOD, mpl, sc["fig12"], policy=policy)
+            res[f"12/{policy}/{mpl}"] = r
+            _row(ctx, f"Fig 12 ({sc['fig12']}K)", f"{policy.upper()} MPL {mpl}", r)
+        if policy != "ar":
+            r = _run(ctx, sc, GOOD, 5, sc["fig12"], policy=policy, leveler=True)
+            res[f"12/{policy}/5L"] = r
+            _row(ctx, f"Fig 12 ({sc['fig12']}K)", f"{policy.upper()} MPL 5 leveled", r)
+
+
+def _fig13(ctx: Context, sc: dict[str, Any], res: dict[str, dict]) -> None:
+    """Figure 13: the well-coded sort under BIFO over store sizes."""
+    for k in sc["fig13"]:
+        for mpl in (1, 3, 5):
+            r = _run(ctx, sc, GOOD, mpl, k, policy="bifo")
+            res[f"13/{k}/{mpl}"] = r
+            _row(ctx, "Fig 13 (BIFO)", f"{k}K MPL {mpl}", r)
+    for k in sc["fig13"][-2:]:
+        r = _run(ctx, sc, GOOD, 5, k, policy="bifo", leveler=True)
+        res[f"13/{k}/5L"] = r
+        _row(ctx, "Fig 13 (BIFO)", f"{k}K MPL 5 leveled", r)
+
+
+def _sensitivity(ctx: Context, sc: dict[str, Any], res: dict[str, dict]) -> None:
+    """The load leveler's and BIFO's unpublished parameters, varied."""
+    store = sc["store"]
+    cases = [
+        (CASUAL, store, "casual 5 jobs"),
+        (GOOD, sc["fig13"][-2], "well-coded 5 jobs"),
+        (GOOD, sc["fig13"][-1], "well-coded 5 jobs"),
+    ]
+    for program, k, what in cases:
+        base = _run(ctx, sc, program, 5, k, policy="bifo", leveler=True)
+        res[f"s/{program}/{k}/default"] = base
+        _sens_row(ctx, what, k, "defaults", base)
+        for key, values in SENSITIVITY:
+            for v in values:
+                r = _run(
+                    ctx, sc, program, 5, k, policy="bifo", leveler=True, leveler_params={key: v}
+                )
+                res[f"s/{program}/{k}/{key}={v}"] = r
+                _sens_row(ctx, what, k, f"{key}={v}", r)
+    # BIFO's interval is not in the paper either (fidelity-notes §6.2).
+    for v in (0.25, 1.0, 4.0):
+        k = sc["fig12"]
+        r = _run(ctx, sc, GOOD, 5, k, policy="bifo", bifo_interval_s=v)
+        ctx.row(
+            f"BIFO interval sensitivity: well-coded 5 jobs at {k}K",
+            f"bifo_interval_s={v}",
+            "time per job",
+            r["time_per_job_s"],
+            unit="s",
+        )
+    _casual_interval(ctx, sc)
 
 
 def _casual_interval(ctx: Context, sc: dict[str, Any]) -> None:
