@@ -210,6 +210,7 @@ impl<'o> System<'o> {
             }
             loop {
                 let Some(u) = self
+                    .dispatch
                     .ready_q1
                     .pop_front()
                     .or_else(|| self.dispatch.ready_q2.pop_front())

@@ -38,7 +38,7 @@ impl Refs<'_> {
     fn apply(&mut self, usr: &mut User, avail_ps: u64, used_ps: &mut u64, done: &mut u64) -> Stop {
         let runs = &usr.runs[..];
         let (mut pos, mut left, mut used) = (usr.pos, usr.left, *used_ps);
-        let rps = self.dispatch.reference_ps;
+        let rps = self.reference_ps;
         let stop = loop {
             let r = runs[pos];
             let shared = r.page < self.shared_pages;
@@ -47,7 +47,7 @@ impl Refs<'_> {
                 Some(&f) if f != NONE => f as usize,
                 _ => break Stop::Fault(r.page),
             };
-            if let Some((supply, clock)) = self.reclaim.supply.as_mut() {
+            if let Some((supply, clock)) = self.supply.as_mut() {
                 if left == r.count {
                     let owner = if shared {
                         self.shared_owner

@@ -226,6 +226,7 @@ impl System<'_> {
     pub(super) fn pagemon_step(&mut self, i: usize) {
         let u = self.guest.guests[i];
         let eligible: f64 = self
+            .sched
             .e1
             .iter()
             .chain(self.sched.e2.iter())
@@ -284,6 +285,7 @@ impl System<'_> {
             return;
         }
         let sessions_done = self
+            .guest
             .bench
             .as_ref()
             .is_none_or(|b| b.sessions.iter().all(|s| s.signed_off_s.is_some()));

@@ -91,6 +91,7 @@ impl System<'_> {
             ));
         }
         let running = self
+            .dispatch
             .cpus
             .iter()
             .filter(|c| c.busy && c.user != NONE)

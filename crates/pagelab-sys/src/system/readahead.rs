@@ -68,7 +68,7 @@ impl Readahead {
     }
 
     pub(super) fn warm_up(&mut self) {
-        self.warm = self.monitor.c;
+        self.warm = self.c;
     }
 }
 
@@ -192,6 +192,7 @@ impl System<'_> {
     /// A fault found frame `f` still being read: a read-ahead page is referenced by `u`.
     pub(super) fn readahead_awaited(&mut self, f: u32, u: u32) {
         if self
+            .paging
             .readahead
             .as_ref()
             .is_some_and(|ra| ra.ahead[f as usize])

@@ -16,9 +16,10 @@ impl System<'_> {
         }
         let d = snap.since(&prev);
         let mpl = self.sched.n_q1 + self.sched.n_q2;
-        let evict = self
-            .lc
-            .on_interval(&d, mpl, self.sched.sumwss, self.spec.memory.frames.get());
+        let evict =
+            self.sched
+                .lc
+                .on_interval(&d, mpl, self.sched.sumwss, self.spec.memory.frames.get());
         self.deactivate(evict);
         self.admit();
     }

@@ -13,6 +13,7 @@ impl System<'_> {
             return;
         }
         let mut ready: Vec<u32> = self
+            .dispatch
             .ready_q1
             .iter()
             .chain(self.dispatch.ready_q2.iter())
@@ -80,6 +81,7 @@ impl System<'_> {
             let key = self.users[u as usize].stay_cpu_ns;
             let users = &self.users;
             let at = self
+                .dispatch
                 .ready_q1
                 .iter()
                 .position(|&v| users[v as usize].stay_cpu_ns > key)
@@ -192,6 +194,7 @@ impl System<'_> {
         for a in &actions {
             let LoadAction::Admit { user, queue } = *a;
             let projected = self
+                .sched
                 .candidates
                 .iter()
                 .find(|c| c.user == user)
