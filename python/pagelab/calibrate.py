@@ -337,7 +337,7 @@ def calibrate(
     """Searches `vary` for the values whose runs come closest to `target`, in `budget` trials."""
     import os
 
-    from .sweep import Store, seed_list, tasks_for
+    from .sweep import Store, seed_list
     from .sweep.engine import runner
     from .sweep.grid import check_keys
     from .sweep.spec import lookup, resolve
@@ -372,13 +372,7 @@ def calibrate(
                 _unmet(vals, order) or _invalid(path, set, target, vals, keys) for vals in values
             ]
             per_trial = [
-                [
-                    task
-                    for p in (target.points if w is None else ())
-                    for task in tasks_for(
-                        preset, [*set, *p.overrides, *point_overrides(vals, keys, p)], seed_values
-                    )
-                ]
+                [] if w is not None else _trial_tasks(preset, set, target, vals, keys, seed_values)
                 for vals, w in zip(values, why, strict=True)
             ]
             outcomes = _run_trials(per_trial, kept, pool)
@@ -415,6 +409,26 @@ def _check_arguments(budget: Any, sampler: str, vary: Sequence[Vary]) -> int:
     if twice is not None:
         raise PagelabError(f"--vary {twice}: given twice; vary each key once")
     return budget
+
+
+def _trial_tasks(
+    preset: str,
+    settings: Sequence[str],
+    target: Target,
+    vals: dict[str, float],
+    keys: Sequence[Vary],
+    seed_values: list[int],
+) -> list[Any]:
+    """The runs of one feasible trial: every target point at every seed."""
+    from .sweep import tasks_for
+
+    return [
+        task
+        for p in target.points
+        for task in tasks_for(
+            preset, [*settings, *p.overrides, *point_overrides(vals, keys, p)], seed_values
+        )
+    ]
 
 
 def _run_trials(per_trial: list[list[Any]], store: Any, pool: Any) -> list[list[dict] | str]:
@@ -695,28 +709,7 @@ def write_fitted(
         "fixed": list(set),
         **({"required": [f"{a} < {b}" for a, b in cal.require]} if cal.require else {}),
         **({"tied": [t.rule() for t in cal.ties]} if cal.ties else {}),
-        "key": [
-            *(
-                {
-                    "key": v.key,
-                    **({"group": v.group} if v.group is not None else {}),
-                    "range": [v.lo, v.hi],
-                    "value": best.values[v.name],
-                    "near": _span(near, v.name),
-                }
-                for v in cal.vary
-            ),
-            *(
-                {
-                    "key": t.key,
-                    **({"group": t.source.group} if t.source.group is not None else {}),
-                    "tied": f"{t.factor:g} x {t.source.name}",
-                    "value": best.values[t.name],
-                    "near": _span(near, t.name),
-                }
-                for t in cal.ties
-            ),
-        ],
+        "key": _provenance_keys(cal, near),
         "aimed_at": [
             {
                 "metric": p.metric,
@@ -742,6 +735,34 @@ def write_fitted(
     out = Path(out)
     _atomic.write_text(out, header + text, inputs=inputs_of(cal.preset, cal.target.path))
     return out
+
+
+def _provenance_keys(cal: Calibration, near: Sequence[Trial]) -> list[dict[str, Any]]:
+    """Each fitted key's range, best value and spread over the `near` trials, then each tied
+    key's rule and value."""
+    best = cal.best
+    return [
+        *(
+            {
+                "key": v.key,
+                **({"group": v.group} if v.group is not None else {}),
+                "range": [v.lo, v.hi],
+                "value": best.values[v.name],
+                "near": _span(near, v.name),
+            }
+            for v in cal.vary
+        ),
+        *(
+            {
+                "key": t.key,
+                **({"group": t.source.group} if t.source.group is not None else {}),
+                "tied": f"{t.factor:g} x {t.source.name}",
+                "value": best.values[t.name],
+                "near": _span(near, t.name),
+            }
+            for t in cal.ties
+        ),
+    ]
 
 
 def _span(trials: Sequence[Trial], name: str) -> list[float]:
