@@ -1,9 +1,10 @@
 """Every page of the report opened in Chromium: each chart's series are well formed and each
 reproduction page opens with the paper's own table.
 
-The site is built from the smoke records of this session (every reproduction when the golden
-tests ran before, and at least those of REPRODUCTIONS) and the published full-scale records when
-the checkout has them (PUBLISHED), or from the records in PAGELAB_REPORT_RECORDS.
+The site is built from the published full-scale records the checkout has (PUBLISHED) and, for
+the reproductions without one, the smoke records of this session (every reproduction when the
+golden tests ran before, and at least those of REPRODUCTIONS); or from the records in
+PAGELAB_REPORT_RECORDS.
 
 On every drawn chart:
 
@@ -64,10 +65,10 @@ def _records(tmp: Path) -> Path:
         smoke_record(name)
     for name, record in SMOKE_RECORDS.items():
         (out / f"{name}.json").write_text(json.dumps(record))
-    for published in PUBLISHED:
+    # A published full-scale record takes the place of the smoke one of the same name.
+    for published in reversed(PUBLISHED):
         for record in published.glob("*.json") if published.is_dir() else []:
-            if not (out / record.name).exists():
-                shutil.copy(record, out / record.name)
+            shutil.copy(record, out / record.name)
     return out
 
 
