@@ -121,3 +121,12 @@ def test_repair_recomputes_a_damaged_run_and_the_sweep_says_so(tmp_path: Path) -
     assert "1 computed" in proc.stderr
     again = pagelab.sweep("vm370", grid=grid, set=SHORT, out=tmp_path, workers=1)
     assert again.equals(first)
+
+
+def test_the_runs_folder_is_still_a_dataset_with_its_checksums_beside(pristine: Path) -> None:
+    # pandas.read_parquet("DIR/runs") and Arrow read the folder as one table: the checksum
+    # files are named `_KEY.sha256`, which Arrow's dataset discovery skips.
+    import pyarrow.parquet as pq
+
+    assert any(p.name.startswith("_") for p in (pristine / "runs").iterdir())
+    assert pq.read_table(pristine / "runs").num_rows == 1

@@ -3,7 +3,8 @@
 ```
 DIR/runs/<sha256>.parquet     one row: key, spec, seed, the swept keys, every metric, version,
                               the resolved spec and the whole report as JSON
-DIR/runs/<sha256>.sha256      the sha256 of that file's bytes, in hex
+DIR/runs/_<sha256>.sha256     the sha256 of that file's bytes, in hex (the `_` keeps it out of
+                              a reader's view of the folder as a dataset, as Arrow ignores it)
 ```
 A file appears by rename of a finished temporary file (`.<name>.*.tmp`, ignored by readers and by
 `*.parquet` globs), so a reader sees a whole run or none; a present key is never recomputed.
@@ -30,7 +31,7 @@ from .spec import is_finite_number
 
 RUNS = "runs"
 KEY_FILE = re.compile(r"^[0-9a-f]{64}\.parquet$")
-SUM_FILE = re.compile(r"^[0-9a-f]{64}\.sha256$")
+SUM_FILE = re.compile(r"^_[0-9a-f]{64}\.sha256$")
 #: Columns every run has, in this order before the swept keys and the metrics.
 HEAD = ("key", "spec", "seed")
 #: Columns after the metrics: identity and provenance, not numbers to analyse.
@@ -92,7 +93,7 @@ class Store:
         return keys
 
     def sum_path(self, key: str) -> Path:
-        return self.runs / f"{key}.sha256"
+        return self.runs / f"_{key}.sha256"
 
     def problem(self, key: str, schema: Any = None) -> str | None:
         """What is wrong with the stored run `key` (its bytes against its checksum, and, given
