@@ -53,11 +53,7 @@ def distances(grouped: list[tuple[str, Row]], title: str) -> dict[str, Any] | No
         return None
     data: list[dict[str, Any]] = []
     for role in score.SCORED_ROLES:
-        points = [
-            (g, r, 100 * d * _side(r))
-            for g, r, d in scored
-            if r.role == role
-        ]
+        points = [(g, r, 100 * d * _side(r)) for g, r, d in scored if r.role == role]
         inside = [p for p in points if abs(p[2]) <= EDGE]
         beyond = [p for p in points if abs(p[2]) > EDGE]
         # One legend entry per role: the dots inside carry it, the edge triangles follow it.
