@@ -71,7 +71,7 @@ def test_a_tight_psi_limit_admits_fewer_users():
         ("load_control.alpha=1.5", ["load_control.alpha"]),
         ("load_control.psi_cc=3", ["psi_cc"]),
         # a value of the wrong type inside the tagged table is named by its key
-        ('load_control.strategy="x"', ["load_control.strategy", "expected u8"]),
+        ('load_control.strategy="x"', ["load_control.strategy", "a whole number from 0 to 255"]),
         ('load_control.cut="sometimes"', ["load_control.cut", "on-entry"]),
         ("monitor.cycles=0", ["monitor.cycles"]),
         ('monitor.essential="sometimes"', ["monitor.essential"]),
