@@ -24,9 +24,10 @@ LINE = "pagelab: interrupted by SIGINT; nothing written"
 #: How long after the signal the process must have ended [s].
 WITHIN_S = 1.0
 
-RUN = ["run", "vm370", "--set", "run.duration_s=200000"]
+#: Long enough that no run ends before the signal on an idle machine (200,000 s did, in 5 s).
+RUN = ["run", "vm370", "--set", "run.duration_s=20000000"]
 SWEEP = [
-    "sweep", "vm370", "--grid", "workload.users=10,20,30,40", "--set", "run.duration_s=200000",
+    "sweep", "vm370", "--grid", "workload.users=10,20,30,40", "--set", "run.duration_s=20000000",
     "--workers", "2",
 ]  # fmt: skip
 
