@@ -115,7 +115,8 @@ def _frames(replay: dict[str, str], memory_max: int, pages: int) -> dict[str, in
     less what memory.stat's anon, file and kernel account for) is kept too: a model that
     charges in batches itself needs the overhead without it.
     """
-    current = _int(replay, "after_memory_current")
+    # The charge read together with the resident count, with no reclaim between the two.
+    current = _int(replay, "after_settled_current") or _int(replay, "after_memory_current")
     trace_resident = max(0, _int(replay, "region_resident"))
     overhead = max(0, current - trace_resident * PAGE) // PAGE
     # memory.stat's items hold what pages are charged for, not the per-CPU stock charged ahead.
