@@ -1,6 +1,7 @@
 //! The replacement lab: policies at many sizes, step mode.
 
 use pagelab_trace::policy::{self, Outcome, PolicySpec, Step, Stepper as RustStepper};
+use pagelab_trace::reference::dense_pages;
 use pagelab_trace::{AccessKind, Run};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -76,7 +77,7 @@ fn policies(py: Python<'_>) -> PyResult<PyObject> {
     to_py(py, &policy::INFO)
 }
 
-/// Runs one policy over a page list at each size.
+/// Runs one policy over a page list (any page numbers) at each size.
 #[pyfunction]
 #[pyo3(signature = (spec, pages, writes, sizes, warmup))]
 fn simulate_pages<'py>(
@@ -88,7 +89,9 @@ fn simulate_pages<'py>(
     warmup: u64,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let spec = parse_spec(spec)?;
-    let runs = runs_of(&pages, writes.as_deref())?;
+    // The policies index their tables by page number: the user's numbers (up to 2^32 - 1)
+    // renumbered densely first, as a trace file's are. Counts do not depend on the names.
+    let runs = runs_of(&dense_pages(&pages), writes.as_deref())?;
     let out = py
         .allow_threads(|| policy::simulate_sizes(&spec, &runs, &sizes, warmup))
         .map_err(err)?;

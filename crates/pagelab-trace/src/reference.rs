@@ -150,6 +150,22 @@ impl ReferenceSource for VecSource {
     }
 }
 
+/// `pages` renumbered densely, 0, 1, 2, ... in order of first reference, as a trace file holds
+/// them (`format::TraceWriter`). The policies index flat tables by page number, so a string
+/// in the program's own numbers must go through this first: `[7, 4_000_000_000]` would size
+/// them for four billion pages (gigabytes, seconds of zeroing), and page `u32::MAX` would
+/// overflow the page bound.
+pub fn dense_pages(pages: &[u32]) -> Vec<u32> {
+    let mut ids: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    pages
+        .iter()
+        .map(|&p| {
+            let next = ids.len() as u32;
+            *ids.entry(p).or_insert(next)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,5 +176,14 @@ mod tests {
         assert_eq!(s.runs().len(), 3);
         assert_eq!(s.runs()[0].count, 2);
         assert_eq!(s.page_bound(), Some(3));
+    }
+
+    #[test]
+    fn dense_pages_number_in_order_of_first_reference() {
+        assert_eq!(dense_pages(&[]), Vec::<u32>::new());
+        assert_eq!(
+            dense_pages(&[240_951, 179_698, 240_951, 2_807_832_291, u32::MAX, 179_698]),
+            [0, 1, 0, 2, 3, 1]
+        );
     }
 }
