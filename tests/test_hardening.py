@@ -179,11 +179,6 @@ def test_numeric_arguments_of_the_api_give_a_result_or_one_error(bad: Any, tmp_p
         _outcome(call)
 
 
-@pytest.mark.skipif(
-    os.environ.get("CI") == "true",
-    reason="under Hypothesis's derandomized CI profile, after the suite's in-process CLI tests, "
-    "one example hangs in simulate_pages past the 30-s guard (not yet found): run it locally",
-)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     sizes=st.lists(st.integers(min_value=-(2**70), max_value=2**70), min_size=0, max_size=4),
