@@ -142,6 +142,8 @@ stored_pages 7
     assert c["overhead_pages"] == 39 and c["frames"] == 2048 - 39
     # memory.stat accounts for 8077312 bytes of it; the 39 pages less that are the stock.
     assert c["overhead_unstocked_pages"] == 0 and c["stock_pages"] == 39
+    # The replayer's own anonymous pages before the loop, and the kernel's unreclaimable part.
+    assert (c["replayer_anon_pages"], c["kernel_pages"]) == (15, 24)
 
 
 def test_an_oom_kill_is_named_as_too_little_memory():

@@ -37,6 +37,8 @@ COUNTERS = {
     "overhead_pages": "pages",
     "overhead_unstocked_pages": "pages",
     "stock_pages": "pages",
+    "replayer_anon_pages": "pages",
+    "kernel_pages": "pages",
 }
 
 
@@ -123,6 +125,12 @@ def _frames(replay: dict[str, str], memory_max: int, pages: int) -> dict[str, in
     used = sum(max(0, _int(replay, f"after_{k}")) for k in ("anon", "file", "kernel"))
     unstocked = max(0, used - trace_resident * PAGE) // PAGE
     return {
+        # The replayer's own anonymous pages (heap, stack, data) before its first touch: they
+        # sit on the cgroup's LRU beside the trace's pages and are never touched in the loop.
+        "replayer_anon_pages": max(0, _int(replay, "before_anon")) // PAGE,
+        # What memory.stat's kernel item holds at the end (slab, kernel stack, page tables):
+        # charged to the cgroup and never reclaimed from it.
+        "kernel_pages": max(0, _int(replay, "after_kernel")) // PAGE,
         "overhead_pages": overhead,
         "frames": memory_max // PAGE - overhead,
         "overhead_unstocked_pages": unstocked,
