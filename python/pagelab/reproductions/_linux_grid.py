@@ -1,23 +1,30 @@
 """The validation grid of `linux-validation`: real programs' traces, memory limits, kernels, lists.
 
-The traces are data in `linux_traces/`, made by `make_traces` from captures of five real
-programs (the commands are in `PROGRAMS`): the first `TOUCHES` data touches of each (instruction
-fetches are file-backed code in the real program, never one of the replayer's anonymous pages),
-written as a pagelab trace with each touch's kind (a load or a store).
+Three kinds of trace, all data in `linux_traces/`, made by `make_traces`:
+- **Programs.** Captures of five real programs (the commands are in `PROGRAMS`): the first
+  `TOUCHES` data touches of each (instruction fetches are file-backed code in the real program,
+  never one of the replayer's anonymous pages), written with each touch's kind (a load or a
+  store). Each program's four limits are placed where the trace lab's LRU, a property of the
+  trace alone (not of any Linux model), misses `LRU_MISSES` times beyond its cold misses, so
+  that every cell pages measurably: memory.max = (overhead + page tables + frames) pages with
+  the overhead `LAYOUT_OVERHEAD`. (An earlier grid placed them at fractions of the written
+  footprint of the first 200,000 touches; its cells held 2 to 60 major faults, where one fault
+  more or less is 2-50 % and the kernel's own run-to-run spread was as wide.)
+- **Patterns.** Seeded synthetic traces of the shapes a user checks a model with (a loop larger
+  than memory, Zipf, uniform, a hot set under a cyclic scan, phase changes, a drifting window,
+  two loops), every touch a write as in a raw u64 trace, at memory.max of 4 and 8 MiB.
+- **Claims.** A hot set of 100 pages under one-time scans and a loop a little larger than
+  memory, at fixed frames, for the two MGLRU claims.
 
-A cell is (program, memory limit, kernel, list) with the knobs default otherwise (swap on brd,
+A cell is (trace, limit, kernel, list) with the knobs default otherwise (swap on brd,
 vm.page-cluster 0, swappiness 60, zswap off), plus, on one program, zswap on and page-cluster 3.
-Each program's limits are fractions of its written footprint W (the pages it writes: a page
-only read maps the zero page and is never charged): memory.max = (overhead + page tables +
-f × W) pages for f in `FRACTIONS`, with the overhead what the cgroup holds besides the trace's
-pages at the end of a replay (32 pages on 6.1, measured on a loop before the grid ran: the
-replayer's own pages still resident, page tables, kernel stack, slab), so that every limit
-leaves the trace about f × W frames.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,36 +32,73 @@ from pathlib import Path
 import numpy as np
 
 TRACES = Path(__file__).with_name("linux_traces")
-TOUCHES = 200_000
-#: Fractions of the written footprint that each limit leaves as frames.
-FRACTIONS = (0.3, 0.5, 0.7, 0.85)
+TOUCHES = 2_000_000
+#: Where each program's limits sit: the trace lab's LRU misses this often beyond cold misses.
+LRU_MISSES = (20_000, 5_000, 1_000, 200)
 KERNELS = ("6.1", "6.12")
 #: What the cgroup holds besides the trace [pages] the limits were laid out with (6.1, measured).
 LAYOUT_OVERHEAD = 32
-#: The program the extra settings (zswap on, page-cluster 3) run on, at these fractions.
+#: The program the extra settings (zswap on, page-cluster 3) run on, at these levels.
 EXTRA_PROGRAM = "python"
-EXTRA_FRACTIONS = (0.3, 0.7)
+EXTRA_LEVELS = (20_000, 1_000)
 #: What was captured (pagelab trace capture -o NAME.pltrace -- COMMAND), with its inputs.
 PROGRAMS = {
     "sort": "/usr/bin/sort lines.txt -o /dev/null  (20,000 random 9-digit keys with a word)",
-    "gzip": "/usr/bin/gzip -9 -c text.txt  (120,000 words of 3-8 letters, 788 KB)",
+    "gzip": "/usr/bin/gzip -9 -c text.txt  (120,000 words of 3-8 letters, 780 KB)",
     "bzip2": "/usr/bin/bzip2 -9 -c text.txt  (the same text)",
     "sqlite": "/usr/bin/sqlite3 t.db -init /dev/null '.read db.sql'  (8,000 inserts, an index, "
     "two queries)",
     "python": "/usr/bin/python3.11 -S script.py  (a dict of 60,000 random keys, sorted)",
 }
-
-
+#: Synthetic patterns (every touch a write), each at these limits [MiB].
+PATTERN_MIB = (4, 8)
 #: Synthetic cases (every touch a write) at fixed frames, for the claims: a hot set of 100
 #: pages under one-time scans (does the list protect the hot set?), and a loop a little larger
 #: than memory (does the list keep part of it?).
 SYNTHETIC = {"hotscan": 256, "loop1200": 1000}
 
 
-def synthetic_touches(name: str) -> list[int]:
-    """The synthetic traces' pages in order (seeded: the same list on every machine)."""
-    import random
+def _zipf(rng: random.Random, n: int, s: float, count: int) -> list[int]:
+    """`count` draws of ranks 0..n-1 with P(k) ∝ 1/(k+1)^s, ranks shuffled over the pages."""
+    import bisect
+    import itertools
 
+    cdf = list(itertools.accumulate(1 / (k + 1) ** s for k in range(n)))
+    perm = list(range(n))
+    rng.shuffle(perm)
+    return [perm[bisect.bisect_left(cdf, rng.random() * cdf[-1])] for _ in range(count)]
+
+
+def pattern_touches(name: str) -> list[int]:
+    """The patterns' pages in order (seeded, Python's own generator: the same on every machine)."""
+    rng = random.Random(name)
+    if name == "loop2400":
+        return list(range(2400)) * 16
+    if name == "zipf5000":
+        return _zipf(rng, 5000, 1.0, 80_000)
+    if name == "unif3000":
+        return [rng.randrange(3000) for _ in range(50_000)]
+    if name == "hotscan1500":  # a random hot set of 1,500 interleaved with a cyclic scan of 3,000
+        return [p for i in range(50_000) for p in (rng.randrange(1500), 1500 + i % 3000)]
+    if name == "phases":  # four phases, each random over its own 1,500 of 6,000 pages
+        out = []
+        for _ in range(4):
+            own = rng.sample(range(6000), 1500)
+            out += [own[rng.randrange(1500)] for _ in range(15_000)]
+        return out
+    if name == "window":  # a window drifting over 6,400 pages, normal spread of 400
+        return [min(6399, max(0, round(6000 * i / 59_999 + rng.gauss(0, 400))))
+                for i in range(60_000)]  # fmt: skip
+    if name == "loops_mix":  # a loop of 1,800 pages eight times, then one of 2,200
+        return list(range(1800)) * 8 + list(range(2200)) * 8
+    raise KeyError(name)
+
+
+PATTERNS = ("loop2400", "zipf5000", "unif3000", "hotscan1500", "phases", "window", "loops_mix")
+
+
+def synthetic_touches(name: str) -> list[int]:
+    """The claims' traces' pages in order (seeded: the same list on every machine)."""
     if name == "loop1200":
         return [p for _ in range(10) for p in range(1200)]
     rng = random.Random(39)
@@ -69,7 +113,8 @@ def synthetic_touches(name: str) -> list[int]:
 @dataclass(frozen=True)
 class Cell:
     program: str
-    fraction: float
+    #: Programs: the LRU misses the limit is placed at; patterns: memory.max [MiB]; claims: 0.
+    level: int
     kernel: str
     lru_gen: bool
     zswap: str | None = None
@@ -80,45 +125,77 @@ class Cell:
         return TRACES / f"{self.program}.pltrace"
 
     @property
+    def kind(self) -> str:
+        if self.program in PROGRAMS:
+            return "program"
+        return "pattern" if self.program in PATTERNS else "claim"
+
+    @property
     def setting(self) -> str:
         extra = " zswap" if self.zswap else (f" page-cluster {self.page_cluster}"
                                               if self.page_cluster else "")  # fmt: skip
         return f"{self.kernel} {'MGLRU' if self.lru_gen else 'two-list'}{extra}"
 
 
-def footprint(program: str) -> tuple[int, int]:
-    """(distinct pages, written pages) of a program's trace."""
+@functools.cache
+def _pages(program: str) -> list[int]:
     from ..linux.prediction import touch_pairs
     from ..linux.touches import prepare
 
-    t = prepare(TRACES / f"{program}.pltrace")
-    return t.pages, len({p for p, w in touch_pairs(t) if w})
+    return [p for p, _w in touch_pairs(prepare(TRACES / f"{program}.pltrace"))]
 
 
-def memory_max(program: str, fraction: float) -> int:
-    if program in SYNTHETIC:
-        pages = footprint(program)[0]
-        return (LAYOUT_OVERHEAD + math.ceil(pages / 512) + SYNTHETIC[program]) * 4096
-    pages, written = footprint(program)
-    frames = max(1, round(fraction * written))
-    return (LAYOUT_OVERHEAD + math.ceil(pages / 512) + frames) * 4096
+#: The fewest frames a program's limit leaves: below about this the replayer's own needs come
+#: near memory.max and the kernel may kill it.
+MIN_FRAMES = 12
+
+
+@functools.cache
+def program_frames(program: str) -> dict[int, int]:
+    """Each level's frames: where the trace lab's LRU misses nearest `level` times beyond its
+    cold misses, at least `MIN_FRAMES`, moved up two frames at a time past a lower level's."""
+    from .. import lab
+
+    pages = _pages(program)
+    distinct = len(set(pages))
+    sizes = list(range(1, distinct + 1))
+    faults = {r["frames"]: r["faults"] for r in lab.curve(pages, ["lru"], sizes)}
+    out: dict[int, int] = {}
+    for level in LRU_MISSES:
+        f = max(MIN_FRAMES, min(sizes, key=lambda f: (abs(faults[f] - distinct - level), f)))
+        while f in out.values():
+            f += 2
+        out[level] = f
+    return out
+
+
+def memory_max(cell: Cell) -> int:
+    if cell.kind == "pattern":
+        return cell.level << 20
+    tables = math.ceil(len(set(_pages(cell.program))) / 512)
+    frames = (SYNTHETIC[cell.program] if cell.kind == "claim"
+              else program_frames(cell.program)[cell.level])  # fmt: skip
+    return (LAYOUT_OVERHEAD + tables + frames) * 4096
+
+
+def _both(program: str, level: int, **kw) -> Iterator[Cell]:
+    for k in KERNELS:
+        for lru in (False, True):
+            yield Cell(program, level, k, lru, **kw)
 
 
 def cells() -> Iterator[Cell]:
     for program in PROGRAMS:
-        for f in FRACTIONS:
-            for k in KERNELS:
-                for lru in (False, True):
-                    yield Cell(program, f, k, lru)
-    for program in SYNTHETIC:
-        for k in KERNELS:
-            for lru in (False, True):
-                yield Cell(program, 1.0, k, lru)
-    for f in EXTRA_FRACTIONS:
-        for k in KERNELS:
-            for lru in (False, True):
-                yield Cell(EXTRA_PROGRAM, f, k, lru, zswap="on")
-                yield Cell(EXTRA_PROGRAM, f, k, lru, page_cluster=3)
+        for level in LRU_MISSES:
+            yield from _both(program, level)
+    for level in EXTRA_LEVELS:
+        yield from _both(EXTRA_PROGRAM, level, zswap="on")
+        yield from _both(EXTRA_PROGRAM, level, page_cluster=3)
+    for name in PATTERNS:
+        for mib in PATTERN_MIB:
+            yield from _both(name, mib)
+    for name in SYNTHETIC:
+        yield from _both(name, 0)
 
 
 def make_traces(captures: Path) -> None:
@@ -139,10 +216,11 @@ def make_traces(captures: Path) -> None:
             lines = [f"{p} {k}" for p, k in zip((raw & 0x7FFFFFFF).tolist(), kinds, strict=True)]
             text.write_text("\n".join(lines) + "\n")
             traces.convert(text, TRACES / f"{name}.pltrace", from_="text", units="pages")
-    for name in SYNTHETIC:
+    made = {n: pattern_touches(n) for n in PATTERNS} | {n: synthetic_touches(n) for n in SYNTHETIC}
+    for name, pages in made.items():
         with tempfile.TemporaryDirectory() as tmp:
             text = Path(tmp) / "t.txt"
-            text.write_text("".join(f"{p} W\n" for p in synthetic_touches(name)))
+            text.write_text("".join(f"{p} W\n" for p in pages))
             traces.convert(text, TRACES / f"{name}.pltrace", from_="text", units="pages")
 
 
@@ -158,7 +236,7 @@ def jobs_for(chosen: list[Cell]) -> list:
             prepare(c.trace),
             knobs.knobs(
                 c.kernel,
-                memory_max(c.program, c.fraction),
+                memory_max(c),
                 c.lru_gen,
                 page_cluster=c.page_cluster,
                 zswap=c.zswap,
@@ -221,7 +299,7 @@ def write_overhead(reference: dict) -> None:
 
     base: dict[str, list[float]] = {}
     for c in reference["cells"]:
-        pages = footprint(c["cell"]["program"])[0]
+        pages = len(set(_pages(c["cell"]["program"])))
         tables = math.ceil(pages / 512)
         base.setdefault(c["cell"]["kernel"], []).extend(
             o - tables for o in c["runs"]["overhead_pages"]
