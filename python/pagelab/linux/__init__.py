@@ -43,8 +43,12 @@ def run(
                    swappiness=swappiness, zswap=zswap)  # fmt: skip
     repeats = _repeats(repeats)
     job = instrument.Job(prepare(trace, writes=writes), k)
-    return instrument.measure([job], repeats=repeats, accel=accel, store=store,
-                              progress=progress)[0]  # fmt: skip
+    from .record import check_killed
+
+    out = instrument.measure([job], repeats=repeats, accel=accel, store=store,
+                             progress=progress)[0]  # fmt: skip
+    check_killed(out, k.memory_max)
+    return out
 
 
 def predict(

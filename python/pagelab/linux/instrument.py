@@ -141,9 +141,11 @@ def summarise(job: Job, rows: list[dict[str, Any]]) -> dict[str, Any]:
     runs = [json.loads(r["report"])["counters"] for r in rows]
     out: dict[str, Any] = {}
     for name in record.COUNTERS:
-        values = [run[name] for run in runs]
+        values = [run.get(name, 0) for run in runs]
         out[name] = statistics.median(values)
-    out["range"] = {n: [min(r[n] for r in runs), max(r[n] for r in runs)] for n in record.COUNTERS}
+    out["range"] = {
+        n: [min(r.get(n, 0) for r in runs), max(r.get(n, 0) for r in runs)] for n in record.COUNTERS
+    }
     out["runs"] = runs
     out["kernel"] = {"series": job.knobs.kernel, "release": runs[0].get("release", "")}
     out["knobs"] = job.knobs.as_dict()

@@ -1,14 +1,19 @@
 """pagelab's prediction of a kernel run: the same record shape as the instrument's, from models.
 
 Two steps, both stated and neither fitted:
-1. **Frames.** memory.max holds the trace's pages and everything else the cgroup is charged for:
-   the replayer's own pages, kernel stack and slab, memcg's per-CPU charge stock (a constant per
-   kernel, `overhead.json`, measured in the guest over the validation grid's runs), and the page
-   tables of the trace's mapping, one page per 512 pages (x86-64: a page-table page maps
-   2 MiB). What is left, in pages, is the frames the model gets.
+1. **The cgroup's other tenants.** memory.max holds the trace's pages and everything else the
+   cgroup is charged for, measured in the guest (`overhead.json`, medians over the validation
+   grid's runs) and of two kinds:
+   - the kernel's part, never reclaimed from the cgroup: slab, kernel stack and the page tables,
+     a constant per kernel plus the trace mapping's own tables, one page per 512 pages (x86-64:
+     a page-table page maps 2 MiB). memory.max less this is the model's limit.
+   - the replayer's own anonymous pages (its heap, stack and data, charged before the loop):
+     they sit on the same LRU as the trace's pages and are never touched during the loop, so
+     the reclaim takes them first. The model starts with them charged and on the LRU, oldest.
+   memcg's per-CPU charge stock is modelled by the charge itself (`memcg::Charge`).
 2. **The model** of the kernel's reclaim (the two-list LRU or MGLRU of that kernel version,
-   with its refault tracking, swap readahead and zswap) replays the same touch list at those
-   frames and counts what the kernel counts.
+   with its refault tracking, swap readahead and zswap) replays the same touch list under that
+   limit and counts what the kernel counts.
 """
 
 from __future__ import annotations
@@ -40,17 +45,18 @@ def overhead(kernel: str) -> dict[str, Any]:
     return data
 
 
-def frames_for(knobs: Knobs, pages: int) -> int:
-    """The frames memory.max leaves the trace's pages (see the module notes)."""
-    base = overhead(knobs.kernel)["base_pages"][knobs.kernel]
-    tables = math.ceil(pages / PTES_PER_PAGE)
-    frames = knobs.memory_max // PAGE - base - tables
-    if frames < 1:
+def layout(knobs: Knobs, pages: int) -> tuple[int, int]:
+    """(the model's limit, the replayer's own pages on the LRU) [pages]; see the module notes."""
+    data = overhead(knobs.kernel)
+    kernel = data["kernel_base_pages"][knobs.kernel] + math.ceil(pages / PTES_PER_PAGE)
+    replayer = data["replayer_anon_pages"][knobs.kernel]
+    limit = knobs.memory_max // PAGE - kernel
+    if limit <= replayer:
         raise PagelabError(
             f"--memory-max {knobs.memory_max}: below what the replayer itself needs "
-            f"({(base + tables) * PAGE >> 10} KiB before any of the trace's pages)"
+            f"({(kernel + replayer + 1) * PAGE >> 10} KiB before any of the trace's pages)"
         )
-    return frames
+    return limit, replayer
 
 
 def touch_pairs(touches: Touches) -> list[tuple[int, bool]]:
@@ -66,10 +72,12 @@ def touch_pairs(touches: Touches) -> list[tuple[int, bool]]:
 
 def predict(touches: Touches, knobs: Knobs) -> dict[str, Any]:
     """The model's counters for one cell, in the instrument's record shape."""
-    frames = frames_for(knobs, touches.pages)
-    counters = _model(touch_pairs(touches), frames, knobs)
-    counters["frames"] = frames
-    counters["overhead_pages"] = knobs.memory_max // PAGE - frames
+    limit, replayer = layout(knobs, touches.pages)
+    own = [(touches.pages + i, True) for i in range(replayer)]
+    counters = _model(own + touch_pairs(touches), limit, knobs)
+    counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
+    counters["frames"] = limit - replayer
+    counters["overhead_pages"] = knobs.memory_max // PAGE - counters["frames"]
     return {
         **counters,
         "kernel": {"series": knobs.kernel},

@@ -39,6 +39,7 @@ COUNTERS = {
     "stock_pages": "pages",
     "replayer_anon_pages": "pages",
     "kernel_pages": "pages",
+    "oom_killed": "runs",
 }
 
 
@@ -69,11 +70,7 @@ def counters(text: str, memory_max: int, pages: int) -> dict[str, Any]:
     s = sections(text)
     replay, stat = s.get("replay", {}), s.get("memory.stat", {})
     events = s.get("memory.events", {})
-    if _int(events, "oom_kill") or replay.get("exit_status") not in ("0", None):
-        raise PagelabError(
-            f"memory.max {memory_max} is below what the replayer itself needs: the kernel "
-            f"killed it (oom_kill {_int(events, 'oom_kill')}, exit {replay.get('exit_status')})"
-        )
+    killed = bool(_int(events, "oom_kill")) or replay.get("exit_status") not in ("0", None)
     v0, v1 = s.get("vmstat0", {}), s.get("vmstat1", {})
     delta = {k: _int(v1, k) - _int(v0, k) for k in v1}
     zswap = s.get("zswap", {})
@@ -98,7 +95,20 @@ def counters(text: str, memory_max: int, pages: int) -> dict[str, Any]:
         **_frames(replay, memory_max, pages),
         "release": s.get("kernel", {}).get("release", ""),
         "mem_total_kib": _int(s.get("kernel", {}), "mem_total_kib"),
+        "oom_killed": int(killed),
+        "exit_status": replay.get("exit_status", ""),
     }
+
+
+def check_killed(record: dict[str, Any], memory_max: int) -> None:
+    """A one-line error when the kernel killed the replayer in any run of a record."""
+    runs = record.get("runs", [record])
+    dead = [r for r in runs if r.get("oom_killed")]
+    if dead:
+        raise PagelabError(
+            f"memory.max {memory_max} is below what the replayer itself needs: the kernel "
+            f"killed it in {len(dead)} of {len(runs)} runs (exit {dead[0].get('exit_status')})"
+        )
 
 
 def _psi(s: dict[str, dict[str, str]], line: str) -> int:

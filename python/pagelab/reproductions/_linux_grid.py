@@ -265,7 +265,8 @@ def write_reference(repeats: int = 5, **kw) -> Path:
     keep = ("major_faults", "pswpin", "pswpout", "workingset_refault_anon",
             "workingset_activate_anon", "workingset_restore_anon", "zswpout", "zswpin",
             "zswap_rejected", "psi_some_us", "psi_full_us", "frames", "overhead_pages",
-            "replay_seconds", "cgroup_major_faults")  # fmt: skip
+            "replay_seconds", "cgroup_major_faults", "kernel_pages", "replayer_anon_pages",
+            "oom_killed")  # fmt: skip
     out = {
         "about": "Linux's own counters for the linux-validation grid: each cell replayed "
         f"{repeats} times on Debian's kernels under QEMU by `pagelab linux` (see _linux_grid.py); "
@@ -289,24 +290,28 @@ def write_reference(repeats: int = 5, **kw) -> Path:
 
 
 def write_overhead(reference: dict) -> None:
-    """overhead.json from the reference's runs: per series, the median over every run of the
-    charge besides the trace's pages less their page tables, and the guest's RAM."""
+    """overhead.json from the reference's runs: per series, the medians over every run of the
+    cgroup's kernel memory less the trace mapping's page tables, and of the replayer's own
+    anonymous pages before its loop (see `pagelab.linux.prediction`)."""
     import json
     import statistics
 
     from .. import _atomic
     from ..linux import prediction as predict
 
-    base: dict[str, list[float]] = {}
+    kernel: dict[str, list[float]] = {}
+    replayer: dict[str, list[float]] = {}
     for c in reference["cells"]:
-        pages = len(set(_pages(c["cell"]["program"])))
-        tables = math.ceil(pages / 512)
-        base.setdefault(c["cell"]["kernel"], []).extend(
-            o - tables for o in c["runs"]["overhead_pages"]
-        )
+        tables = math.ceil(len(set(_pages(c["cell"]["program"]))) / 512)
+        series = c["cell"]["kernel"]
+        kernel.setdefault(series, []).extend(k - tables for k in c["runs"]["kernel_pages"])
+        replayer.setdefault(series, []).extend(c["runs"]["replayer_anon_pages"])
     data = json.loads(predict.OVERHEAD_FILE.read_text())
-    data["base_pages"] = {k: round(statistics.median(v)) for k, v in sorted(base.items())}
-    data["runs"] = {k: len(v) for k, v in sorted(base.items())}
+    data["kernel_base_pages"] = {k: round(statistics.median(v)) for k, v in sorted(kernel.items())}
+    data["replayer_anon_pages"] = {
+        k: round(statistics.median(v)) for k, v in sorted(replayer.items())
+    }
+    data["runs"] = {k: len(v) for k, v in sorted(kernel.items())}
     _atomic.write_text(predict.OVERHEAD_FILE, json.dumps(data, indent=1) + "\n")
 
 
