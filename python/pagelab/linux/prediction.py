@@ -40,7 +40,7 @@ COMPRESSED_FILE = Path(__file__).with_name("compressed.json")
 def overhead(kernel: str) -> dict[str, Any]:
     """The measured constant part of the cgroup's overhead for `kernel` [pages]."""
     data = json.loads(OVERHEAD_FILE.read_text())
-    if kernel not in data["base_pages"]:
+    if kernel not in data["kernel_base_pages"]:
         raise PagelabError(f"no overhead measured for Linux {kernel} (pagelab linux overhead)")
     return data
 

@@ -279,7 +279,7 @@ def write_reference(repeats: int = 5, **kw) -> Path:
                 "memory_max": r["knobs"]["memory_max"],
                 "median": {k: r[k] for k in keep},
                 "range": {k: r["range"][k] for k in keep},
-                "runs": {k: [run[k] for run in r["runs"]] for k in keep},
+                "runs": {k: [run.get(k, 0) for run in r["runs"]] for k in keep},
             }
             for r in records
         ],

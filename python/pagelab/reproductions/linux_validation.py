@@ -1,18 +1,20 @@
 """pagelab's Linux models against the kernel itself (Linux 6.1 and 6.12, Debian's, measured).
 
 The reference is not a paper: it is the kernel, booted under QEMU by `pagelab linux run`, with
-five real programs' traces replayed in a memory-limited cgroup at four limits each, under the
-two-list LRU and MGLRU, plus zswap on and page-cluster 3 on one program; every cell five
-times, in shuffled order (`_linux_grid.py`; the runs are data in
-`targets/linux-validation-kernel.json`, remade by `python -m
-pagelab.reproductions._linux_grid`). The kernel is not deterministic, so each cell's reference
-is the median of its runs, with their range.
+traces replayed in a memory-limited cgroup under the two-list LRU and MGLRU, every cell five
+times in shuffled order (`_linux_grid.py`; the runs are data in
+`targets/linux-validation-kernel.json`, remade by `python -m pagelab.reproductions._linux_grid`):
+five real programs at four limits each (plus zswap on and page-cluster 3 on one program), seven
+write-only patterns at 4 and 8 MiB (the shape of a raw u64 trace), and two cases for the MGLRU
+claims. The kernel is not deterministic, so each cell's reference is the median of its runs,
+with their range; a cell in which the kernel killed the replayer goes to the "killed" table.
 
-pagelab's side is `pagelab linux predict` on the same trace and knobs: frames from memory.max by
-the overhead measured in the guest (`pagelab/linux/overhead.json`), then the model of that
-kernel's reclaim (`pagelab_trace::linux`). Rows are `predicted`: nothing in the models was set
-from these numbers. The summary gives, per kernel and list, the median |error| against the
-kernel's median and the share of cells inside the kernel's min-max range widened by 15 %.
+pagelab's side is `pagelab linux predict` on the same trace and knobs: the cgroup's other
+tenants measured in the guest (`pagelab/linux/overhead.json`), then the model of that kernel's
+reclaim (`pagelab_trace::linux`). Rows are `predicted`: nothing in the models was set from
+these numbers. The summary gives, per kind of trace, kernel and list, the median |error|
+against the kernel's median and the share of cells inside the kernel's min-max range widened
+by 15 %.
 """
 
 from __future__ import annotations
@@ -149,7 +151,10 @@ def _figure(ctx: Context, chosen: list[dict[str, Any]]) -> None:
     for e in chosen:
         k = e["median"]["major_faults"]
         lo, hi = e["range"]["major_faults"]
-        p = ctx.value(TABLE, _label(e), grid.Cell(**e["cell"]).setting)
+        try:
+            p = ctx.value(TABLE, _label(e), grid.Cell(**e["cell"]).setting)
+        except KeyError:  # a cell the kernel or the model killed: in the "killed" table
+            continue
         series.setdefault(grid.Cell(**e["cell"]).setting, []).append((k, p, k - lo, hi - k))
     for name, pts in sorted(series.items()):
         xs, ys, lo, hi = zip(*[(max(a, 0.5), max(b, 0.5), c, d) for a, b, c, d in pts], strict=True)
