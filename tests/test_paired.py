@@ -85,3 +85,30 @@ def test_the_mean_in_the_band_is_told_apart_from_the_interval_reaching_it():
     assert not paired.mean_in_band(None, (0.0, 1.0)) and not paired.mean_in_band(1.0, None)
     # A claim can hold (its interval reaches the band) with its mean outside.
     assert paired.verdict((0.05, 0.45), 0.5) == "holds"
+
+
+def test_plain_statistics_agree_with_scipy():
+    """The interval's t quantile and the reproductions' rank correlation and slope are computed
+    without scipy (the core install); with it here, they agree to the last few bits."""
+    import random
+
+    from scipy import stats
+
+    from pagelab.sweep import plainstats as ps
+
+    for df in [*range(1, 201), 1000]:
+        for p in (0.975, 0.995, 0.6, 0.025):
+            assert ps.t_quantile(p, df) == pytest.approx(stats.t.ppf(p, df), rel=1e-13), (p, df)
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randint(3, 12)
+        xs = [rng.choice([1.0, 2.0, rng.random()]) for _ in range(n)]
+        ys = [rng.random() for _ in range(n)]
+        assert ps.rank_correlation(xs, ys) == pytest.approx(
+            stats.spearmanr(xs, ys).statistic, nan_ok=True
+        )
+        assert ps.skewness(ys) == pytest.approx(stats.skew(ys))
+        if len(set(xs)) > 1:
+            assert ps.slope(xs, ys) == pytest.approx(stats.linregress(xs, ys).slope)
+    with pytest.raises(ValueError, match="degrees of freedom"):
+        ps.t_quantile(0.975, 0)

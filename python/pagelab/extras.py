@@ -1,7 +1,8 @@
 """The optional parts of pagelab and the packages each needs (pyproject.toml, its extras).
 
-`pip install pagelab` is the core: the trace lab, the system simulator, the presets and the curves,
-with click and rich alone. The rest comes with an extra, and a command that needs one that is
+`pip install pagelab` is the core: the trace lab, the system simulator, the presets, the curves
+and the reproductions at smoke scale (in this process: `pagelab.reproduce.placement`), with click
+and rich alone. The rest comes with an extra, and a command that needs one that is
 missing says which, before it starts:
 
 >>> EXTRAS["report"]
@@ -36,6 +37,10 @@ FEATURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "parquet": (("pyarrow",), ("sweep",)),
     "frames": (("pandas",), ("sweep",)),
     "demo": (EXTRAS["sweep"] + EXTRAS["report"], ("all",)),
+    # Runs on several worker processes or a scheduler's (a reproduction at smoke scale without
+    # them runs in this process), and a bootstrap interval (many seeds, skewed effects).
+    "workers": (("dask", "distributed"), ("sweep",)),
+    "bootstrap": (("scipy", "numpy"), ("sweep",)),
 }
 
 

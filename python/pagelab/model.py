@@ -105,6 +105,14 @@ def model(
     return frame
 
 
+def model_rows(
+    spec: Spec, *, overrides: Iterable[str] = (), users: str | int | Iterable[int], seed: int = 1
+) -> list[dict[str, Any]]:
+    """:func:`model`'s rows as dicts, without pandas (a reproduction in the core install)."""
+    out = solve(spec, overrides=overrides, users=users, seed=seed)
+    return [_flat(r) for r in out["rows"]]
+
+
 def _flat(row: Mapping[str, Any]) -> dict[str, Any]:
     flat = {k: v for k, v in row.items() if k != "classes"}
     x = row["throughput"]

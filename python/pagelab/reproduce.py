@@ -98,6 +98,14 @@ class Context:
         return self.scale == "full"
 
     @property
+    def draws(self) -> bool:
+        """Whether figures are drawn: an output folder, and matplotlib installed (a core install
+        without it writes the record alone)."""
+        from . import extras
+
+        return self.out is not None and not extras.missing(("matplotlib",))
+
+    @property
     def seeds(self) -> list[int]:
         """The seeds every setting runs with: `seed`, `seed + 1`, ..."""
         n = self.n_seeds or SEEDS[self.scale]
@@ -111,7 +119,7 @@ class Context:
         tasks = []
         for spec, overrides in settings:
             tasks += tasks_for(spec, list(overrides), self.seeds)
-        store = Store(self.out / STORE) if self.out is not None else None
+        store = Store(self.out / STORE) if keeps_runs(self.out) else None
         outcome = execute(
             tasks,
             store,
@@ -268,6 +276,13 @@ class Context:
         self.figures.append(path.name)
 
 
+def keeps_runs(out: Path | None) -> bool:
+    """Whether runs are kept in `out`/store: a folder, and pyarrow installed to write Parquet."""
+    from . import extras
+
+    return out is not None and not extras.missing(("pyarrow",))
+
+
 def _round(x: float | None, digits: int = 4) -> float | None:
     if x is None or not math.isfinite(x):
         return None
@@ -399,6 +414,51 @@ def last_scores(out: str | Path) -> dict[str, dict[str, Any]]:
     return found
 
 
+def check(names: Sequence[str]) -> None:
+    """Raises a one-line error for a name that is no reproduction, or for one that needs a
+    package not installed here (its module's ``NEEDS``, a feature of :mod:`pagelab.extras`),
+    naming the extra that brings it."""
+    from . import extras
+
+    modules = _modules()
+    for name in names:
+        if name not in modules:
+            raise PagelabError(f"reproduction {name!r}: expected one of {', '.join(modules)}")
+        feature = getattr(modules[name], "NEEDS", None)
+        if feature is not None:
+            extras.need(feature, f"reproduction {name}")
+
+
+def placement(
+    scale: str, workers: int | None, scheduler: str | None, out: str | Path
+) -> tuple[int | None, str]:
+    """Where the runs of a reproduction are made: the workers to ask for, and a line saying what
+    a core install leaves out ("" with every extra). At smoke scale without Dask they are made
+    in this process, one after another (the same runs, so the same record); full scale, more
+    than one worker and a scheduler need the `[sweep]` extra, and say so."""
+    from . import extras
+    from .sweep.engine import check_workers
+
+    check_workers(workers)
+    if scale == "full":
+        extras.need("reproduce", "`pagelab reproduce --scale full`")
+    if scheduler is not None:
+        extras.need("workers", "--scheduler")
+    if workers is not None and workers > 1:
+        extras.need("workers", f"--workers {workers}")
+    left = []
+    if extras.missing(extras.FEATURES["workers"][0]):
+        workers = 1
+        left.append("the runs are made in this process, one after another")
+    if extras.missing(("pyarrow",)):
+        left.append(f"they are not kept in {Path(out) / STORE}")
+    if extras.missing(("matplotlib",)):
+        left.append("no figures are drawn")
+    if not left:
+        return workers, ""
+    return workers, f"without the [sweep] extra {'; '.join(left)} (pip install 'pagelab[sweep]')"
+
+
 def reproduce(
     name: str,
     *,
@@ -411,9 +471,8 @@ def reproduce(
     pool: Any = None,
 ) -> dict[str, Any]:
     """Runs one reproduction and returns its record; writes it to `out` if given."""
+    check([name])
     modules = _modules()
-    if name not in modules:
-        raise PagelabError(f"reproduction {name!r}: expected one of {', '.join(modules)}")
     if scale not in SCALES:
         raise PagelabError(f"--scale {scale!r}: expected one of {', '.join(SCALES)}")
     if seeds is not None and seeds < 2:

@@ -51,8 +51,11 @@ def reproduce(
         return
     if name and run_all:
         raise PagelabError("reproduce: give a NAME or --all, not both")
-    extras.need("reproduce", "`pagelab reproduce`")
     names = [r["name"] for r in rep.available()] if run_all else [name]
+    rep.check(names)  # before any run: a name that is none, a package a reproduction needs
+    workers, left_out = rep.placement(scale, workers, scheduler, out)
+    if left_out:
+        click.echo(f"pagelab: {left_out}", err=True)
     records = []
     with runner(workers, scheduler) as pool:
         for n in names:

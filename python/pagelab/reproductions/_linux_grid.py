@@ -29,8 +29,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 TRACES = Path(__file__).with_name("linux_traces")
 TOUCHES = 2_000_000
 #: Where each program's limits sit: the trace lab's LRU misses this often beyond cold misses.
@@ -201,6 +199,8 @@ def cells() -> Iterator[Cell]:
 def make_traces(captures: Path) -> None:
     """Writes linux_traces/NAME.pltrace from captures/NAME.pltrace (see the module notes)."""
     import tempfile
+
+    import numpy as np
 
     from .. import _core, traces
 

@@ -74,7 +74,7 @@ def _psi_agreement(ctx: Context, reports: list, done: list) -> tuple[str, dict] 
         reading="psi-estimate-agrees",
         changed_after_results=True,
     )
-    if ctx.out is not None and pairs:
+    if ctx.draws and pairs:
         plt = _plt()
         est, exact = [p[0] for p in pairs], [p[1] for p in pairs]
         fig, ax = plt.subplots(figsize=(4.5, 4))

@@ -103,7 +103,7 @@ def _section6(ctx: Context, by_seed: list) -> None:
                 reading="psi-section6-slopes",
                 changed_after_results=True,
             )
-        if ctx.out is not None and binned:
+        if ctx.draws and binned:
             _figure(ctx, key, binned)
 
 
@@ -141,12 +141,12 @@ def _sides(ps: list, xs: list, key: _Key) -> tuple[float, float] | None:
 def _slope_past(ps: list, xs: list, key: _Key) -> float | None:
     """Least-squares slope of problem state on the key variable over the intervals past the
     limit, in points per `key.per`; None with fewer than three or no spread."""
-    from scipy.stats import linregress
+    from ..sweep.plainstats import slope
 
     sel = [(x, p) for x, p, b in zip(xs, ps, _past(xs, key), strict=True) if b]
     if len(sel) < 3 or len({x for x, _ in sel}) < 2:
         return None
-    return float(linregress([x for x, _ in sel], [p for _, p in sel]).slope) * key.per
+    return slope([x for x, _ in sel], [p for _, p in sel]) * key.per
 
 
 def _plt():
@@ -177,7 +177,7 @@ def _figures_5_and_7(ctx: Context, reports: list) -> None:
             ctx.row(t, row, "A* = N/X", round(sum(p[1] for p in sel) / len(sel), 2), unit="pages")
             rate = round(sum(p[2] for p in sel) / len(sel), 1)
             ctx.row(t, row, "exceptions per CPU s", rate, unit="1/s")
-    if ctx.out is not None and pts:
+    if ctx.draws and pts:
         from .. import plots
 
         fig = plots.psi_figure([], title="CP-67 intervals (bard §7)", system=pts)

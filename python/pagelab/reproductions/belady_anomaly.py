@@ -63,7 +63,7 @@ def run(ctx: Context) -> None:
             exact=True,
             evidence=f"{policy.upper()} faults at 1..5 frames: {faults}",
         )
-    if ctx.out is not None:
+    if ctx.draws:
         import matplotlib
 
         matplotlib.use("Agg")

@@ -114,7 +114,7 @@ def run(ctx: Context) -> None:
 
 def _figure(ctx: Context, users: list[int], q1: dict[str, list[list[float]]]) -> None:
     """Figure 7 as run: mean trivial response against users, per system."""
-    if ctx.out is None:
+    if not ctx.draws:
         return
     import matplotlib
 

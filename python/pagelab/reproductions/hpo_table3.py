@@ -174,7 +174,7 @@ def run(ctx: Context) -> None:
     _other_fits(ctx, hpo_fit.limit_override(limit))
     curves = _figure8(ctx, cache, sweep)
     hpo_fit.runs_note(ctx)
-    if ctx.out is not None:
+    if ctx.draws:
         import matplotlib
 
         matplotlib.use("Agg")

@@ -139,7 +139,7 @@ def _claims(ctx: Context, chosen: list[dict[str, Any]]) -> None:
 
 def _figure(ctx: Context, chosen: list[dict[str, Any]]) -> None:
     """pagelab against the kernel, one point a cell, the kernel's min-max range as its bar."""
-    if ctx.out is None:
+    if not ctx.draws:
         return
     import matplotlib
 

@@ -91,7 +91,7 @@ def run(ctx: Context) -> None:
     if ctx.full:
         timed("leveler sensitivity", _sensitivity)
     _claims(ctx, sc, res)
-    if ctx.out is not None:
+    if ctx.draws:
         _figures(ctx, sc, res)
 
 

@@ -137,7 +137,7 @@ def run(ctx: Context) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         per_seed = [_analyse(ctx, s, tmp, record=k == 0) for k, s in enumerate(ctx.seeds)]
     _claims(ctx, per_seed)
-    if ctx.out is not None:
+    if ctx.draws:
         _figures(ctx, per_seed[0])
 
 

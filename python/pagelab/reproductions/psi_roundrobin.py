@@ -188,7 +188,7 @@ def _figures(ctx: Context, curves: list) -> None:
         if c.get("psi_c") is not None:
             ctx.row("Section 7: program breaks", name, "Ψc", c["psi_c"])
             ctx.row("Section 7: program breaks", name, "β past Ψc", round(c["beta"], 3))
-    if ctx.out is None:
+    if not ctx.draws:
         return
     from .. import plots
 

@@ -15,6 +15,7 @@ and Bard's round-robin paging-rate prediction is `psi-roundrobin`'s, not redone 
 
 from __future__ import annotations
 
+from .. import extras
 from .. import model as twin
 from ..reproduce import Context
 
@@ -48,12 +49,12 @@ def run(ctx: Context) -> None:
     warm, dur = DURATION["full" if ctx.full else "smoke"]
     for label, preset, sets, full, smoke in SYSTEMS:
         counts, users = full if ctx.full else smoke
-        frame = twin.model(preset, overrides=sets, users=counts, seed=ctx.seed)
+        rows = twin.model_rows(preset, overrides=sets, users=counts, seed=ctx.seed)
         timing = [f"run.warmup_s={warm}", f"run.duration_s={dur}"]
         runs = ctx.simulate([(preset, [*sets, *timing, f"workload.users={u}"]) for u in users])
         sim_x = []
         for u, r in zip(users, runs, strict=True):
-            m = frame.loc[(frame["users"] - u).abs().idxmin()]
+            m = min(rows, key=lambda row, u=u: abs(row["users"] - u))  # the first of the nearest
             sim_x.append(r.mean("throughput"))
             ctx.row(label, f"{u} users", "throughput, model", float(m["throughput"]), unit="1/s")
             ctx.row(
@@ -63,17 +64,19 @@ def run(ctx: Context) -> None:
             ctx.row(
                 label, f"{u} users", "response, simulated", r.metric("response_mean_s"), unit="s"
             )
-        mx = frame["throughput"].tolist()
-        m_peak, m_first = _knees(frame["users"].astype(int).tolist(), mx)
+        mx = [row["throughput"] for row in rows]
+        m_peak, m_first = _knees([int(row["users"]) for row in rows], mx)
         s_peak, s_first = _knees(users, sim_x)
         ctx.row(label, "knee (throughput peak)", "model", m_peak, unit="users")
         ctx.row(label, "knee (throughput peak)", "simulated", s_peak, unit="users")
         ctx.row(label, "95 % of peak throughput", "model", m_first, unit="users")
         ctx.row(label, "95 % of peak throughput", "simulated", s_first, unit="users")
-        if ctx.out is not None:
+        if ctx.draws and not extras.missing(("pandas",)):
+            import pandas as pd
+
             sim = twin.compare_frame(users, runs)
             path = ctx.out / f"{NAME}-{label}.png"
-            twin.figure(frame, path, sim=sim, title=f"{preset} {' '.join(sets)}")
+            twin.figure(pd.DataFrame(rows), path, sim=sim, title=f"{preset} {' '.join(sets)}")
             ctx.figures.append(path.name)
     ctx.notes.append(
         "UNIX V6 and the M44 are not modelled by the twin (engines of their own); Bard's "

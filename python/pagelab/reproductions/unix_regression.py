@@ -29,6 +29,8 @@ from ._unix_sensitivities import (
 NAME = "unix-regression"
 PAPER = "Chanson 1982"
 TITLE = "Reaction time against PCTRMM, PC, PN and PS: regression and applications"
+#: Least squares with their intervals by statsmodels (the `[stats]` extra), at any scale.
+NEEDS = "stats"
 
 
 def _ci_rows(ctx: Context, table: str, term: str, fit: chanson.Fit) -> None:
@@ -415,7 +417,7 @@ def run(ctx: Context) -> None:
         "the paper's section 4 formula prints 6 * 200 where its text and its "
         "answer (2.8 s) use eight processes of 200 blocks; we use eight"
     )
-    if ctx.out is not None:
+    if ctx.draws:
         _figure(ctx, design, reps[0])
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import chanson
 from ..reproduce import Context
+from ..sweep.plainstats import rank_correlation
 
 NAME = "unix-swap-interval"
 PAPER = "Chanson 1982"
@@ -17,8 +18,6 @@ QUOTE_SWAP_RATE = (
 
 
 def run(ctx: Context) -> None:
-    from scipy import stats
-
     ctx.use_fit(PRESET)
 
     mms = [700, 800, 900, 1024, 1200, 1400, 1550] if ctx.full else [700, 1024, 1400]
@@ -42,7 +41,7 @@ def run(ctx: Context) -> None:
     for k in range(len(ctx.seeds)):
         x = [-r.metric("pctrmm")[k] for r in runs]
         y = [r.metric("swap_interval_s")[k] for r in runs]
-        rhos.append(float(stats.spearmanr(x, y).statistic))
+        rhos.append(rank_correlation(x, y))
     pts = sorted((-r.mean("pctrmm"), r.mean("swap_interval_s")) for r in runs)
     intervals = [p[1] for p in pts]
     ctx.claim(
@@ -57,7 +56,7 @@ def run(ctx: Context) -> None:
         "will intensify.",
     )
     _swap_ratio(ctx, mms, runs)
-    if ctx.out is not None:
+    if ctx.draws:
         import matplotlib
 
         matplotlib.use("Agg")

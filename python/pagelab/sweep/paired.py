@@ -88,14 +88,20 @@ def estimate(values: Sequence[float], *, relative: bool = False, exact: bool = F
 
 
 def _interval(ys: list[float], mean: float) -> tuple[float, float, str]:
-    from scipy import stats
+    """Student's t interval in plain Python (:mod:`.plainstats`: the same bits with or without
+    scipy); a BCa bootstrap from scipy where many seeds give skewed effects."""
+    from .plainstats import skewness, t_quantile
 
     n = len(ys)
     sd = math.sqrt(sum((y - mean) ** 2 for y in ys) / (n - 1))
     if sd == 0:
         return mean, mean, "all seeds equal"
-    if n >= BOOTSTRAP_MIN_N and abs(stats.skew(ys)) > BOOTSTRAP_SKEW:
+    if n >= BOOTSTRAP_MIN_N and abs(skewness(ys)) > BOOTSTRAP_SKEW:
+        from .. import extras
+
+        extras.need("bootstrap", f"a bootstrap interval over {n} skewed seed effects")
         import numpy as np
+        from scipy import stats
 
         res = stats.bootstrap(
             (np.array(ys),),
@@ -105,7 +111,7 @@ def _interval(ys: list[float], mean: float) -> tuple[float, float, str]:
             rng=np.random.default_rng(0),
         )
         return float(res.confidence_interval.low), float(res.confidence_interval.high), "bootstrap"
-    half = stats.t.ppf(0.5 + LEVEL / 2, n - 1) * sd / math.sqrt(n)
+    half = t_quantile(0.5 + LEVEL / 2, n - 1) * sd / math.sqrt(n)
     return mean - half, mean + half, "t"
 
 
