@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pagelab.reproduce import Context, score
+from pagelab.reproduce import PER_CENT, Context, Runs, score
 
 BASE = [10.0, 10.0, 10.0]
 TREAT = [5.0, 6.0, 7.0]
@@ -144,3 +144,31 @@ def test_publishing_runs_every_reproduction():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert sorted(module.ORDER) == sorted(r["name"] for r in rep.available())
+
+
+def _runs(name: str, unit: str, values: list[float]) -> Runs:
+    return Runs([{"metrics": {name: {"value": v, "unit": unit}}} for v in values])
+
+
+def test_an_interval_of_a_share_stops_at_its_domain():
+    # 99, 100, 100 %: mean 99.67, t interval ±1.43, so [98.23, 101.1] before the clip
+    busy = _runs("cpu_busy_pct", "%", [99.0, 100.0, 100.0]).metric("cpu_busy_pct")
+    assert busy.domain == (0.0, 100.0)
+    ctx = Context(name="t", scale="smoke", seed=1, out=None)
+    ctx.row("T", "CPU busy", "Base", busy, unit="%")
+    lo, hi = ctx.rows[-1]["interval"]
+    assert lo == pytest.approx(99.667 - 1.434, abs=0.01) and hi == 100.0
+    # a fraction stops at 0 and 1; an explicit domain wins for values computed from metrics
+    steal = _runs("steal_ratio", "fraction", [0.0, 0.0, 0.03]).metric("steal_ratio")
+    ctx.row("T", "steal ratio", "Base", steal)
+    assert steal.domain == (0.0, 1.0) and ctx.rows[-1]["interval"][0] == 0.0
+    ctx.row("T", "share computed", "Base", [0.0, 0.0, 3.0], unit="%", domain=PER_CENT)
+    assert ctx.rows[-1]["interval"][0] == 0.0 and ctx.rows[-1]["interval"][1] > 3.0
+    # no share: PCTRMM in per cent, a difference of shares, a time; their intervals stand
+    pctrmm = _runs("pctrmm", "%", [99.0, 100.0, 100.0]).metric("pctrmm")
+    assert pctrmm.domain is None
+    ctx.row("T", "PCTRMM", "Base", pctrmm, unit="%")
+    assert ctx.rows[-1]["interval"][1] > 100.0
+    ctx.row("T", "gain", "Base", [b - 1.0 for b in busy], unit="%")
+    assert ctx.rows[-1]["interval"][1] > 0.0
+    assert _runs("q1_seconds", "s", [1.0]).metric("q1_seconds").domain is None

@@ -17,6 +17,19 @@ from typing import Any
 
 from . import _core, system
 
+#: The range of a metric whose unit makes it a share of a whole: per cent or a fraction.
+SHARE_UNITS = {"%": (0.0, 100.0), "fraction": (0.0, 1.0)}
+#: Metrics in per cent that are no share: PCTRMM = 100 (MM - PN·PS)/MM (Chanson §3) is below 0
+#: when the processes do not fit in memory.
+NOT_SHARES = frozenset({"pctrmm"})
+
+
+def domain(name: str, unit: str) -> tuple[float, float] | None:
+    """The values metric `name` in `unit` can take when it is a share (0-100 %, or a fraction
+    from 0 to 1), else None: an interval of its mean is clipped to it."""
+    return None if name in NOT_SHARES else SHARE_UNITS.get(unit)
+
+
 # A short run is enough: which metrics a report carries does not depend on how long it ran.
 _SHORT_S = 120.0
 _SHORT_WARMUP_S = 20.0

@@ -42,9 +42,19 @@ SCALES = ("smoke", "full")
 #: whose effects are small beside their seed-to-seed spread sets ``FULL_SEEDS`` to more.
 SEEDS = {"smoke": 3, "full": 5}
 ROLES = ("input", "fitted", "predicted", "ours")
+#: The domain of a row that is a share in per cent (`Context.row(..., domain=PER_CENT)`).
+PER_CENT = (0.0, 100.0)
 #: A claim's role: the paper's finding (scored), one a fit aimed at, or ours (both shown).
 CLAIM_ROLES = ("paper", "fitted", "ours")
 STORE = "store"
+
+
+class Values(list):
+    """A metric's values over seeds and the range they can take (`domain`: 0-100 for a share in
+    per cent, 0-1 for a fraction, :func:`pagelab.metrics.domain`; None for any other). A list
+    computed from them is a plain list: a difference of two shares is no share."""
+
+    domain: tuple[float, float] | None = None
 
 
 class Runs:
@@ -56,12 +66,16 @@ class Runs:
     def __len__(self) -> int:
         return len(self.reports)
 
-    def metric(self, name: str) -> list[float]:
-        """The metric's value in each seed's run."""
-        out = []
+    def metric(self, name: str) -> Values:
+        """The metric's value in each seed's run, with its domain when it is a share."""
+        from .metrics import domain
+
+        out = Values()
         for r in self.reports:
             v = r["metrics"][name]["value"]
             out.append(math.nan if v is None else float(v))
+        if self.reports:
+            out.domain = domain(name, self.reports[0]["metrics"][name].get("unit", ""))
         return out
 
     def mean(self, name: str) -> float:
@@ -153,10 +167,13 @@ class Context:
         paper_range: tuple[float, float] | None = None,
         baseline: float | None = None,
         reading: str | None = None,
+        domain: tuple[float, float] | None = None,
     ) -> None:
-        """Records our number (or its values over seeds: the mean and a 95 % interval) beside
-        the paper's. `role` defaults to `predicted` where the paper has a number, `ours` where
-        not; `why` says why a row is an input or fitted. `bound` ("upper"/"lower") marks the
+        """Records our number (or its values over seeds: the mean and a 95 % interval, clipped
+        to `domain`, the range the values can take: a share's 0-100 % or 0-1, taken from
+        :meth:`Runs.metric`'s values when not given) beside the paper's. `role` defaults to
+        `predicted` where the paper has a number, `ours` where not; `why` says why a row is an
+        input or fitted. `bound` ("upper"/"lower") marks the
         paper's number as a bound, `paper_range` gives the paper's range (scored as such,
         :mod:`pagelab.scoring`); `baseline` is the trivial prediction the score sets beside
         ours (the paper's base column); `reading` cites an entry of docs/readings.md."""
@@ -170,10 +187,11 @@ class Context:
             from .sweep.paired import estimate
 
             vals = [v for v in pagelab if v is not None and not math.isnan(v)]
+            domain = domain or getattr(pagelab, "domain", None)
             if vals:
                 est = estimate(vals)
                 pagelab = _round(sum(vals) / len(vals))
-                interval = [_round(x) for x in est.interval] if est.n > 1 else None
+                interval = [_round(clip(x, domain)) for x in est.interval] if est.n > 1 else None
             else:
                 pagelab = None
         entry = {"table": table, "row": row, "column": column, "role": role, "paper": paper}
@@ -274,6 +292,14 @@ class Context:
         path = self.out / f"{self.name}-{name}.png"
         _atomic.save_figure(fig, path)
         self.figures.append(path.name)
+
+
+def clip(x: float | None, domain: tuple[float, float] | None) -> float | None:
+    """`x` within `domain` (lo, hi): an interval of a share's mean stops at 0 and 100 %."""
+    if x is None or domain is None:
+        return x
+    lo, hi = domain
+    return min(max(x, lo), hi)
 
 
 def keeps_runs(out: Path | None) -> bool:

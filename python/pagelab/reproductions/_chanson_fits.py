@@ -4,7 +4,7 @@ runs, and the regression fits of Chanson 1982 §3.2 over them (python/pagelab/ch
 from __future__ import annotations
 
 from .. import chanson
-from ..reproduce import Context
+from ..reproduce import Context, Values
 
 PRESET = "unix-v6-fitted"
 #: The same calibration with sched's easy core taking block waiters, as CHANSON §3.1 describes
@@ -63,10 +63,14 @@ def _fits(design: dict, runs: list[dict]) -> dict:
     }
 
 
-def _level_mean(ctx: Context, points: list, runs: list, pc: float, metric: str) -> list[float]:
-    """`metric` averaged over the design points at PC level `pc`, one value per seed."""
+def _level_mean(ctx: Context, points: list, runs: list, pc: float, metric: str) -> Values:
+    """`metric` averaged over the design points at PC level `pc`, one value per seed (a mean of
+    shares is a share: the metric's domain goes with it)."""
     level = [r for p, r in zip(points, runs, strict=True) if p[2] == pc]
-    return [sum(r.metric(metric)[k] for r in level) / len(level) for k in range(len(ctx.seeds))]
+    seeds = range(len(ctx.seeds))
+    out = Values(sum(r.metric(metric)[k] for r in level) / len(level) for k in seeds)
+    out.domain = level[0].metric(metric).domain if level else None
+    return out
 
 
 def _by_cell(points: list, runs: list) -> dict:

@@ -116,7 +116,8 @@ def _operating_point(ctx: Context, done: list, labels: list) -> tuple[str, list[
         ctx.row(t, label, "mean Ψs*", round(m, 2), paper=TYPICAL_MEAN, role="ours")
         ctx.row(t, label, "sd Ψs*", round(s, 2), paper=TYPICAL_SD, role="ours")
         ctx.row(t, label, "distance", round(d, 3))
-        ctx.row(t, label, "correlation per run", [100 * c for c in r], unit="%")
+        per_run = [100 * c for c in r]
+        ctx.row(t, label, "correlation per run", per_run, unit="%", domain=(-100.0, 100.0))
         if best is None or d < best[0]:
             best = (d, label, r)
     if best is None:

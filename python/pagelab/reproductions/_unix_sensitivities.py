@@ -9,7 +9,7 @@ import math
 from typing import NamedTuple
 
 from .. import chanson, fitted_preset
-from ..reproduce import Context
+from ..reproduce import PER_CENT, Context
 from ._chanson_fits import (
     EASY_IO_PRESET,
     PRESET,
@@ -288,7 +288,8 @@ def _swapper_clock(ctx: Context, d: _Design, base: tuple[list[dict], list, list]
         _net_pc_row(ctx, table, label, fs)
         for pc in d.design["pc"]:
             share, out_ms, in_ms = _reaction_split(ctx, d.points, done, pc)
-            ctx.row(table, f"PC = {pc} ms: reactions woken swapped out", label, share, unit="%")
+            row = f"PC = {pc} ms: reactions woken swapped out"
+            ctx.row(table, row, label, share, unit="%", domain=PER_CENT)
             ctx.row(table, f"PC = {pc} ms: their mean reaction time", label, out_ms, unit="ms")
             ctx.row(table, f"PC = {pc} ms: mean reaction time in core", label, in_ms, unit="ms")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any
 
-from ..reproduce import Context
+from ..reproduce import PER_CENT, Context
 
 PAPER = "Young 1976"
 PRESET = "vm370-mft"
@@ -99,7 +99,8 @@ def table(ctx: Context, name: str, cases: dict[str, Case]) -> None:
     """One row per metric, one column per case: the mean over seeds and its interval."""
     for label, key, unit in METRICS:
         for column, c in cases.items():
-            ctx.row(name, label, column, c.values(key), unit=unit)
+            share = PER_CENT if unit == "%" else None  # each a share of time
+            ctx.row(name, label, column, c.values(key), unit=unit, domain=share)
 
 
 def rate(c: Case) -> list[float]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from ..reproduce import Context
+from ..reproduce import PER_CENT, Context
 from . import _psi_study as st
 from ._psi_section5 import _agreement_by_steal, _psi_agreement, _typical_run
 from ._psi_section6 import _figures_5_and_7, _section6
@@ -124,8 +124,9 @@ def _cell(ctx: Context, cell: tuple[int, int], cp, psi) -> tuple[str, list[float
         role="ours",
         why="the Ψ column less the fitted CP-67 column: scored in the Ψ column",
     )
-    ctx.row("Thrashing", row, "CP-67 intervals with Ψs* < 13", _share_low(cp), unit="%")
-    ctx.row("Thrashing", row, "Ψ intervals with Ψs* < 13", _share_low(psi), unit="%")
+    for name, r in (("CP-67", cp), ("Ψ", psi)):
+        label = f"{name} intervals with Ψs* < 13"
+        ctx.row("Thrashing", row, label, _share_low(r), unit="%", domain=PER_CENT)
     for name, r in (("CP-67", cp), ("Ψ", psi)):
         ctx.row("Run detail", row, f"{name} supervisor", r.metric("supervisor_pct"), unit="%")
         ctx.row("Run detail", row, f"{name} steal ratio", r.metric("steal_ratio"))

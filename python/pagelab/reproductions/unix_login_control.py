@@ -6,7 +6,7 @@ eq. 1 as well (application 2: predict the load increase) keeps it under."""
 
 from __future__ import annotations
 
-from ..reproduce import Context
+from ..reproduce import PER_CENT, Context
 
 NAME = "unix-login-control"
 PAPER = "Chanson 1982"
@@ -66,7 +66,8 @@ def run(ctx: Context) -> None:
             ctx.row("login control", label, column, r.metric(key))
         ctx.row("login control", label, "reaction time, second half", late[label], unit="ms")
         over = [100 * sum(1 for x in h if x > THRESHOLD_MS) / len(h) for h in halves]
-        ctx.row("login control", label, "second-half intervals over the threshold", over, unit="%")
+        column = "second-half intervals over the threshold"
+        ctx.row("login control", label, column, over, unit="%", domain=PER_CENT)
 
     # Application 3 of the paper consults its own fitted equation: a result used as an input.
     for term, value, paper in (("intercept", 588.0, 588.0), ("PCTRMM slope", -16.9, -16.9)):
