@@ -103,8 +103,8 @@ def _depth(line: str) -> int:
 
 def comments(text: str) -> dict[str, str]:
     """Dotted key path -> its comment: the trailing one, else the comment block just above; and
-    section path -> the comment block just above its header, which speaks for the section's
-    keys that have none of their own (`_nearest`)."""
+    section path -> the comment block just above its header and the header line's own, which
+    speak for the section's keys that have none of their own (`_nearest`)."""
     found: dict[str, str] = {}
     section: list[str] = []
     counts: dict[str, int] = {}
@@ -129,8 +129,10 @@ def comments(text: str) -> dict[str, str]:
                 section = [*name.split("."), str(counts[name])]
             else:
                 section = name.split(".")
-            if above:
-                found.setdefault(".".join(_indexed(section, counts)), " ".join(above))
+            # the comment block above a header, and one at its end, speak for its keys
+            note = " ".join([*above, _comment(line)]).strip()
+            if note:
+                found.setdefault(".".join(_indexed(section, counts)), note)
             above = []
             continue
         key = _KEY.match(line)
