@@ -42,7 +42,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import _atomic, tomlout, validate
+from . import _atomic, search, tomlout, validate
+from .calibrate_files import (  # noqa: F401 - part of this module's interface
+    NEAR_ERROR,
+    NEAR_RATIO,
+    _portable,
+    check_near,
+    check_outputs,
+    inputs_of,
+    trials_path,
+)
 from .errors import PagelabError
 
 SAMPLERS = ("cmaes", "tpe")
@@ -261,6 +270,8 @@ class Calibration:
     sampler: str
     require: list[tuple[str, str]] = field(default_factory=list)
     ties: list[Tie] = field(default_factory=list)
+    #: What the twin's stage did (`search.Screen.provenance`), when a surrogate screened.
+    surrogate: dict[str, Any] | None = None
 
     @property
     def best(self) -> Trial:
@@ -333,6 +344,7 @@ def calibrate(
     on_trial: Callable[[Trial, Trial, int], None] | None = None,
     require: Sequence[str] = (),
     tie: Sequence[str] = (),
+    surrogate: str | None = None,
 ) -> Calibration:
     """Searches `vary` for the values whose runs come closest to `target`, in `budget` trials."""
     import os
@@ -356,15 +368,15 @@ def calibrate(
     _check_ends(preset, set, target, vary, ties)
     _check_metrics(preset, set, target)
     seed_values = seed_list(seeds)
-    study = _study(sampler, vary)
     kept = Store(store) if store is not None else None
     width = batch or workers or os.cpu_count() or 1
     path = _spec_path(preset)
+    study, found = _start(preset, set, target, vary, ties, order, sampler, budget, surrogate)
     trials: list[Trial] = []
     with runner(workers, scheduler) as pool:
         while len(trials) < budget:
             asked = [study.ask() for _ in range(min(width, budget - len(trials)))]
-            values = [_tied(_suggest(t, vary), ties) for t in asked]
+            values = [_tied(search.suggest(t, vary), ties) for t in asked]
             # A point of the box that breaks a --require, or that no spec accepts (one varied
             # key bounded by another, e.g. locality_pages <= set_pages), is an infeasible trial:
             # no run, the worst loss; so is one whose runs fail (`_run_trials`).
@@ -394,7 +406,39 @@ def calibrate(
             f"calibrate: none of the {len(trials)} trials gave a spec every target point accepts"
             " (see the --vary ranges)"
         )
-    return Calibration(preset, target, list(vary), seed_values, trials, sampler, order, ties)
+    return Calibration(preset, target, list(vary), seed_values, trials, sampler, order, ties,
+                       found.provenance() if found else None)  # fmt: skip
+
+
+def _start(
+    preset: str,
+    settings: Sequence[str],
+    target: Target,
+    vary: Sequence[Vary],
+    ties: Sequence[Tie],
+    order: Sequence[tuple[str, str]],
+    sampler: str,
+    budget: int,
+    surrogate: str | None,
+) -> tuple[Any, search.Screen | None]:
+    """The study, started from the twin's stage when a surrogate screens (`pagelab.search`):
+    a proposal the calibration would not run (a --require broken, a spec refused) scores inf."""
+    search.check(surrogate, target)
+    if not surrogate:
+        return search.study(sampler, vary), None
+    keys, path = _keys(vary, ties), _spec_path(preset)
+
+    def score(values: dict[str, float]) -> float:
+        vals = _tied(values, ties)
+        if _unmet(vals, order) or _invalid(path, settings, target, vals, keys):
+            return math.inf
+        means = search.twin_means(
+            preset, settings, target, lambda p: point_overrides(vals, keys, p)
+        )
+        return math.inf if means is None else loss_of(means, target)
+
+    found = search.screen(search.screen_size(budget), max(1, budget // 5), sampler, vary, score)
+    return search.seeded_study(sampler, vary, found), found
 
 
 def _check_arguments(budget: Any, sampler: str, vary: Sequence[Vary]) -> int:
@@ -588,28 +632,6 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def _study(sampler: str, vary: Sequence[Vary]) -> Any:
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    if sampler == "cmaes" and len(vary) > 1:
-        # Start at the middle of the box: the unchanged preset's guess is usually near it.
-        s = optuna.samplers.CmaEsSampler(seed=0, warn_independent_sampling=False)
-    else:
-        s = optuna.samplers.TPESampler(seed=0)
-    return optuna.create_study(direction="minimize", sampler=s)
-
-
-def _suggest(trial: Any, vary: Sequence[Vary]) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for v in vary:
-        if v.integer:
-            out[v.name] = trial.suggest_int(v.name, int(v.lo), int(v.hi))
-        else:
-            out[v.name] = trial.suggest_float(v.name, v.lo, v.hi)
-    return out
-
-
 def _means(rows: list[dict[str, Any]], target: Target, k: int) -> list[float]:
     means = []
     for i, p in enumerate(target.points):
@@ -621,47 +643,6 @@ def _means(rows: list[dict[str, Any]], target: Target, k: int) -> list[float]:
         else:
             means.append(sum(vals) / k)
     return means
-
-
-def _portable(path: Path) -> str:
-    """`path` relative to the working directory when under it (a preset of the checkout), so
-    that the provenance reads the same on every machine; else as given."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
-#: Default `near` ratio: twice the best loss, a root-mean-square error √2 times the best's.
-NEAR_RATIO = 2.0
-#: Default `near` floor, as a root-mean-square relative error: a fit within 5 % of every paper
-#: number is as good as the paper's printed and measured numbers can tell (Chanson's runs
-#: differ by up to 5 %, Bard's by two points in 30 to 60), however exact the best fit.
-NEAR_ERROR = 0.05
-
-
-def check_near(ratio: float, error: float) -> None:
-    """Refuses a `--near` ratio below 1 or a `--near-error` below 0, in one line."""
-    if not (math.isfinite(ratio) and ratio >= 1.0):
-        raise PagelabError(f"--near {ratio}: expected a ratio of losses of at least 1")
-    if not (math.isfinite(error) and error >= 0.0):
-        raise PagelabError(f"--near-error {error}: expected a relative error of 0 or more")
-
-
-def inputs_of(preset: str, target: str | Path) -> list[Path]:
-    """The files a calibration reads and must never write over: the target, the preset it
-    starts from and the presets that one extends."""
-    from .sweep.spec import extends_chain
-
-    return [Path(target), *extends_chain(_spec_path(preset))]
-
-
-def check_outputs(preset: str, target: str | Path, out: str | Path) -> None:
-    """Refuses, before the search, an `--out` (or the trial table beside it) that is the
-    target, the starting preset or one of its parents, or not a regular file."""
-    inputs = inputs_of(preset, target)
-    _atomic.check_output(out, inputs=inputs, option="--out")
-    _atomic.check_output(trials_path(out), inputs=inputs, option="--out's trial table")
 
 
 def write_fitted(
@@ -709,6 +690,7 @@ def write_fitted(
         "fixed": list(set),
         **({"required": [f"{a} < {b}" for a, b in cal.require]} if cal.require else {}),
         **({"tied": [t.rule() for t in cal.ties]} if cal.ties else {}),
+        **({"surrogate": cal.surrogate} if cal.surrogate else {}),
         "key": _provenance_keys(cal, near),
         "aimed_at": [
             {
@@ -788,9 +770,3 @@ def write_trials(cal: Calibration, out: str | Path) -> Path:
     out = Path(out)
     _atomic.write_table(out, rows, "parquet", inputs=inputs_of(cal.preset, cal.target.path))
     return out
-
-
-def trials_path(out: str | Path) -> Path:
-    """Where `pagelab calibrate --out OUT` writes its trial table: OUT's name, `.trials.parquet`."""
-    out = Path(out)
-    return out.with_name(out.stem + ".trials.parquet")

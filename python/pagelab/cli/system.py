@@ -163,6 +163,12 @@ def sweep(
 )
 @click.option("--workers", type=int, default=None, help="Worker processes [default: one per core].")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="An existing scheduler.")
+@click.option(
+    "--surrogate",
+    type=click.Choice(["model"]),
+    default=None,
+    help="Screen the box with the analytic twin first; the simulator starts from its best.",
+)
 def calibrate(
     preset: str,
     target: str,
@@ -179,6 +185,7 @@ def calibrate(
     near_error: float,
     workers: int | None,
     scheduler: str | None,
+    surrogate: str | None,
 ) -> None:
     """Fit the VARY keys of PRESET to the paper numbers in TARGET; write the fitted preset,
     and every trial beside it (OUT's name, .trials.parquet)."""
@@ -201,20 +208,10 @@ def calibrate(
         )
 
     result = cal.calibrate(
-        preset,
-        tgt,
-        keys,
-        budget=budget,
-        seeds=seeds,
-        store=store,
-        set=overrides,
-        workers=workers,
-        scheduler=scheduler,
-        sampler=sampler,
-        on_trial=report,
-        require=require,
-        tie=tie,
-    )
+        preset, tgt, keys, budget=budget, seeds=seeds, store=store, set=overrides,
+        workers=workers, scheduler=scheduler, sampler=sampler, on_trial=report, require=require,
+        tie=tie, surrogate=surrogate,
+    )  # fmt: skip
     path = cal.write_fitted(result, out, set=overrides, near_ratio=near, near_error=near_error)
     table = cal.write_trials(result, cal.trials_path(out))
     best = result.best

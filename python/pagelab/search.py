@@ -1,0 +1,146 @@
+"""The calibration's search: the Optuna study that proposes values, and the analytic twin as
+its surrogate (`pagelab calibrate --surrogate model`).
+
+With a surrogate the search runs in two stages. The twin (`pagelab.model`: exact MVA over the
+preset's own demands and lifetime curve, a few milliseconds a point) first scores `screen`
+proposals of the same sampler over the same box, with the same loss against the same target
+points; then the simulator's study starts from what the twin found: its best `seeded`
+proposals are the simulator's first trials, and CMA-ES is warm-started from the twin's trials.
+The simulator decides every loss that is reported; the twin only chooses where to look first.
+
+Only the metrics the twin predicts can be screened (`TWIN_METRICS`, simulator name to twin
+column); a target that asks for another is refused before anything runs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import PagelabError
+
+SURROGATES = ("model",)
+
+#: The simulator's metric and how the twin's row gives it.
+TWIN_METRICS: dict[str, Callable[[dict[str, Any]], float]] = {
+    "throughput": lambda r: r["throughput"],
+    "response_mean_s": lambda r: r["response"],
+    "cpu_busy_pct": lambda r: 100.0 * r["cpu_util"],
+    "fault_rate": lambda r: r["fault_rate"],
+}
+
+#: Twin proposals scored per simulator trial of the budget (at most `MAX_SCREEN` in all).
+SCREEN_PER_TRIAL = 20
+MAX_SCREEN = 2000
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What the twin's stage found: how many proposals it scored, the best ones' values (best
+    first), the best twin loss, and the twin's finished trials (for a warm start)."""
+
+    trials: int
+    best: list[dict[str, float]]
+    loss: float
+    finished: tuple[Any, ...] = ()
+
+    def provenance(self) -> dict[str, Any]:
+        return {"kind": "model", "screened": self.trials, "seeded": len(self.best),
+                "twin_loss": self.loss}  # fmt: skip
+
+
+def study(sampler: str, vary: Sequence[Any], warm: Sequence[Any] = ()) -> Any:
+    """A minimising study. CMA-ES (more than one key) starts at the box's middle, or, given
+    the `warm` trials of a related search (the twin's), from their best region: Optuna's
+    warm-starting CMA-ES (`source_trials`, Nomura et al. 2021)."""
+    import warnings
+
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if sampler == "cmaes" and len(vary) > 1:
+        with warnings.catch_warnings():  # source_trials is marked experimental in Optuna
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            s = optuna.samplers.CmaEsSampler(
+                seed=0, warn_independent_sampling=False, source_trials=list(warm) or None
+            )
+    else:
+        s = optuna.samplers.TPESampler(seed=0)
+    return optuna.create_study(direction="minimize", sampler=s)
+
+
+def suggest(trial: Any, vary: Sequence[Any]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for v in vary:
+        if v.integer:
+            out[v.name] = trial.suggest_int(v.name, int(v.lo), int(v.hi))
+        else:
+            out[v.name] = trial.suggest_float(v.name, v.lo, v.hi)
+    return out
+
+
+def check(surrogate: str | None, target: Any) -> None:
+    """A surrogate the search knows, for a target whose every metric the twin predicts."""
+    if surrogate is None:
+        return
+    if surrogate not in SURROGATES:
+        raise PagelabError(f"--surrogate {surrogate!r}: expected one of {', '.join(SURROGATES)}")
+    other = sorted({p.metric for p in target.points} - set(TWIN_METRICS))
+    if other:
+        raise PagelabError(
+            f"--surrogate model: the twin gives {', '.join(TWIN_METRICS)}; "
+            f"{target.path} asks for {', '.join(other)}"
+        )
+
+
+def twin_means(
+    preset: str, settings: Sequence[str], target: Any, over: Callable
+) -> list[float] | None:
+    """The twin's number for each target point (None if the twin refuses the spec); `over(p)`
+    gives a point's overrides for the trial."""
+    from . import model
+    from .sweep.spec import lookup, resolve
+
+    means = []
+    for p in target.points:
+        ov = [*settings, *p.overrides, *over(p)]
+        users = int(lookup(resolve(preset, ov)[1], "workload.users"))
+        try:
+            row = model.solve(preset, overrides=ov, users=[users])["rows"][0]
+        except PagelabError:
+            return None
+        means.append(TWIN_METRICS[p.metric](model._flat(row)))
+    return means
+
+
+def screen_size(budget: int) -> int:
+    """Twin proposals for a budget of simulator trials."""
+    return min(MAX_SCREEN, SCREEN_PER_TRIAL * budget)
+
+
+def screen(n: int, keep: int, sampler: str, vary: Sequence[Any], score: Callable) -> Screen:
+    """`n` proposals scored by `score(values)` (the twin's loss, inf when infeasible); the
+    `keep` best values, best first."""
+    s = study(sampler, vary)
+    scored: list[tuple[float, int, dict[str, float]]] = []
+    for i in range(n):
+        t = s.ask()
+        loss = score(suggest(t, vary))
+        s.tell(t, loss if math.isfinite(loss) else 1e300)
+        if math.isfinite(loss):
+            scored.append((loss, i, dict(t.params)))
+    scored.sort(key=lambda x: (x[0], x[1]))
+    best = [params for _, _, params in scored[:keep]]
+    finished = tuple(t for t in s.trials if t.value is not None and t.value < 1e300)
+    return Screen(n, best, scored[0][0] if scored else math.inf, finished)
+
+
+def seeded_study(sampler: str, vary: Sequence[Any], found: Screen) -> Any:
+    """The simulator's study, warm-started from the twin's trials, its first trials the twin's
+    best proposals."""
+    s = study(sampler, vary, warm=found.finished)
+    for params in found.best:
+        s.enqueue_trial(params)
+    return s

@@ -1,0 +1,93 @@
+"""The calibration's search, and the twin as its surrogate (`calibrate --surrogate model`)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from pagelab import calibrate as cal
+from pagelab import model, search
+from pagelab.errors import PagelabError
+
+BOX = [cal.Vary("x", 0.0, 1.0, False), cal.Vary("y", 0.0, 1.0, False)]
+
+
+def bowl(v: dict[str, float]) -> float:
+    """A known landscape: least at (0.3, 0.7), infeasible (inf) where x > 0.9."""
+    if v["x"] > 0.9:
+        return math.inf
+    return (v["x"] - 0.3) ** 2 + (v["y"] - 0.7) ** 2
+
+
+def test_the_screen_keeps_the_best_proposals_best_first():
+    found = search.screen(200, 5, "cmaes", BOX, bowl)
+    assert found.trials == 200 and len(found.best) == 5
+    losses = [bowl(b) for b in found.best]
+    assert losses == sorted(losses) and found.loss == pytest.approx(losses[0])
+    assert abs(found.best[0]["x"] - 0.3) < 0.05 and abs(found.best[0]["y"] - 0.7) < 0.05
+    # Infeasible proposals are never kept, nor handed to the warm start.
+    assert all(b["x"] <= 0.9 for b in found.best)
+    assert all(t.value < 1e300 for t in found.finished) and len(found.finished) <= 200
+
+
+@pytest.mark.parametrize("sampler", ["cmaes", "tpe"])
+def test_a_seeded_study_asks_the_twins_best_first(sampler):
+    found = search.screen(60, 3, sampler, BOX, bowl)
+    s = search.seeded_study(sampler, BOX, found)
+    asked = [s.ask() for _ in range(3)]
+    # An enqueued trial's values are what the suggestions return.
+    assert [search.suggest(t, BOX) for t in asked] == found.best
+    for t in asked:
+        s.tell(t, bowl(dict(t.params)))
+    # After the seeds the sampler proposes on its own, inside the box.
+    t = s.ask()
+    v = search.suggest(t, BOX)
+    assert 0.0 <= v["x"] <= 1.0 and 0.0 <= v["y"] <= 1.0
+
+
+def _target(tmp_path, metric: str):
+    path = tmp_path / "t.toml"
+    path.write_text(
+        f'[target]\nname = "t"\nsource = "s"\n[[point]]\nmetric = "{metric}"\nvalue = 1.5\n'
+        'set = ["workload.users=20"]\n'
+    )
+    return cal.load_target(path)
+
+
+def test_a_surrogate_is_refused_for_a_metric_the_twin_does_not_give(tmp_path):
+    with pytest.raises(PagelabError, match=r"--surrogate model: the twin gives .* asks for swap"):
+        search.check("model", _target(tmp_path, "swap_rate"))
+    with pytest.raises(PagelabError, match=r"--surrogate 'anneal': expected one of model"):
+        search.check("anneal", _target(tmp_path, "throughput"))
+    search.check(None, _target(tmp_path, "swap_rate"))  # no surrogate: nothing to check
+
+
+def test_the_twins_numbers_are_the_models_at_the_points_setting(tmp_path):
+    target = _target(tmp_path, "throughput")
+    (got,) = search.twin_means("cp67", [], target, lambda p: ["vio.service_ms=110"])
+    row = model.solve("cp67", overrides=["workload.users=20", "vio.service_ms=110"], users=[20])
+    assert got == pytest.approx(row["rows"][0]["throughput"])
+    assert got != pytest.approx(
+        search.twin_means("cp67", [], target, lambda p: ["vio.service_ms=30"])[0]
+    )
+
+
+def test_a_surrogate_calibration_starts_from_the_twins_best_and_says_so(tmp_path):
+    target = _target(tmp_path, "throughput")
+    vary = [
+        cal.parse_vary("vio.service_ms=30:200"),
+        cal.parse_vary("cpu.supervisor.fault_us=500:4000"),
+    ]
+    short = ["run.duration_s=200", "run.warmup_s=20"]
+    result = cal.calibrate("cp67", target, vary, budget=2, set=short, workers=1, surrogate="model")
+    assert result.surrogate["screened"] == 2 * search.SCREEN_PER_TRIAL
+    assert result.surrogate["seeded"] == 1 and result.surrogate["twin_loss"] >= 0
+    first = result.trials[0].values
+    # The first simulated trial is the twin's best: its twin loss is the screen's best loss.
+    means = search.twin_means(
+        "cp67", short, target, lambda p: [f"{k}={v!r}" for k, v in first.items()]
+    )
+    assert cal.loss_of(means, target) == pytest.approx(result.surrogate["twin_loss"])
+    text = cal.write_fitted(result, tmp_path / "fitted.toml", set=short).read_text()
+    assert "[provenance.surrogate]" in text and 'kind = "model"' in text
