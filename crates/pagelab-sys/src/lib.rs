@@ -35,6 +35,7 @@ pub mod m44;
 pub mod memory;
 pub mod monitor;
 pub mod page_swap;
+pub mod pressure;
 pub mod queue;
 pub mod spec;
 pub mod steal;
