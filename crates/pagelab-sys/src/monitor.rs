@@ -114,8 +114,8 @@ counters! {
     cpu_supervisor_s: "cpu·s", "Processor time in supervisor state.";
     page_wait_cpu_s: "cpu·s", "Idle processor time while an in-queue user waits for a page.";
     page_wait_user_s: "user·s", "Integral of in-queue users waiting for a page or a frame.";
-    pressure_some_s: "s", "Time in which at least one user waits for a page or a frame (Linux PSI memory \"some\").";
-    pressure_full_s: "s", "Time in which every in-queue user waits for a page or a frame (Linux PSI memory \"full\").";
+    pressure_some_s: "s", "Linux PSI memory \"some\" time: at least one user stalled on memory (waiting for a page read back or a frame), in psi.c's share of the processors when there are several (crate::pressure).";
+    pressure_full_s: "s", "Linux PSI memory \"full\" time: users stalled on memory and no runnable user outside a stall (I/O waiters do not count as running), in psi.c's share of the processors when there are several (crate::pressure).";
     dispatches: "count", "Users given a processor (a burst continued after an event not counted).";
     io_interrupts: "count", "I/O interrupts taken (paging and virtual I/O completions).";
 }

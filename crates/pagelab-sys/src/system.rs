@@ -181,13 +181,14 @@ impl<'o> System<'o> {
         c.eligible_user_s += (self.sched.e1.len() + self.sched.e2.len()) as f64 * dt;
         c.page_wait_user_s += f64::from(self.sched.n_page_wait) * dt;
         if self.sched.n_page_wait > 0 {
-            // Linux PSI's memory pressure, the multiprogramming set taken as the non-idle tasks.
-            c.pressure_some_s += dt;
-            if self.sched.n_page_wait >= self.sched.n_q1 + self.sched.n_q2 {
-                c.pressure_full_s += dt;
-            }
             c.page_wait_cpu_s += f64::from(self.dispatch.n_idle_cpus) * dt;
         }
+        let (some, full) = self.mem_tasks().shares(self.dispatch.cpus.len() as u32);
+        let c = &mut self.monitor.c;
+        c.pressure_some_s += some * dt;
+        c.pressure_full_s += full * dt;
+        let last = self.monitor.last_t.0;
+        self.monitor.pressure.advance(last, t.0, (some, full));
         if let Some(z) = self.paging.zswap.as_mut() {
             z.c.frame_s += z.frames.len() as f64 * dt;
         }
@@ -201,6 +202,31 @@ impl<'o> System<'o> {
         }
         self.monitor.last_t = t;
         self.now = t;
+    }
+
+    /// The users as Linux PSI's memory task counts (docs/system.md, "Memory pressure"): a user
+    /// waiting for a page read (always a page that was in storage before, as a first
+    /// reference is a cleared frame with no I/O: a workingset refault, `folio_wait_bit_common`,
+    /// `swap_readpage`) or for a frame (direct reclaim, `__alloc_pages_direct_reclaim`,
+    /// `try_charge_memcg`) is in a memory stall, asleep; ready and running users are runnable;
+    /// users waiting for a virtual I/O are in iowait. No user reclaims on a processor (SELECT
+    /// is supervisor time), so none is a running stall. Users outside the multiprogramming set
+    /// (eligible, thinking, writing to the terminal) are idle, and a guest's pseudo page fault
+    /// stalls a guest task, not the virtual machine.
+    fn mem_tasks(&self) -> crate::pressure::MemTasks {
+        let on_cpu = self
+            .dispatch
+            .cpus
+            .iter()
+            .filter(|c| c.busy && c.user != NONE)
+            .count();
+        let ready = self.dispatch.ready_q1.len() + self.dispatch.ready_q2.len();
+        crate::pressure::MemTasks {
+            memstall: self.sched.n_page_wait,
+            running: (on_cpu + ready) as u32,
+            memstall_running: 0,
+            iowait: self.sched.n_vio_wait,
+        }
     }
 
     fn dispatch(&mut self) -> Result<(), SysError> {
@@ -426,3 +452,5 @@ mod swap_tests;
 
 #[cfg(test)]
 mod dispatch_tests;
+#[cfg(test)]
+mod pressure_tests;

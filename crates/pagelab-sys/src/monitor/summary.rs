@@ -54,7 +54,8 @@ pub fn summary_metrics(d: &Counters, cpus: u32, users: u32) -> BTreeMap<String, 
     m
 }
 
-/// Memory pressure as Linux's pressure stall information reads it (docs/system.md).
+/// Memory pressure as Linux's pressure stall information reads it ([`crate::pressure`],
+/// docs/system.md): the totals' shares of time; the averages come from the run's end.
 fn pressure_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
     let d = b.d;
     put_metric(
@@ -62,14 +63,14 @@ fn pressure_metrics(b: &Basis, m: &mut BTreeMap<String, Metric>) {
         "pressure_some_pct",
         100.0 * div(d.pressure_some_s, d.time_s),
         "%",
-        "Share of time with at least one user waiting for a page or a frame (Linux PSI memory \"some\").",
+        "Share of time with at least one user stalled on memory, waiting for a page read back or a frame (Linux PSI memory \"some\", kernel/sched/psi.c test_state; several processors: psi.c's per-thread share).",
     );
     put_metric(
         m,
         "pressure_full_pct",
         100.0 * div(d.pressure_full_s, d.time_s),
         "%",
-        "Share of time with every in-queue user waiting for a page or a frame (Linux PSI memory \"full\": no user in the multiprogramming set can run).",
+        "Share of time with users stalled on memory and none runnable outside a stall (Linux PSI memory \"full\", kernel/sched/psi.c test_state: users waiting for I/O do not keep it false; several processors: psi.c's per-thread share).",
     );
 }
 

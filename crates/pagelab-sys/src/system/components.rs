@@ -22,7 +22,10 @@ pub(super) struct Scheduler {
     pub(super) sumwss: f64,
     pub(super) n_q1: u32,
     pub(super) n_q2: u32,
+    /// Users in queue waiting for a page or a frame (Linux PSI's memory stalls).
     pub(super) n_page_wait: u32,
+    /// Users in queue waiting for a virtual I/O (Linux PSI's I/O waits).
+    pub(super) n_vio_wait: u32,
     pub(super) candidates: Vec<Candidate>,
     pub(super) actions: Vec<LoadAction>,
     /// Admission order per user (the latest admitted has the lowest priority in queue).
@@ -44,6 +47,7 @@ impl Scheduler {
             n_q1: 0,
             n_q2: 0,
             n_page_wait: 0,
+            n_vio_wait: 0,
             candidates: Vec::new(),
             actions: Vec::new(),
             admit_seq: vec![0; n_all as usize],
@@ -200,6 +204,8 @@ pub(super) struct MonitorBooks {
     /// When the pending `Sample` is due (an earlier one ended by scan cycles makes it stale).
     pub(super) next_sample: Tick,
     pub(super) cycles_at_sample: u64,
+    /// Memory PSI: totals and the avg10/60/300 of `kernel/sched/psi.c`.
+    pub(super) pressure: crate::pressure::Pressure,
 }
 
 impl MonitorBooks {
@@ -212,6 +218,7 @@ impl MonitorBooks {
             interval: spec.monitor.interval_s.tick().max(Tick(1)),
             next_sample: Tick::ZERO,
             cycles_at_sample: 0,
+            pressure: crate::pressure::Pressure::new(),
         }
     }
 }

@@ -47,6 +47,20 @@ impl System<'_> {
         self.check_counters()
     }
 
+    /// The users waiting for a page or a frame and for a VIO, as counted for memory pressure.
+    fn check_wait_counts(&self, by_state: &[usize; 8]) -> Result<(), String> {
+        let waits = by_state[UState::PageWait as usize] + by_state[UState::FrameWait as usize];
+        let vio = by_state[UState::VioWait as usize];
+        let counted = (self.sched.n_page_wait, self.sched.n_vio_wait);
+        if (waits, vio) != (counted.0 as usize, counted.1 as usize) {
+            return Err(format!(
+                "{waits} users in page or frame wait and {vio} in VIO wait, counters say {} and {}",
+                counted.0, counted.1
+            ));
+        }
+        Ok(())
+    }
+
     fn check_users(&self) -> Result<(), String> {
         let n = self.users.len();
         let mut in_q = 0;
@@ -76,6 +90,7 @@ impl System<'_> {
                 self.sched.n_q1 + self.sched.n_q2
             ));
         }
+        self.check_wait_counts(&by_state)?;
         let listed = self.sched.e1.len() + self.sched.e2.len();
         if listed != by_state[UState::Eligible as usize] {
             return Err(format!(
@@ -255,6 +270,15 @@ mod tests {
         sys.monitor.c.steals = 1.0;
         let e = sys.check_invariants().unwrap_err();
         assert!(e.contains("steals"), "{e}");
+    }
+
+    #[test]
+    fn a_wait_counter_out_of_step_is_caught() {
+        let mut sys = small_system();
+        // Broken on purpose: nobody waits for a VIO at the start.
+        sys.sched.n_vio_wait = 1;
+        let e = sys.check_invariants().unwrap_err();
+        assert!(e.contains("VIO wait"), "{e}");
     }
 
     #[test]

@@ -85,6 +85,7 @@ impl Engine for VmRun<'_> {
             Event::WarmupEnded => {
                 s.warm = true;
                 s.monitor.warm_sample = s.snapshot();
+                s.monitor.pressure.start_max();
                 if let Some(z) = &s.paging.zswap {
                     s.paging.zswap_warm = z.c;
                 }

@@ -56,6 +56,7 @@ impl System<'_> {
         let cpus = self.spec.cpu.count;
         let mut metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
         self.zswap_metrics(&mut metrics, d.time_s);
+        pressure_average_metrics(&self.monitor.pressure, &mut metrics);
         self.readahead_metrics(&mut metrics, d.time_s);
         let intervals =
             monitor::interval_table(&self.monitor.samples, cpus, self.spec.memory.frames.get());
@@ -170,5 +171,48 @@ impl System<'_> {
                 }
             })
             .collect()
+    }
+}
+
+/// The memory PSI averages at the end of the run and their largest values after the warm-up as
+/// metrics: `pressure_{some,full}_avg{10,60,300}` and the same with `_max` (docs/system.md).
+fn pressure_average_metrics(
+    p: &crate::pressure::Pressure,
+    m: &mut BTreeMap<String, monitor::Metric>,
+) {
+    use crate::pressure::Stall;
+    for (s, name, what) in [
+        (Stall::Some, "some", "at least one user stalled on memory"),
+        (
+            Stall::Full,
+            "full",
+            "no runnable user outside a memory stall",
+        ),
+    ] {
+        let now = p.averages(s);
+        let max = p.max_averages(s);
+        for (k, window) in [10, 60, 300].into_iter().enumerate() {
+            monitor::put_metric(
+                m,
+                &format!("pressure_{name}_avg{window}"),
+                now[k],
+                "%",
+                &format!(
+                    "Linux PSI memory \"{name}\" avg{window} at the end of the run: the \
+                     {window}-s decaying average of the share of time with {what} \
+                     (kernel/sched/psi.c calc_avgs, two decimals as memory.pressure shows)."
+                ),
+            );
+            monitor::put_metric(
+                m,
+                &format!("pressure_{name}_avg{window}_max"),
+                max[k],
+                "%",
+                &format!(
+                    "Largest Linux PSI memory \"{name}\" avg{window} after the warm-up \
+                     (its value at the warm-up's end or after any later 2.004-s update)."
+                ),
+            );
+        }
     }
 }

@@ -65,6 +65,11 @@ impl System<'_> {
         } else if !waits(old) && waits(s) {
             self.sched.n_page_wait += 1;
         }
+        if old == UState::VioWait && s != UState::VioWait {
+            self.sched.n_vio_wait -= 1;
+        } else if old != UState::VioWait && s == UState::VioWait {
+            self.sched.n_vio_wait += 1;
+        }
         let now = self.now;
         self.users[u as usize].enter(s, now);
         if s == UState::Eligible && old != UState::Eligible {
