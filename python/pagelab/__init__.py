@@ -11,15 +11,39 @@ simulator (:mod:`pagelab.system`; :func:`run_system` at the top level) and the p
 20.0
 """
 
+# The C module, not `signal`: `signal` builds its enums at import, some milliseconds of the
+# window the starting handler is there to close.
+import _signal
 import sys as _sys
 
+
+def _starting(signum: int, frame: object) -> None:
+    """The `pagelab` command's first signal handler, installed before anything heavy is
+    imported: a signal that comes while the command is still starting (importing click, NumPy
+    and the engine takes a few hundred milliseconds) ends it at once with one line and 128 + the
+    signal's number, nothing written yet. The command's own handler (pagelab/interrupt.py) takes
+    over when it starts. Only the command installs it: a program that imports pagelab keeps its
+    own handlers."""
+    import os
+
+    name = "SIGINT" if signum == _signal.SIGINT else "SIGTERM"
+    os.write(2, f"pagelab: interrupted by {name}; nothing written\n".encode())
+    os._exit(128 + signum)
+
+
+def _install_starting() -> None:
+    """Makes SIGINT and SIGTERM end the starting command with one line."""
+    for s in (_signal.SIGINT, _signal.SIGTERM):
+        _signal.signal(s, _starting)
+
+
 # Run as the `pagelab` command (the script, or `python -m pagelab`, while Python still locates
-# the module and argv[0] is "-m"): take signals quietly from the first line on (_starting.py).
+# the module and argv[0] is "-m"): take signals quietly from here on. Defined in this file, not
+# a submodule: the first import from the package directory builds its path finder, tens of
+# milliseconds under load in which a signal would still end the command with a traceback.
 _argv0 = (getattr(_sys, "argv", None) or [""])[0]
 if _argv0 == "-m" or _argv0.rpartition("/")[2] == "pagelab":
-    from . import _starting
-
-    _starting.install()
+    _install_starting()
 
 from typing import Any  # noqa: E402
 

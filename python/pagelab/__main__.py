@@ -1,9 +1,9 @@
 """`python -m pagelab` is the `pagelab` command, and :func:`main` the entry point of the
 `pagelab` script."""
 
-from . import _starting
+from . import _install_starting
 
-_starting.install()  # again: `import pagelab` installs it only when it can tell (see there)
+_install_starting()  # again: `import pagelab` installs it only when it can tell (see there)
 
 
 def main() -> None:
