@@ -5,7 +5,9 @@ Three kinds of trace, all data in `linux_traces/`, made by `make_traces`:
   `TOUCHES` data touches of each (instruction fetches are file-backed code in the real program,
   never one of the replayer's anonymous pages), written with each touch's kind (a load or a
   store). Each program's four limits are placed where the trace lab's LRU, a property of the
-  trace alone (not of any Linux model), misses `LRU_MISSES` times beyond its cold misses, so
+  trace alone (not of any Linux model), run over the touches of the pages the program writes
+  (a page only read maps the zero page and takes no frame), misses `LRU_MISSES` times beyond
+  its cold misses, so
   that every cell pages measurably: memory.max = (overhead + page tables + frames) pages with
   the overhead `LAYOUT_OVERHEAD`. (An earlier grid placed them at fractions of the written
   footprint of the first 200,000 touches; its cells held 2 to 60 major faults, where one fault
@@ -151,10 +153,16 @@ MIN_FRAMES = 12
 @functools.cache
 def program_frames(program: str) -> dict[int, int]:
     """Each level's frames: where the trace lab's LRU misses nearest `level` times beyond its
-    cold misses, at least `MIN_FRAMES`, moved up two frames at a time past a lower level's."""
+    cold misses, at least `MIN_FRAMES`, moved up two frames at a time past a lower level's. The
+    LRU runs over the touches of the pages the program writes: a page only read maps the zero
+    page and takes no frame."""
     from .. import lab
+    from ..linux.prediction import touch_pairs
+    from ..linux.touches import prepare
 
-    pages = _pages(program)
+    pairs = touch_pairs(prepare(TRACES / f"{program}.pltrace"))
+    written = {p for p, w in pairs if w}
+    pages = [p for p, _w in pairs if p in written]
     distinct = len(set(pages))
     sizes = list(range(1, distinct + 1))
     faults = {r["frames"]: r["faults"] for r in lab.curve(pages, ["lru"], sizes)}
