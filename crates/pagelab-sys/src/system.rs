@@ -454,3 +454,5 @@ mod swap_tests;
 mod dispatch_tests;
 #[cfg(test)]
 mod pressure_tests;
+#[cfg(test)]
+mod tiny_system;

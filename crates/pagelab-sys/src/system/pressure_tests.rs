@@ -3,41 +3,9 @@
 
 use super::*;
 use crate::pressure::Stall;
-use crate::spec::load_spec;
 
 fn system(cpus: u32) -> System<'static> {
-    let toml = format!(
-        r#"
-[run]
-duration_s = 10.0
-[cpu]
-count = {cpus}
-reference_ns = 200.0
-dispatch_slice_ms = 50.0
-[memory]
-frames = 64
-[[channel]]
-name = "c0"
-[[device]]
-name = "drum"
-model = "2305-2"
-channel = "c0"
-[load_control]
-kind = "vm370"
-projection = "damped"
-initial_ws_pages = 10.0
-[workload]
-users = 4
-[[workload.class]]
-name = "cms"
-fraction = 1.0
-think = {{ kind = "fixed", s = 100.0 }}
-commands = [ {{ name = "t", cpu_ms = 10.0 }} ]
-program = {{ kind = "cms", set_pages = 4, address_pages = 8, locality_pages = 2, runs_per_phase = 10, refs_per_run = 10.0 }}
-"#
-    );
-    let spec = load_spec(&toml, "test", &[]).unwrap();
-    System::build(&spec, 1, None).unwrap()
+    super::tiny_system::tiny(&format!("count = {cpus}"), 4)
 }
 
 const S: u64 = 1_000_000_000;
