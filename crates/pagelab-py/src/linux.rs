@@ -5,7 +5,7 @@ use std::path::Path;
 
 use pagelab_trace::format::PrefetchReader;
 use pagelab_trace::format::TraceReader;
-use pagelab_trace::linux::{self, Kernel, LinuxParams, ZswapParams};
+use pagelab_trace::linux::{self, GuestClock, Kernel, LinuxParams, ZswapParams};
 use pyo3::prelude::*;
 
 use crate::{err, to_py};
@@ -15,10 +15,11 @@ use crate::{err, to_py};
 /// `frames` pages, with the kernel set up as the keywords say; returns the kernel's counters
 /// as a dict. `zswap` is a dict of
 /// [`ZswapParams`] (`total_ram_pages`, `compressed_bytes`, optional `max_pool_percent`,
-/// `accept_threshold_percent`, `zpool`) or None.
+/// `accept_threshold_percent`, `zpool`) or None; `clock` a dict of [`GuestClock`]
+/// (`per_touch_s`, `per_major_fault_s`, `per_swapout_s`, `phase_s`) or None.
 #[pyfunction]
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
-                    zswap=None, writes=None))]
+                    zswap=None, writes=None, clock=None))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -30,11 +31,17 @@ fn linux_replay(
     swappiness: u32,
     zswap: Option<&Bound<'_, PyAny>>,
     writes: Option<Vec<bool>>,
+    clock: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = match zswap {
         None => None,
         Some(z) if z.is_none() => None,
         Some(z) => Some(pythonize::depythonize(z).map_err(|e| err(format!("zswap: {e}")))?),
+    };
+    let clock: Option<GuestClock> = match clock {
+        None => None,
+        Some(c) if c.is_none() => None,
+        Some(c) => Some(pythonize::depythonize(c).map_err(|e| err(format!("clock: {e}")))?),
     };
     let params = LinuxParams {
         kernel: Kernel::parse(kernel).map_err(err)?,
@@ -42,6 +49,7 @@ fn linux_replay(
         page_cluster,
         swappiness,
         zswap,
+        clock,
     };
     let counters = if let Ok(path) = trace.extract::<String>() {
         let reader = TraceReader::open(Path::new(&path)).map_err(err)?;

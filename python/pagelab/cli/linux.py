@@ -72,6 +72,12 @@ def linux_run(trace: str, fmt: str, repeats: int, accel: str, store: str | None,
 
 @linux.command("predict")
 @_knob_options
+@click.option(
+    "--periodic-flush",
+    is_flag=True,
+    help="The two lists read the memcg counters as the 2-s flusher leaves them "
+    "(6.12's source; not the default: docs/policies/linux-replay.md).",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux

@@ -62,13 +62,16 @@ def predict(
     swappiness: int = 60,
     zswap: str | None = None,
     writes: str = "auto",
+    periodic_flush: bool = False,
 ) -> dict[str, Any]:
-    """pagelab's prediction of `run`'s record for the same trace and knobs."""
+    """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
+    the two lists read the memcg counters as the 2-s periodic flusher leaves them, on the
+    fitted guest clock (6.12's reading; 6.1 reads them as flushed at each reclaim either way)."""
     from . import prediction as model
 
     k = make_knobs(kernel, memory_max, lru_gen, swap=swap, page_cluster=page_cluster,
                    swappiness=swappiness, zswap=zswap)  # fmt: skip
-    return model.predict(prepare(trace, writes=writes), k)
+    return model.predict(prepare(trace, writes=writes), k, periodic_flush=periodic_flush)
 
 
 def fetch(series: str) -> dict[str, str]:

@@ -25,6 +25,7 @@ vm.page-cluster 0, swappiness 60, zswap off), plus, on one program, zswap on and
 from __future__ import annotations
 
 import functools
+import json
 import math
 import random
 from collections.abc import Iterator
@@ -320,7 +321,53 @@ def write_overhead(reference: dict) -> None:
         k: round(statistics.median(v)) for k, v in sorted(replayer.items())
     }
     data["runs"] = {k: len(v) for k, v in sorted(kernel.items())}
+    data["clock"] = fit_clock(reference)
     _atomic.write_text(predict.OVERHEAD_FILE, json.dumps(data, indent=1) + "\n")
+
+
+def fit_clock(reference: dict) -> dict[str, dict[str, float]]:
+    """Per series, the guest's replay time as a law of what the replay does, fitted by
+    non-negative least squares over every two-list run without zswap: seconds per touch, per
+    major fault and per page written to the device (`pagelab.linux.prediction` places the
+    periodic flush of the memcg counters with it)."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    rows: dict[str, list[tuple[float, ...]]] = {}
+    for c in reference["cells"]:
+        cell = Cell(**c["cell"])
+        if cell.lru_gen or cell.zswap:
+            continue
+        touches = cell_touches(cell)
+        runs = c["runs"]
+        for major, out, secs, killed in zip(
+            runs["major_faults"],
+            runs["pswpout"],
+            runs["replay_seconds"],
+            runs["oom_killed"],
+            strict=True,
+        ):
+            if not killed and secs > 0:
+                rows.setdefault(cell.kernel, []).append((touches, major, out, secs))
+    fitted = {}
+    for series, r in sorted(rows.items()):
+        a = np.array(r, dtype=float)
+        coef, _ = nnls(a[:, :3], a[:, 3])
+        fitted[series] = {
+            "per_touch_s": float(coef[0]),
+            "per_major_fault_s": float(coef[1]),
+            "per_swapout_s": float(coef[2]),
+            "runs": len(r),
+        }
+    return fitted
+
+
+@functools.cache
+def cell_touches(cell: Cell) -> int:
+    """The touches of a cell's touch list."""
+    from ..linux.touches import prepare
+
+    return prepare(cell.trace).touches
 
 
 if __name__ == "__main__":
@@ -329,6 +376,9 @@ if __name__ == "__main__":
     from .. import progress
 
     args = sys.argv[1:]
+    if "--fit-clock" in args:
+        write_overhead(json.loads(REFERENCE.read_text()))
+        sys.exit(0)
     only = tuple(a for a in args if a in KERNELS) or KERNELS
     with progress.bar("kernel runs") as update:
         if "--measure-only" in args:

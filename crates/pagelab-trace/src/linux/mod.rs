@@ -48,6 +48,30 @@ pub struct LinuxParams {
     pub swappiness: u32,
     /// zswap, if enabled.
     pub zswap: Option<ZswapParams>,
+    /// The guest's clock, for the periodic flush of the memcg counters; none: no flush.
+    #[serde(default)]
+    pub clock: Option<GuestClock>,
+}
+
+/// Period of the memcg counters' flusher (`FLUSH_TIME`, mm/memcontrol.c `flush_memcg_stats_dwork`,
+/// 2 × HZ in both series) [s].
+pub const FLUSH_PERIOD_S: f64 = 2.0;
+
+/// How long the guest takes over the replay, as a linear law of what the replay does (fitted to
+/// the kernel's measured replay times: `pagelab.linux.prediction`), and where in its period the
+/// flusher first runs. It places the periodic flush of the memcg counters, which 6.12's reclaim
+/// and refault reads rely on (`mem_cgroup_flush_stats_ratelimited` flushes nothing while that
+/// flusher keeps time).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GuestClock {
+    /// Per touch of the touch list [s].
+    pub per_touch_s: f64,
+    /// Per major fault [s].
+    pub per_major_fault_s: f64,
+    /// Per page written to the swap device [s].
+    pub per_swapout_s: f64,
+    /// When the flusher first runs after the replay starts [s], in `0..FLUSH_PERIOD_S`.
+    pub phase_s: f64,
 }
 
 impl Default for LinuxParams {
@@ -58,6 +82,7 @@ impl Default for LinuxParams {
             page_cluster: 0,
             swappiness: 60,
             zswap: None,
+            clock: None,
         }
     }
 }
@@ -146,6 +171,11 @@ impl Lists {
             Lists::Mglru(l) => l.reclaim(n, out, c),
         }
     }
+    fn flush_stats(&mut self, c: &Workingset) {
+        if let Lists::TwoList(l) = self {
+            l.flush_stats(c);
+        }
+    }
     fn reserve(&mut self, bound: u32) {
         match self {
             Lists::TwoList(l) => l.reserve(bound),
@@ -165,6 +195,10 @@ struct Replay {
     ws: Workingset,
     victims: Vec<u32>,
     is_6_12: bool,
+    clock: Option<GuestClock>,
+    /// The guest's time since the replay began, and the flusher's next run [s].
+    now_s: f64,
+    next_flush_s: f64,
 }
 
 impl Replay {
@@ -172,7 +206,11 @@ impl Replay {
         let lists = if p.lru_gen {
             Lists::Mglru(mglru::Mglru::new(p.kernel, bound))
         } else {
-            Lists::TwoList(two_list::TwoList::new(p.kernel, bound, p.swappiness))
+            let mut l = two_list::TwoList::new(p.kernel, bound, p.swappiness);
+            if p.clock.is_some() {
+                l.flush_periodically();
+            }
+            Lists::TwoList(l)
         };
         Replay {
             state: vec![UNTOUCHED; bound as usize],
@@ -184,6 +222,9 @@ impl Replay {
             ws: Workingset::default(),
             victims: Vec::new(),
             is_6_12: p.kernel == Kernel::V6_12,
+            clock: p.clock,
+            now_s: 0.0,
+            next_flush_s: p.clock.map_or(f64::INFINITY, |c| c.phase_s),
         }
     }
 
@@ -235,7 +276,21 @@ impl Replay {
             }
         }
         self.lists.touch(page);
+        self.tick();
         Ok(())
+    }
+
+    /// The guest's clock moves on by what the replay did since the last tick; the periodic
+    /// flusher runs each time it passes (`flush_memcg_stats_dwork`).
+    fn tick(&mut self) {
+        let Some(k) = self.clock else { return };
+        self.now_s = k.per_touch_s * self.c.references as f64
+            + k.per_major_fault_s * self.c.major_faults as f64
+            + k.per_swapout_s * self.c.pswpout as f64;
+        while self.now_s >= self.next_flush_s {
+            self.lists.flush_stats(&self.ws);
+            self.next_flush_s += FLUSH_PERIOD_S;
+        }
     }
 }
 

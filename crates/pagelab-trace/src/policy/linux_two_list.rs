@@ -26,6 +26,34 @@ const NO_SHADOW: u64 = u64::MAX;
 const DEF_PRIORITY: u32 = 12;
 /// Largest isolation per step (`SWAP_CLUSTER_MAX`, include/linux/swap.h).
 const CHUNK: u32 = 32;
+/// Stat updates per flush batch (`MEMCG_CHARGE_BATCH`, include/linux/memcontrol.h).
+const STAT_BATCH: u64 = 64;
+/// The guest's CPUs (`num_online_cpus()`; the harness boots QEMU with `-smp 1`).
+const GUEST_CPUS: u64 = 1;
+
+/// Memcg counter updates per event in 6.1, read from the call sites (each one unit per page):
+/// a new page counts `pgfault`, `pgpgin`, `NR_ANON_MAPPED` and the LRU size; a swap-in with a
+/// shadow also `pgmajfault`, `MEMCG_SWAP` and `workingset_refault` (then one each for
+/// `workingset_activate` and `_restore`); an isolation the LRU size and `pgscan`; an eviction
+/// `MEMCG_SWAP`, `NR_FILE_PAGES` and `NR_SWAPCACHE` in and out of the swap cache,
+/// `NR_ANON_MAPPED`, `pgpgout` and `pgsteal`; a page put back the LRU size (and `pgactivate`);
+/// a deactivation isolation, `pgrefill`, the LRU size and `pgdeactivate`. Zero-page and
+/// write-protect faults (`pgfault` only) are not counted.
+const NEW_PAGE_UPDATES: u64 = 4;
+const REFAULT_UPDATES: u64 = 7;
+const ISOLATE_UPDATES: u64 = 2;
+const EVICT_UPDATES: u64 = 8;
+const DEACTIVATE_UPDATES: u64 = 4;
+
+/// The lruvec's counters as `lruvec_page_state` reads them: copies flushed from the per-CPU
+/// deltas by `cgroup_rstat_flush` (mm/memcontrol.c), not the lists' current sizes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Flushed {
+    inactive: u64,
+    active: u64,
+    /// `workingset_activate_anon`.
+    activate: u64,
+}
 
 /// Anonymous pages on the active and inactive lists of one cgroup's lruvec.
 #[derive(Clone, Debug)]
@@ -45,8 +73,16 @@ pub struct TwoList {
     age: u64,
     /// The lruvec's `anon_cost` (mm/swap.c `lru_note_cost`); `file_cost` is always 0 here.
     anon_cost: u64,
-    /// `workingset_activate_anon` when the last reclaim ended (`snapshot_refaults`).
+    /// `workingset_activate_anon` as read when the last reclaim ended (`snapshot_refaults`).
     refaults_seen: u64,
+    /// What `lruvec_page_state` returns: the counters at the last flush.
+    flushed: Flushed,
+    /// `memcg_rstat_updated` (6.1): the CPU's stat updates since it last passed a batch, and
+    /// the batches passed since the last flush (`stats_flush_threshold`).
+    pending: u64,
+    batches: u64,
+    /// 6.12 reads the flushed copies, flushed by the driver's periodic flusher.
+    periodic_flush: bool,
     swappiness: u32,
     kernel: Kernel,
 }
@@ -66,6 +102,10 @@ impl TwoList {
             age: 0,
             anon_cost: 0,
             refaults_seen: 0,
+            flushed: Flushed::default(),
+            pending: 0,
+            batches: 0,
+            periodic_flush: false,
             swappiness,
             kernel,
         }
@@ -126,23 +166,99 @@ impl TwoList {
         self.workingset[i] = false;
         let shadow = std::mem::replace(&mut self.shadow[i], NO_SHADOW);
         if shadow == NO_SHADOW {
+            self.stat_updates(NEW_PAGE_UPDATES);
             self.push_head(page, INACTIVE);
             return;
         }
         c.refault += 1;
+        self.stat_updates(REFAULT_UPDATES);
         let distance = self.age - (shadow >> 1);
-        if distance > u64::from(self.len(ACTIVE)) {
+        if distance > self.read_counters().active {
             self.push_head(page, INACTIVE);
             return;
         }
         self.age += 1;
         c.activate += 1;
+        self.stat_updates(1);
         if shadow & 1 == 1 {
             self.workingset[i] = true;
             c.restore += 1;
+            self.stat_updates(1);
             self.note_cost(1, 0);
         }
         self.push_head(page, ACTIVE);
+    }
+
+    /// `memcg_rstat_updated` (6.1): `n` counter updates, summed as absolute values, on the
+    /// guest's one CPU; each time more than a batch has gathered, the batches are passed on
+    /// (`stats_flush_threshold`) and the CPU's count starts again.
+    fn stat_updates(&mut self, n: u64) {
+        self.pending += n;
+        if self.pending > STAT_BATCH {
+            self.batches += self.pending / STAT_BATCH;
+            self.pending = 0;
+        }
+    }
+
+    /// The flush at the start of each `shrink_node` (`prepare_scan_count`). 6.1 calls
+    /// `mem_cgroup_flush_stats`, which flushes once more batches have passed than there are
+    /// CPUs. 6.12 calls `mem_cgroup_flush_stats_ratelimited`, which flushes only when the
+    /// 2-s periodic flusher (`flush_memcg_stats_dwork`, the driver's [`Self::flush_stats`])
+    /// is a whole period late, so the copies stay as that flusher left them; before its first
+    /// run they are as before the replay: no active page, no activation
+    /// (see [`Self::flush_periodically`]).
+    fn flush_at_shrink_node(&mut self, c: &Workingset) {
+        if self.kernel == Kernel::V6_1 && self.batches > GUEST_CPUS {
+            self.flush_stats(c);
+        }
+    }
+
+    /// What `lruvec_page_state` returns: the flushed copies, or (6.12 without the periodic
+    /// flusher modelled, see [`Self::flush_periodically`]) the lists' sizes now.
+    fn read_counters(&self) -> Flushed {
+        if self.reads_flushed() {
+            self.flushed
+        } else {
+            Flushed {
+                inactive: u64::from(self.len(INACTIVE)),
+                active: u64::from(self.len(ACTIVE)),
+                activate: self.flushed.activate,
+            }
+        }
+    }
+
+    /// As [`Self::read_counters`], with the activations counted so far.
+    fn read_counters_with(&self, c: &Workingset) -> Flushed {
+        if self.reads_flushed() {
+            self.flushed
+        } else {
+            Flushed {
+                activate: c.activate,
+                ..self.read_counters()
+            }
+        }
+    }
+
+    fn reads_flushed(&self) -> bool {
+        self.kernel == Kernel::V6_1 || self.periodic_flush
+    }
+
+    /// 6.12 reads the flushed copies too, brought up to date only by the periodic flusher,
+    /// which the driver then runs on its clock ([`Self::flush_stats`]). Without it, 6.12 reads
+    /// the lists' sizes as they are: the flushed reading, run with a fitted clock, faults 8-75
+    /// times as often as the kernel on two write-only patterns (docs/policies/linux-replay.md).
+    pub fn flush_periodically(&mut self) {
+        self.periodic_flush = true;
+    }
+
+    /// `cgroup_rstat_flush`: the counters' copies brought up to date.
+    pub fn flush_stats(&mut self, c: &Workingset) {
+        self.flushed = Flushed {
+            inactive: u64::from(self.len(INACTIVE)),
+            active: u64::from(self.len(ACTIVE)),
+            activate: c.activate,
+        };
+        self.batches = 0;
     }
 
     /// `page` left memory without reclaim (not used by the replay; the lab's `forget`).
@@ -166,15 +282,18 @@ impl TwoList {
             Kernel::V6_1 => io,
             Kernel::V6_12 => io * u64::from(CHUNK) + rotated,
         };
-        if self.anon_cost > u64::from(self.resident()) / 4 {
+        let seen = self.read_counters();
+        if self.anon_cost > (seen.inactive + seen.active) / 4 {
             self.anon_cost /= 2;
         }
     }
 
     /// `inactive_is_low` (mm/vmscan.c): inactive × ratio < active, the ratio √(10 × GB) of the
-    /// two lists, 1 below 1 GB.
+    /// two lists, 1 below 1 GB; the sizes as last flushed (`lruvec_page_state`).
     fn inactive_is_low(&self) -> bool {
-        let (inactive, active) = (u64::from(self.len(INACTIVE)), u64::from(self.len(ACTIVE)));
+        let Flushed {
+            inactive, active, ..
+        } = self.read_counters();
         let gb = (inactive + active) >> 18;
         let ratio = if gb == 0 { 1 } else { (10 * gb).isqrt() };
         inactive * ratio < active
@@ -212,9 +331,12 @@ impl TwoList {
             let mut skipped = false;
             for priority in (0..=DEF_PRIORITY).rev() {
                 // prepare_scan_count: deactivate when the inactive list is low, or when
-                // refaults have activated pages since the last reclaim (a new workingset).
-                let may_deactivate =
-                    force || c.activate != self.refaults_seen || self.inactive_is_low();
+                // refaults have activated pages since the last reclaim (a new workingset);
+                // both read from the flushed counters.
+                self.flush_at_shrink_node(c);
+                let may_deactivate = force
+                    || self.read_counters_with(c).activate != self.refaults_seen
+                    || self.inactive_is_low();
                 let targets = self.scan_targets(priority);
                 reclaimed +=
                     self.shrink_lruvec(targets, may_deactivate, nr_to_reclaim, out, &mut skipped);
@@ -222,7 +344,7 @@ impl TwoList {
                     break;
                 }
             }
-            self.refaults_seen = c.activate;
+            self.refaults_seen = self.read_counters_with(c).activate;
             if reclaimed > 0 || !skipped || force {
                 return;
             }
@@ -292,9 +414,15 @@ impl TwoList {
             out.push(x);
             freed += 1;
         }
+        self.stat_updates(
+            ISOLATE_UPDATES * u64::from(scanned)
+                + EVICT_UPDATES * u64::from(freed)
+                + back.len() as u64,
+        );
         for (x, l) in back {
             if l == ACTIVE {
                 self.age += 1;
+                self.stat_updates(1);
             }
             self.push_head(x, l);
         }
@@ -310,7 +438,9 @@ impl TwoList {
     /// so every anonymous page is deactivated with `PG_workingset` set, to the inactive head
     /// in order. `PG_referenced` is left as it was.
     fn shrink_active(&mut self, n: u32) {
-        for _ in 0..n.min(self.len(ACTIVE)) {
+        let n = n.min(self.len(ACTIVE));
+        self.stat_updates(DEACTIVATE_UPDATES * u64::from(n));
+        for _ in 0..n {
             let x = self.take_tail(ACTIVE);
             self.young[x as usize] = false;
             self.workingset[x as usize] = true;
@@ -337,5 +467,53 @@ impl TwoList {
             self.workingset.resize(n, false);
             self.shadow.resize(n, NO_SHADOW);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filled(kernel: Kernel, pages: u32) -> (TwoList, Workingset) {
+        let (mut l, mut c) = (TwoList::new(kernel, pages, 60), Workingset::default());
+        for p in 0..pages {
+            l.add(p, &mut c);
+        }
+        (l, c)
+    }
+
+    /// 6.1 reads what the last flush left; a reclaim's `shrink_node` flushes once more than
+    /// one batch of 64 updates has passed (4 per new page: 17 pages pass one, 34 two).
+    #[test]
+    fn six_one_reads_the_counters_as_last_flushed() {
+        let (mut l, c) = filled(Kernel::V6_1, 33);
+        assert_eq!(l.read_counters().inactive, 0, "nothing flushed yet");
+        l.flush_at_shrink_node(&c);
+        assert_eq!(l.read_counters().inactive, 0, "one batch passed: no flush");
+        let (mut l, c) = filled(Kernel::V6_1, 34);
+        l.flush_at_shrink_node(&c);
+        assert_eq!(
+            l.read_counters().inactive,
+            34,
+            "two batches passed: flushed"
+        );
+    }
+
+    /// 6.12 reads the lists as they are, or with the periodic flusher only what it left.
+    #[test]
+    fn six_twelve_reads_the_lists_or_the_periodic_flush() {
+        let (mut l, c) = filled(Kernel::V6_12, 40);
+        l.flush_at_shrink_node(&c);
+        assert_eq!(l.read_counters().inactive, 40);
+        let (mut l, c) = filled(Kernel::V6_12, 40);
+        l.flush_periodically();
+        l.flush_at_shrink_node(&c);
+        assert_eq!(
+            l.read_counters().inactive,
+            0,
+            "reclaim does not flush in 6.12"
+        );
+        l.flush_stats(&c);
+        assert_eq!(l.read_counters().inactive, 40);
     }
 }
