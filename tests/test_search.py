@@ -46,6 +46,21 @@ def test_a_seeded_study_asks_the_twins_best_first(sampler):
     assert 0.0 <= v["x"] <= 1.0 and 0.0 <= v["y"] <= 1.0
 
 
+@pytest.mark.parametrize("sampler", ["cmaes", "tpe"])
+def test_the_sampler_seed_chooses_the_proposals(sampler):
+    def proposals(seed: int) -> list[dict[str, float]]:
+        s = search.study(sampler, BOX, seed=seed)
+        out = []
+        for _ in range(12):
+            t = s.ask()
+            out.append(search.suggest(t, BOX))
+            s.tell(t, bowl(out[-1]))
+        return out
+
+    assert proposals(1) == proposals(1)
+    assert proposals(1) != proposals(2)
+
+
 def _target(tmp_path, metric: str):
     path = tmp_path / "t.toml"
     path.write_text(

@@ -272,6 +272,8 @@ class Calibration:
     ties: list[Tie] = field(default_factory=list)
     #: What the twin's stage did (`search.Screen.provenance`), when a surrogate screened.
     surrogate: dict[str, Any] | None = None
+    #: The sampler's seed.
+    sampler_seed: int = 0
 
     @property
     def best(self) -> Trial:
@@ -345,8 +347,10 @@ def calibrate(
     require: Sequence[str] = (),
     tie: Sequence[str] = (),
     surrogate: str | None = None,
+    sampler_seed: int = 0,
 ) -> Calibration:
-    """Searches `vary` for the values whose runs come closest to `target`, in `budget` trials."""
+    """Searches `vary` for the values whose runs come closest to `target`, in `budget` trials
+    (the sampler seeded with `sampler_seed`)."""
     import os
 
     from .sweep import Store, seed_list
@@ -371,7 +375,9 @@ def calibrate(
     kept = Store(store) if store is not None else None
     width = batch or workers or os.cpu_count() or 1
     path = _spec_path(preset)
-    study, found = _start(preset, set, target, vary, ties, order, sampler, budget, surrogate)
+    study, found = _start(
+        preset, set, target, vary, ties, order, (sampler, sampler_seed), budget, surrogate
+    )
     trials: list[Trial] = []
     with runner(workers, scheduler) as pool:
         while len(trials) < budget:
@@ -407,7 +413,7 @@ def calibrate(
             " (see the --vary ranges)"
         )
     return Calibration(preset, target, list(vary), seed_values, trials, sampler, order, ties,
-                       found.provenance() if found else None)  # fmt: skip
+                       found.provenance() if found else None, sampler_seed)  # fmt: skip
 
 
 def _start(
@@ -417,15 +423,16 @@ def _start(
     vary: Sequence[Vary],
     ties: Sequence[Tie],
     order: Sequence[tuple[str, str]],
-    sampler: str,
+    sampler_and_seed: tuple[str, int],
     budget: int,
     surrogate: str | None,
 ) -> tuple[Any, search.Screen | None]:
     """The study, started from the twin's stage when a surrogate screens (`pagelab.search`):
     a proposal the calibration would not run (a --require broken, a spec refused) scores inf."""
+    sampler, seed = sampler_and_seed
     search.check(surrogate, target)
     if not surrogate:
-        return search.study(sampler, vary), None
+        return search.study(sampler, vary, seed=seed), None
     keys, path = _keys(vary, ties), _spec_path(preset)
 
     def score(values: dict[str, float]) -> float:
@@ -437,8 +444,9 @@ def _start(
         )
         return math.inf if means is None else loss_of(means, target)
 
-    found = search.screen(search.screen_size(budget), max(1, budget // 5), sampler, vary, score)
-    return search.seeded_study(sampler, vary, found), found
+    keep = max(1, budget // 5)
+    found = search.screen(search.screen_size(budget), keep, sampler, vary, score, seed)
+    return search.seeded_study(sampler, vary, found, seed), found
 
 
 def _check_arguments(budget: Any, sampler: str, vary: Sequence[Vary]) -> int:
@@ -681,6 +689,7 @@ def write_fitted(
         "target_source": cal.target.source,
         "date": today,
         "sampler": cal.sampler,
+        **({"sampler_seed": cal.sampler_seed} if cal.sampler_seed else {}),
         "trials": len(cal.trials),
         "seeds": cal.seeds,
         "loss": best.loss,

@@ -53,10 +53,10 @@ class Screen:
                 "twin_loss": self.loss}  # fmt: skip
 
 
-def study(sampler: str, vary: Sequence[Any], warm: Sequence[Any] = ()) -> Any:
-    """A minimising study. CMA-ES (more than one key) starts at the box's middle, or, given
-    the `warm` trials of a related search (the twin's), from their best region: Optuna's
-    warm-starting CMA-ES (`source_trials`, Nomura et al. 2021)."""
+def study(sampler: str, vary: Sequence[Any], warm: Sequence[Any] = (), seed: int = 0) -> Any:
+    """A minimising study, its sampler seeded with `seed`. CMA-ES (more than one key) starts at
+    the box's middle, or, given the `warm` trials of a related search (the twin's), from their
+    best region: Optuna's warm-starting CMA-ES (`source_trials`, Nomura et al. 2021)."""
     import warnings
 
     import optuna
@@ -66,10 +66,10 @@ def study(sampler: str, vary: Sequence[Any], warm: Sequence[Any] = ()) -> Any:
         with warnings.catch_warnings():  # source_trials is marked experimental in Optuna
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             s = optuna.samplers.CmaEsSampler(
-                seed=0, warn_independent_sampling=False, source_trials=list(warm) or None
+                seed=seed, warn_independent_sampling=False, source_trials=list(warm) or None
             )
     else:
-        s = optuna.samplers.TPESampler(seed=0)
+        s = optuna.samplers.TPESampler(seed=seed)
     return optuna.create_study(direction="minimize", sampler=s)
 
 
@@ -127,10 +127,12 @@ def screen_size(budget: int) -> int:
     return min(MAX_SCREEN, SCREEN_PER_TRIAL * budget)
 
 
-def screen(n: int, keep: int, sampler: str, vary: Sequence[Any], score: Callable) -> Screen:
+def screen(
+    n: int, keep: int, sampler: str, vary: Sequence[Any], score: Callable, seed: int = 0
+) -> Screen:
     """`n` proposals scored by `score(values)` (the twin's loss, inf when infeasible); the
     `keep` best values, best first."""
-    s = study(sampler, vary)
+    s = study(sampler, vary, seed=seed)
     scored: list[tuple[float, int, dict[str, float]]] = []
     for i in range(n):
         t = s.ask()
@@ -144,10 +146,10 @@ def screen(n: int, keep: int, sampler: str, vary: Sequence[Any], score: Callable
     return Screen(n, best, scored[0][0] if scored else math.inf, finished)
 
 
-def seeded_study(sampler: str, vary: Sequence[Any], found: Screen) -> Any:
+def seeded_study(sampler: str, vary: Sequence[Any], found: Screen, seed: int = 0) -> Any:
     """The simulator's study, warm-started from the twin's trials, its first trials the twin's
     best proposals."""
-    s = study(sampler, vary, warm=found.finished)
+    s = study(sampler, vary, warm=found.finished, seed=seed)
     for params in found.best:
         s.enqueue_trial(params)
     return s

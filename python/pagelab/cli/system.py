@@ -147,6 +147,7 @@ def sweep(
     help="Result store of the trials' runs [default: OUT without .toml, plus -runs].",
 )
 @click.option("--sampler", type=click.Choice(["cmaes", "tpe"]), default="cmaes", show_default=True)
+@click.option("--sampler-seed", type=int, default=0, show_default=True, help="The sampler's seed.")
 @click.option(
     "--near",
     type=float,
@@ -181,6 +182,7 @@ def calibrate(
     out: str,
     store: str | None,
     sampler: str,
+    sampler_seed: int,
     near: float,
     near_error: float,
     workers: int | None,
@@ -210,7 +212,7 @@ def calibrate(
     result = cal.calibrate(
         preset, tgt, keys, budget=budget, seeds=seeds, store=store, set=overrides,
         workers=workers, scheduler=scheduler, sampler=sampler, on_trial=report, require=require,
-        tie=tie, surrogate=surrogate,
+        tie=tie, surrogate=surrogate, sampler_seed=sampler_seed,
     )  # fmt: skip
     path = cal.write_fitted(result, out, set=overrides, near_ratio=near, near_error=near_error)
     table = cal.write_trials(result, cal.trials_path(out))
