@@ -349,8 +349,7 @@ def calibrate(
     surrogate: str | None = None,
     sampler_seed: int = 0,
 ) -> Calibration:
-    """Searches `vary` for the values whose runs come closest to `target`, in `budget` trials
-    (the sampler seeded with `sampler_seed`)."""
+    """Searches `vary` for the values whose runs come closest to `target`, in `budget` trials."""
     import os
 
     from .sweep import Store, seed_list
@@ -375,9 +374,8 @@ def calibrate(
     kept = Store(store) if store is not None else None
     width = batch or workers or os.cpu_count() or 1
     path = _spec_path(preset)
-    study, found = _start(
-        preset, set, target, vary, ties, order, (sampler, sampler_seed), budget, surrogate
-    )
+    sampling = (sampler, sampler_seed)
+    study, found = _start(preset, set, target, vary, ties, order, sampling, budget, surrogate)
     trials: list[Trial] = []
     with runner(workers, scheduler) as pool:
         while len(trials) < budget:
@@ -407,13 +405,17 @@ def calibrate(
                 trials.append(trial)
                 if on_trial is not None:
                     on_trial(trial, min(trials, key=lambda t: t.loss), budget)
+    _check_some_finite(trials)
+    return Calibration(preset, target, list(vary), seed_values, trials, sampler, order, ties,
+                       found.provenance() if found else None, sampler_seed)  # fmt: skip
+
+
+def _check_some_finite(trials: Sequence[Trial]) -> None:
     if not any(math.isfinite(t.loss) for t in trials):
         raise PagelabError(
             f"calibrate: none of the {len(trials)} trials gave a spec every target point accepts"
             " (see the --vary ranges)"
         )
-    return Calibration(preset, target, list(vary), seed_values, trials, sampler, order, ties,
-                       found.provenance() if found else None, sampler_seed)  # fmt: skip
 
 
 def _start(
