@@ -97,6 +97,19 @@ struct Inner {
     frames: f64,
 }
 
+/// Per-class demands at one population of the memory level.
+#[derive(Default)]
+struct Demands {
+    /// What a user waits for: `closed[c][k]`, class c at one copy of station k [s].
+    closed: Vec<Vec<f64>>,
+    /// The page-outs a transaction leaves behind, at the same stations [s].
+    writes: Vec<Vec<f64>>,
+    /// Frames a program holds [frames].
+    frames: Vec<f64>,
+    /// Faults per transaction [pages].
+    faults: Vec<f64>,
+}
+
 /// A spec's demands with its classes' lifetime curves: the twin, ready to solve.
 pub struct Twin {
     d: ServiceDemands,
@@ -197,12 +210,7 @@ impl Twin {
 
     /// Per-class demands at each station, and the frames and faults behind them, with `a`
     /// users of each class admitted out of `counts`.
-    fn demands(
-        &self,
-        a: &[f64],
-        counts: &[u32],
-        queue: f64,
-    ) -> (Vec<Vec<f64>>, Vec<f64>, Vec<f64>) {
+    fn demands(&self, a: &[f64], counts: &[u32], queue: f64) -> Demands {
         let n: f64 = a.iter().sum();
         // Under VM/370 a stay asking more than an equal share of the free frames gets that
         // share (the global scan takes the rest from it): the others keep their working sets.
@@ -239,7 +247,7 @@ impl Twin {
             / self.d.paging.len().max(1) as f64;
         let xfer_s = self.d.paging.iter().map(|p| p.transfer_s).sum::<f64>()
             / self.d.paging.len().max(1) as f64;
-        let (mut dem, mut frames, mut faults) = (Vec::new(), Vec::new(), Vec::new());
+        let mut out = Demands::default();
         for ((c, l), p) in self.d.classes.iter().zip(&self.life).zip(&proj) {
             let m = if want > 0.0 { free * p / want } else { free };
             let (f, w) = l.at(m, survive);
@@ -255,17 +263,22 @@ impl Twin {
                 + f * (sup.fault_s + sup.sio_s + sup.interrupt_s + sup.page_s)
                 + w * (sup.sio_s + sup.interrupt_s + sup.page_s)
                 + sup.dispatch_s * (1.0 + vio + writes + f);
+            let per_copy = |k: usize| 1.0 / f64::from(self.stations[k].copies);
             let mut row = vec![0.0; self.stations.len()];
             row[CPU] = cpu;
-            row[PAGING] = (f + w) * page_s / self.stations[PAGING].copies as f64;
-            row[CHANNEL] = (f + w) * xfer_s / self.stations[CHANNEL].copies as f64;
-            row[VIO] = vio * self.d.vio_s / f64::from(self.stations[VIO].copies);
+            row[PAGING] = f * page_s * per_copy(PAGING);
+            row[CHANNEL] = f * xfer_s * per_copy(CHANNEL);
+            row[VIO] = vio * self.d.vio_s * per_copy(VIO);
             row[CONSOLE] = console;
-            dem.push(row);
-            frames.push(m);
-            faults.push(f);
+            let mut wrow = vec![0.0; self.stations.len()];
+            wrow[PAGING] = w * page_s * per_copy(PAGING);
+            wrow[CHANNEL] = w * xfer_s * per_copy(CHANNEL);
+            out.closed.push(row);
+            out.writes.push(wrow);
+            out.frames.push(m);
+            out.faults.push(f);
         }
-        (dem, frames, faults)
+        out
     }
 
     /// The central subsystem with `pop` users of each class inside the memory level.
@@ -277,41 +290,67 @@ impl Twin {
     }
 
     /// The central subsystem with `a` users of each class admitted. A fixed-head paging
-    /// device's time per page depends on its queue ([`page_time`]): solved to a fixed point.
+    /// device's time per page depends on its queue ([`page_time`]), and the write-backs load
+    /// the paging devices without holding a user: both solved to a fixed point.
+    ///
+    /// A page-out is SELECT's, not the faulting user's (`pagelab-sys` `system/paging.rs`,
+    /// `replenish` and `page_out`): its frame goes on the device queue and the user runs on, so
+    /// the writes are an open class at the paging devices and channels. The closed classes see
+    /// each such station's demand stretched by 1/(1 − U_open), and the open class's queue there
+    /// is U_open (1 + Q_closed) / (1 − U_open) (Lazowska et al., QSP 1984, §7.3, mixed models).
     fn solve_admitted(&self, a: &[f64], counts: &[u32]) -> Inner {
-        let z = vec![0.0; a.len()];
-        let mut queue = 0.0;
+        let ns = self.stations.len();
+        let (mut queue, mut open) = (0.0, vec![0.0; ns]);
         let mut solved = None;
-        for _ in 0..8 {
-            let (dem, frames, faults) = self.demands(a, counts, queue);
+        for _ in 0..10 {
+            let dm = self.demands(a, counts, queue);
+            let stretched: Vec<Vec<f64>> = dm
+                .closed
+                .iter()
+                .map(|row| row.iter().zip(&open).map(|(d, u)| d / (1.0 - u)).collect())
+                .collect();
             let s = match one_class(a) {
                 Some((c, n)) => {
-                    let one = exact_one_class(&self.stations, &dem[c], n);
+                    let one = exact_one_class(&self.stations, &stretched[c], n);
                     let mut x = vec![0.0; a.len()];
                     x[c] = one.x[0];
                     Solution { x, ..one }
                 }
-                None => schweitzer(&self.stations, &dem, a, &z),
+                None => schweitzer(&self.stations, &stretched, a, &vec![0.0; a.len()]),
             };
-            let q = s.q[PAGING];
-            solved = Some((s, frames, faults));
-            if (q - queue).abs() < 1e-3 * (1.0 + q) {
+            // A device at most 98 % busy with writes: past that the closed level stalls.
+            let u_open: Vec<f64> = (0..ns)
+                .map(|k| dm.writes.iter().zip(&s.x).map(|(w, x)| x * w[k]).sum::<f64>())
+                .map(|u: f64| u.min(0.98))
+                .collect();
+            let uw = u_open[PAGING];
+            let q = s.q[PAGING] + uw * (1.0 + s.q[PAGING]) / (1.0 - uw);
+            let moved = (0..ns).map(|k| (u_open[k] - open[k]).abs()).fold(0.0, f64::max);
+            let done = (q - queue).abs() < 1e-3 * (1.0 + q) && moved < 1e-3;
+            if done {
+                solved = Some((s, dm, u_open));
                 break;
             }
+            solved = Some((s, dm, u_open.clone()));
             queue = 0.5 * (queue + q);
+            open = u_open;
         }
-        let (s, frames, faults) = solved.expect("at least one pass");
+        let (s, dm, u_open) = solved.expect("at least one pass");
         let n: f64 = a.iter().sum();
         let fpp = if n > 0.0 {
-            a.iter().zip(&frames).map(|(x, m)| x * m).sum::<f64>() / n
+            a.iter().zip(&dm.frames).map(|(x, m)| x * m).sum::<f64>() / n
         } else {
             0.0
         };
+        let busy = |k: usize| {
+            let closed: f64 = dm.closed.iter().zip(&s.x).map(|(d, x)| x * d[k]).sum();
+            closed + u_open[k]
+        };
         Inner {
             cpu: s.u[CPU],
-            paging: s.u[PAGING],
+            paging: busy(PAGING),
             vio: s.u[VIO],
-            faults: s.x.iter().zip(&faults).map(|(x, f)| x * f).sum(),
+            faults: s.x.iter().zip(&dm.faults).map(|(x, f)| x * f).sum(),
             mpl: n,
             eligible: 0.0,
             frames: fpp,
