@@ -97,6 +97,22 @@ pub fn exact(kinds: &[Kind], d: &[f64], z: f64, n: u32) -> Vec<Solution> {
 /// Stations of several servers by Seidmann's decomposition. Classes with no customers have
 /// zero throughput.
 pub fn schweitzer(stations: &[Station], d: &[Vec<f64>], n: &[f64], z: &[f64]) -> Solution {
+    schweitzer_visits(stations, d, None, n, z)
+}
+
+/// As [`schweitzer`], with `v[c][k]` class c's visits (bursts) to each copy of station k
+/// where a queue serves first come, first served: a class with visits there waits for the
+/// bursts ahead of it, R_ck = D_ck + V_ck Σ_j S_jk Q_jk(N − 1_c) with S = D/V, the arrival
+/// theorem (Reiser and Lavenberg 1980) applied to bursts of unequal mean length, a heuristic
+/// since such a station is not product form (Bard 1979). With equal S it is the
+/// processor-sharing form. A station where class c has no visits keeps that form for it.
+pub fn schweitzer_visits(
+    stations: &[Station],
+    d: &[Vec<f64>],
+    v: Option<&[Vec<f64>]>,
+    n: &[f64],
+    z: &[f64],
+) -> Solution {
     let (nc, ns) = (n.len(), stations.len());
     let weight: f64 = stations
         .iter()
@@ -124,7 +140,13 @@ pub fn schweitzer(stations: &[Station], d: &[Vec<f64>], n: &[f64], z: &[f64]) ->
                         Kind::Queue { servers } => {
                             let m = f64::from(servers.max(1));
                             let seen = (qtot[k] - qc[c][k] / n[c]).max(0.0);
-                            dk / m * (1.0 + seen) + dk * (m - 1.0) / m
+                            let wait = match v {
+                                Some(v) if v[c][k] > 0.0 => {
+                                    v[c][k] * work_ahead(d, v, &qc, n, c, k)
+                                }
+                                _ => dk * seen,
+                            };
+                            (dk + wait) / m + dk * (m - 1.0) / m
                         }
                     }
                 })
@@ -156,6 +178,33 @@ pub fn schweitzer(stations: &[Station], d: &[Vec<f64>], n: &[f64], z: &[f64]) ->
         .collect();
     let q = (0..ns).map(|k| (0..nc).map(|c| qc[c][k]).sum()).collect();
     Solution { x, r, u, q }
+}
+
+/// The work a class-c burst arriving at station k finds ahead of it: Σ_j S_jk Q_jk, its own
+/// class's queue seen without itself (Schweitzer).
+fn work_ahead(
+    d: &[Vec<f64>],
+    v: &[Vec<f64>],
+    qc: &[Vec<f64>],
+    n: &[f64],
+    c: usize,
+    k: usize,
+) -> f64 {
+    (0..n.len())
+        .map(|j| {
+            let s = if v[j][k] > 0.0 {
+                d[j][k] / v[j][k]
+            } else {
+                0.0
+            };
+            let q = if j == c {
+                qc[c][k] * (1.0 - 1.0 / n[c]).max(0.0)
+            } else {
+                qc[j][k]
+            };
+            s * q
+        })
+        .sum()
 }
 
 /// Exact MVA of one class of `n` customers (no think time) over `stations`, `d[k]` the demand

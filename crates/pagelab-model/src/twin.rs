@@ -2,7 +2,7 @@
 //! the terminals in front of its flow-equivalent server.
 //!
 //! **Central subsystem** (one copy of each resource the spec builds): the processors (one
-//! station of `cpu.count` servers), the paging actuators (round robin: each takes an equal share
+//! station of `cpu.count` servers for Q1 stays, and its shadow for Q2 stays), the paging actuators (round robin: each takes an equal share
 //! of the page I/O), their channels (a page's transfer), the minidisks (each user's VIOs on one
 //! of them: an equal share on average) and the terminal writes (a delay: the user stays in
 //! queue). A class's demands at a population depend on the frames its programs hold:
@@ -13,8 +13,16 @@
 //!   faults f_c(m_c), writes w_c(m_c) from the lifetime curve (per transaction)
 //!   CPU = cpu + VIO·sup_vio + f·(fault + sio + interrupt + page) + w·(sio + interrupt + page)
 //!         + dispatch·(1 + VIO + writes + f)
-//!   paging actuator = (f + w)·page time / actuators,  channel = (f + w)·transfer / channels
+//!   paging actuator = f·page time / actuators,  channel = f·transfer / channels  (users wait)
+//!   page-outs w·page time, w·transfer: an open load on the same stations (nobody waits)
+//!   CPU split: Q1 the first slice of each transaction, E[min(cpu, Q1 slice)]; Q2 the rest
 //! ```
+//!
+//! The processors follow the dispatcher (`pagelab-sys` `system.rs`): Q1 stays are dispatched
+//! first and take a processor back from a Q2 stay as they become ready, so Q2 sees processors
+//! slowed by 1/(1 − U_Q1) (Sevcik's shadow server, 1977); each ready list is FIFO, a burst
+//! ending at a fault, a VIO, a terminal write or the minor slice, so a class waits for the
+//! bursts ahead of it rather than sharing the processor ([`crate::mva::schweitzer_visits`]).
 //!
 //! P_c is a stay's working set (the lifetime curve's cold misses) under VM/370, and under
 //! CP-67 the storage at which the stay would page at the desirable rate. Users the load controller
@@ -31,13 +39,14 @@
 //! Every mean reported (utilisations, fault rate, MPL) is averaged over the distribution of the
 //! most numerous class's population inside.
 //!
-//! **What it leaves out** (and the simulator has): Q1/Q2 slices and the eligible list's order,
-//! the scan's stealing from users in queue beyond the memory split, RPS misses, the storage
-//! test's damped projections.
+//! **What it leaves out** (and the simulator has): the Q1/Q2 slices' drops and the eligible
+//! list's order, the scan's stealing from users in queue beyond the memory split, RPS misses,
+//! the storage test's damped projections.
 
 use crate::lifetime::Lifetime;
-use crate::mva::{exact_one_class, schweitzer, terminals_and_fes, Kind, Solution, Station};
+use crate::mva::{exact_one_class, schweitzer_visits, terminals_and_fes, Kind, Solution, Station};
 use pagelab_sys::demands::ServiceDemands;
+use std::cell::RefCell;
 
 /// Options of a solve.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -108,6 +117,8 @@ struct Demands {
     frames: Vec<f64>,
     /// Faults per transaction [pages].
     faults: Vec<f64>,
+    /// Bursts per transaction at each station (the processors' only) [count].
+    visits: Vec<Vec<f64>>,
 }
 
 /// A spec's demands with its classes' lifetime curves: the twin, ready to solve.
@@ -116,6 +127,8 @@ pub struct Twin {
     life: Vec<Lifetime>,
     stations: Vec<Station>,
     opts: TwinOptions,
+    /// The paging queue and the open loads where the last subsystem solve ended.
+    warm: RefCell<(f64, Vec<f64>)>,
 }
 
 const CPU: usize = 0;
@@ -123,6 +136,8 @@ const PAGING: usize = 1;
 const CHANNEL: usize = 2;
 const VIO: usize = 3;
 const CONSOLE: usize = 4;
+/// The processors as Q2 stays see them (Sevcik's shadow server, below).
+const CPU_Q2: usize = 5;
 
 impl Twin {
     /// The twin of `d` with one lifetime curve per class, in class order.
@@ -142,12 +157,15 @@ impl Twin {
                 kind: Kind::Delay,
                 copies: 1,
             },
+            q("cpu-q2", d.cpus.max(1), 1),
         ];
+        let ns = stations.len();
         Twin {
             d,
             life,
             stations,
             opts,
+            warm: RefCell::new((0.0, vec![0.0; ns])),
         }
     }
 
@@ -208,6 +226,28 @@ impl Twin {
             .max(1.0)
     }
 
+    /// The share of class `c`'s processor time spent in Q1: the first stay's slice of each
+    /// transaction, E[min(T, Q1 slice)] over its commands' CPU demands T (exponential or fixed,
+    /// as the spec says); the rest is in Q2 stays.
+    fn q1_share(&self, c: &pagelab_sys::demands::ClassDemand) -> f64 {
+        let s1 = self.d.slices_s[0];
+        let (mut q1, mut all) = (0.0, 0.0);
+        for k in &c.commands {
+            let in_q1 = if k.exponential && k.cpu_s > 0.0 {
+                k.cpu_s * (1.0 - (-s1 / k.cpu_s).exp())
+            } else {
+                k.cpu_s.min(s1)
+            };
+            q1 += k.probability * in_q1;
+            all += k.probability * k.cpu_s;
+        }
+        if all > 0.0 {
+            q1 / all
+        } else {
+            1.0
+        }
+    }
+
     /// Per-class demands at each station, and the frames and faults behind them, with `a`
     /// users of each class admitted out of `counts`.
     fn demands(&self, a: &[f64], counts: &[u32], queue: f64) -> Demands {
@@ -264,8 +304,10 @@ impl Twin {
                 + w * (sup.sio_s + sup.interrupt_s + sup.page_s)
                 + sup.dispatch_s * (1.0 + vio + writes + f);
             let per_copy = |k: usize| 1.0 / f64::from(self.stations[k].copies);
+            let q1 = self.q1_share(c);
             let mut row = vec![0.0; self.stations.len()];
-            row[CPU] = cpu;
+            row[CPU] = cpu * q1;
+            row[CPU_Q2] = cpu * (1.0 - q1);
             row[PAGING] = f * page_s * per_copy(PAGING);
             row[CHANNEL] = f * xfer_s * per_copy(CHANNEL);
             row[VIO] = vio * self.d.vio_s * per_copy(VIO);
@@ -273,6 +315,13 @@ impl Twin {
             let mut wrow = vec![0.0; self.stations.len()];
             wrow[PAGING] = w * page_s * per_copy(PAGING);
             wrow[CHANNEL] = w * xfer_s * per_copy(CHANNEL);
+            // A burst ends at a fault, a VIO, a terminal write, the transaction's end or the
+            // minor slice (`system.rs` dispatch, `burst.rs`); each ready list is FIFO.
+            let bursts = 1.0 + vio + writes + f + cpu_s / self.d.dispatch_slice_s;
+            let mut visits = vec![0.0; self.stations.len()];
+            visits[CPU] = bursts * q1;
+            visits[CPU_Q2] = bursts * (1.0 - q1);
+            out.visits.push(visits);
             out.closed.push(row);
             out.writes.push(wrow);
             out.frames.push(m);
@@ -300,7 +349,8 @@ impl Twin {
     /// is U_open (1 + Q_closed) / (1 − U_open) (Lazowska et al., QSP 1984, §7.3, mixed models).
     fn solve_admitted(&self, a: &[f64], counts: &[u32]) -> Inner {
         let ns = self.stations.len();
-        let (mut queue, mut open) = (0.0, vec![0.0; ns]);
+        // Started where the last population's solve ended (a neighbour's, as a rule).
+        let (mut queue, mut open) = self.warm.borrow().clone();
         let mut solved = None;
         for _ in 0..10 {
             let dm = self.demands(a, counts, queue);
@@ -316,18 +366,34 @@ impl Twin {
                     x[c] = one.x[0];
                     Solution { x, ..one }
                 }
-                None => schweitzer(&self.stations, &stretched, a, &vec![0.0; a.len()]),
+                None => {
+                    let z = vec![0.0; a.len()];
+                    schweitzer_visits(&self.stations, &stretched, Some(&dm.visits), a, &z)
+                }
             };
             // A device at most 98 % busy with writes: past that the closed level stalls.
-            let u_open: Vec<f64> = (0..ns)
-                .map(|k| dm.writes.iter().zip(&s.x).map(|(w, x)| x * w[k]).sum::<f64>())
+            let mut u_open: Vec<f64> = (0..ns)
+                .map(|k| {
+                    dm.writes
+                        .iter()
+                        .zip(&s.x)
+                        .map(|(w, x)| x * w[k])
+                        .sum::<f64>()
+                })
                 .map(|u: f64| u.min(0.98))
                 .collect();
+            // Q1 stays are dispatched first and take the processor back when they become
+            // ready (`system.rs` dispatch: ready_q1 before ready_q2; a cut burst goes to the
+            // front of its own list): Q2 sees processors slowed by Q1's load (Sevcik 1977).
+            u_open[CPU_Q2] = s.u[CPU].min(0.98);
             let uw = u_open[PAGING];
             let q = s.q[PAGING] + uw * (1.0 + s.q[PAGING]) / (1.0 - uw);
-            let moved = (0..ns).map(|k| (u_open[k] - open[k]).abs()).fold(0.0, f64::max);
+            let moved = (0..ns)
+                .map(|k| (u_open[k] - open[k]).abs())
+                .fold(0.0, f64::max);
             let done = (q - queue).abs() < 1e-3 * (1.0 + q) && moved < 1e-3;
             if done {
+                (queue, open) = (q, u_open.clone());
                 solved = Some((s, dm, u_open));
                 break;
             }
@@ -335,6 +401,7 @@ impl Twin {
             queue = 0.5 * (queue + q);
             open = u_open;
         }
+        *self.warm.borrow_mut() = (queue, open);
         let (s, dm, u_open) = solved.expect("at least one pass");
         let n: f64 = a.iter().sum();
         let fpp = if n > 0.0 {
@@ -346,8 +413,10 @@ impl Twin {
             let closed: f64 = dm.closed.iter().zip(&s.x).map(|(d, x)| x * d[k]).sum();
             closed + u_open[k]
         };
+        let servers = f64::from(self.d.cpus.max(1));
+        let q2: f64 = dm.closed.iter().zip(&s.x).map(|(d, x)| x * d[CPU_Q2]).sum();
         Inner {
-            cpu: s.u[CPU],
+            cpu: s.u[CPU] + q2 / servers,
             paging: busy(PAGING),
             vio: s.u[VIO],
             faults: s.x.iter().zip(&dm.faults).map(|(x, f)| x * f).sum(),

@@ -98,6 +98,8 @@ pub struct ServiceDemands {
     pub cpus: u32,
     /// Problem-state time of one reference [s].
     pub reference_s: f64,
+    /// The minor time slice: a burst longer than this goes to the back of the ready list [s].
+    pub dispatch_slice_s: f64,
     /// Page frames [frames].
     pub frames: u32,
     /// Shared-segment pages [pages].
@@ -197,6 +199,8 @@ impl ServiceDemands {
         ServiceDemands {
             cpus: spec.cpu.count,
             reference_s: spec.cpu.reference_ns * 1e-9,
+            // As the dispatcher builds it (`system/components.rs`): at least a nanosecond.
+            dispatch_slice_s: spec.cpu.dispatch_slice_ms.ns().max(1) as f64 * 1e-9,
             frames: spec.memory.frames.get(),
             shared_pages: spec.workload.shared_pages,
             free_target_extra: spec.memory.free_target_extra,

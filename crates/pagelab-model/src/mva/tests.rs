@@ -64,6 +64,37 @@ fn two_identical_classes_solve_as_one() {
 }
 
 #[test]
+fn fifo_bursts_of_equal_length_solve_as_processor_sharing_and_long_bursts_wait_less() {
+    let st = vec![
+        Station {
+            name: "cpu".into(),
+            kind: Kind::Queue { servers: 1 },
+            copies: 1,
+        },
+        Station {
+            name: "disk".into(),
+            kind: Kind::Queue { servers: 1 },
+            copies: 2,
+        },
+    ];
+    let d = vec![vec![0.3, 0.1], vec![2.0, 0.4]];
+    let (n, z) = ([4.0, 2.0], [0.0, 0.0]);
+    let ps = schweitzer(&st, &d, &n, &z);
+    // Bursts of 10 ms for both classes: the processor-sharing form.
+    let equal = vec![vec![30.0, 0.0], vec![200.0, 0.0]];
+    let same = schweitzer_visits(&st, &d, Some(&equal), &n, &z);
+    assert!((same.x[0] - ps.x[0]).abs() < 1e-9 && (same.x[1] - ps.x[1]).abs() < 1e-9);
+    // The second class's bursts five times longer: it waits behind short ones, the first
+    // class behind long ones.
+    let unequal = vec![vec![30.0, 0.0], vec![40.0, 0.0]];
+    let fifo = schweitzer_visits(&st, &d, Some(&unequal), &n, &z);
+    assert!(
+        fifo.x[1] > ps.x[1] && fifo.x[0] < ps.x[0],
+        "{fifo:?} {ps:?}"
+    );
+}
+
+#[test]
 fn a_flow_equivalent_server_reproduces_the_network_it_replaces() {
     // Chandy, Herzog and Woo's theorem: the central subsystem's throughput with k customers
     // and no think time, used as a load-dependent rate, gives the whole network's throughput
