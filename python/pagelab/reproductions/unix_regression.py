@@ -17,6 +17,7 @@ from .. import chanson
 from ..errors import PagelabError
 from ..reproduce import Context
 from ._chanson_fits import MIN_RT_MS, PRESET, _by_cell, _fits, _level_mean, _replicate, _shared
+from ._chanson_sleeps import sleeps_apart
 from ._unix_sensitivities import (
     _cache_locality,
     _Design,
@@ -412,6 +413,7 @@ def run(ctx: Context) -> None:
     _near_fits(ctx, setup, (fits, reps, done))
     _swap_ratio_fit(ctx, setup, (fits, reps, done))
     _swapper_clock(ctx, setup, (fits, reps, done))
+    sleeps_apart(ctx, setup, (fits, reps, done))
     _section4(ctx, fits, duration)
     ctx.notes.append(
         "the paper's section 4 formula prints 6 * 200 where its text and its "

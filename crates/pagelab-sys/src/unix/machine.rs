@@ -280,6 +280,8 @@ impl Machine {
             tty_q: 0.0,
             tty_t: self.now,
             tty_left: 0,
+            next_sleep_ns: 0,
+            next_tty_ns: 0,
             rng,
             loops: 0,
             cpu_ns: 0,

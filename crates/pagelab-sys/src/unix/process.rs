@@ -84,6 +84,10 @@ pub(super) struct Proc {
     pub(super) ready_since: Tick,
     pub(super) tty_q: f64,
     pub(super) tty_t: Tick,
+    /// When this process's own sleep and terminal clocks next fire [ns]; 0: not started
+    /// (`workload.sleep_every_s`, `tty_every_s`).
+    pub(super) next_sleep_ns: u64,
+    pub(super) next_tty_ns: u64,
     pub(super) tty_left: u32,
     pub(super) rng: Rng,
     pub(super) loops: u64,

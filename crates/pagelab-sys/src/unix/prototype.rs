@@ -13,6 +13,22 @@ use pagelab_core::random::exponential;
 use pagelab_core::Tick;
 use rand::Rng as _;
 
+/// A process's own event clock (§2.D, `unix-sleeps-apart`): started at its first pass with an
+/// exponential gap of mean `mean_s`; fires at the first pass at or after `next`, which then
+/// moves an exponential gap on from now.
+fn clock_fires(rng: &mut pagelab_core::random::Rng, next: &mut u64, now: u64, mean_s: f64) -> bool {
+    let gap = |rng: &mut pagelab_core::random::Rng| (exponential(rng, mean_s) * 1e9).round() as u64;
+    if *next == 0 {
+        *next = now + gap(rng).max(1);
+        return false;
+    }
+    if now < *next {
+        return false;
+    }
+    *next = now + gap(rng).max(1);
+    true
+}
+
 impl Machine {
     /// Runs process `i`, which holds the CPU, until it computes or sleeps.
     pub(super) fn proceed(&mut self, i: usize) {
@@ -50,18 +66,30 @@ impl Machine {
                     p.step = Step::Bio;
                 }
                 Step::SleepCall => {
+                    let now = self.now.as_ns();
                     let p = &mut self.procs[i];
                     p.step = Step::TtyStart;
-                    if p.rng.gen::<f64>() < w.sleep_probability {
+                    let due = if w.sleep_every_s > 0.0 {
+                        clock_fires(&mut p.rng, &mut p.next_sleep_ns, now, w.sleep_every_s)
+                    } else {
+                        p.rng.gen::<f64>() < w.sleep_probability
+                    };
+                    if due {
                         p.overhead_ns += self.syscall_ns;
                         let n = p.rng.gen_range(w.sleep_min_s..=w.sleep_max_s);
                         p.step = Step::Slept(self.now.as_ns() / 1_000_000_000 + u64::from(n));
                     }
                 }
                 Step::TtyStart => {
+                    let now = self.now.as_ns();
                     let p = &mut self.procs[i];
                     p.step = Step::Compute;
-                    if p.rng.gen::<f64>() < w.tty_probability {
+                    let due = if w.tty_every_s > 0.0 {
+                        clock_fires(&mut p.rng, &mut p.next_tty_ns, now, w.tty_every_s)
+                    } else {
+                        p.rng.gen::<f64>() < w.tty_probability
+                    };
+                    if due {
                         p.overhead_ns += self.syscall_ns;
                         let q = 1.0 - 1.0 / w.tty_chars_mean;
                         let u: f64 = p.rng.gen_range(f64::MIN_POSITIVE..1.0);

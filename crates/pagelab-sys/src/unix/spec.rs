@@ -338,6 +338,15 @@ pub struct PrototypeSpec {
     pub sleep_max_s: u32,
     /// Probability that a loop writes to the terminal [fraction].
     pub tty_probability: f64,
+    /// Mean gap between a process's `sleep` calls on a clock of their own, apart from the
+    /// loop (§2.D: "each parameter is driven by a different distribution"; docs/readings.md
+    /// `unix-sleeps-apart`): at its first pass after the clock fires, the loop sleeps, and the
+    /// next gap is exponential from then. 0: once per loop with `sleep_probability` [s].
+    #[serde(default)]
+    pub sleep_every_s: f64,
+    /// As `sleep_every_s`, for terminal writes; 0: once per loop with `tty_probability` [s].
+    #[serde(default)]
+    pub tty_every_s: f64,
     /// Characters per terminal write; geometric with this mean [characters].
     pub tty_chars_mean: f64,
     /// Blocks written rather than read [fraction].

@@ -345,6 +345,14 @@ impl UnixSpec {
                 return bad(k, "expected a probability in [0, 1]".into());
             }
         }
+        for (k, v) in [
+            ("workload.sleep_every_s", w.sleep_every_s),
+            ("workload.tty_every_s", w.tty_every_s),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(k, "expected a mean gap ≥ 0 (0: once per loop) [s]".into());
+            }
+        }
         if w.sleep_min_s == 0 || w.sleep_max_s < w.sleep_min_s {
             return bad(
                 "workload.sleep_max_s",
