@@ -3,10 +3,10 @@
 //!
 //! The M44 engine keeps its own frame table (frames being filled cannot be taken, pulls
 //! complete asynchronously across jobs), so its policies are [`Replacer`] over that table and
-//! [`clear_use_bits`], AR's through the trace lab's own search and clearing rule
+//! [`clear_use_bits`], FIFO's through the trace lab's own search over arrivals
+//! (`pagelab_trace::policy::fifo::search`), AR's through its search and clearing rule
 //! (`pagelab_trace::policy::ar::{search, reset_in}`); the trace lab's and the frame supply's
-//! are `pagelab_trace::policy`'s,
-//! driven here exactly as the system's frame supply drives them
+//! are `pagelab_trace::policy`'s, driven here exactly as the system's frame supply drives them
 //! (`pagelab_trace::policy::driven::Driven`). With one job nothing is ever in transit when a
 //! victim is chosen, and the two must agree reference run by reference run. BIFO, which spares
 //! one favoured job's pages, has no counterpart in a single-owner trace and stays the M44's.
@@ -82,6 +82,7 @@ impl M44Ar {
                 used: true,
                 ..Frame::default()
             };
+            self.replacer.on_arrival(f, self.loads);
             self.table[page as usize] = f;
         }
         let f = self.table[page as usize] as usize;
@@ -147,43 +148,67 @@ fn m44_fifo_and_the_trace_labs_fifo_evict_the_same_pages_on_random_strings() {
     }
 }
 
+/// One M44 job of the study's sort program in `frames` frames under `policy` (AR clearing its
+/// bits every `interval` references) pulls exactly what the trace lab's policy faults.
+fn one_job_pulls_what_the_trace_lab_faults(policy: &str, frames: usize, interval: &str) {
+    let preset = include_str!("../../../../presets/m44.toml");
+    let words = (frames * 1024).to_string();
+    let quoted = format!("\"{policy}\"");
+    let o: Vec<(String, String)> = [
+        ("workload.params.sort.items", "600"),
+        ("workload.program", "\"t4-1xq\""),
+        ("workload.copies", "1"),
+        ("memory.store_words", words.as_str()),
+        ("replacement.policy", quoted.as_str()),
+        ("replacement.ar_reset_interval", interval),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let spec = load_spec(preset, "m44.toml", &o).unwrap();
+    let report = super::run(&spec, 3, &mut |_| {}).unwrap();
+    let g = generate(
+        pagelab_trace::gen::M44Program::from_name(&spec.workload.program).unwrap(),
+        &spec.workload.params,
+        3,
+    )
+    .unwrap();
+    let mut lab = match policy {
+        "ar" => trace_ar(frames as u32, interval.parse().unwrap(), g.n_pages()),
+        _ => trace_policy(
+            serde_json::json!({"kind": policy}),
+            frames as u32,
+            g.n_pages(),
+        ),
+    };
+    let mut now = 0u64;
+    let mut faults = 0u64;
+    for r in &g.runs {
+        faults += u64::from(!lab.reference(r.page, r.count, now));
+        now += u64::from(r.count);
+    }
+    let pulls = report.metrics["pulls"].value as u64;
+    assert_eq!(
+        pulls, faults,
+        "{policy}: {frames} frames, reset every {interval}"
+    );
+    assert!(
+        faults > g.n_pages() as u64,
+        "{policy}, {frames} frames: must replace"
+    );
+}
+
 #[test]
 fn one_m44_job_under_ar_pulls_what_the_trace_labs_ar_faults() {
     // The whole engine: one job of the study's sort program, AR with the clearing every slice.
-    let preset = include_str!("../../../../presets/m44.toml");
     for (frames, interval) in [(6usize, "10000"), (10, "2500"), (8, "0")] {
-        let words = (frames * 1024).to_string();
-        let o: Vec<(String, String)> = [
-            ("workload.params.sort.items", "600"),
-            ("workload.program", "\"t4-1xq\""),
-            ("workload.copies", "1"),
-            ("memory.store_words", words.as_str()),
-            ("replacement.policy", "\"ar\""),
-            ("replacement.ar_reset_interval", interval),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let spec = load_spec(preset, "m44.toml", &o).unwrap();
-        let report = super::run(&spec, 3, &mut |_| {}).unwrap();
-        let g = generate(
-            pagelab_trace::gen::M44Program::from_name(&spec.workload.program).unwrap(),
-            &spec.workload.params,
-            3,
-        )
-        .unwrap();
-        let mut lab = trace_ar(frames as u32, interval.parse().unwrap(), g.n_pages());
-        let mut now = 0u64;
-        let mut faults = 0u64;
-        for r in &g.runs {
-            faults += u64::from(!lab.reference(r.page, r.count, now));
-            now += u64::from(r.count);
-        }
-        let pulls = report.metrics["pulls"].value as u64;
-        assert_eq!(pulls, faults, "{frames} frames, reset every {interval}");
-        assert!(
-            faults > g.n_pages() as u64,
-            "{frames} frames: AR must replace"
-        );
+        one_job_pulls_what_the_trace_lab_faults("ar", frames, interval);
+    }
+}
+
+#[test]
+fn one_m44_job_under_fifo_pulls_what_the_trace_labs_fifo_faults() {
+    for frames in [5usize, 8, 12] {
+        one_job_pulls_what_the_trace_lab_faults("fifo", frames, "0");
     }
 }

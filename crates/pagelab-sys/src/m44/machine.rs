@@ -250,6 +250,7 @@ impl Machine {
                 f.loaded = self.stamp;
                 // The faulting reference is about to be retried: the page counts as referenced.
                 f.used = true;
+                self.replacer.on_arrival(frame, self.stamp);
                 let jb = &mut self.jobs[job as usize];
                 jb.state = State::Ready;
                 if !jb.set_aside {

@@ -4,23 +4,27 @@
 //!
 //! The frame table is the engine's own: a frame being filled is not a candidate, and a job's
 //! pages leave when it ends, which a trace-lab policy (one owner, instantaneous loads) does not
-//! see. AR runs the trace lab's own code over it: its search from the pointer
-//! (`pagelab_trace::policy::ar::search`, the candidates being the frames whose page has
-//! arrived) and its periodic clearing (`ar::reset_in`). FIFO takes the earliest arrival among
-//! the candidates, which is the trace lab's ring order when frames are refilled in place;
-//! `ar_tests.rs` drives both against the trace lab's `ar` and `fifo` on the same random
-//! reference strings and on one whole M44 job and finds the same victims. BIFO favours one
-//! job's pages, which a single-owner policy cannot express: it is the M44's alone.
+//! see. FIFO and AR run the trace lab's own code over it. FIFO's choice is
+//! `pagelab_trace::policy::fifo::search` over a queue of arrivals, each entry the frame and the
+//! stamp of the page that arrived in it; an entry whose frame has since been freed or refilled
+//! is stale and no candidate (and is dropped once at the front). AR's is its search from the
+//! pointer (`pagelab_trace::policy::ar::search`, the candidates being the frames whose page has
+//! arrived) and its periodic clearing (`ar::reset_in`). `ar_tests.rs` drives both against the
+//! trace lab's `ar` and `fifo` on the same random reference strings and on one whole M44 job
+//! and finds the same victims. BIFO favours one job's pages, which a single-owner policy cannot
+//! express: it is FIFO's search with a candidate predicate of the M44's alone.
 
 use super::spec::PolicyKind;
 use pagelab_trace::policy::ar::{self, ArSearch};
+use pagelab_trace::policy::fifo;
+use std::collections::VecDeque;
 
 /// One page frame of the paged store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Frame {
     /// The job and page it holds (or is being pulled into it); `None`: free.
     pub owner: Option<(u16, u32)>,
-    /// Order in which its page arrived (larger is later).
+    /// Order in which its page arrived (larger is later; 0: no page has arrived).
     pub loaded: u64,
     /// Hardware use bit: set on every reference.
     pub used: bool,
@@ -47,6 +51,8 @@ pub struct Replacer {
     hand: usize,
     /// BIFO's favoured 44X.
     favoured: Option<u16>,
+    /// FIFO's and BIFO's arrivals, oldest first: (frame, its `loaded` stamp at arrival).
+    arrivals: VecDeque<(u32, u64)>,
 }
 
 impl Replacer {
@@ -56,6 +62,14 @@ impl Replacer {
             kind,
             hand: 0,
             favoured: None,
+            arrivals: VecDeque::new(),
+        }
+    }
+
+    /// The page in `frame` has arrived, stamped `loaded` (larger than every earlier stamp).
+    pub fn on_arrival(&mut self, frame: u32, loaded: u64) {
+        if self.kind != PolicyKind::Ar {
+            self.arrivals.push_back((frame, loaded));
         }
     }
 
@@ -79,14 +93,14 @@ impl Replacer {
     /// filled; `None` if there is none. AR may clear use bits.
     pub fn victim(&mut self, frames: &mut [Frame]) -> Option<usize> {
         match self.kind {
-            PolicyKind::Fifo => oldest(frames, |_| true),
+            PolicyKind::Fifo => self.oldest(frames, |_| true),
             // B&G: "favors (on a round robin basis) one 44X by choosing not to overwrite the
             // pages associated with it"; when only its pages are candidates, plain FIFO
             // (fidelity-notes §6.2).
             PolicyKind::Bifo => {
                 let fav = self.favoured;
-                oldest(frames, |f| f.job() != fav || fav.is_none())
-                    .or_else(|| oldest(frames, |_| true))
+                self.oldest(frames, |f| f.job() != fav || fav.is_none())
+                    .or_else(|| self.oldest(frames, |_| true))
             }
             // B&G: "chooses a candidate for replacement from the set of pages which have not
             // been recently referenced": the trace lab's AR search over this frame table, the
@@ -124,19 +138,45 @@ pub fn clear_use_bits(frames: &mut [Frame], frame: usize, refs_done: u64, k: u32
     }
 }
 
-/// The candidate frame loaded earliest among those `keep` accepts.
-fn oldest(frames: &[Frame], keep: impl Fn(&Frame) -> bool) -> Option<usize> {
-    frames
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.candidate() && keep(f))
-        .min_by_key(|(_, f)| f.loaded)
-        .map(|(i, _)| i)
+impl Replacer {
+    /// The candidate frame loaded earliest among those `keep` accepts: the trace lab's FIFO
+    /// search over the arrivals still current.
+    fn oldest(&mut self, frames: &[Frame], keep: impl Fn(&Frame) -> bool) -> Option<usize> {
+        let current = |(f, loaded): (u32, u64)| {
+            let fr = &frames[f as usize];
+            fr.candidate() && fr.loaded == loaded
+        };
+        while self.arrivals.front().is_some_and(|&a| !current(a)) {
+            self.arrivals.pop_front();
+        }
+        // BIFO passes over the favoured job's pages: drop what went stale behind them.
+        if self.arrivals.len() > 2 * frames.len() {
+            self.arrivals.retain(|&a| current(a));
+        }
+        let (f, _) = fifo::search(self.arrivals.iter().copied(), |a| {
+            current(a) && keep(&frames[a.0 as usize])
+        })?;
+        Some(f as usize)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A replacer of `kind` that has seen the pages of `frames` arrive in `loaded` order.
+    fn replacer(kind: PolicyKind, frames: &[Frame]) -> Replacer {
+        let mut r = Replacer::new(kind);
+        let mut arrived: Vec<(u32, u64)> = (0..frames.len() as u32)
+            .filter(|&i| frames[i as usize].candidate())
+            .map(|i| (i, frames[i as usize].loaded))
+            .collect();
+        arrived.sort_by_key(|a| a.1);
+        for (f, loaded) in arrived {
+            r.on_arrival(f, loaded);
+        }
+        r
+    }
 
     fn frame(job: u16, page: u32, loaded: u64) -> Frame {
         Frame {
@@ -155,7 +195,7 @@ mod tests {
             Frame::default(),
         ];
         f[2].busy = true;
-        let mut r = Replacer::new(PolicyKind::Fifo);
+        let mut r = replacer(PolicyKind::Fifo, &f);
         assert_eq!(r.victim(&mut f), Some(1));
         f[1].busy = true;
         assert_eq!(r.victim(&mut f), Some(0));
@@ -172,7 +212,7 @@ mod tests {
             frame(1, 0, 3),
             frame(2, 0, 4),
         ];
-        let mut r = Replacer::new(PolicyKind::Bifo);
+        let mut r = replacer(PolicyKind::Bifo, &f);
         r.rotate(&[true, true, true]);
         assert_eq!(r.favoured(), Some(0));
         assert_eq!(r.victim(&mut f), Some(2), "job 0's older pages are spared");
@@ -184,7 +224,7 @@ mod tests {
     #[test]
     fn bifo_falls_back_to_fifo_when_only_the_favoured_job_has_pages() {
         let mut f = vec![frame(1, 0, 7), frame(1, 1, 3), Frame::default()];
-        let mut r = Replacer::new(PolicyKind::Bifo);
+        let mut r = replacer(PolicyKind::Bifo, &f);
         r.rotate(&[false, true]);
         assert_eq!(r.favoured(), Some(1));
         assert_eq!(r.victim(&mut f), Some(1));

@@ -6,6 +6,12 @@
 //! "the page selected by FIFO is the one which has been in core for the longest period of
 //! time"), and the one that shows Belady's anomaly (more frames, more faults).
 //!
+//! The ring is the arrival order: with every victim's frame refilled in place, the frames
+//! from the hand onwards are oldest first ([`ring_order`]), and the victim is the first of them
+//! ([`search`], every frame a candidate). The M44 (pagelab-sys `m44/replacement.rs`), whose
+//! frames can be empty, still being filled or freed by a job's end, keeps its arrivals in a
+//! queue and runs the same [`search`] over it.
+//!
 //! Parameters: none. Deviations: none.
 
 use super::{frame_table_of, Memory, ParamInfo, PolicyState, Replacement, SpecParams};
@@ -44,6 +50,31 @@ impl Fifo {
     }
 }
 
+/// FIFO's victim: the first frame, in order of arrival (oldest first), that `candidate`
+/// accepts; `None` if none does. In the trace lab every frame is a candidate and the order is
+/// the ring from the hand ([`ring_order`]); in the M44 the order is its queue of arrivals and
+/// the candidates are the frames still holding the page that arrived (BIFO also sparing one
+/// job's). The one choice of both (pagelab-sys `m44/replacement.rs`).
+#[inline]
+pub fn search<F: Copy>(
+    arrivals: impl IntoIterator<Item = F>,
+    mut candidate: impl FnMut(F) -> bool,
+) -> Option<F> {
+    arrivals.into_iter().find(|&f| candidate(f))
+}
+
+/// The arrival order of a full ring of `cap` frames refilled in place: from the hand, wrapping.
+#[inline]
+pub fn ring_order(cap: u32, hand: u32) -> impl Iterator<Item = u32> {
+    (hand..cap).chain(0..hand)
+}
+
+/// The victim of a full ring: the frame under the hand.
+#[inline(always)]
+fn ring_victim(cap: u32, hand: u32) -> u32 {
+    search(ring_order(cap, hand), |_| true).expect("a full ring has a frame under its hand")
+}
+
 impl Replacement for Fifo {
     fn reserve_pages(&mut self, page_bound: u32) {
         if self.resident.len() < page_bound as usize {
@@ -61,12 +92,12 @@ impl Replacement for Fifo {
             self.frame_page.push(page);
             self.used += 1;
         } else {
-            let h = self.hand as usize;
+            let h = ring_victim(cap, self.hand) as usize;
             let victim = self.frame_page[h];
             self.resident[victim as usize] = false;
             mem.reclaim(victim);
             self.frame_page[h] = page;
-            self.hand = if self.hand + 1 == cap {
+            self.hand = if h as u32 + 1 == cap {
                 0
             } else {
                 self.hand + 1
@@ -92,10 +123,11 @@ impl Replacement for Fifo {
                 self.frame_page.push(r.page);
                 self.used += 1;
             } else {
-                let victim = std::mem::replace(&mut self.frame_page[hand as usize], r.page);
+                let h = ring_victim(cap, hand);
+                let victim = std::mem::replace(&mut self.frame_page[h as usize], r.page);
                 resident[victim as usize] = false;
                 m.reclaim(victim);
-                hand = if hand + 1 == cap { 0 } else { hand + 1 };
+                hand = if h + 1 == cap { 0 } else { h + 1 };
             }
             resident[page] = true;
         }
