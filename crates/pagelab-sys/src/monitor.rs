@@ -29,95 +29,110 @@ pub use summary::summary_metrics;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// Declares a struct of cumulative counters, each with its unit and description (STYLE.md,
+/// principle 7): the VM machine's [`Counters`], UNIX V6's and the M44's. All are `f64` so that
+/// rows are uniform; counts stay exact below 2^53.
 macro_rules! counters {
-    ($($name:ident : $unit:literal, $desc:literal;)*) => {
-        /// Cumulative counters of a running system (all as `f64` so that rows are uniform).
+    ($(#[$meta:meta])* $vis:vis struct $ty:ident {
+        $($name:ident : $unit:literal, $desc:literal;)*
+    }) => {
+        $(#[$meta])*
         #[derive(Clone, Copy, Debug, Default, PartialEq)]
-        pub struct Counters { $(#[doc = $desc] pub $name: f64,)* }
-        impl Counters {
+        $vis struct $ty { $(#[doc = $desc] pub $name: f64,)* }
+        // Not every machine reads every helper.
+        #[allow(dead_code)]
+        impl $ty {
             /// (name, unit, description) of each counter, in column order.
             pub const COLUMNS: &'static [(&'static str, &'static str, &'static str)] =
                 &[$((stringify!($name), $unit, $desc)),*];
             /// Values in column order.
             pub fn values(&self) -> Vec<f64> { vec![$(self.$name),*] }
             /// `self − earlier`, counter by counter.
-            pub fn since(&self, earlier: &Counters) -> Counters {
-                Counters { $($name: self.$name - earlier.$name,)* }
+            pub fn since(&self, earlier: &Self) -> Self {
+                Self { $($name: self.$name - earlier.$name,)* }
             }
             /// `self + later`, counter by counter (intervals joined into one).
-            pub fn plus(&self, later: &Counters) -> Counters {
-                Counters { $($name: self.$name + later.$name,)* }
+            pub fn plus(&self, later: &Self) -> Self {
+                Self { $($name: self.$name + later.$name,)* }
+            }
+            /// The unit and description of counter `name` (`None`: no such counter).
+            pub fn column(name: &str) -> Option<(&'static str, &'static str)> {
+                Self::COLUMNS.iter().find(|c| c.0 == name).map(|c| (c.1, c.2))
             }
         }
     };
 }
+pub(crate) use counters;
 
 counters! {
-    time_s: "s", "Simulated time.";
-    transactions: "count", "Transactions completed.";
-    trivial_transactions: "count", "Transactions completed without leaving Q1.";
-    response_sum_s: "s", "Sum of response times of completed transactions.";
-    trivial_response_sum_s: "s", "Sum of response times of trivial transactions.";
-    trivial_eligible_s: "s", "Of trivial responses: time on the eligible list.";
-    trivial_ready_s: "s", "Of trivial responses: time ready, waiting for a processor.";
-    trivial_running_s: "s", "Of trivial responses: time on a processor.";
-    trivial_page_wait_s: "s", "Of trivial responses: time waiting for a page or a swap set.";
-    trivial_frame_wait_s: "s", "Of trivial responses: time waiting for a free frame.";
-    trivial_vio_wait_s: "s", "Of trivial responses: time waiting for minidisk I/O (VIO).";
-    trivial_console_s: "s", "Of trivial responses: time writing to the terminal.";
-    thinks: "count", "Think periods completed.";
-    think_sum_s: "s", "Sum of completed think periods.";
-    faults: "count", "Page exceptions (Bard's P): references to a page not valid in storage.";
-    page_reads: "count", "Pages read from paging devices (demand paging).";
-    page_writes: "count", "Pages written to paging devices.";
-    page_out_groups: "count", "Groups of page-outs queued together (one per device run).";
-    swap_reads: "count", "Pages read by swap-ins (swap faults and prepaging).";
-    swap_writes: "count", "Pages written by physical swap-outs.";
-    swap_io_sum_s: "s", "Sum over pages swapped of queue-to-completion time.";
-    swap_read_sum_s: "s", "Sum over pages swapped in of queue-to-completion time.";
-    page_read_sum_s: "s", "Sum over demand page reads of queue-to-completion time.";
-    swap_faults: "count", "Faults on a page of a swap set (the whole set read).";
-    swap_sets_in: "count", "Swap sets read (swap faults and prepaging).";
-    swap_sets_out: "count", "Swap sets written.";
-    prepage_errors: "count", "Pages swapped in and not referenced before the next queue-drop.";
-    trimmed: "count", "Pages trimmed to the flush list at queue-drop.";
-    gc_flushed: "count", "Pages the garbage collector put on the flush list.";
-    frame_waits: "count", "Faults that found no free frame and waited for a page-out or swap-out (tetzlaff \"Free list replenishment\").";
-    flush_rereads: "count", "Demand page reads of pages that had left storage from the flush list (trimmed, flushed at queue-drop or collected).";
-    supply_victims: "count", "Frames the frame supply chose (the core-table scan in VM), not the flush list or a swap-out.";
-    supply_steals: "count", "Frames the frame supply took from users in queue.";
-    prepage_short: "count", "Pages of a swap set left on their slots at swap-in for want of a free frame.";
-    zero_fills: "count", "First references served with a cleared frame, no I/O.";
-    reclaims: "count", "Faults served by reclaiming a frame whose page-out was under way.";
-    paging_sios: "count", "Paging SIOs (channel programs; several pages when chained).";
-    page_io_sum_s: "s", "Sum over pages moved of queue-to-completion time.";
-    rps_misses: "count", "Reconnects that found the channel busy.";
-    vios: "count", "Virtual I/Os (Bard's V).";
-    steals: "count", "Frames taken from users in queue.";
-    stolen_reads: "count", "Page reads that replaced a page of a user in queue (bard §6 steal ratio numerator).";
-    victims: "count", "Frames taken by SELECT (flush list or scan).";
-    scan_cycles: "count", "Core-table scan cycles (Bard's W).";
-    psi_interruptions: "count", "Sum over replaced pages of the owner's essential interruptions since the page's last reference (Bard's eq. 4 numerator).";
-    psi_replaced: "count", "Replaced pages counted in eq. 4 (Bard's m).";
-    psi_stolen_interruptions: "count", "The eq. 4 numerator over stolen pages only (owner in queue at replacement).";
-    deactivations: "count", "Users taken out of the multiprogramming set by load-control feedback.";
-    frames_scanned: "count", "Core-table entries examined.";
-    q1_drops: "count", "Queue-drops from Q1 (transaction end, terminal write, Q1 slice end).";
-    q2_drops: "count", "Queue-drops from Q2.";
-    false_drops: "count", "Queue-drops at intra-transaction terminal writes.";
-    q1_stay_page_reads: "count", "Page reads during Q1 stays.";
-    mpl_user_s: "user·s", "Integral of the multiprogramming level (Bard's M).";
-    q1_user_s: "user·s", "Integral of users in Q1.";
-    q2_user_s: "user·s", "Integral of users in Q2.";
-    eligible_user_s: "user·s", "Integral of users on the eligible list.";
-    cpu_problem_s: "cpu·s", "Processor time in problem state.";
-    cpu_supervisor_s: "cpu·s", "Processor time in supervisor state.";
-    page_wait_cpu_s: "cpu·s", "Idle processor time while an in-queue user waits for a page.";
-    page_wait_user_s: "user·s", "Integral of in-queue users waiting for a page or a frame.";
-    pressure_some_s: "s", "Linux PSI memory \"some\" time: at least one user stalled on memory (waiting for a page read back or a frame), in psi.c's share of the processors when there are several (crate::pressure).";
-    pressure_full_s: "s", "Linux PSI memory \"full\" time: users stalled on memory and no runnable user outside a stall (I/O waiters do not count as running), in psi.c's share of the processors when there are several (crate::pressure).";
-    dispatches: "count", "Users given a processor (a burst continued after an event not counted).";
-    io_interrupts: "count", "I/O interrupts taken (paging and virtual I/O completions).";
+    /// Cumulative counters of a running system.
+    pub struct Counters {
+        time_s: "s", "Simulated time.";
+        transactions: "count", "Transactions completed.";
+        trivial_transactions: "count", "Transactions completed without leaving Q1.";
+        response_sum_s: "s", "Sum of response times of completed transactions.";
+        trivial_response_sum_s: "s", "Sum of response times of trivial transactions.";
+        trivial_eligible_s: "s", "Of trivial responses: time on the eligible list.";
+        trivial_ready_s: "s", "Of trivial responses: time ready, waiting for a processor.";
+        trivial_running_s: "s", "Of trivial responses: time on a processor.";
+        trivial_page_wait_s: "s", "Of trivial responses: time waiting for a page or a swap set.";
+        trivial_frame_wait_s: "s", "Of trivial responses: time waiting for a free frame.";
+        trivial_vio_wait_s: "s", "Of trivial responses: time waiting for minidisk I/O (VIO).";
+        trivial_console_s: "s", "Of trivial responses: time writing to the terminal.";
+        thinks: "count", "Think periods completed.";
+        think_sum_s: "s", "Sum of completed think periods.";
+        faults: "count", "Page exceptions (Bard's P): references to a page not valid in storage.";
+        page_reads: "count", "Pages read from paging devices (demand paging).";
+        page_writes: "count", "Pages written to paging devices.";
+        page_out_groups: "count", "Groups of page-outs queued together (one per device run).";
+        swap_reads: "count", "Pages read by swap-ins (swap faults and prepaging).";
+        swap_writes: "count", "Pages written by physical swap-outs.";
+        swap_io_sum_s: "s", "Sum over pages swapped of queue-to-completion time.";
+        swap_read_sum_s: "s", "Sum over pages swapped in of queue-to-completion time.";
+        page_read_sum_s: "s", "Sum over demand page reads of queue-to-completion time.";
+        swap_faults: "count", "Faults on a page of a swap set (the whole set read).";
+        swap_sets_in: "count", "Swap sets read (swap faults and prepaging).";
+        swap_sets_out: "count", "Swap sets written.";
+        prepage_errors: "count", "Pages swapped in and not referenced before the next queue-drop.";
+        trimmed: "count", "Pages trimmed to the flush list at queue-drop.";
+        gc_flushed: "count", "Pages the garbage collector put on the flush list.";
+        frame_waits: "count", "Faults that found no free frame and waited for a page-out or swap-out (tetzlaff \"Free list replenishment\").";
+        flush_rereads: "count", "Demand page reads of pages that had left storage from the flush list (trimmed, flushed at queue-drop or collected).";
+        supply_victims: "count", "Frames the frame supply chose (the core-table scan in VM), not the flush list or a swap-out.";
+        supply_steals: "count", "Frames the frame supply took from users in queue.";
+        prepage_short: "count", "Pages of a swap set left on their slots at swap-in for want of a free frame.";
+        zero_fills: "count", "First references served with a cleared frame, no I/O.";
+        reclaims: "count", "Faults served by reclaiming a frame whose page-out was under way.";
+        paging_sios: "count", "Paging SIOs (channel programs; several pages when chained).";
+        page_io_sum_s: "s", "Sum over pages moved of queue-to-completion time.";
+        rps_misses: "count", "Reconnects that found the channel busy.";
+        vios: "count", "Virtual I/Os (Bard's V).";
+        steals: "count", "Frames taken from users in queue.";
+        stolen_reads: "count", "Page reads that replaced a page of a user in queue (bard §6 steal ratio numerator).";
+        victims: "count", "Frames taken by SELECT (flush list or scan).";
+        scan_cycles: "count", "Core-table scan cycles (Bard's W).";
+        psi_interruptions: "count", "Sum over replaced pages of the owner's essential interruptions since the page's last reference (Bard's eq. 4 numerator).";
+        psi_replaced: "count", "Replaced pages counted in eq. 4 (Bard's m).";
+        psi_stolen_interruptions: "count", "The eq. 4 numerator over stolen pages only (owner in queue at replacement).";
+        deactivations: "count", "Users taken out of the multiprogramming set by load-control feedback.";
+        frames_scanned: "count", "Core-table entries examined.";
+        q1_drops: "count", "Queue-drops from Q1 (transaction end, terminal write, Q1 slice end).";
+        q2_drops: "count", "Queue-drops from Q2.";
+        false_drops: "count", "Queue-drops at intra-transaction terminal writes.";
+        q1_stay_page_reads: "count", "Page reads during Q1 stays.";
+        mpl_user_s: "user·s", "Integral of the multiprogramming level (Bard's M).";
+        q1_user_s: "user·s", "Integral of users in Q1.";
+        q2_user_s: "user·s", "Integral of users in Q2.";
+        eligible_user_s: "user·s", "Integral of users on the eligible list.";
+        cpu_problem_s: "cpu·s", "Processor time in problem state.";
+        cpu_supervisor_s: "cpu·s", "Processor time in supervisor state.";
+        page_wait_cpu_s: "cpu·s", "Idle processor time while an in-queue user waits for a page.";
+        page_wait_user_s: "user·s", "Integral of in-queue users waiting for a page or a frame.";
+        pressure_some_s: "s", "Linux PSI memory \"some\" time: at least one user stalled on memory (waiting for a page read back or a frame), in psi.c's share of the processors when there are several (crate::pressure).";
+        pressure_full_s: "s", "Linux PSI memory \"full\" time: users stalled on memory and no runnable user outside a stall (I/O waiters do not count as running), in psi.c's share of the processors when there are several (crate::pressure).";
+        dispatches: "count", "Users given a processor (a burst continued after an event not counted).";
+        io_interrupts: "count", "I/O interrupts taken (paging and virtual I/O completions).";
+    }
 }
 
 /// A named value with unit and meaning.

@@ -13,11 +13,21 @@ use super::leveler::{Action, Leveler, Sample};
 use super::replacement::{clear_use_bits, Frame, Replacer};
 use super::spec::{M44Spec, PolicyKind};
 use crate::device::Disk;
-use crate::monitor::{put_metric, IntervalTable, Report, UserRow};
+use crate::monitor::{counters, put_metric, IntervalTable, Report, UserRow};
 use crate::SysError;
 
 const NONE: u32 = u32::MAX;
 const NS: f64 = 1e9;
+
+counters! {
+    /// The machine's cumulative counters, each reported as a metric of its name.
+    pub struct M44Counters {
+        pulls: "pages", "Pages read from the disks.";
+        pushes: "pages", "Changed pages written back when their frame was taken.";
+        set_asides: "count", "Times the load leveler set a job aside.";
+        restores: "count", "Times the load leveler restored a job.";
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -141,12 +151,10 @@ pub struct Machine {
     pub(super) refs_done: u64,
     /// References between AR's clearings of every use bit (0: never; always 0 but for AR).
     ar_reset_interval: u64,
-    pulls: u64,
-    pushes: u64,
+    counters: M44Counters,
     pub(super) done: u32,
-    set_asides: u64,
-    restores: u64,
-    last_sample: (u64, u64, u64),
+    /// The last leveler sample: time, CPU busy time and pulls so far.
+    last_sample: (u64, u64, f64),
     samples: Vec<Vec<f64>>,
 }
 
@@ -192,12 +200,9 @@ impl Machine {
                 PolicyKind::Ar => spec.replacement.ar_reset_interval,
                 _ => 0,
             },
-            pulls: 0,
-            pushes: 0,
+            counters: M44Counters::default(),
             done: 0,
-            set_asides: 0,
-            restores: 0,
-            last_sample: (0, 0, 0),
+            last_sample: (0, 0, 0.0),
             samples: Vec::new(),
             spec: spec.clone(),
         };
@@ -305,11 +310,11 @@ impl Machine {
             .count() as u32;
         let s = Sample {
             cpu: (busy - busy0) as f64 / NS / period,
-            pulls_per_s: (self.pulls - pulls0) as f64 / period,
+            pulls_per_s: (self.counters.pulls - pulls0) / period,
             active,
             set_aside: self.set_aside_queue.len() as u32,
         };
-        self.last_sample = (at, busy, self.pulls);
+        self.last_sample = (at, busy, self.counters.pulls);
         let action = self.leveler.as_ref().map_or(Action::Hold, |l| l.decide(&s));
         match action {
             Action::SetAside => {
@@ -324,7 +329,7 @@ impl Machine {
                     self.jobs[j].set_aside = true;
                     self.jobs[j].set_asides += 1;
                     self.set_aside_queue.push_back(j as u16);
-                    self.set_asides += 1;
+                    self.counters.set_asides += 1.0;
                     // A job off the CPU queue is not worth sparing: BIFO's favour moves on.
                     if self.replacer.favoured() == Some(j as u16) {
                         self.rotate();
@@ -341,7 +346,7 @@ impl Machine {
                     if jb.state == State::Ready {
                         self.ready.push_back(j);
                     }
-                    self.restores += 1;
+                    self.counters.restores += 1.0;
                 }
             }
             Action::Hold => {}
@@ -434,7 +439,7 @@ impl Machine {
                 let (vj, vp) = old.owner.expect("a victim holds a page");
                 self.jobs[vj as usize].table[vp as usize] = NONE;
                 let pushed = old.dirty.then(|| {
-                    self.pushes += 1;
+                    self.counters.pushes += 1.0;
                     self.jobs[vj as usize].pushes += 1;
                     self.home_disk(vj, vp)
                 });
@@ -452,7 +457,7 @@ impl Machine {
         job.table[page as usize] = frame;
         job.state = State::Waiting;
         job.pulls += 1;
-        self.pulls += 1;
+        self.counters.pulls += 1.0;
         // Each disk serves its requests one at a time in arrival order; a changed victim is
         // written before the frame is refilled.
         let mut earliest = self.now;
@@ -587,20 +592,8 @@ impl Machine {
             "References executed by all jobs.",
         );
         put(
-            "pulls",
-            self.pulls as f64,
-            "pages",
-            "Pages read from the disks.",
-        );
-        put(
-            "pushes",
-            self.pushes as f64,
-            "pages",
-            "Changed pages written back when their frame was taken.",
-        );
-        put(
             "pulls_per_job",
-            self.pulls as f64 / n,
+            self.counters.pulls / n,
             "pages",
             "Pulls divided by the number of jobs.",
         );
@@ -610,18 +603,10 @@ impl Machine {
             "%",
             "CPU busy over the run.",
         );
-        put(
-            "set_asides",
-            self.set_asides as f64,
-            "count",
-            "Times the load leveler set a job aside.",
-        );
-        put(
-            "restores",
-            self.restores as f64,
-            "count",
-            "Times the load leveler restored a job.",
-        );
+        for (&(name, unit, desc), value) in M44Counters::COLUMNS.iter().zip(self.counters.values())
+        {
+            put(name, value, unit, desc);
+        }
         m
     }
 }
