@@ -36,11 +36,13 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 mod exposures;
+pub mod fifo_queue;
 pub mod geometry;
 pub mod moving_cursor;
 pub mod round_turkey;
 mod slot_map;
 
+pub use fifo_queue::FifoQueue;
 pub use geometry::{DeviceModel, Disk, Geometry, Rk05, SeekLaw, Timing};
 pub use moving_cursor::Cursor;
 pub use round_turkey::RoundTurkey;

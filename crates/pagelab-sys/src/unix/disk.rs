@@ -1,5 +1,5 @@
 //! The RK11 controller: one FIFO queue for both RK05 drives, no overlapped seeks (Chanson
-//! §2.A; rk.c `rkstrategy` appends to the queue). Service = seek + rotational latency +
+//! §2.A; rk.c `rkstrategy` appends to the queue): the shared `device::FifoQueue`. Service = seek + rotational latency +
 //! transfer by the device catalogue's RK05 (`device/geometry.rs`): seek(d) = min + (max −
 //! min)·√((d − 1)/(C − 2)) (fidelity-notes §1.7 [I]), a sector's transfer its share of
 //! a revolution.
@@ -13,14 +13,13 @@ use rand::Rng as _;
 
 impl Machine {
     pub(super) fn submit(&mut self, r: Req) {
-        self.disk_q.push_back(r);
-        if self.disk_busy.is_none() {
+        if self.disk.submit(r) {
             self.start_disk();
         }
     }
 
     pub(super) fn start_disk(&mut self) {
-        let Some(r) = self.disk_q.pop_front() else {
+        let Some(&r) = self.disk.start_next() else {
             return;
         };
         let d = &self.spec.disk;
@@ -36,12 +35,11 @@ impl Machine {
         self.st.disk_reqs += 1.0;
         self.st.disk_queue_wait_ms += ms(self.now - r.queued);
         let t = Tick(seek_ns + latency_ns + transfer_ns).max(Tick(1));
-        self.disk_busy = Some(r);
         self.q.schedule(self.now + t, Ev::DiskDone);
     }
 
     pub(super) fn disk_done(&mut self) -> Result<(), SysError> {
-        let Some(r) = self.disk_busy.take() else {
+        let Some(r) = self.disk.finish() else {
             return Ok(());
         };
         self.start_disk();

@@ -46,7 +46,7 @@ use super::spec::UnixSpec;
 use super::stats::{ratio, Stats};
 use super::swapper::Stat;
 use super::swapper::SwapJob;
-use crate::device::Geometry;
+use crate::device::{FifoQueue, Geometry};
 use crate::SysError;
 use pagelab_core::{EventQueue, Rng, RngStreams, Tick};
 use rand::Rng as _;
@@ -102,8 +102,8 @@ pub struct Machine {
     pub(super) runrun: bool,
     pub(super) sched: SchedState,
     pub(super) job: Option<SwapJob>,
-    pub(super) disk_q: VecDeque<Req>,
-    pub(super) disk_busy: Option<Req>,
+    /// The RK11's request queue (disk.rs).
+    pub(super) disk: FifoQueue<Req>,
     pub(super) arm: Vec<u32>,
     /// The drives' seek law, rotation and sector transfer (the device catalogue's RK05).
     pub(super) disk_geom: Geometry,
@@ -174,8 +174,7 @@ impl Machine {
             runrun: false,
             sched: SchedState::Ready,
             job: None,
-            disk_q: VecDeque::new(),
-            disk_busy: None,
+            disk: FifoQueue::new(),
             arm: vec![0; spec.disk.drives as usize],
             disk_geom: Geometry::rk05(&spec.disk.format()),
             disk_rng: streams.stream("v6-disk", 0),
@@ -385,9 +384,9 @@ impl Machine {
         if t > self.last_t {
             let dt = (t - self.last_t).as_secs_f64();
             self.st.time_s += dt;
-            let in_disk = self.disk_q.len() + usize::from(self.disk_busy.is_some());
+            let in_disk = self.disk.len();
             self.st.disk_len_s += in_disk as f64 * dt;
-            if self.disk_busy.is_some() {
+            if self.disk.is_busy() {
                 self.st.disk_busy_s += dt;
             }
             if self.cur.is_some() {
