@@ -459,7 +459,12 @@ impl Machine {
         job.pulls += 1;
         self.counters.pulls += 1.0;
         // Each disk serves its requests one at a time in arrival order; a changed victim is
-        // written before the frame is refilled.
+        // written before the frame is refilled. Service times are known on arrival, so each
+        // disk is the closed form of a FIFO queue (its free time) and a pull's completion is
+        // scheduled at its fault. The event-driven `device::FifoQueue` (UNIX's RK11) gives the
+        // same times but schedules a completion when service starts: the two disks, finishing
+        // in step at 0.21 s a page, then tie in another order, and m44-multi's smoke record
+        // moves in 29 of 173 rows (up to 5.7 %).
         let mut earliest = self.now;
         if let Some(d) = push_disk {
             if self.push_ns > 0 {
