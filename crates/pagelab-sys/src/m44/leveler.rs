@@ -5,6 +5,7 @@
 //! aside". The paper gives neither period nor criteria; the defaults are fidelity-notes §6.3.
 
 use super::spec::LevelerSpec;
+use pagelab_core::Secs;
 
 /// What the leveler saw over one sampling period.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,10 +41,10 @@ pub struct Leveler {
 
 impl Leveler {
     /// The leveler of `spec` for `disks` disks each pulling a page in `pull_s` seconds.
-    pub fn new(spec: &LevelerSpec, disks: u32, pull_s: f64) -> Self {
+    pub fn new(spec: &LevelerSpec, disks: u32, pull_s: Secs) -> Self {
         Leveler {
             spec: spec.clone(),
-            overload_rate: spec.overload_paging * f64::from(disks) / pull_s,
+            overload_rate: spec.overload_paging * f64::from(disks) / pull_s.get(),
         }
     }
 
@@ -92,7 +93,7 @@ mod tests {
 
     fn leveler() -> Leveler {
         // Defaults: two disks at 0.21 s: overload at 0.8 × 2 / 0.21 = 7.62 pulls/s.
-        Leveler::new(&LevelerSpec::default(), 2, 0.21)
+        Leveler::new(&LevelerSpec::default(), 2, Secs(0.21))
     }
 
     fn sample(cpu: f64, pulls_per_s: f64, active: u32, set_aside: u32) -> Sample {
@@ -128,7 +129,7 @@ mod tests {
                 ..LevelerSpec::default()
             },
             2,
-            0.21,
+            Secs(0.21),
         );
         assert_eq!(two.decide(&sample(0.1, 9.0, 2, 0)), Action::Hold);
         assert_eq!(two.decide(&sample(0.1, 9.0, 3, 0)), Action::SetAside);

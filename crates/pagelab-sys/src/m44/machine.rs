@@ -184,15 +184,15 @@ impl Machine {
             stamp: n as u64,
             disk_free: vec![0; spec.disk.count as usize],
             now: 0,
-            ref_ns: ns(spec.machine.reference_us() * 1e-6),
-            slice_ns: ns(spec.machine.time_slice_s),
+            ref_ns: ns(spec.machine.reference_us().get() * 1e-6),
+            slice_ns: spec.machine.time_slice_s.ns(),
             // The disks are the device catalogue's IBM 1301, timed by the paper's measured
             // page time (device/geometry.rs, `Disk::Ibm1301`).
             pull_ns: Disk::Ibm1301
-                .timing(0, spec.disk.pull_s)
+                .timing(0, spec.disk.pull_s.get())
                 .measured_page_ns()
                 .expect("the 1301 is a measured device"),
-            push_ns: ns(spec.disk.push_s),
+            push_ns: spec.disk.push_s.ns(),
             busy_ns: 0,
             last_slice: (0, 0),
             refs_done: 0,
@@ -208,10 +208,10 @@ impl Machine {
         };
         if m.spec.replacement.policy == PolicyKind::Bifo {
             m.rotate();
-            m.schedule(ns(m.spec.replacement.bifo_interval_s), Ev::Rotate);
+            m.schedule(m.spec.replacement.bifo_interval_s.ns(), Ev::Rotate);
         }
         if m.leveler.is_some() {
-            m.schedule(ns(m.spec.leveler.period_s), Ev::Sample);
+            m.schedule(m.spec.leveler.period_s.ns(), Ev::Sample);
         }
         Ok(m)
     }
@@ -265,14 +265,14 @@ impl Machine {
             Ev::Rotate => {
                 self.rotate();
                 if self.done < self.jobs.len() as u32 {
-                    let next = at + (self.spec.replacement.bifo_interval_s * NS).round() as u64;
+                    let next = at + self.spec.replacement.bifo_interval_s.ns();
                     self.schedule(next, Ev::Rotate);
                 }
             }
             Ev::Sample => {
                 self.sample(at);
                 if self.done < self.jobs.len() as u32 {
-                    let next = at + (self.spec.leveler.period_s * NS).round() as u64;
+                    let next = at + self.spec.leveler.period_s.ns();
                     self.schedule(next, Ev::Sample);
                 }
             }

@@ -9,6 +9,7 @@
 
 use crate::error::SysError;
 use crate::spec::PresetInfo;
+use pagelab_core::{Secs, Us};
 use pagelab_trace::gen::{M44Params, M44Program};
 use serde::{Deserialize, Serialize};
 
@@ -47,18 +48,18 @@ pub struct MachineSpec {
     /// The machine: must be `m44-44x` (the system is chosen by `[system] kind = "m44"`).
     pub model: String,
     /// Cycle of the 8 µs paged store [µs].
-    pub memory_us: f64,
+    pub memory_us: Us,
     /// Mapping cycle added to every memory cycle [µs].
-    pub mapping_us: f64,
+    pub mapping_us: Us,
     /// Time slice of the round-robin CPU queue [s].
-    pub time_slice_s: f64,
+    pub time_slice_s: Secs,
 }
 
 impl MachineSpec {
     /// Effective time of one reference [µs]: the memory cycle plus the mapping cycle (B&G,
     /// "The virtual machine": "8 µsec store and a 2 µsec mapping cycle", 10 µs).
-    pub fn reference_us(&self) -> f64 {
-        self.memory_us + self.mapping_us
+    pub fn reference_us(&self) -> Us {
+        Us(self.memory_us.get() + self.mapping_us.get())
     }
 }
 
@@ -86,11 +87,11 @@ pub struct DiskSpec {
     /// Disks holding the pages, each serving one page at a time [count].
     pub count: u32,
     /// Time to seek and transmit one page into core [s].
-    pub pull_s: f64,
+    pub pull_s: Secs,
     /// Disk time of writing a changed page back before its frame is reused [s]; 0 when the
     /// measured pull time already carries the pushes' share.
     #[serde(default)]
-    pub push_s: f64,
+    pub push_s: Secs,
 }
 
 /// Which page to overwrite.
@@ -113,7 +114,7 @@ pub struct ReplacementSpec {
     pub policy: PolicyKind,
     /// How long BIFO favours one 44X before moving to the next [s].
     #[serde(default = "one_second")]
-    pub bifo_interval_s: f64,
+    pub bifo_interval_s: Secs,
     /// References executed between two clearings of all AR use bits [references]; 0: bits
     /// are cleared only when every candidate's is on. Default: the trace lab's AR
     /// (`pagelab_trace::policy::ar::ArSpec`), one 0.1 s time slice at 10 µs a reference.
@@ -125,8 +126,8 @@ fn ar_reset_default() -> u64 {
     pagelab_trace::policy::ar::ArSpec::default().reset_interval
 }
 
-fn one_second() -> f64 {
-    1.0
+fn one_second() -> Secs {
+    Secs(1.0)
 }
 
 /// The load leveler (B&G, "The effects of load leveling"; criteria from fidelity-notes §6.3).
@@ -138,7 +139,7 @@ pub struct LevelerSpec {
     pub enabled: bool,
     /// Sampling period [s].
     #[serde(default = "one_second")]
-    pub period_s: f64,
+    pub period_s: Secs,
     /// Overload needs page pulls at least this fraction of the disks' capacity
     /// (`count / pull_s` pulls per second) [fraction].
     #[serde(default = "f08")]
@@ -171,7 +172,7 @@ impl Default for LevelerSpec {
     fn default() -> Self {
         LevelerSpec {
             enabled: false,
-            period_s: 1.0,
+            period_s: Secs(1.0),
             overload_paging: 0.8,
             overload_cpu: 0.5,
             underload_cpu: 0.8,
@@ -238,23 +239,22 @@ impl M44Spec {
                 what,
             })
         };
-        let pos = |x: f64| x.is_finite() && x > 0.0;
         let m = &self.machine;
         if m.model != MODEL {
             return bad("machine.model", format!("expected \"{MODEL}\""));
         }
-        if !(pos(m.memory_us) && m.mapping_us.is_finite() && m.mapping_us >= 0.0) {
+        if !(m.memory_us.is_positive() && m.mapping_us.is_nonneg()) {
             return bad(
                 "machine.memory_us",
                 "expected a positive memory cycle and a mapping cycle ≥ 0 [µs]".into(),
             );
         }
-        if !(pos(m.time_slice_s) && m.time_slice_s * 1e6 >= m.reference_us()) {
+        if !(m.time_slice_s.is_positive() && m.time_slice_s.get() * 1e6 >= m.reference_us().get()) {
             return bad(
                 "machine.time_slice_s",
                 format!(
                     "expected a slice of at least one reference ({:e} s) [s]",
-                    m.reference_us() / 1e6
+                    m.reference_us().get() / 1e6
                 ),
             );
         }
@@ -320,23 +320,23 @@ impl M44Spec {
         if d.count == 0 {
             return bad("disk.count", "expected at least one disk".into());
         }
-        if !pos(d.pull_s) {
+        if !d.pull_s.is_positive() {
             return bad(
                 "disk.pull_s",
                 "expected a positive number of seconds".into(),
             );
         }
-        if !(d.push_s.is_finite() && d.push_s >= 0.0) {
+        if !d.push_s.is_nonneg() {
             return bad("disk.push_s", "expected seconds ≥ 0".into());
         }
-        if !pos(self.replacement.bifo_interval_s) {
+        if !self.replacement.bifo_interval_s.is_positive() {
             return bad(
                 "replacement.bifo_interval_s",
                 "expected a positive number of seconds".into(),
             );
         }
         let l = &self.leveler;
-        if !pos(l.period_s) {
+        if !l.period_s.is_positive() {
             return bad(
                 "leveler.period_s",
                 "expected a positive number of seconds".into(),

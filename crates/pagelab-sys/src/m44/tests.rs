@@ -176,7 +176,7 @@ fn bad_config_names_the_key() {
 fn the_preset_is_the_papers_machine() {
     let s = load_spec(PRESET, "m44.toml", &[]).unwrap();
     assert_eq!(s.memory.frames(), 184);
-    assert_eq!(s.machine.reference_us(), 10.0);
+    assert_eq!(s.machine.reference_us(), pagelab_core::Us(10.0));
     assert_eq!(s.disk.count, 2);
     assert!(Machine::build(&s, 1).is_ok());
 }
