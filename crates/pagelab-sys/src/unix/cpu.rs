@@ -7,11 +7,6 @@ use super::stats::ms;
 use super::swapper::Stat;
 use pagelab_core::Tick;
 
-/// Microseconds of a spec as whole nanoseconds.
-pub(super) fn us_to_ns(us: f64) -> u64 {
-    (us * 1e3).round() as u64
-}
-
 impl Machine {
     /// `swtch`: selects a process; `false` when none is runnable (the CPU idles).
     pub(super) fn swtch(&mut self) -> bool {
@@ -210,7 +205,7 @@ impl Machine {
     }
 
     pub(super) fn clock(&mut self, k: u64) {
-        self.interrupt(us_to_ns(self.spec.machine.clock_intr_us));
+        self.interrupt(self.spec.machine.clock_intr_us.ns());
         if let Some(c) = self.cur {
             let p = &mut self.procs[c];
             p.cpu = (p.cpu + 1).min(255);

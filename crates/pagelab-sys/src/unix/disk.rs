@@ -44,7 +44,7 @@ impl Machine {
         };
         self.start_disk();
         // rkintr: the controller's interrupt, iodone and the next request's start.
-        self.interrupt(super::cpu::us_to_ns(self.spec.machine.disk_intr_us));
+        self.interrupt(self.spec.machine.disk_intr_us.ns());
         match r.kind {
             ReqKind::Read(b) | ReqKind::ReadAhead(b) | ReqKind::Write(b, _) => {
                 self.st.file_ios += 1.0;

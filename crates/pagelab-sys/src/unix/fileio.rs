@@ -201,7 +201,7 @@ impl Machine {
     /// The buffer holds the block: use it and give it back (or write it and wait).
     fn bio_finish(&mut self, i: usize, k: usize) -> bool {
         let b = self.procs[i].bio.expect("a block access under way");
-        self.procs[i].overhead_ns += super::cpu::us_to_ns(self.spec.machine.bio_us);
+        self.procs[i].overhead_ns += self.spec.machine.bio_us.ns();
         match b.kind {
             BioKind::Read => self.cache.brelse(k),
             BioKind::DelayedWrite => self.cache.bdwrite(k),

@@ -179,8 +179,8 @@ impl Machine {
             disk_geom: Geometry::rk05(&spec.disk.format()),
             disk_rng: streams.stream("v6-disk", 0),
             tick_hz: u64::from(spec.machine.clock_hz),
-            switch_ns: (spec.machine.switch_us * 1e3).round() as u64,
-            syscall_ns: (spec.machine.syscall_us * 1e3).round() as u64,
+            switch_ns: spec.machine.switch_us.ns(),
+            syscall_ns: spec.machine.syscall_us.ns(),
             st: Stats::default(),
             warm_st: Stats::default(),
             samples: Vec::new(),
@@ -215,7 +215,7 @@ impl Machine {
             self.spawn().map_err(|_| no_swap("the initial processes"))?;
         }
         if let Some(at) = login {
-            self.q.schedule(Tick::from_secs_f64(at), Ev::Login);
+            self.q.schedule(at.tick(), Ev::Login);
         }
         self.q.schedule(self.tick_time(1), Ev::Clock(1));
         self.q.schedule(interval.min(end), Ev::Sample);
@@ -327,7 +327,7 @@ impl Machine {
         let Some(l) = self.spec.login.clone() else {
             return;
         };
-        let from = self.now.saturating_sub(Tick::from_secs_f64(l.window_s));
+        let from = self.now.saturating_sub(l.window_s.tick());
         while self.recent.front().is_some_and(|r| r.0 < from) {
             self.recent.pop_front();
         }
@@ -340,9 +340,9 @@ impl Machine {
             .count();
         if protos as u32 >= l.max_processes {
             self.st.logins_full += 1.0;
-        } else if measured > l.threshold_ms
+        } else if measured > l.threshold_ms.get()
             || l.model.as_ref().is_some_and(|m| {
-                m.intercept_ms + m.slope_ms * self.pctrmm_with_newcomer() > l.threshold_ms
+                m.intercept_ms + m.slope_ms * self.pctrmm_with_newcomer() > l.threshold_ms.get()
             })
         {
             self.st.logins_refused += 1.0;
@@ -351,7 +351,7 @@ impl Machine {
         } else {
             self.st.logins_full += 1.0;
         }
-        let next = self.now + Tick::from_secs_f64(l.arrival_s).max(Tick(1));
+        let next = self.now + l.arrival_s.tick().max(Tick(1));
         if next < self.end {
             self.q.schedule(next, Ev::Login);
         }

@@ -9,6 +9,7 @@
 
 use crate::error::SysError;
 use crate::spec::{PresetInfo, ResidencyKind, RunSpec};
+use pagelab_core::{Ms, Secs, Us};
 use serde::{Deserialize, Serialize};
 
 /// A UNIX V6 machine and its workload.
@@ -62,11 +63,11 @@ pub struct UnixSpec {
 #[serde(deny_unknown_fields)]
 pub struct LoginSpec {
     /// Time between login attempts [s].
-    pub arrival_s: f64,
+    pub arrival_s: Secs,
     /// Reaction-time threshold above which logins are refused [ms].
-    pub threshold_ms: f64,
+    pub threshold_ms: Ms,
     /// Window over which reaction time is measured [s].
-    pub window_s: f64,
+    pub window_s: Secs,
     /// Process-table limit for logins (NPROC 50 less the swapper) [processes].
     #[serde(default = "max_procs")]
     pub max_processes: u32,
@@ -100,22 +101,22 @@ pub struct MachineSpec {
     pub clock_hz: u32,
     /// CPU time of one context switch (`swtch`) [µs].
     #[serde(default)]
-    pub switch_us: f64,
+    pub switch_us: Us,
     /// CPU time of one system call or interrupt handled for a process [µs].
     #[serde(default)]
-    pub syscall_us: f64,
+    pub syscall_us: Us,
     /// CPU time of one clock interrupt (`clock`, every tick) [µs].
     #[serde(default)]
-    pub clock_intr_us: f64,
+    pub clock_intr_us: Us,
     /// CPU time of one disk interrupt (`rkintr`, `iodone`, `rkstart`) [µs].
     #[serde(default)]
-    pub disk_intr_us: f64,
+    pub disk_intr_us: Us,
     /// CPU time of one terminal character interrupt (`klxint`/`klrint`, `ttstart`) [µs].
     #[serde(default)]
-    pub tty_intr_us: f64,
+    pub tty_intr_us: Us,
     /// CPU time of one buffer-cache access in a `read`/`write`: `getblk`, `iomove` of 512 bytes [µs].
     #[serde(default)]
-    pub bio_us: f64,
+    pub bio_us: Us,
 }
 
 /// Main storage of a swapping machine.

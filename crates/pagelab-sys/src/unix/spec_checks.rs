@@ -18,17 +18,15 @@ impl UnixSpec {
     /// Login control (Chanson §4.3).
     pub(super) fn validate_login(&self, origin: &str) -> Result<(), SysError> {
         let bad = |path: &str, what: String| Self::bad(origin, path, what);
-        let pos = |x: f64| x.is_finite() && x > 0.0;
-        let nonneg = |x: f64| x.is_finite() && x >= 0.0;
         let w = &self.workload;
         if let Some(l) = &self.login {
-            if !pos(l.arrival_s) {
+            if !l.arrival_s.is_positive() {
                 return bad("login.arrival_s", "expected a positive interval [s]".into());
             }
-            if !nonneg(l.threshold_ms) {
+            if !l.threshold_ms.is_nonneg() {
                 return bad("login.threshold_ms", "expected a threshold ≥ 0 [ms]".into());
             }
-            if !pos(l.window_s) {
+            if !l.window_s.is_positive() {
                 return bad("login.window_s", "expected a positive window [s]".into());
             }
             if let Some(m) = &l.model {
@@ -62,11 +60,11 @@ impl UnixSpec {
             ("machine.tty_intr_us", m.tty_intr_us),
             ("machine.bio_us", m.bio_us),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
+            if !v.is_nonneg() {
                 return bad(k, "expected a cost ≥ 0 [µs]".into());
             }
         }
-        if 1e6 / f64::from(m.clock_hz) <= m.clock_intr_us {
+        if 1e6 / f64::from(m.clock_hz) <= m.clock_intr_us.get() {
             return bad(
                 "machine.clock_intr_us",
                 "expected less than one clock period [µs]".into(),
@@ -174,7 +172,6 @@ impl UnixSpec {
     /// `run`, `machine` and `memory`.
     pub(super) fn validate_machine(&self, origin: &str) -> Result<(), SysError> {
         let bad = |path: &str, what: String| Self::bad(origin, path, what);
-        let nonneg = |x: f64| x.is_finite() && x >= 0.0;
         if !self.run.duration_s.is_positive() {
             return bad(
                 "run.duration_s",
@@ -197,7 +194,7 @@ impl UnixSpec {
             ("machine.switch_us", self.machine.switch_us),
             ("machine.syscall_us", self.machine.syscall_us),
         ] {
-            if !nonneg(v) {
+            if !v.is_nonneg() {
                 return bad(k, "expected a cost ≥ 0 [µs]".into());
             }
         }

@@ -10,7 +10,6 @@
 //! handler (cpu.rs `interrupt`): so even on a machine where everything fits in core, a
 //! wake-up from terminal output takes time before the process runs.
 
-use super::cpu::us_to_ns;
 use super::machine::*;
 use super::process::*;
 use super::swapper::Stat;
@@ -29,7 +28,7 @@ impl Machine {
         p.tty_t = now;
         let chars = sent.round() as u64;
         self.st.tty_chars += sent;
-        let cost = us_to_ns(self.spec.machine.tty_intr_us);
+        let cost = self.spec.machine.tty_intr_us.ns();
         self.steal(chars.saturating_sub(keep) * cost);
     }
 
@@ -63,7 +62,7 @@ impl Machine {
     /// The transmit interrupt that drains process `i`'s queue to `TTLOWAT` wakes it.
     pub(super) fn tty_wake(&mut self, i: usize) {
         self.drain(i, 1);
-        self.interrupt(us_to_ns(self.spec.machine.tty_intr_us));
+        self.interrupt(self.spec.machine.tty_intr_us.ns());
         self.wakeup(i);
     }
 
@@ -74,7 +73,7 @@ impl Machine {
         let s = &self.spec.system_processes;
         let chars = u64::from(s.console_line_chars.max(1));
         let mean = s.console_line_s;
-        let cost = us_to_ns(self.spec.machine.tty_intr_us);
+        let cost = self.spec.machine.tty_intr_us.ns();
         self.steal((2 * chars - 1) * cost);
         self.interrupt(cost);
         self.st.tty_chars += chars as f64;
