@@ -41,8 +41,9 @@ impl Machine {
                 Step::Compute => {
                     let p = &mut self.procs[i];
                     if p.left_ns == 0 && p.role == Role::Prototype {
-                        p.left_ns =
-                            (exponential(&mut p.rng, w.cpu_ms) * 1e6).round().max(1.0) as u64;
+                        p.left_ns = (exponential(&mut p.rng, w.cpu_ms.get()) * 1e6)
+                            .round()
+                            .max(1.0) as u64;
                     }
                     p.left_ns = p.left_ns.max(1);
                     self.compute_start = self.now;

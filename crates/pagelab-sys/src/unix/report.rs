@@ -54,7 +54,7 @@ impl Machine {
             ("pctrmm", self.spec.pctrmm(), "%", "PCTRMM = 100 (MM − PN·PS)/MM (Chanson §3)."),
             ("pn", f64::from(w.processes), "processes", "PN."),
             ("ps", f64::from(w.size_clicks), "clicks", "PS, mean process size."),
-            ("pc_ms", w.cpu_ms, "ms", "PC, mean CPU time between disk I/Os."),
+            ("pc_ms", w.cpu_ms.get(), "ms", "PC, mean CPU time between disk I/Os."),
             ("mm", f64::from(self.spec.memory.core_clicks), "clicks", "MM, swappable main memory."),
         ];
         for (name, value, unit, desc) in rows {

@@ -260,11 +260,11 @@ pub struct DiskSpec {
     /// Sectors per track [sectors].
     pub sectors_per_track: u32,
     /// One revolution [ms].
-    pub rotation_ms: f64,
+    pub rotation_ms: Ms,
     /// Track-to-track seek [ms].
-    pub seek_min_ms: f64,
+    pub seek_min_ms: Ms,
     /// Full-stroke seek [ms].
-    pub seek_max_ms: f64,
+    pub seek_max_ms: Ms,
 }
 
 impl DiskSpec {
@@ -274,9 +274,9 @@ impl DiskSpec {
             blocks_per_drive: self.blocks_per_drive,
             blocks_per_cylinder: self.blocks_per_cylinder,
             sectors_per_track: self.sectors_per_track,
-            rotation_ms: self.rotation_ms,
-            seek_min_ms: self.seek_min_ms,
-            seek_max_ms: self.seek_max_ms,
+            rotation_ms: self.rotation_ms.get(),
+            seek_min_ms: self.seek_min_ms.get(),
+            seek_max_ms: self.seek_max_ms.get(),
         }
     }
 }
@@ -330,7 +330,7 @@ pub struct PrototypeSpec {
     #[serde(default)]
     pub size_spread: f64,
     /// Mean CPU time between successive disk I/Os, Chanson's PC; exponential [ms].
-    pub cpu_ms: f64,
+    pub cpu_ms: Ms,
     /// Probability that a loop makes a `sleep` call [fraction].
     pub sleep_probability: f64,
     /// `sleep(n)` seconds, uniform on `[sleep_min_s, sleep_max_s]` [s].
@@ -430,13 +430,13 @@ pub struct SystemProcessesSpec {
     pub shell_clicks: u32,
     /// Mean time between command lines typed at the console; exponential [s].
     #[serde(default = "thirty_f")]
-    pub console_line_s: f64,
+    pub console_line_s: Secs,
     /// Characters per command line, each a receive and an echo interrupt [characters].
     #[serde(default = "ten")]
     pub console_line_chars: u32,
     /// CPU of one console command [ms].
     #[serde(default)]
-    pub console_cpu_ms: f64,
+    pub console_cpu_ms: Ms,
     /// Blocks one console command reads through the buffer cache [blocks].
     #[serde(default)]
     pub console_blocks: u32,
@@ -448,8 +448,8 @@ pub struct SystemProcessesSpec {
 fn thirty() -> u32 {
     30
 }
-fn thirty_f() -> f64 {
-    30.0
+fn thirty_f() -> Secs {
+    Secs(30.0)
 }
 fn ten() -> u32 {
     10

@@ -91,13 +91,13 @@ impl UnixSpec {
         if s.update_s == 0 {
             return bad("system_processes.update_s", "expected ≥ 1 [s]".into());
         }
-        if !(s.console_line_s.is_finite() && s.console_line_s > 0.0) {
+        if !s.console_line_s.is_positive() {
             return bad(
                 "system_processes.console_line_s",
                 "expected a positive mean [s]".into(),
             );
         }
-        if !(s.console_cpu_ms.is_finite() && s.console_cpu_ms >= 0.0) {
+        if !s.console_cpu_ms.is_nonneg() {
             return bad(
                 "system_processes.console_cpu_ms",
                 "expected a CPU time ≥ 0 [ms]".into(),
@@ -216,8 +216,6 @@ impl UnixSpec {
     /// `disk` and `swapper`: the swap area fits its drive and the processes.
     pub(super) fn validate_disk(&self, origin: &str) -> Result<(), SysError> {
         let bad = |path: &str, what: String| Self::bad(origin, path, what);
-        let pos = |x: f64| x.is_finite() && x > 0.0;
-        let nonneg = |x: f64| x.is_finite() && x >= 0.0;
         let d = &self.disk;
         if d.drives == 0 || d.blocks_per_drive == 0 || d.blocks_per_cylinder == 0 {
             return bad(
@@ -225,13 +223,16 @@ impl UnixSpec {
                 "expected drives, blocks_per_drive and blocks_per_cylinder > 0".into(),
             );
         }
-        if d.sectors_per_track == 0 || !pos(d.rotation_ms) {
+        if d.sectors_per_track == 0 || !d.rotation_ms.is_positive() {
             return bad(
                 "disk.rotation_ms",
                 "expected a positive revolution time and sectors per track".into(),
             );
         }
-        if !(nonneg(d.seek_min_ms) && d.seek_max_ms.is_finite() && d.seek_max_ms >= d.seek_min_ms) {
+        if !(d.seek_min_ms.is_nonneg()
+            && d.seek_max_ms.get().is_finite()
+            && d.seek_max_ms >= d.seek_min_ms)
+        {
             return bad(
                 "disk.seek_max_ms",
                 "expected 0 ≤ seek_min_ms ≤ seek_max_ms [ms]".into(),
@@ -327,10 +328,9 @@ impl UnixSpec {
     /// The prototype loop's compute mean, probabilities, sleeps and terminal output.
     fn validate_prototype_loop(&self, origin: &str) -> Result<(), SysError> {
         let bad = |path: &str, what: String| Self::bad(origin, path, what);
-        let pos = |x: f64| x.is_finite() && x > 0.0;
         let frac = |x: f64| (0.0..=1.0).contains(&x);
         let w = &self.workload;
-        if !pos(w.cpu_ms) {
+        if !w.cpu_ms.is_positive() {
             return bad("workload.cpu_ms", "expected a positive mean [ms]".into());
         }
         for (k, v) in [

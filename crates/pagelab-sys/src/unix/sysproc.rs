@@ -54,7 +54,7 @@ impl Machine {
                     p.sleep_pri = TTIPRI;
                     p.step = Step::ConsoleWait;
                     self.console = Some(self.procs.len());
-                    let first = exponential(&mut self.sys_rng, s.console_line_s);
+                    let first = exponential(&mut self.sys_rng, s.console_line_s.get());
                     self.q
                         .schedule(Tick::from_secs_f64(first.max(1e-3)), Ev::ConsoleLine);
                 }
@@ -100,7 +100,7 @@ impl Machine {
                     return false;
                 }
                 self.lines_pending -= 1;
-                let cpu = (s.console_cpu_ms * 1e6).round() as u64;
+                let cpu = s.console_cpu_ms.ns();
                 let p = &mut self.procs[i];
                 p.overhead_ns += self.syscall_ns;
                 p.left_ns = cpu.max(1);

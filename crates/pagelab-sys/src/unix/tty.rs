@@ -72,7 +72,7 @@ impl Machine {
     pub(super) fn console_line(&mut self) {
         let s = &self.spec.system_processes;
         let chars = u64::from(s.console_line_chars.max(1));
-        let mean = s.console_line_s;
+        let mean = s.console_line_s.get();
         let cost = self.spec.machine.tty_intr_us.ns();
         self.steal((2 * chars - 1) * cost);
         self.interrupt(cost);
