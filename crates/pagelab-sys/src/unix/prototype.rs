@@ -66,43 +66,8 @@ impl Machine {
                     });
                     p.step = Step::Bio;
                 }
-                Step::SleepCall => {
-                    let now = self.now.as_ns();
-                    let p = &mut self.procs[i];
-                    p.step = Step::TtyStart;
-                    let due = if w.sleep_every_s > 0.0 {
-                        clock_fires(&mut p.rng, &mut p.next_sleep_ns, now, w.sleep_every_s)
-                    } else {
-                        p.rng.gen::<f64>() < w.sleep_probability
-                    };
-                    if due {
-                        p.overhead_ns += self.syscall_ns;
-                        let n = p.rng.gen_range(w.sleep_min_s..=w.sleep_max_s);
-                        p.step = Step::Slept(self.now.as_ns() / 1_000_000_000 + u64::from(n));
-                    }
-                }
-                Step::TtyStart => {
-                    let now = self.now.as_ns();
-                    let p = &mut self.procs[i];
-                    p.step = Step::Compute;
-                    let due = if w.tty_every_s > 0.0 {
-                        clock_fires(&mut p.rng, &mut p.next_tty_ns, now, w.tty_every_s)
-                    } else {
-                        p.rng.gen::<f64>() < w.tty_probability
-                    };
-                    if due {
-                        p.overhead_ns += self.syscall_ns;
-                        let q = 1.0 - 1.0 / w.tty_chars_mean;
-                        let u: f64 = p.rng.gen_range(f64::MIN_POSITIVE..1.0);
-                        let k = if q <= 0.0 {
-                            1.0
-                        } else {
-                            1.0 + (u.ln() / q.ln()).floor()
-                        };
-                        p.tty_left = k.min(1e6) as u32;
-                        p.step = Step::TtyWrite;
-                    }
-                }
+                Step::SleepCall => self.sleep_call(i),
+                Step::TtyStart => self.tty_start(i),
                 Step::TtyWrite => {
                     if !self.tty_write(i) {
                         return;
@@ -116,6 +81,51 @@ impl Machine {
                 }
                 Step::Bio | Step::Slept(_) => unreachable!("kernel steps are taken first"),
             }
+        }
+    }
+
+    /// After the block access: a `sleep(n)` call once per loop with `sleep_probability`, or
+    /// when the process's own sleep clock has fired (`sleep_every_s`).
+    fn sleep_call(&mut self, i: usize) {
+        let w = &self.spec.workload;
+        let now = self.now.as_ns();
+        let p = &mut self.procs[i];
+        p.step = Step::TtyStart;
+        let due = if w.sleep_every_s.get() > 0.0 {
+            clock_fires(&mut p.rng, &mut p.next_sleep_ns, now, w.sleep_every_s.get())
+        } else {
+            p.rng.gen::<f64>() < w.sleep_probability
+        };
+        if due {
+            p.overhead_ns += self.syscall_ns;
+            let n = p.rng.gen_range(w.sleep_min_s..=w.sleep_max_s);
+            p.step = Step::Slept(now / 1_000_000_000 + u64::from(n));
+        }
+    }
+
+    /// Terminal output (`ttwrite`) of a geometric number of characters, once per loop with
+    /// `tty_probability`, or when the process's own terminal clock has fired (`tty_every_s`).
+    fn tty_start(&mut self, i: usize) {
+        let w = &self.spec.workload;
+        let now = self.now.as_ns();
+        let p = &mut self.procs[i];
+        p.step = Step::Compute;
+        let due = if w.tty_every_s.get() > 0.0 {
+            clock_fires(&mut p.rng, &mut p.next_tty_ns, now, w.tty_every_s.get())
+        } else {
+            p.rng.gen::<f64>() < w.tty_probability
+        };
+        if due {
+            p.overhead_ns += self.syscall_ns;
+            let q = 1.0 - 1.0 / w.tty_chars_mean;
+            let u: f64 = p.rng.gen_range(f64::MIN_POSITIVE..1.0);
+            let k = if q <= 0.0 {
+                1.0
+            } else {
+                1.0 + (u.ln() / q.ln()).floor()
+            };
+            p.tty_left = k.min(1e6) as u32;
+            p.step = Step::TtyWrite;
         }
     }
 

@@ -344,10 +344,10 @@ pub struct PrototypeSpec {
     /// `unix-sleeps-apart`): at its first pass after the clock fires, the loop sleeps, and the
     /// next gap is exponential from then. 0: once per loop with `sleep_probability` [s].
     #[serde(default)]
-    pub sleep_every_s: f64,
+    pub sleep_every_s: Secs,
     /// As `sleep_every_s`, for terminal writes; 0: once per loop with `tty_probability` [s].
     #[serde(default)]
-    pub tty_every_s: f64,
+    pub tty_every_s: Secs,
     /// Characters per terminal write; geometric with this mean [characters].
     pub tty_chars_mean: f64,
     /// Blocks written rather than read [fraction].

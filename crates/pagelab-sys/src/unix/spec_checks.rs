@@ -343,8 +343,8 @@ impl UnixSpec {
             }
         }
         for (k, v) in [
-            ("workload.sleep_every_s", w.sleep_every_s),
-            ("workload.tty_every_s", w.tty_every_s),
+            ("workload.sleep_every_s", w.sleep_every_s.get()),
+            ("workload.tty_every_s", w.tty_every_s.get()),
         ] {
             if !(v.is_finite() && v >= 0.0) {
                 return bad(k, "expected a mean gap ≥ 0 (0: once per loop) [s]".into());

@@ -204,6 +204,8 @@ fn spec_errors_are_one_line_and_name_the_key() {
         ("workload.size_clicks", "2000", "workload.size_clicks"),
         ("swapper.swap_drive", "2", "swapper.swap_drive"),
         ("workload.cpu_ms", "-1.0", "workload.cpu_ms"),
+        ("workload.sleep_every_s", "-2.0", "workload.sleep_every_s"),
+        ("workload.tty_every_s", "nan", "workload.tty_every_s"),
         ("memory.residency", "\"demand-paging\"", "memory.residency"),
         ("workload.colour", "1", "workload"),
     ];
