@@ -1,8 +1,9 @@
 """The Linux replay through the Python binding: the counters' shape, page lists and errors."""
 
+import numpy as np
 import pytest
 
-from pagelab import _core
+from pagelab import _core, linux
 
 KEYS = {
     "references",
@@ -60,3 +61,21 @@ def test_bad_options_are_one_line_errors():
         _core.linux_replay([1, 2], 4, kernel="5.4")
     with pytest.raises(ValueError, match="zswap"):
         _core.linux_replay([1, 2], 4, zswap={"total_ram_pages": 1})
+
+
+def test_periodic_flush_is_six_twelves_reading_of_the_counters(tmp_path):
+    """--periodic-flush: 6.12's two lists read the memcg counters as the 2-s flusher left them
+    (here a hot set of 300 pages under one-time scans: reclaim then keeps the hot set, since no
+    copy shows the inactive list low); MGLRU reads no such copy and is unchanged."""
+    refs = []
+    for r in range(20):
+        refs += list(range(300)) * 2 + list(range(300 + r * 700, 300 + (r + 1) * 700))
+    path = tmp_path / "hot-and-scans.u64"
+    np.array(refs, dtype=np.uint64).tofile(path)
+
+    def faults(lru_gen: str, flush: bool) -> int:
+        return linux.predict(path, kernel="6.12", memory_max="2M", lru_gen=lru_gen,
+                             periodic_flush=flush)["major_faults"]  # fmt: skip
+
+    assert faults("off", True) < faults("off", False) / 2
+    assert faults("on", True) == faults("on", False)

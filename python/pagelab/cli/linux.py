@@ -75,7 +75,7 @@ def linux_run(trace: str, fmt: str, repeats: int, accel: str, store: str | None,
 @click.option(
     "--periodic-flush",
     is_flag=True,
-    help="The two lists read the memcg counters as the 2-s flusher leaves them "
+    help="The two lists (MGLRU: no effect) read the memcg counters as the 2-s flusher leaves them "
     "(6.12's source; not the default: docs/policies/linux-replay.md).",
 )
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
