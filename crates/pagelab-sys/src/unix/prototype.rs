@@ -29,6 +29,22 @@ fn clock_fires(rng: &mut pagelab_core::random::Rng, next: &mut u64, now: u64, me
     true
 }
 
+/// Whether a loop's sleep (or terminal write) comes now: on the process's own clock when
+/// `every_s` > 0 ([`clock_fires`]), else with probability `probability` per loop.
+fn event_due(
+    rng: &mut pagelab_core::random::Rng,
+    next: &mut u64,
+    now: u64,
+    every_s: f64,
+    probability: f64,
+) -> bool {
+    if every_s > 0.0 {
+        clock_fires(rng, next, now, every_s)
+    } else {
+        rng.gen::<f64>() < probability
+    }
+}
+
 impl Machine {
     /// Runs process `i`, which holds the CPU, until it computes or sleeps.
     pub(super) fn proceed(&mut self, i: usize) {
@@ -91,12 +107,13 @@ impl Machine {
         let now = self.now.as_ns();
         let p = &mut self.procs[i];
         p.step = Step::TtyStart;
-        let due = if w.sleep_every_s.get() > 0.0 {
-            clock_fires(&mut p.rng, &mut p.next_sleep_ns, now, w.sleep_every_s.get())
-        } else {
-            p.rng.gen::<f64>() < w.sleep_probability
-        };
-        if due {
+        if event_due(
+            &mut p.rng,
+            &mut p.next_sleep_ns,
+            now,
+            w.sleep_every_s.get(),
+            w.sleep_probability,
+        ) {
             p.overhead_ns += self.syscall_ns;
             let n = p.rng.gen_range(w.sleep_min_s..=w.sleep_max_s);
             p.step = Step::Slept(now / 1_000_000_000 + u64::from(n));
@@ -110,12 +127,13 @@ impl Machine {
         let now = self.now.as_ns();
         let p = &mut self.procs[i];
         p.step = Step::Compute;
-        let due = if w.tty_every_s.get() > 0.0 {
-            clock_fires(&mut p.rng, &mut p.next_tty_ns, now, w.tty_every_s.get())
-        } else {
-            p.rng.gen::<f64>() < w.tty_probability
-        };
-        if due {
+        if event_due(
+            &mut p.rng,
+            &mut p.next_tty_ns,
+            now,
+            w.tty_every_s.get(),
+            w.tty_probability,
+        ) {
             p.overhead_ns += self.syscall_ns;
             let q = 1.0 - 1.0 / w.tty_chars_mean;
             let u: f64 = p.rng.gen_range(f64::MIN_POSITIVE..1.0);
