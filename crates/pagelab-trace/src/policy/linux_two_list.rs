@@ -67,7 +67,7 @@ pub struct TwoList {
     referenced: Vec<bool>,
     /// `PG_workingset`: the page was deactivated from the active list (or restored).
     workingset: Vec<bool>,
-    /// Eviction stamp (`nonresident_age` after the eviction) << 1 | `PG_workingset`.
+    /// Eviction stamp (`nonresident_age` before the eviction) << 1 | `PG_workingset`.
     shadow: Vec<u64>,
     /// The lruvec's `nonresident_age` (mm/workingset.c).
     age: u64,
@@ -392,7 +392,7 @@ impl TwoList {
     /// pages from the inactive tail, oldest first. Young: `PG_referenced` set; if it was set
     /// already (used twice, or again after a deactivation) activated, else kept. Not young:
     /// swapped out and freed (a synchronous device completes the write at once), leaving a
-    /// shadow (`workingset_eviction`: the age moves on one, then is stamped). Kept pages go
+    /// shadow (`workingset_eviction`: stamped with the age, which then moves on one). Kept pages go
     /// back to the inactive head and activated ones to the active head in their order; each
     /// activation moves the age on one (`move_folios_to_lru`). The pages written are the cost.
     fn shrink_inactive(&mut self, n: u32, out: &mut Vec<u32>) -> u32 {
@@ -408,8 +408,9 @@ impl TwoList {
                 back.push((x, if was_referenced { ACTIVE } else { INACTIVE }));
                 continue;
             }
-            self.age += 1;
+            // workingset_eviction: the stamp is the age read before this eviction moves it on.
             self.shadow[i] = (self.age << 1) | u64::from(self.workingset[i]);
+            self.age += 1;
             self.workingset[i] = false;
             out.push(x);
             freed += 1;
@@ -497,6 +498,26 @@ mod tests {
             34,
             "two batches passed: flushed"
         );
+    }
+
+    /// `workingset_eviction` stamps the shadow with the age before moving it on, so a page
+    /// that refaults before any other eviction has distance 1: with no active page it stays
+    /// inactive, with one it is activated (6.12 reads the lists as they are).
+    #[test]
+    fn a_refault_at_once_has_distance_one() {
+        for active in [0u32, 1] {
+            let (mut l, mut c) = filled(Kernel::V6_12, 2);
+            if active == 1 {
+                l.forget(1);
+                l.push_head(1, ACTIVE);
+            }
+            l.young[0] = false;
+            let mut out = Vec::new();
+            assert_eq!(l.shrink_inactive(1, &mut out), 1);
+            assert_eq!(out, [0]);
+            l.add(0, &mut c);
+            assert_eq!((c.refault, c.activate), (1, u64::from(active)), "active {active}");
+        }
     }
 
     /// 6.12 reads the lists as they are, or with the periodic flusher only what it left.
