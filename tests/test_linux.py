@@ -192,3 +192,69 @@ def test_smoke_both_lists_on_the_real_kernel(loop_trace, tmp_path, monkeypatch):
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert json.loads(out.stdout)["major_faults"] == two_list["major_faults"]
+
+
+_PID = " replayer-71 [000] .....  9.51: mm_vmscan_"
+SAMPLE_TRACE = "\n".join(
+    [
+        "[reclaim events]",
+        _PID + "memcg_reclaim_begin: order=0 gfp_flags=GFP_HIGHUSER_MOVABLE",
+        _PID + "lru_shrink_inactive: nid=0 nr_scanned=28 nr_reclaimed=3 nr_dirty=0"
+        " nr_writeback=0 nr_congested=0 nr_immediate=0 nr_activate_anon=1"
+        " nr_activate_file=0 nr_ref_keep=24 nr_unmap_fail=0 priority=0"
+        " flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC",
+        _PID + "lru_isolate: isolate_mode=0 classzone=4 order=0 nr_requested=2"
+        " nr_scanned=2 nr_skipped=0 nr_taken=2 lru=active_anon",
+        _PID + "lru_shrink_active: nid=0 nr_taken=2 nr_active=0 nr_deactivated=2"
+        " nr_referenced=0 priority=0 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC",
+        _PID + "memcg_reclaim_end: nr_reclaimed=3",
+    ]
+)
+
+
+def test_reclaim_events_are_read_from_the_vmscan_tracepoints(tmp_path):
+    from pagelab.linux import reclaim_events as ev
+
+    got = ev.parse(SAMPLE_TRACE)
+    assert got == [
+        {"event": "reclaim_begin"},
+        {"event": "shrink_inactive", "priority": 0, "scanned": 28, "reclaimed": 3,
+         "activated": 1, "kept": 24},
+        {"event": "shrink_active", "priority": 0, "taken": 2, "deactivated": 2},
+        {"event": "reclaim_end", "reclaimed": 3},
+    ]  # fmt: skip
+    assert ev.summary(got) == {"reclaims": 1, "scanned": 28, "reclaimed": 3, "kept": 24,
+                               "activated": 1, "deactivated": 2}  # fmt: skip
+    with pytest.raises(PagelabError, match="no reclaim events"):
+        ev.parse("[replay]\nloop_majflt 3\n")
+    out = ev.write(tmp_path / "e.jsonl", got)
+    assert [json.loads(x) for x in out.read_text().splitlines()] == got
+    with pytest.raises(PagelabError, match="cannot write the reclaim events"):
+        ev.write(tmp_path / "missing" / "e.jsonl", got)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.jsonl"]
+
+
+def test_predicted_reclaim_events_add_up_to_its_counters(loop_trace, tmp_path):
+    path = tmp_path / "m.jsonl"
+    rec = linux.predict(loop_trace, memory_max="2M", lru_gen="off", reclaim_events=path)
+    ev = rec["reclaim_events"]
+    assert ev["path"] == str(path) and ev["reclaims"] == rec["reclaims"] > 0
+    assert ev["reclaimed"] == rec["pswpout"]
+    with pytest.raises(PagelabError, match="two lists only"):
+        linux.predict(loop_trace, memory_max="2M", lru_gen="on", reclaim_events=path)
+
+
+def test_the_kernels_reclaim_events_beside_the_replays(loop_trace, tmp_path):
+    """One traced boot: the kernel's steps add up to its own counters, and the two lists'
+    replay takes as many reclaims on the loop (measured: 6.1, 2 MiB)."""
+    _kernel_or_skip()
+    path = tmp_path / "k.jsonl"
+    rec = linux.run(loop_trace, memory_max="2M", lru_gen="off", reclaim_events=path)
+    ev = rec["reclaim_events"]
+    assert len(rec["runs"]) == 1 and ev["reclaims"] > 0
+    steps = [json.loads(x) for x in path.read_text().splitlines()]
+    assert sum(e["event"] == "reclaim_end" for e in steps) == ev["reclaims"]
+    # Every page a reclaim frees is written to swap (the replayer's own pages too).
+    assert ev["reclaimed"] == pytest.approx(rec["pswpout"], rel=0.02)
+    model = linux.predict(loop_trace, memory_max="2M", lru_gen="off")
+    assert model["reclaims"] == pytest.approx(ev["reclaims"], rel=0.1)

@@ -16,10 +16,12 @@ use crate::{err, to_py};
 /// as a dict. `zswap` is a dict of
 /// [`ZswapParams`] (`total_ram_pages`, `compressed_bytes`, optional `max_pool_percent`,
 /// `accept_threshold_percent`, `zpool`) or None; `clock` a dict of [`GuestClock`]
-/// (`per_touch_s`, `per_major_fault_s`, `per_swapout_s`, `phase_s`) or None.
+/// (`per_touch_s`, `per_major_fault_s`, `per_swapout_s`, `phase_s`) or None. With
+/// `reclaim_events` (the two lists, `(page, write)` pairs), returns `(counters, events)`: each
+/// reclaim step as the kernel's vmscan tracepoints report it.
 #[pyfunction]
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
-                    zswap=None, writes=None, clock=None))]
+                    zswap=None, writes=None, clock=None, reclaim_events=false))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -32,6 +34,7 @@ fn linux_replay(
     zswap: Option<&Bound<'_, PyAny>>,
     writes: Option<Vec<bool>>,
     clock: Option<&Bound<'_, PyAny>>,
+    reclaim_events: bool,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = match zswap {
         None => None,
@@ -51,6 +54,16 @@ fn linux_replay(
         zswap,
         clock,
     };
+    if reclaim_events {
+        // Each step of each reclaim (the two lists): a dict of the counters and the events.
+        let refs: Vec<(u32, bool)> = trace
+            .extract()
+            .map_err(|_| err("reclaim_events: expected (page, write) pairs"))?;
+        let (counters, events) = py
+            .allow_threads(|| linux::replay_with_events(&refs, frames, &params))
+            .map_err(err)?;
+        return to_py(py, &(counters, events));
+    }
     let counters = if let Ok(path) = trace.extract::<String>() {
         let reader = TraceReader::open(Path::new(&path)).map_err(err)?;
         let mut source = PrefetchReader::new(reader);

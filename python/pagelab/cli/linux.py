@@ -60,6 +60,13 @@ def _show(record: dict[str, Any], fmt: str) -> None:
 @click.option("--repeats", default=5, show_default=True, type=int, help="Boots per cell.")
 @click.option("--accel", default="auto", show_default=True, help="auto, kvm or tcg.")
 @click.option("--store", default=None, help="Result store (default: the cache's).")
+@click.option(
+    "--reclaim-events",
+    default=None,
+    metavar="FILE",
+    help="One boot with the kernel's reclaim tracepoints on (not cached): each reclaim step "
+    "to FILE as a JSON line (docs/linux.md).",
+)
 def linux_run(trace: str, fmt: str, repeats: int, accel: str, store: str | None, **kw: Any) -> None:
     """Replay TRACE in a memory-limited cgroup on a real kernel; print its counters."""
     from .. import linux, progress
@@ -68,6 +75,14 @@ def linux_run(trace: str, fmt: str, repeats: int, accel: str, store: str | None,
         rec = linux.run(trace, repeats=repeats, accel=accel, store=store,
                         progress=lambda done, total: update(done, total), **kw)  # fmt: skip
     _show(rec, fmt)
+    _show_events(rec, fmt)
+
+
+def _show_events(record: dict[str, Any], fmt: str) -> None:
+    ev = record.get("reclaim_events")
+    if ev and fmt == "text":
+        totals = ", ".join(f"{k} {v}" for k, v in ev.items() if k != "path")
+        click.echo(f"reclaim events in {ev['path']}: {totals}")
 
 
 @linux.command("predict")
@@ -78,11 +93,20 @@ def linux_run(trace: str, fmt: str, repeats: int, accel: str, store: str | None,
     help="The two lists (MGLRU: no effect) read the memcg counters as the 2-s flusher leaves them "
     "(6.12's source; not the default: docs/policies/linux-replay.md).",
 )
+@click.option(
+    "--reclaim-events",
+    default=None,
+    metavar="FILE",
+    help="Each reclaim step of the two lists to FILE as a JSON line, in the shape of "
+    "`pagelab linux run --reclaim-events`.",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux
 
-    _show(linux.predict(trace, **kw), fmt)
+    rec = linux.predict(trace, **kw)
+    _show(rec, fmt)
+    _show_events(rec, fmt)
 
 
 @linux.command("fetch")

@@ -35,9 +35,16 @@ def run(
     accel: str = "auto",
     store: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    reclaim_events: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
-    """The kernel's counters for `trace`: medians at the top, every run under `runs`."""
+    """The kernel's counters for `trace`: medians at the top, every run under `runs`.
+
+    With `reclaim_events` (a path), one boot with the kernel's reclaim tracepoints on, not
+    cached: its events are written there as JSON lines (`reclaim_events`), their totals are
+    under the record's `reclaim_events`, and `repeats` and `store` are not used.
+    """
     from . import instrument
+    from . import reclaim_events as events
 
     k = make_knobs(kernel, memory_max, lru_gen, swap=swap, page_cluster=page_cluster,
                    swappiness=swappiness, zswap=zswap)  # fmt: skip
@@ -45,6 +52,12 @@ def run(
     job = instrument.Job(prepare(trace, writes=writes), k)
     from .record import check_killed
 
+    if reclaim_events is not None:
+        out, got = instrument.traced(job, accel=accel)
+        check_killed(out, k.memory_max)
+        path = events.write(reclaim_events, got)
+        out["reclaim_events"] = {"path": str(path), **events.summary(got)}
+        return out
     out = instrument.measure([job], repeats=repeats, accel=accel, store=store,
                              progress=progress)[0]  # fmt: skip
     check_killed(out, k.memory_max)
@@ -63,15 +76,26 @@ def predict(
     zswap: str | None = None,
     writes: str = "auto",
     periodic_flush: bool = False,
+    reclaim_events: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists read the memcg counters as the 2-s periodic flusher leaves them, on the
-    fitted guest clock (6.12's reading; 6.1 reads them as flushed at each reclaim either way)."""
+    fitted guest clock (6.12's reading; 6.1 reads them as flushed at each reclaim either way).
+    `reclaim_events` (a path; the two lists): each reclaim step written there in the shape of
+    `run`'s, their totals under the record's `reclaim_events`."""
     from . import prediction as model
+    from . import reclaim_events as events
 
     k = make_knobs(kernel, memory_max, lru_gen, swap=swap, page_cluster=page_cluster,
                    swappiness=swappiness, zswap=zswap)  # fmt: skip
-    return model.predict(prepare(trace, writes=writes), k, periodic_flush=periodic_flush)
+    touches = prepare(trace, writes=writes)
+    if reclaim_events is None:
+        return model.predict(touches, k, periodic_flush=periodic_flush)
+    out = model.predict(touches, k, periodic_flush=periodic_flush, events=True)
+    got = out.pop("events")
+    path = events.write(reclaim_events, got)
+    out["reclaim_events"] = {"path": str(path), **events.summary(got)}
+    return out
 
 
 def fetch(series: str) -> dict[str, str]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PagelabError
-from . import initramfs
+from . import initramfs, reclaim_events
 from .kernels import Kernel, cache_root
 
 BEGIN, END = "PAGELAB-BEGIN", "PAGELAB-END"
@@ -48,6 +48,7 @@ class Cell:
     page_cluster: int = 0
     swappiness: int = 60
     zswap: str | None = None  # None, or "compressor:zpool:max_pool_percent"
+    reclaim_events: bool = False  # the vmscan tracepoints on around the replay
 
 
 @dataclass(frozen=True)
@@ -166,9 +167,11 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         f"CG=/sys/fs/cgroup/replay{i}; mkdir $CG",
         "sync; echo 3 > /proc/sys/vm/drop_caches",
         f"grep -E '{VMSTAT}' /proc/vmstat > /tmp/vmstat0",
+        *(reclaim_events.guest_on() if cell.reclaim_events else []),
         "sh -c 'echo $$ > '$CG'/cgroup.procs; exec /replayer "
         f"/{cell.name} {cell.pages} '$CG' {cell.memory_max}' > /tmp/replay 2>&1",
         "echo exit_status $? >> /tmp/replay",
+        *(reclaim_events.guest_off() if cell.reclaim_events else []),
         f"echo '[cell {i}]'",
         "echo '[replay]'; cat /tmp/replay",
         "echo '[vmstat0]'; cat /tmp/vmstat0",
@@ -180,6 +183,7 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         " [ -f $f ] && echo ${f##*/} $(cat $f); done",
         "echo '[kernel]'; echo release $(uname -r);"
         " echo mem_total_kib $(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2)",
+        *(reclaim_events.guest_dump() if cell.reclaim_events else []),
         "rmdir $CG",
     ]
 

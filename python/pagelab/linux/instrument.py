@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import __version__
 from ..sweep.store import Store
-from . import guest, kernels, record
+from . import guest, kernels, reclaim_events, record
 from .knobs import Knobs
 from .touches import Touches
 
@@ -100,24 +100,31 @@ def measure(
     ]
 
 
+def _cell(job: Job, reclaim_events: bool = False) -> guest.Cell:
+    # One file per distinct touch list: the cells that replay it share it.
+    kn = job.knobs
+    return guest.Cell(
+        f"touches-{job.touches.sha256[:16]}", job.touches.pages, kn.memory_max, kn.lru_gen,
+        kn.page_cluster, kn.swappiness, kn.zswap, reclaim_events,
+    )  # fmt: skip
+
+
+def traced(job: Job, *, accel: str = "auto") -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One boot of `job` with the kernel's reclaim tracepoints on, never cached (the trace
+    buffer is not a counter): the record of that run and the kernel's reclaim events in order
+    (`pagelab.linux.reclaim_events`)."""
+    k = kernels.kernel(job.knobs.kernel)
+    cell = _cell(job, reclaim_events=True)
+    boot = guest.Boot(job.knobs.swap, (cell,), accel)
+    texts, wall = guest.run(boot, k, {cell.name: job.touches.path})
+    counters = record.counters(texts[0], job.knobs.memory_max, job.touches.pages)
+    counters["boot_seconds"] = wall
+    return summarise_runs(job, [counters]), reclaim_events.parse(texts[0])
+
+
 def _boot(st: Store, k: kernels.Kernel, swap: str, runs: list, accel: str) -> None:
-    cells, files = [], {}
-    for job, _r, _key in runs:
-        # One file per distinct touch list: the cells that replay it share it.
-        name = f"touches-{job.touches.sha256[:16]}"
-        files[name] = job.touches.path
-        kn = job.knobs
-        cells.append(
-            guest.Cell(
-                name,
-                job.touches.pages,
-                kn.memory_max,
-                kn.lru_gen,
-                kn.page_cluster,
-                kn.swappiness,
-                kn.zswap,
-            )  # fmt: skip
-        )
+    cells = [_cell(job) for job, _r, _key in runs]
+    files = {c.name: job.touches.path for c, (job, _r, _key) in zip(cells, runs, strict=True)}
     texts, wall = guest.run(guest.Boot(swap, tuple(cells), accel), k, files)
     for (job, r, key), text in zip(runs, texts, strict=True):
         counters = record.counters(text, job.knobs.memory_max, job.touches.pages)
@@ -138,7 +145,11 @@ def _boot(st: Store, k: kernels.Kernel, swap: str, runs: list, accel: str) -> No
 
 def summarise(job: Job, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The record of one cell: each counter's median at the top, the runs and ranges below."""
-    runs = [json.loads(r["report"])["counters"] for r in rows]
+    return summarise_runs(job, [json.loads(r["report"])["counters"] for r in rows])
+
+
+def summarise_runs(job: Job, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """As `summarise`, from the runs' counters."""
     out: dict[str, Any] = {}
     for name in record.COUNTERS:
         values = [run.get(name, 0) for run in runs]

@@ -78,11 +78,16 @@ def touch_pairs(touches: Touches) -> list[tuple[int, bool]]:
     return [(t & 0x7FFFFFFF, t >= 0x80000000) for t in raw]
 
 
-def predict(touches: Touches, knobs: Knobs, *, periodic_flush: bool = False) -> dict[str, Any]:
-    """The model's counters for one cell, in the instrument's record shape."""
+def predict(
+    touches: Touches, knobs: Knobs, *, periodic_flush: bool = False, events: bool = False
+) -> dict[str, Any]:
+    """The model's counters for one cell, in the instrument's record shape; with `events`,
+    each reclaim step under `events` (`pagelab.linux.reclaim_events`)."""
+    if events and knobs.lru_gen:
+        raise PagelabError("--reclaim-events: recorded for the two lists only (--lru-gen off)")
     limit, replayer = layout(knobs, touches.pages)
     own = [(touches.pages + i, True) for i in range(replayer)]
-    counters = _model(own + touch_pairs(touches), limit, knobs, periodic_flush)
+    counters = _model(own + touch_pairs(touches), limit, knobs, periodic_flush, events)
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     counters["frames"] = limit - replayer
     counters["overhead_pages"] = knobs.memory_max // PAGE - counters["frames"]
@@ -114,21 +119,29 @@ def clock(kernel: str) -> dict[str, float] | None:
 
 
 def _model(
-    pairs: list[tuple[int, bool]], frames: int, knobs: Knobs, periodic_flush: bool = False
+    pairs: list[tuple[int, bool]],
+    frames: int,
+    knobs: Knobs,
+    periodic_flush: bool = False,
+    events: bool = False,
 ) -> dict[str, Any]:
     """The model's counters; with the periodic flusher, the median over its `PHASES`."""
     law = clock(knobs.kernel) if periodic_flush and not knobs.lru_gen else None
     if law is None:
-        return _replay(pairs, frames, knobs, None)
+        return _replay(pairs, frames, knobs, None, events)
     runs = [
-        _replay(pairs, frames, knobs, {**law, "phase_s": 2.0 * share}) for share in PHASES
+        _replay(pairs, frames, knobs, {**law, "phase_s": 2.0 * share}, events) for share in PHASES
     ]  # fmt: skip
     runs.sort(key=lambda r: r["major_faults"])
     return runs[len(runs) // 2]
 
 
 def _replay(
-    pairs: list[tuple[int, bool]], frames: int, knobs: Knobs, law: dict[str, float] | None
+    pairs: list[tuple[int, bool]],
+    frames: int,
+    knobs: Knobs,
+    law: dict[str, float] | None,
+    events: bool = False,
 ) -> dict[str, Any]:
     zswap = None
     if knobs.zswap is not None:
@@ -143,10 +156,13 @@ def _replay(
         out = _core.linux_replay(
             pairs, frames, kernel=knobs.kernel, lru_gen=knobs.lru_gen,
             page_cluster=knobs.page_cluster, swappiness=knobs.swappiness, zswap=zswap,
-            clock=law,
+            clock=law, reclaim_events=events,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
+    if events:
+        out, steps = out
+        out = {**out, "events": steps}
     out = dict(out)
     out.pop("references", None)
     return out

@@ -30,7 +30,7 @@ mod tests;
 use crate::{ReferenceSource, Run, TraceError};
 use serde::{Deserialize, Serialize};
 
-pub use crate::policy::kernel::{Kernel, Workingset};
+pub use crate::policy::kernel::{Kernel, ReclaimEvent, Workingset};
 use crate::policy::{linux_mglru as mglru, linux_two_list as two_list};
 
 pub use zswap::ZswapParams;
@@ -380,10 +380,37 @@ pub fn replay(
     frames: u32,
     params: &LinuxParams,
 ) -> Result<LinuxCounters, TraceError> {
+    replay_refs(refs, frames, params, false).map(|(c, _)| c)
+}
+
+/// As [`replay`], with each step of each reclaim as the kernel's vmscan tracepoints report it
+/// (the two lists only: MGLRU's reclaim reports other steps).
+pub fn replay_with_events(
+    refs: &[(u32, bool)],
+    frames: u32,
+    params: &LinuxParams,
+) -> Result<(LinuxCounters, Vec<ReclaimEvent>), TraceError> {
+    if params.lru_gen {
+        return Err(TraceError::invalid(
+            "reclaim events: recorded for the two lists only (lru_gen off)",
+        ));
+    }
+    replay_refs(refs, frames, params, true)
+}
+
+fn replay_refs(
+    refs: &[(u32, bool)],
+    frames: u32,
+    params: &LinuxParams,
+    events: bool,
+) -> Result<(LinuxCounters, Vec<ReclaimEvent>), TraceError> {
     check_frames(frames)?;
     params.check()?;
     let bound = refs.iter().map(|r| r.0 + 1).max().unwrap_or(0);
     let mut r = Replay::new(frames, bound, params);
+    if let (true, Lists::TwoList(l)) = (events, &mut r.lists) {
+        l.record_events();
+    }
     let mut i = 0;
     while i < refs.len() {
         let (page, write) = refs[i];
@@ -394,7 +421,11 @@ pub fn replay(
         r.reference(page, (j - i) as u32, write)?;
         i = j;
     }
-    Ok(r.counters())
+    let events = match &mut r.lists {
+        Lists::TwoList(l) => l.take_events(),
+        Lists::Mglru(_) => Vec::new(),
+    };
+    Ok((r.counters(), events))
 }
 
 /// As [`replay`], over the runs of a reference source (a trace file): a run that writes is a

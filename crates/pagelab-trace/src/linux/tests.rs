@@ -119,3 +119,63 @@ fn scan_resistance_known_answers() {
     ];
     assert_eq!(got, want.concat());
 }
+
+/// The reclaim steps add up to the counters: one begin and one end per reclaim, the pages each
+/// end reports are the pages its inactive scans freed, and every page freed was written out.
+/// A reclaim at 101 frames over a loop of 200 pages first finds every page young (kept, none
+/// freed), then frees at priority 0.
+#[test]
+fn reclaim_events_add_up_to_the_counters() {
+    let refs = writes(&(0..200).cycle().take(2000).collect::<Vec<_>>());
+    for kernel in [Kernel::V6_1, Kernel::V6_12] {
+        let p = LinuxParams {
+            kernel,
+            ..LinuxParams::default()
+        };
+        let (c, ev) = replay_with_events(&refs, 101, &p).unwrap();
+        assert_eq!(
+            c,
+            replay(&refs, 101, &p).unwrap(),
+            "recording changes nothing"
+        );
+        let count = |f: fn(&ReclaimEvent) -> bool| ev.iter().filter(|e| f(e)).count() as u64;
+        assert_eq!(
+            count(|e| matches!(e, ReclaimEvent::ReclaimBegin)),
+            c.reclaims
+        );
+        assert_eq!(
+            count(|e| matches!(e, ReclaimEvent::ReclaimEnd { .. })),
+            c.reclaims
+        );
+        let (mut freed, mut ended) = (0u64, 0u64);
+        for e in &ev {
+            match e {
+                ReclaimEvent::ShrinkInactive {
+                    scanned,
+                    reclaimed,
+                    activated,
+                    kept,
+                    ..
+                } => {
+                    assert_eq!(scanned, &(reclaimed + activated + kept));
+                    freed += u64::from(*reclaimed);
+                }
+                ReclaimEvent::ReclaimEnd { reclaimed } => ended += u64::from(*reclaimed),
+                _ => {}
+            }
+        }
+        assert_eq!((freed, ended), (c.pswpout, c.pswpout));
+        let first_kept = ev.iter().find_map(|e| match e {
+            ReclaimEvent::ShrinkInactive {
+                reclaimed: 0, kept, ..
+            } => Some(*kept),
+            _ => None,
+        });
+        assert!(first_kept.is_some_and(|k| k > 0), "{ev:?}");
+    }
+    let mglru = LinuxParams {
+        lru_gen: true,
+        ..LinuxParams::default()
+    };
+    assert!(replay_with_events(&refs, 101, &mglru).is_err());
+}

@@ -28,6 +28,34 @@ impl Kernel {
     }
 }
 
+/// One step of a cgroup reclaim, as the kernel's vmscan tracepoints report it
+/// (include/trace/events/vmscan.h: `mm_vmscan_memcg_reclaim_begin`/`_end`,
+/// `mm_vmscan_lru_shrink_inactive`, `mm_vmscan_lru_shrink_active`), so that a replay can be set
+/// beside a kernel run step by step (`pagelab linux predict --reclaim-events`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ReclaimEvent {
+    /// `try_to_free_mem_cgroup_pages` begins.
+    ReclaimBegin,
+    /// One `shrink_inactive_list` that isolated pages: scanned, freed, activated, and kept
+    /// (young, back on the inactive list: `nr_ref_keep`).
+    ShrinkInactive {
+        priority: u32,
+        scanned: u32,
+        reclaimed: u32,
+        activated: u32,
+        kept: u32,
+    },
+    /// One `shrink_active_list`: pages taken from the active list and deactivated.
+    ShrinkActive {
+        priority: u32,
+        taken: u32,
+        deactivated: u32,
+    },
+    /// The reclaim ends, with the pages it freed.
+    ReclaimEnd { reclaimed: u32 },
+}
+
 /// The anon workingset counters of memory.stat.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Workingset {

@@ -14,7 +14,7 @@
 //!
 //! Each rule below names the kernel function it follows. Facts only; no code was taken.
 
-use super::kernel::{Kernel, Workingset};
+use super::kernel::{Kernel, ReclaimEvent, Workingset};
 use super::list::{Links, List};
 
 const ABSENT: u8 = 0;
@@ -55,6 +55,15 @@ struct Flushed {
     activate: u64,
 }
 
+/// One priority's scan: the targets of `get_scan_count` (inactive, active) and whether the
+/// active list may be deactivated.
+#[derive(Clone, Copy, Debug)]
+struct Scan {
+    priority: u32,
+    targets: [u64; 2],
+    may_deactivate: bool,
+}
+
 /// Anonymous pages on the active and inactive lists of one cgroup's lruvec.
 #[derive(Clone, Debug)]
 pub struct TwoList {
@@ -85,6 +94,8 @@ pub struct TwoList {
     periodic_flush: bool,
     swappiness: u32,
     kernel: Kernel,
+    /// The reclaim's steps, when recorded ([`Self::record_events`]).
+    events: Option<Vec<ReclaimEvent>>,
 }
 
 impl TwoList {
@@ -108,6 +119,7 @@ impl TwoList {
             periodic_flush: false,
             swappiness,
             kernel,
+            events: None,
         }
     }
 
@@ -261,6 +273,22 @@ impl TwoList {
         self.batches = 0;
     }
 
+    /// From now on each reclaim step is recorded as the kernel's tracepoints report it.
+    pub fn record_events(&mut self) {
+        self.events.get_or_insert_with(Vec::new);
+    }
+
+    /// The steps recorded so far, oldest first (empty unless [`Self::record_events`]).
+    pub fn take_events(&mut self) -> Vec<ReclaimEvent> {
+        self.events.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    fn event(&mut self, e: ReclaimEvent) {
+        if let Some(v) = self.events.as_mut() {
+            v.push(e);
+        }
+    }
+
     /// `page` left memory without reclaim (not used by the replay; the lab's `forget`).
     pub fn forget(&mut self, page: u32) {
         let i = page as usize;
@@ -327,6 +355,7 @@ impl TwoList {
     pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         let mut reclaimed = 0u32;
         let mut force = false;
+        self.event(ReclaimEvent::ReclaimBegin);
         loop {
             let mut skipped = false;
             for priority in (0..=DEF_PRIORITY).rev() {
@@ -338,14 +367,19 @@ impl TwoList {
                     || self.read_counters_with(c).activate != self.refaults_seen
                     || self.inactive_is_low();
                 let targets = self.scan_targets(priority);
-                reclaimed +=
-                    self.shrink_lruvec(targets, may_deactivate, nr_to_reclaim, out, &mut skipped);
+                let scan = Scan {
+                    priority,
+                    targets,
+                    may_deactivate,
+                };
+                reclaimed += self.shrink_lruvec(scan, nr_to_reclaim, out, &mut skipped);
                 if reclaimed >= nr_to_reclaim {
                     break;
                 }
             }
             self.refaults_seen = self.read_counters_with(c).activate;
             if reclaimed > 0 || !skipped || force {
+                self.event(ReclaimEvent::ReclaimEnd { reclaimed });
                 return;
             }
             force = true;
@@ -357,23 +391,26 @@ impl TwoList {
     /// 32 active pages deactivated if the inactive list is low. Returns the pages freed.
     fn shrink_lruvec(
         &mut self,
-        targets: [u64; 2],
-        may_deactivate: bool,
+        scan: Scan,
         nr_to_reclaim: u32,
         out: &mut Vec<u32>,
         skipped: &mut bool,
     ) -> u32 {
-        let [mut inactive, mut active] = targets;
+        let Scan {
+            priority,
+            targets: [mut inactive, mut active],
+            may_deactivate,
+        } = scan;
         let mut reclaimed = 0;
         while inactive > 0 {
             let n = inactive.min(u64::from(CHUNK));
             inactive -= n;
-            reclaimed += self.shrink_inactive(n as u32, out);
+            reclaimed += self.shrink_inactive(n as u32, priority, out);
             if active > 0 {
                 let n = active.min(u64::from(CHUNK));
                 active -= n;
                 if may_deactivate {
-                    self.shrink_active(n as u32);
+                    self.shrink_active(n as u32, priority);
                 } else {
                     *skipped = true;
                 }
@@ -383,7 +420,7 @@ impl TwoList {
             }
         }
         if self.inactive_is_low() {
-            self.shrink_active(CHUNK);
+            self.shrink_active(CHUNK, priority);
         }
         reclaimed
     }
@@ -395,7 +432,7 @@ impl TwoList {
     /// shadow (`workingset_eviction`: stamped with the age, which then moves on one). Kept pages go
     /// back to the inactive head and activated ones to the active head in their order; each
     /// activation moves the age on one (`move_folios_to_lru`). The pages written are the cost.
-    fn shrink_inactive(&mut self, n: u32, out: &mut Vec<u32>) -> u32 {
+    fn shrink_inactive(&mut self, n: u32, priority: u32, out: &mut Vec<u32>) -> u32 {
         let mut back: Vec<(u32, u8)> = Vec::new();
         let mut freed = 0;
         let scanned = n.min(self.len(INACTIVE));
@@ -420,6 +457,17 @@ impl TwoList {
                 + EVICT_UPDATES * u64::from(freed)
                 + back.len() as u64,
         );
+        if scanned > 0 {
+            // The kernel's tracepoint fires only when pages were isolated.
+            let activated = back.iter().filter(|b| b.1 == ACTIVE).count() as u32;
+            self.event(ReclaimEvent::ShrinkInactive {
+                priority,
+                scanned,
+                reclaimed: freed,
+                activated,
+                kept: back.len() as u32 - activated,
+            });
+        }
         for (x, l) in back {
             if l == ACTIVE {
                 self.age += 1;
@@ -438,8 +486,13 @@ impl TwoList {
     /// bit is read and cleared (`folio_referenced`) but only executable file pages stay active,
     /// so every anonymous page is deactivated with `PG_workingset` set, to the inactive head
     /// in order. `PG_referenced` is left as it was.
-    fn shrink_active(&mut self, n: u32) {
+    fn shrink_active(&mut self, n: u32, priority: u32) {
         let n = n.min(self.len(ACTIVE));
+        self.event(ReclaimEvent::ShrinkActive {
+            priority,
+            taken: n,
+            deactivated: n,
+        });
         self.stat_updates(DEACTIVATE_UPDATES * u64::from(n));
         for _ in 0..n {
             let x = self.take_tail(ACTIVE);
@@ -513,10 +566,14 @@ mod tests {
             }
             l.young[0] = false;
             let mut out = Vec::new();
-            assert_eq!(l.shrink_inactive(1, &mut out), 1);
+            assert_eq!(l.shrink_inactive(1, 0, &mut out), 1);
             assert_eq!(out, [0]);
             l.add(0, &mut c);
-            assert_eq!((c.refault, c.activate), (1, u64::from(active)), "active {active}");
+            assert_eq!(
+                (c.refault, c.activate),
+                (1, u64::from(active)),
+                "active {active}"
+            );
         }
     }
 

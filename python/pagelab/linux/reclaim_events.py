@@ -1,0 +1,129 @@
+"""Reclaim step by step: the kernel's vmscan tracepoints and the replay's own, in one shape.
+
+Counters say how much a reclaim did over a whole replay; where the model and the kernel part,
+the order of the steps says why. The guest turns on the tracepoints of a memory cgroup's
+reclaim (include/trace/events/vmscan.h) around the replayer and prints the trace buffer;
+`pagelab linux predict --reclaim-events` writes the replay's steps in the same shape. One event
+a line (JSON):
+
+    {"event": "reclaim_begin"}
+    {"event": "shrink_inactive", "priority": 0, "scanned": 28, "reclaimed": 3,
+     "activated": 0, "kept": 25}
+    {"event": "shrink_active", "priority": 0, "taken": 2, "deactivated": 2}
+    {"event": "reclaim_end", "reclaimed": 3}
+
+`kept` is `nr_ref_keep` (young pages put back on the inactive list), `activated`
+`nr_activate_anon`. The kernel's `shrink_inactive` events of one reclaim are the chunks of at
+most 32 pages of `shrink_lruvec`, as the replay's are.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import PagelabError
+
+#: The tracepoints turned on (events/vmscan/...).
+TRACEPOINTS = (
+    "mm_vmscan_memcg_reclaim_begin",
+    "mm_vmscan_memcg_reclaim_end",
+    "mm_vmscan_lru_shrink_inactive",
+    "mm_vmscan_lru_shrink_active",
+)
+#: The section of a cell's output that holds them.
+SECTION = "[reclaim events]"
+TRACING = "/sys/kernel/debug/tracing"
+
+#: Tracepoint → (event, {tracepoint field: event field}).
+_SHAPE = {
+    "memcg_reclaim_begin": ("reclaim_begin", {}),
+    "memcg_reclaim_end": ("reclaim_end", {"nr_reclaimed": "reclaimed"}),
+    "lru_shrink_inactive": (
+        "shrink_inactive",
+        {
+            "priority": "priority",
+            "nr_scanned": "scanned",
+            "nr_reclaimed": "reclaimed",
+            "nr_activate_anon": "activated",
+            "nr_ref_keep": "kept",
+        },
+    ),  # fmt: skip
+    "lru_shrink_active": (
+        "shrink_active",
+        {"priority": "priority", "nr_taken": "taken", "nr_deactivated": "deactivated"},
+    ),
+}
+_LINE = re.compile(r"mm_vmscan_(\w+): (.*)$")
+
+
+def guest_on() -> list[str]:
+    """Init-script lines before the replay: a buffer large enough, the tracepoints on."""
+    enable = " ".join(TRACEPOINTS)
+    return [
+        f"[ -d {TRACING}/events/vmscan ] || fail tracing",
+        f"echo 0 > {TRACING}/tracing_on; echo > {TRACING}/trace",
+        f"echo 32768 > {TRACING}/buffer_size_kb || fail tracing buffer",
+        f"for e in {enable}; do echo 1 > {TRACING}/events/vmscan/$e/enable || fail $e; done",
+        f"echo 1 > {TRACING}/tracing_on",
+    ]
+
+
+def guest_off() -> list[str]:
+    """Init-script lines right after the replay."""
+    return [f"echo 0 > {TRACING}/tracing_on"]
+
+
+def guest_dump() -> list[str]:
+    """Init-script lines that print the events (the cell's last section)."""
+    return [f"echo '{SECTION}'", f"grep mm_vmscan_ {TRACING}/trace"]
+
+
+def parse(text: str) -> list[dict[str, Any]]:
+    """The events of one cell's output, in order; a one-line error if the section is missing."""
+    if SECTION not in text:
+        raise PagelabError("the guest printed no reclaim events (tracing unavailable?)")
+    out = []
+    for line in text.split(SECTION, 1)[1].splitlines():
+        m = _LINE.search(line)
+        if not m or m.group(1) not in _SHAPE:
+            continue
+        event, fields = _SHAPE[m.group(1)]
+        values = dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
+        rec: dict[str, Any] = {"event": event}
+        for key, name in fields.items():
+            if key in values:
+                rec[name] = int(values[key])
+        out.append(rec)
+    return out
+
+
+def write(path: str | os.PathLike[str], events: list[dict[str, Any]]) -> Path:
+    """The events as JSON lines, written to a temporary file and renamed into place."""
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    try:
+        tmp.write_text("".join(json.dumps(e, sort_keys=False) + "\n" for e in events))
+        os.replace(tmp, p)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise PagelabError(f"{p}: cannot write the reclaim events ({e.strerror})") from None
+    return p
+
+
+def summary(events: list[dict[str, Any]]) -> dict[str, int]:
+    """Totals over the events: reclaims, pages scanned, reclaimed, kept, activated, deactivated."""
+    tot = {"reclaims": 0, "scanned": 0, "reclaimed": 0, "kept": 0, "activated": 0,
+           "deactivated": 0}  # fmt: skip
+    for e in events:
+        if e["event"] == "reclaim_begin":
+            tot["reclaims"] += 1
+        elif e["event"] == "shrink_inactive":
+            for k in ("scanned", "reclaimed", "kept", "activated"):
+                tot[k] += e.get(k, 0)
+        elif e["event"] == "shrink_active":
+            tot["deactivated"] += e.get("deactivated", 0)
+    return tot
