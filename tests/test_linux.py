@@ -258,3 +258,13 @@ def test_the_kernels_reclaim_events_beside_the_replays(loop_trace, tmp_path):
     assert ev["reclaimed"] == pytest.approx(rec["pswpout"], rel=0.02)
     model = linux.predict(loop_trace, memory_max="2M", lru_gen="off")
     assert model["reclaims"] == pytest.approx(ev["reclaims"], rel=0.1)
+
+
+def test_the_guest_tlb_is_a_predict_option(loop_trace):
+    """The replay runs the harness's TLB by default; `none` sets the accessed bit on every
+    reference; a size that is no power of two is refused in one line."""
+    base = linux.predict(loop_trace, memory_max="2M", lru_gen="off")
+    assert base == linux.predict(loop_trace, memory_max="2M", lru_gen="off", tlb=256)
+    linux.predict(loop_trace, memory_max="2M", lru_gen="off", tlb="none")
+    with pytest.raises(PagelabError, match="--tlb 100: expected a power of two"):
+        linux.predict(loop_trace, memory_max="2M", tlb=100)

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use pagelab_trace::format::PrefetchReader;
 use pagelab_trace::format::TraceReader;
-use pagelab_trace::linux::{self, GuestClock, Kernel, LinuxParams, ZswapParams};
+use pagelab_trace::linux::{self, GuestClock, Kernel, LinuxParams, TlbParams, ZswapParams};
 use pyo3::prelude::*;
 
 use crate::{err, to_py};
@@ -18,10 +18,12 @@ use crate::{err, to_py};
 /// `accept_threshold_percent`, `zpool`) or None; `clock` a dict of [`GuestClock`]
 /// (`per_touch_s`, `per_major_fault_s`, `per_swapout_s`, `phase_s`) or None. With
 /// `reclaim_events` (the two lists, `(page, write)` pairs), returns `(counters, events)`: each
-/// reclaim step as the kernel's vmscan tracepoints report it.
+/// reclaim step as the kernel's vmscan tracepoints report it. `tlb` is a dict of [`TlbParams`]
+/// (`entries`, `victims`, `touches_per_list_page`) or None (every reference sets the accessed
+/// bit).
 #[pyfunction]
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
-                    zswap=None, writes=None, clock=None, reclaim_events=false))]
+                    zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -35,6 +37,7 @@ fn linux_replay(
     writes: Option<Vec<bool>>,
     clock: Option<&Bound<'_, PyAny>>,
     reclaim_events: bool,
+    tlb: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = match zswap {
         None => None,
@@ -46,6 +49,11 @@ fn linux_replay(
         Some(c) if c.is_none() => None,
         Some(c) => Some(pythonize::depythonize(c).map_err(|e| err(format!("clock: {e}")))?),
     };
+    let tlb: Option<TlbParams> = match tlb {
+        None => None,
+        Some(t) if t.is_none() => None,
+        Some(t) => Some(pythonize::depythonize(t).map_err(|e| err(format!("tlb: {e}")))?),
+    };
     let params = LinuxParams {
         kernel: Kernel::parse(kernel).map_err(err)?,
         lru_gen,
@@ -53,6 +61,7 @@ fn linux_replay(
         swappiness,
         zswap,
         clock,
+        tlb,
     };
     if reclaim_events {
         // Each step of each reclaim (the two lists): a dict of the counters and the events.

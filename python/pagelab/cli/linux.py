@@ -100,6 +100,13 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     help="Each reclaim step of the two lists to FILE as a JSON line, in the shape of "
     "`pagelab linux run --reclaim-events`.",
 )
+@click.option(
+    "--tlb",
+    default="256",
+    show_default=True,
+    help="Entries of the guest's TLB, which decides when an access sets the accessed bit "
+    "again (QEMU's under TCG: 256), or none.",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux

@@ -77,21 +77,24 @@ def predict(
     writes: str = "auto",
     periodic_flush: bool = False,
     reclaim_events: str | os.PathLike[str] | None = None,
+    tlb: int | str | None = 256,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists read the memcg counters as the 2-s periodic flusher leaves them, on the
     fitted guest clock (6.12's reading; 6.1 reads them as flushed at each reclaim either way).
     `reclaim_events` (a path; the two lists): each reclaim step written there in the shape of
-    `run`'s, their totals under the record's `reclaim_events`."""
+    `run`'s, their totals under the record's `reclaim_events`. `tlb`: entries of the guest's
+    TLB (the harness's under TCG: 256), or "none" for an accessed bit set on every reference."""
     from . import prediction as model
     from . import reclaim_events as events
 
     k = make_knobs(kernel, memory_max, lru_gen, swap=swap, page_cluster=page_cluster,
                    swappiness=swappiness, zswap=zswap)  # fmt: skip
     touches = prepare(trace, writes=writes)
+    opts = model.Options(periodic_flush, reclaim_events is not None, _tlb(tlb))
+    out = model.predict(touches, k, opts)
     if reclaim_events is None:
-        return model.predict(touches, k, periodic_flush=periodic_flush)
-    out = model.predict(touches, k, periodic_flush=periodic_flush, events=True)
+        return out
     got = out.pop("events")
     path = events.write(reclaim_events, got)
     out["reclaim_events"] = {"path": str(path), **events.summary(got)}
@@ -104,6 +107,20 @@ def fetch(series: str) -> dict[str, str]:
 
     k = kernels.kernel(series)
     return {"series": k.series, "package": k.package, "release": k.release, "path": str(k.root)}
+
+
+def _tlb(value: Any) -> int | None:
+    from ..errors import PagelabError
+
+    if value is None or str(value).lower() == "none":
+        return None
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        n = 0
+    if n < 1 or n & (n - 1) or n > 1 << 22:
+        raise PagelabError(f"--tlb {value}: expected a power of two up to 4194304, or none")
+    return n
 
 
 def _repeats(n: Any) -> int:

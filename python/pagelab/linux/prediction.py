@@ -13,7 +13,10 @@ Two steps, both stated and neither fitted:
    memcg's per-CPU charge stock is modelled by the charge itself (`memcg::Charge`).
 2. **The model** of the kernel's reclaim (the two-list LRU or MGLRU of that kernel version,
    with its refault tracking, swap readahead and zswap) replays the same touch list under that
-   limit and counts what the kernel counts.
+   limit and counts what the kernel counts. An access sets the PTE's accessed bit only when the
+   guest CPU walks the page table, after a fault or on a TLB miss (x86 clears the bit without a
+   TLB flush): the replay runs the harness's TLB, QEMU's under TCG (`TLB`, `linux/tlb.rs`);
+   `tlb_entries=None` sets the bit on every reference instead.
 
 With `periodic_flush` one part is fitted, and only to the kernel's replay times, never to its
 faults: the guest's clock (`overhead.json` `clock`, seconds per touch, per major fault and per
@@ -30,6 +33,7 @@ import array
 import json
 import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -78,16 +82,30 @@ def touch_pairs(touches: Touches) -> list[tuple[int, bool]]:
     return [(t & 0x7FFFFFFF, t >= 0x80000000) for t in raw]
 
 
-def predict(
-    touches: Touches, knobs: Knobs, *, periodic_flush: bool = False, events: bool = False
-) -> dict[str, Any]:
-    """The model's counters for one cell, in the instrument's record shape; with `events`,
-    each reclaim step under `events` (`pagelab.linux.reclaim_events`)."""
-    if events and knobs.lru_gen:
+#: The harness's guest TLB under TCG (QEMU, accel/tcg/cputlb.c): a direct-mapped table of 256
+#: entries before any resize (`CPU_TLB_DYN_DEFAULT_BITS`), 8 victims (`CPU_VTLB_SIZE`); the
+#: replayer reads its touch list, 4 bytes a touch (replayer.c), through it.
+TLB = {"entries": 256, "victims": 8, "touches_per_list_page": PAGE // 4}
+
+
+@dataclass(frozen=True)
+class Options:
+    """How the replay is run: the periodic flusher's reading, reclaim events, the TLB."""
+
+    periodic_flush: bool = False
+    events: bool = False
+    #: Entries of the guest's TLB (a power of two); None: every reference sets the bit.
+    tlb_entries: int | None = TLB["entries"]
+
+
+def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
+    """The model's counters for one cell, in the instrument's record shape; with
+    `opts.events`, each reclaim step under `events` (`pagelab.linux.reclaim_events`)."""
+    if opts.events and knobs.lru_gen:
         raise PagelabError("--reclaim-events: recorded for the two lists only (--lru-gen off)")
     limit, replayer = layout(knobs, touches.pages)
     own = [(touches.pages + i, True) for i in range(replayer)]
-    counters = _model(own + touch_pairs(touches), limit, knobs, periodic_flush, events)
+    counters = _model(own + touch_pairs(touches), limit, knobs, opts)
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     counters["frames"] = limit - replayer
     counters["overhead_pages"] = knobs.memory_max // PAGE - counters["frames"]
@@ -119,18 +137,14 @@ def clock(kernel: str) -> dict[str, float] | None:
 
 
 def _model(
-    pairs: list[tuple[int, bool]],
-    frames: int,
-    knobs: Knobs,
-    periodic_flush: bool = False,
-    events: bool = False,
+    pairs: list[tuple[int, bool]], frames: int, knobs: Knobs, opts: Options
 ) -> dict[str, Any]:
     """The model's counters; with the periodic flusher, the median over its `PHASES`."""
-    law = clock(knobs.kernel) if periodic_flush and not knobs.lru_gen else None
+    law = clock(knobs.kernel) if opts.periodic_flush and not knobs.lru_gen else None
     if law is None:
-        return _replay(pairs, frames, knobs, None, events)
+        return _replay(pairs, frames, knobs, None, opts)
     runs = [
-        _replay(pairs, frames, knobs, {**law, "phase_s": 2.0 * share}, events) for share in PHASES
+        _replay(pairs, frames, knobs, {**law, "phase_s": 2.0 * share}, opts) for share in PHASES
     ]  # fmt: skip
     runs.sort(key=lambda r: r["major_faults"])
     return runs[len(runs) // 2]
@@ -141,7 +155,7 @@ def _replay(
     frames: int,
     knobs: Knobs,
     law: dict[str, float] | None,
-    events: bool = False,
+    opts: Options,
 ) -> dict[str, Any]:
     zswap = None
     if knobs.zswap is not None:
@@ -152,15 +166,16 @@ def _replay(
             "max_pool_percent": int(percent),
             "zpool": zpool,
         }
+    tlb = None if opts.tlb_entries is None else {**TLB, "entries": opts.tlb_entries}
     try:
         out = _core.linux_replay(
             pairs, frames, kernel=knobs.kernel, lru_gen=knobs.lru_gen,
             page_cluster=knobs.page_cluster, swappiness=knobs.swappiness, zswap=zswap,
-            clock=law, reclaim_events=events,
+            clock=law, reclaim_events=opts.events, tlb=tlb,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
-    if events:
+    if opts.events:
         out, steps = out
         out = {**out, "events": steps}
     out = dict(out)

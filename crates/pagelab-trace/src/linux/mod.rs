@@ -4,7 +4,8 @@
 //!
 //! ```text
 //!  reference (page, write?)
-//!    resident ──► PTE accessed bit set (a write to a read-only PTE: a minor fault)
+//!    resident ──► PTE accessed bit set on a TLB miss (tlb::Tlb; a write to a read-only PTE:
+//!                 a minor fault, and a walk)
 //!    never touched, read ──► the shared zero page (minor fault, no page, nothing charged)
 //!    never touched / zero page, written ──► new page: minor fault, charge, onto the LRU
 //!    swapped ──► major fault: read from zswap or the device, charge, onto the LRU (refault?)
@@ -22,6 +23,7 @@
 //! other devices are not modelled (see `docs/policies/linux-replay.md`).
 
 pub mod memcg;
+pub mod tlb;
 pub mod zswap;
 
 #[cfg(test)]
@@ -33,6 +35,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::policy::kernel::{Kernel, ReclaimEvent, Workingset};
 use crate::policy::{linux_mglru as mglru, linux_two_list as two_list};
 
+pub use tlb::TlbParams;
 pub use zswap::ZswapParams;
 
 /// How the kernel is set up for the replay.
@@ -51,6 +54,10 @@ pub struct LinuxParams {
     /// The guest's clock, for the periodic flush of the memcg counters; none: no flush.
     #[serde(default)]
     pub clock: Option<GuestClock>,
+    /// The guest CPU's TLB, which decides when an access sets the accessed bit again
+    /// ([`tlb`]); none: every reference sets it.
+    #[serde(default)]
+    pub tlb: Option<TlbParams>,
 }
 
 /// Period of the memcg counters' flusher (`FLUSH_TIME`, mm/memcontrol.c `flush_memcg_stats_dwork`,
@@ -83,6 +90,7 @@ impl Default for LinuxParams {
             swappiness: 60,
             zswap: None,
             clock: None,
+            tlb: None,
         }
     }
 }
@@ -103,6 +111,9 @@ impl LinuxParams {
         }
         if let Some(z) = &self.zswap {
             z.check()?;
+        }
+        if let Some(t) = &self.tlb {
+            t.check()?;
         }
         Ok(())
     }
@@ -194,6 +205,7 @@ struct Replay {
     c: LinuxCounters,
     ws: Workingset,
     victims: Vec<u32>,
+    tlb: Option<tlb::Tlb>,
     is_6_12: bool,
     clock: Option<GuestClock>,
     /// The guest's time since the replay began, and the flusher's next run [s].
@@ -221,6 +233,7 @@ impl Replay {
             c: LinuxCounters::default(),
             ws: Workingset::default(),
             victims: Vec::new(),
+            tlb: p.tlb.map(tlb::Tlb::new),
             is_6_12: p.kernel == Kernel::V6_12,
             clock: p.clock,
             now_s: 0.0,
@@ -240,9 +253,14 @@ impl Replay {
     fn reference(&mut self, page: u32, count: u32, write: bool) -> Result<(), TraceError> {
         let i = page as usize;
         self.c.references += u64::from(count);
+        if let Some(t) = self.tlb.as_mut() {
+            t.next_touch();
+        }
+        let mut faulted = true;
         match self.state[i] {
             RESIDENT => {
-                if write && !self.writable[i] {
+                faulted = write && !self.writable[i];
+                if faulted {
                     // do_wp_page reuses the exclusive anonymous page: a minor fault.
                     self.c.minor_faults += 1;
                     self.writable[i] = true;
@@ -275,7 +293,10 @@ impl Replay {
                 self.writable[i] = write || self.is_6_12;
             }
         }
-        self.lists.touch(page);
+        // The accessed bit is set by a page-table walk: after a fault, or on a TLB miss.
+        if self.tlb.as_mut().is_none_or(|t| t.access(page, faulted)) {
+            self.lists.touch(page);
+        }
         self.tick();
         Ok(())
     }
@@ -329,6 +350,9 @@ impl Replay {
         self.lists
             .reclaim(memcg::SWAP_CLUSTER_MAX, &mut out, &mut self.ws);
         for &v in &out {
+            if let Some(t) = self.tlb.as_mut() {
+                t.flush_page(v);
+            }
             let stored = match self.pool.as_mut() {
                 Some(pool) => pool.store(v, &mut self.c),
                 None => false,
