@@ -199,6 +199,8 @@ impl Lists {
 struct Replay {
     state: Vec<u8>,
     writable: Vec<bool>,
+    /// The PTE's dirty bit: a write through a clean writable PTE walks the table to set it.
+    dirty: Vec<bool>,
     charge: memcg::Charge,
     lists: Lists,
     pool: Option<zswap::Pool>,
@@ -227,6 +229,7 @@ impl Replay {
         Replay {
             state: vec![UNTOUCHED; bound as usize],
             writable: vec![false; bound as usize],
+            dirty: vec![false; bound as usize],
             charge: memcg::Charge::new(frames),
             lists,
             pool: p.zswap.clone().map(|z| zswap::Pool::new(z, p.kernel)),
@@ -245,6 +248,7 @@ impl Replay {
         if self.state.len() < bound as usize {
             self.state.resize(bound as usize, UNTOUCHED);
             self.writable.resize(bound as usize, false);
+            self.dirty.resize(bound as usize, false);
             self.lists.reserve(bound);
         }
     }
@@ -258,14 +262,7 @@ impl Replay {
         }
         let mut faulted = true;
         match self.state[i] {
-            RESIDENT => {
-                faulted = write && !self.writable[i];
-                if faulted {
-                    // do_wp_page reuses the exclusive anonymous page: a minor fault.
-                    self.c.minor_faults += 1;
-                    self.writable[i] = true;
-                }
-            }
+            RESIDENT => faulted = self.resident_access(i, write),
             UNTOUCHED if !write => {
                 // do_anonymous_page: a read maps the shared zero page.
                 self.c.minor_faults += 1;
@@ -277,6 +274,7 @@ impl Replay {
                 self.c.minor_faults += 1;
                 self.fault_in(page)?;
                 self.writable[i] = true;
+                self.dirty[i] = true;
             }
             _ => {
                 // do_swap_page, synchronous device: read into a new page, slot freed.
@@ -288,9 +286,10 @@ impl Replay {
                     self.c.pswpin += 1;
                 }
                 self.fault_in(page)?;
-                // A write fault maps it writable; a read fault read-only (6.1); 6.12 maps an
-                // exclusive page writable on a read fault too.
+                // A write fault maps it writable and dirty; a read fault read-only (6.1);
+                // 6.12 maps an exclusive page writable but clean on a read fault.
                 self.writable[i] = write || self.is_6_12;
+                self.dirty[i] = write;
             }
         }
         // The accessed bit is set by a page-table walk: after a fault, or on a TLB miss.
@@ -299,6 +298,22 @@ impl Replay {
         }
         self.tick();
         Ok(())
+    }
+
+    /// A reference to a resident page; returns whether the CPU walks the page table for it
+    /// (and so sets the accessed bit) whatever the TLB holds. A write through a read-only PTE
+    /// takes a write-protect fault (`do_wp_page` reuses the exclusive page: a minor fault). The
+    /// first write through a clean PTE walks the table to set the dirty bit, which sets the
+    /// accessed bit too (x86): after a write-protect fault, or in 6.12 after a swap-in by a
+    /// read, which maps the page writable but clean (mm/memory.c `do_swap_page`).
+    fn resident_access(&mut self, i: usize, write: bool) -> bool {
+        if write && !self.writable[i] {
+            self.c.minor_faults += 1;
+            self.writable[i] = true;
+        }
+        let walks = write && !self.dirty[i];
+        self.dirty[i] |= write;
+        walks
     }
 
     /// The guest's clock moves on by what the replay did since the last tick; the periodic
@@ -365,6 +380,7 @@ impl Replay {
                 self.state[v as usize] = ON_DEVICE;
             }
             self.writable[v as usize] = false;
+            self.dirty[v as usize] = false;
         }
         if let Some(pool) = self.pool.as_mut() {
             for w in pool.take_written_back() {

@@ -209,3 +209,43 @@ fn a_cached_translation_hides_use_from_reclaim() {
     let got = [None, Some(TlbParams::QEMU_TCG), Some(one)].map(hot_faults);
     assert_eq!(got, [3782, 3782 + 45, 3782]);
 }
+
+/// 6.12 maps a page swapped in by a read writable but clean (mm/memory.c `do_swap_page`), 6.1
+/// read-only: the first write after it walks the page table in both (to set the dirty bit; in
+/// 6.1 after a write-protect fault, a minor fault), later writes and reads do not; a page
+/// swapped in by a write is dirty from the start.
+#[test]
+fn the_first_write_after_a_read_swap_in_walks() {
+    for (kernel, wp_fault) in [(Kernel::V6_12, 0), (Kernel::V6_1, 1)] {
+        let p = LinuxParams {
+            kernel,
+            tlb: Some(TlbParams::QEMU_TCG),
+            ..LinuxParams::default()
+        };
+        let mut r = Replay::new(4, 4, &p);
+        for (page, write) in [(0, true), (1, true)] {
+            r.reference(page, 1, write).unwrap();
+        }
+        for page in [0u32, 1] {
+            // Evicted to the device, as reclaim leaves it.
+            if let Lists::TwoList(l) = &mut r.lists {
+                l.forget(page);
+            }
+            r.charge.uncharge(1);
+            r.state[page as usize] = ON_DEVICE;
+            r.writable[page as usize] = false;
+            r.dirty[page as usize] = false;
+        }
+        r.reference(0, 1, false).unwrap(); // swapped in by a read
+        r.reference(1, 1, true).unwrap(); // swapped in by a write
+        let minor = r.c.minor_faults;
+        let walks = [
+            r.resident_access(0, false),
+            r.resident_access(0, true),
+            r.resident_access(0, true),
+            r.resident_access(1, true),
+        ];
+        assert_eq!(walks, [false, true, false, false], "{kernel:?}");
+        assert_eq!(r.c.minor_faults - minor, wp_fault, "{kernel:?}");
+    }
+}
