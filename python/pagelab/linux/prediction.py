@@ -82,10 +82,9 @@ def touch_pairs(touches: Touches) -> list[tuple[int, bool]]:
     return [(t & 0x7FFFFFFF, t >= 0x80000000) for t in raw]
 
 
-#: The harness's guest TLB under TCG (QEMU, accel/tcg/cputlb.c): a direct-mapped table of 256
-#: entries before any resize (`CPU_TLB_DYN_DEFAULT_BITS`), 8 victims (`CPU_VTLB_SIZE`); the
-#: replayer reads its touch list, 4 bytes a touch (replayer.c), through it.
-TLB = {"entries": 256, "victims": 8, "touches_per_list_page": PAGE // 4}
+#: Entries of the harness's guest TLB under TCG (QEMU's default, `CPU_TLB_DYN_DEFAULT_BITS`);
+#: its victims and the touch list read through it are `TlbParams::QEMU_TCG` (linux/tlb.rs).
+TLB_ENTRIES = 256
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,7 @@ class Options:
     periodic_flush: bool = False
     events: bool = False
     #: Entries of the guest's TLB (a power of two); None: every reference sets the bit.
-    tlb_entries: int | None = TLB["entries"]
+    tlb_entries: int | None = TLB_ENTRIES
 
 
 def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
@@ -166,7 +165,7 @@ def _replay(
             "max_pool_percent": int(percent),
             "zpool": zpool,
         }
-    tlb = None if opts.tlb_entries is None else {**TLB, "entries": opts.tlb_entries}
+    tlb = None if opts.tlb_entries is None else {"entries": opts.tlb_entries}
     try:
         out = _core.linux_replay(
             pairs, frames, kernel=knobs.kernel, lru_gen=knobs.lru_gen,

@@ -25,15 +25,30 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The TLB's shape.
+/// The TLB's shape; a field left out when read takes QEMU's value ([`TlbParams::QEMU_TCG`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TlbParams {
     /// Entries of the direct-mapped table (a power of two).
+    #[serde(default = "qemu_entries")]
     pub entries: u32,
     /// Entries of the victim buffer.
+    #[serde(default = "qemu_victims")]
     pub victims: u32,
     /// Touches per page of the touch list the replayer reads (0: not read through the TLB).
+    #[serde(default = "qemu_touches_per_list_page")]
     pub touches_per_list_page: u32,
+}
+
+fn qemu_entries() -> u32 {
+    TlbParams::QEMU_TCG.entries
+}
+
+fn qemu_victims() -> u32 {
+    TlbParams::QEMU_TCG.victims
+}
+
+fn qemu_touches_per_list_page() -> u32 {
+    TlbParams::QEMU_TCG.touches_per_list_page
 }
 
 impl TlbParams {
@@ -199,6 +214,15 @@ mod tests {
         t.next_touch();
         assert!(t.access(1, false), "list page 1 took slot 1");
         assert!(TlbParams::QEMU_TCG.check().is_ok());
+        let read: TlbParams = serde_json::from_str(r#"{"entries": 64}"#).unwrap();
+        assert_eq!(
+            read,
+            TlbParams {
+                entries: 64,
+                ..TlbParams::QEMU_TCG
+            },
+            "the rest is QEMU's"
+        );
         let bad = TlbParams {
             entries: 100,
             ..TlbParams::QEMU_TCG
