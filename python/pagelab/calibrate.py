@@ -28,7 +28,9 @@ seeds (common random numbers, so the loss is a deterministic function of the par
 through the result store, so a repeated trial costs nothing and a batch of trials runs in
 parallel. The loss is the weighted mean of squared relative errors. The best trial's values are
 written as a preset in which each fitted key carries a comment saying so and a `[provenance]`
-table records the keys, their ranges, and the target numbers they were fitted to.
+table records the keys, their ranges, and the target numbers they were fitted to. A target's
+`[[constraint]]` tables (what the paper's text says of the base beyond its numbers) make a
+trial that breaks one infeasible (`calibrate_constraints`).
 """
 
 from __future__ import annotations
@@ -36,13 +38,13 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import math
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from . import _atomic, search, tomlout, validate
+from . import calibrate_constraints as cc
 from .calibrate_files import (  # noqa: F401 - part of this module's interface
     NEAR_ERROR,
     NEAR_RATIO,
@@ -52,28 +54,16 @@ from .calibrate_files import (  # noqa: F401 - part of this module's interface
     inputs_of,
     trials_path,
 )
+from .calibrate_target import (  # noqa: F401 - part of this module's interface
+    MAX_TARGET,
+    Target,
+    TargetPoint,
+    _number,
+    load_target,
+)
 from .errors import PagelabError
 
 SAMPLERS = ("cmaes", "tpe")
-
-
-@dataclass(frozen=True)
-class TargetPoint:
-    """One paper number: a metric at a setting, with its weight in the loss."""
-
-    metric: str
-    value: float
-    weight: float = 1.0
-    overrides: tuple[str, ...] = ()
-    group: str | None = None
-
-
-@dataclass
-class Target:
-    path: Path
-    name: str
-    source: str
-    points: list[TargetPoint]
 
 
 @dataclass(frozen=True)
@@ -161,54 +151,12 @@ class Trial:
     loss: float
     metrics: list[float] = field(default_factory=list)
     infeasible: str | None = None
-
-
-def load_target(path: str | Path) -> Target:
-    """Reads a target file; a one-line error names the file and the key at fault."""
-    path = Path(path)
-    if not path.exists():
-        raise PagelabError(f"--target {path}: no such file")
-    try:
-        doc = tomllib.loads(validate.read_toml_text(path, "target"))
-    except tomllib.TOMLDecodeError as e:
-        raise PagelabError(f"{path}: not TOML ({e})") from None
-    head = doc.get("target", {})
-    raw = doc.get("point")
-    if not isinstance(raw, list) or not raw:
-        raise PagelabError(f"{path}: expected [[point]] tables (metric, value, weight, set)")
-    points = []
-    for i, p in enumerate(raw):
-        where = f"{path}: point {i + 1}"
-        metric, value = p.get("metric"), p.get("value")
-        if not isinstance(metric, str) or not _number(value) or value == 0:
-            raise PagelabError(f"{where}: expected metric = NAME and value = a nonzero number")
-        if abs(value) > MAX_TARGET:
-            raise PagelabError(
-                f"{where}: value {value:g}: expected a paper's number, at most "
-                f"{MAX_TARGET:g} in size"
-            )
-        weight = p.get("weight", 1.0)
-        if not _number(weight) or weight <= 0:
-            raise PagelabError(f"{where}: weight: expected a positive number")
-        sets = p.get("set", [])
-        if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
-            raise PagelabError(f'{where}: set: expected a list of "key.path=value" strings')
-        group = p.get("group")
-        if group is not None and (not isinstance(group, str) or not group or "@" in group):
-            raise PagelabError(f"{where}: group: expected a name (text without @)")
-        unknown = set(p) - {"metric", "value", "weight", "set", "group"}
-        if unknown:
-            raise PagelabError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-        points.append(TargetPoint(metric, float(value), float(weight), tuple(sets), group))
-    return Target(path, str(head.get("name", path.stem)), str(head.get("source", "")), points)
+    #: The target's constraints, checked on the trial's runs (when it has any and they ran).
+    checked: cc.Checked | None = None
 
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def parse_vary(arg: str) -> Vary:
@@ -394,14 +342,21 @@ def calibrate(
             outcomes = _run_trials(per_trial, kept, pool)
             for asked_t, vals, w, got in zip(asked, values, why, outcomes, strict=True):
                 means: list[float] = []
-                loss = math.inf
+                loss = told = math.inf
+                checked = None
                 if isinstance(got, str):
                     w = got
                 elif w is None:
-                    means = _means(got, target, len(seed_values))
-                    loss = loss_of(means, target)
-                study.tell(asked_t, loss if math.isfinite(loss) else 1e300)
-                trial = Trial(len(trials), vals, loss, means, w)
+                    k, n = len(seed_values), len(target.points) * len(seed_values)
+                    means = _means(got[:n], target, k)
+                    loss = told = loss_of(means, target)
+                    if target.constraints:
+                        checked = cc.check(target.constraints, got[n:], k)
+                        told = checked.told(loss)
+                        w = checked.broken(target.constraints)
+                        loss = loss if w is None else math.inf
+                study.tell(asked_t, told if math.isfinite(told) else 1e300)
+                trial = Trial(len(trials), vals, loss, means, w, checked)
                 trials.append(trial)
                 if on_trial is not None:
                     on_trial(trial, min(trials, key=lambda t: t.loss), budget)
@@ -414,7 +369,7 @@ def _check_some_finite(trials: Sequence[Trial]) -> None:
     if not any(math.isfinite(t.loss) for t in trials):
         raise PagelabError(
             f"calibrate: none of the {len(trials)} trials gave a spec every target point accepts"
-            " (see the --vary ranges)"
+            " and met the target's constraints (see the --vary ranges and the target file)"
         )
 
 
@@ -473,12 +428,13 @@ def _trial_tasks(
     keys: Sequence[Vary],
     seed_values: list[int],
 ) -> list[Any]:
-    """The runs of one feasible trial: every target point at every seed."""
+    """The runs of one feasible trial: every target point at every seed, then every
+    constraint's (a run shared with a point is run once: the store keys it by its spec)."""
     from .sweep import tasks_for
 
     return [
         task
-        for p in target.points
+        for p in [*target.points, *target.constraints]
         for task in tasks_for(
             preset, [*settings, *p.overrides, *point_overrides(vals, keys, p)], seed_values
         )
@@ -544,8 +500,6 @@ MAX_BUDGET = 100_000
 #: Units whose quantities are never below zero: a negative target value in one of them cannot
 #: be met by any fit.
 NONNEGATIVE_UNITS = {"s", "ms", "us", "µs", "ns", "%", "count", "pages", "frames", "users"}
-#: Largest target value taken [in the metric's unit]: beyond this a number is a slip.
-MAX_TARGET = 1e12
 
 
 def _check_metrics(preset: str, set_: Sequence[str], target: Target) -> None:
@@ -578,6 +532,13 @@ def _check_metrics(preset: str, set_: Sequence[str], target: Target) -> None:
         unit = str(metrics[p.metric].get("unit", ""))
         if p.value < 0 and unit in NONNEGATIVE_UNITS:
             raise PagelabError(f"{where}: value {p.value:g} {unit}: {p.metric} is never below 0")
+    for i, c in enumerate(target.constraints):
+        for m in c.metrics():
+            if m not in metrics:
+                near = difflib.get_close_matches(m, list(metrics), n=3)
+                hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+                where = f"{target.path}: constraint {i + 1}"
+                raise PagelabError(f"{where}: metric {m!r}: the runs report no such{hint}")
 
 
 def _check_groups(target: Target, vary: Sequence[Vary]) -> None:
@@ -598,7 +559,7 @@ def _invalid(
     None."""
     from . import system
 
-    for p in target.points:
+    for p in [*target.points, *target.constraints]:
         try:
             system.check(path, overrides=[*set_, *p.overrides, *point_overrides(values, vary, p)])
         except PagelabError as e:
@@ -701,6 +662,11 @@ def write_fitted(
         "fixed": list(set),
         **({"required": [f"{a} < {b}" for a, b in cal.require]} if cal.require else {}),
         **({"tied": [t.rule() for t in cal.ties]} if cal.ties else {}),
+        **(
+            {"constraint": cc.provenance(cal.target.constraints, best.checked)}
+            if cal.target.constraints
+            else {}
+        ),
         **({"surrogate": cal.surrogate} if cal.surrogate else {}),
         "key": _provenance_keys(cal, near),
         "aimed_at": [
@@ -777,6 +743,9 @@ def write_trials(cal: Calibration, out: str | Path) -> Path:
         row.update({n: float(t.values[n]) for n in names})
         got = t.metrics or [math.nan] * len(cols)
         row.update({c: (None if math.isnan(m) else m) for c, m in zip(cols, got, strict=True)})
+        for i, c in enumerate(cal.target.constraints):
+            v = t.checked.values[i] if t.checked else math.nan
+            row[f"constraint {i + 1}: {c.metric}"] = None if math.isnan(v) else v
         rows.append(row)
     out = Path(out)
     _atomic.write_table(out, rows, "parquet", inputs=inputs_of(cal.preset, cal.target.path))
