@@ -42,7 +42,7 @@ pub mod moving_cursor;
 pub mod round_turkey;
 mod slot_map;
 
-pub use fifo_queue::FifoQueue;
+pub use fifo_queue::{FifoBacklog, FifoQueue};
 pub use geometry::{DeviceModel, Disk, Geometry, Rk05, SeekLaw, Timing};
 pub use moving_cursor::Cursor;
 pub use round_turkey::RoundTurkey;

@@ -12,7 +12,7 @@ use pagelab_trace::Run;
 use super::leveler::{Action, Leveler, Sample};
 use super::replacement::{clear_use_bits, Frame, Replacer};
 use super::spec::{M44Spec, PolicyKind};
-use crate::device::Disk;
+use crate::device::{Disk, FifoBacklog};
 use crate::monitor::{counters, put_metric, IntervalTable, Report, UserRow};
 use crate::SysError;
 
@@ -139,7 +139,8 @@ pub struct Machine {
     pub(super) events: EventQueue<Ev>,
     /// Order of page arrivals and restores (larger is later).
     stamp: u64,
-    disk_free: Vec<u64>,
+    /// The disks' queues, each in arrival order (the shared device queue's closed form).
+    disks: Vec<FifoBacklog>,
     pub(super) now: u64,
     ref_ns: u64,
     slice_ns: u64,
@@ -182,7 +183,7 @@ impl Machine {
             set_aside_queue: VecDeque::new(),
             events: EventQueue::new(),
             stamp: n as u64,
-            disk_free: vec![0; spec.disk.count as usize],
+            disks: vec![FifoBacklog::new(); spec.disk.count as usize],
             now: 0,
             ref_ns: ns(spec.machine.reference_us().get() * 1e-6),
             slice_ns: spec.machine.time_slice_s.ns(),
@@ -459,30 +460,26 @@ impl Machine {
         job.pulls += 1;
         self.counters.pulls += 1.0;
         // Each disk serves its requests one at a time in arrival order; a changed victim is
-        // written before the frame is refilled. Service times are known on arrival, so each
-        // disk is the closed form of a FIFO queue (its free time) and a pull's completion is
-        // scheduled at its fault. The event-driven `device::FifoQueue` (UNIX's RK11) gives the
-        // same times but schedules a completion when service starts: the two disks, finishing
-        // in step at 0.21 s a page, then tie in another order, and m44-multi's smoke record
-        // moves in 29 of 173 rows (up to 5.7 %).
-        let mut earliest = self.now;
+        // written before the frame is refilled, and the pull keeps its place on its own disk
+        // meanwhile. Service times are known on arrival, so each disk is the shared FIFO queue
+        // in closed form (`device::FifoBacklog`) and a pull's completion is scheduled at its
+        // fault. The event-driven form (UNIX's RK11) gives the same times but schedules a
+        // completion when service starts: the two disks, finishing in step at 0.21 s a page,
+        // then tie in another order, and m44-multi's smoke record moves in 29 of 173 rows.
+        let mut ready = self.now;
         if let Some(d) = push_disk {
             if self.push_ns > 0 {
-                let s = self.disk_free[d].max(self.now);
-                self.disk_free[d] = s + self.push_ns;
-                earliest = self.disk_free[d];
+                ready = self.disks[d].book(self.now, self.push_ns);
             }
         }
         let d = self.home_disk(j, page);
-        let s = self.disk_free[d].max(earliest);
-        self.disk_free[d] = s + self.pull_ns;
-        let at = self.disk_free[d];
+        let at = self.disks[d].book(ready, self.pull_ns);
         self.schedule(at, Ev::PullDone { job: j, frame });
     }
 
     /// The disk a job's page lives on: pages of each job alternate over the disks.
     fn home_disk(&self, job: u16, page: u32) -> usize {
-        (u64::from(page) + u64::from(job)) as usize % self.disk_free.len()
+        (u64::from(page) + u64::from(job)) as usize % self.disks.len()
     }
 
     fn finish(&mut self, j: u16) {

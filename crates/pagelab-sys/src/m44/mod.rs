@@ -17,7 +17,8 @@
 //! interactive users with think times and a core-table scan; here jobs are batch jobs that end
 //! when their reference string ends and the measure is elapsed time per job. It runs on the
 //! same loop (`pagelab_core::kernel`, `kernel_impl.rs`); its disks are the device catalogue's
-//! IBM 1301 and its FIFO and AR the trace lab's (`replacement.rs`). A spec of
+//! IBM 1301, queued in arrival order by the shared device queue (`device::FifoBacklog`, the
+//! closed form of UNIX's `FifoQueue`), and its FIFO and AR the trace lab's (`replacement.rs`). A spec of
 //! `[system] kind = "m44"` is an [`M44Spec`] and runs here ([`crate::run_toml`]).
 //!
 //! Metrics: `elapsed_s`, `time_per_job_s` (the paper's Time/Job), `pulls`, `pushes`,
