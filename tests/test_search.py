@@ -106,3 +106,29 @@ def test_a_surrogate_calibration_starts_from_the_twins_best_and_says_so(tmp_path
     assert cal.loss_of(means, target) == pytest.approx(result.surrogate["twin_loss"])
     text = cal.write_fitted(result, tmp_path / "fitted.toml", set=short).read_text()
     assert "[provenance.surrogate]" in text and 'kind = "model"' in text
+
+
+def test_the_corrected_twin_finds_the_simulators_answer_where_the_twin_alone_misses():
+    # The simulator's two numbers at x, and a twin off by a constant factor on each: the twin
+    # alone puts the answer elsewhere; corrected at any simulated point it is the simulator.
+    box = [cal.Vary("x", 0.0, 10.0, False)]
+
+    def sim(v):
+        return [v["x"] + 1.0, 2.0 * v["x"] + 3.0]
+
+    def twin(v):
+        return [0.8 * (v["x"] + 1.0), 1.25 * (2.0 * v["x"] + 3.0)]
+
+    target = sim({"x": 7.0})
+
+    def loss(m):
+        return sum(((a - b) / b) ** 2 for a, b in zip(m, target, strict=True))
+
+    alone = search.corrected_next(box, ({"x": 2.0}, twin({"x": 2.0})), twin, loss, [])
+    assert abs(alone["x"] - 7.0) > 0.5, "uncorrected (factor 1), the twin misses"
+    nxt = search.corrected_next(box, ({"x": 2.0}, sim({"x": 2.0})), twin, loss, [{"x": 2.0}])
+    assert nxt["x"] == pytest.approx(7.0, abs=0.02)
+    assert search.corrected_next(box, ({"x": 2.0}, sim({"x": 2.0})), twin, loss, [nxt]) is None
+    assert (
+        search.corrected_next(box, ({"x": 2.0}, sim({"x": 2.0})), lambda v: None, loss, []) is None
+    )

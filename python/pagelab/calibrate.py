@@ -325,6 +325,7 @@ def calibrate(
     sampling = (sampler, sampler_seed)
     study, found = _start(preset, set, target, vary, ties, order, sampling, budget, surrogate)
     trials: list[Trial] = []
+    corrected = 0
     with runner(workers, scheduler) as pool:
         while len(trials) < budget:
             asked = [study.ask() for _ in range(min(width, budget - len(trials)))]
@@ -360,9 +361,47 @@ def calibrate(
                 trials.append(trial)
                 if on_trial is not None:
                     on_trial(trial, min(trials, key=lambda t: t.loss), budget)
+            if found is not None:
+                corrected += _correct_next(study, (preset, set), target, vary, ties, trials)
     _check_some_finite(trials)
+    screened = {**found.provenance(), "corrected": corrected} if found else None
     return Calibration(preset, target, list(vary), seed_values, trials, sampler, order, ties,
-                       found.provenance() if found else None, sampler_seed)  # fmt: skip
+                       screened, sampler_seed)  # fmt: skip
+
+
+def _correct_next(
+    study: Any,
+    preset_and_settings: tuple[str, Sequence[str]],
+    target: Target,
+    vary: Sequence[Vary],
+    ties: Sequence[Tie],
+    trials: Sequence[Trial],
+) -> int:
+    """Once the twin's seeded proposals have run, queues the twin's minimum corrected at the
+    best simulated trial (`search.corrected_next`) as the next trial; 1 if it did, else 0."""
+    from optuna.trial import TrialState
+
+    if study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
+        return 0
+    ok = [t for t in trials if t.infeasible is None and math.isfinite(t.loss)]
+    if not ok:
+        return 0
+    best = min(ok, key=lambda t: (t.loss, t.number))
+    preset, settings = preset_and_settings
+    keys = _keys(vary, ties)
+
+    def twin(values: dict[str, float]) -> list[float] | None:
+        vals = _tied(values, ties)
+        over = lambda p: point_overrides(vals, keys, p)  # noqa: E731
+        return search.twin_means(preset, settings, target, over)
+
+    at = ({v.name: best.values[v.name] for v in vary}, best.metrics)
+    tried = [t.values for t in trials]
+    nxt = search.corrected_next(vary, at, twin, lambda m: loss_of(m, target), tried)
+    if nxt is None:
+        return 0
+    study.enqueue_trial(nxt)
+    return 1
 
 
 def _check_some_finite(trials: Sequence[Trial]) -> None:
@@ -401,7 +440,7 @@ def _start(
         )
         return math.inf if means is None else loss_of(means, target)
 
-    keep = max(1, budget // 5)
+    keep = 1  # the twin's best; then each trial the corrected twin's (`_correct_next`)
     found = search.screen(search.screen_size(budget), keep, sampler, vary, score, seed)
     return search.seeded_study(sampler, vary, found, seed), found
 

@@ -6,7 +6,14 @@ preset's own demands and lifetime curve, a few milliseconds a point) first score
 proposals of the same sampler over the same box, with the same loss against the same target
 points; then the simulator's study starts from what the twin found: its best `seeded`
 proposals are the simulator's first trials, and CMA-ES is warm-started from the twin's trials.
-The simulator decides every loss that is reported; the twin only chooses where to look first.
+The simulator decides every loss that is reported; the twin only chooses where to look.
+
+After each simulated trial the twin is corrected at the best trial so far, one factor per target
+point (the simulator's number over the twin's there: the zero-order multiplicative correction of
+Haftka 1991, "Combining global and local approximations", AIAA J. 29(9)), and the next trial is
+the corrected twin's minimum (`corrected_next`), found by Nelder-Mead from that trial within the
+box; a point already simulated is left to the sampler. The correction takes out the twin's bias
+where the search is, which an uncorrected screen carries to the box's edge.
 
 Only the metrics the twin predicts can be screened (`TWIN_METRICS`, simulator name to twin
 column); a target that asks for another is refused before anything runs.
@@ -144,6 +151,63 @@ def screen(
     best = [params for _, _, params in scored[:keep]]
     finished = tuple(t for t in s.trials if t.value is not None and t.value < 1e300)
     return Screen(n, best, scored[0][0] if scored else math.inf, finished)
+
+
+def corrected_next(
+    vary: Sequence[Any],
+    best: tuple[dict[str, float], Sequence[float]],
+    twin: Callable[[dict[str, float]], list[float] | None],
+    loss: Callable[[list[float]], float],
+    tried: Sequence[dict[str, float]],
+) -> dict[str, float] | None:
+    """The next values to simulate: the minimum of the twin corrected at `best` (its values and
+    the simulator's means there), by Nelder-Mead from it within the box; None when the twin
+    refuses the point or the minimum repeats one of `tried` (by 0.1 % of each range)."""
+    from scipy.optimize import minimize
+
+    values, sim = best
+    at = twin(values)
+    if at is None:
+        return None
+    factor = [_ratio(s, t) for s, t in zip(sim, at, strict=True)]
+    lo = [v.lo for v in vary]
+    span = [v.hi - v.lo for v in vary]
+
+    def unit_to_values(x: Sequence[float]) -> dict[str, float]:
+        out = {}
+        for v, xi, a, w in zip(vary, x, lo, span, strict=True):
+            val = a + min(1.0, max(0.0, float(xi))) * w
+            out[v.name] = int(round(val)) if v.integer else val
+        return out
+
+    def corrected(x: Sequence[float]) -> float:
+        means = twin(unit_to_values(x))
+        if means is None:
+            return 1e300
+        got = loss([f * m for f, m in zip(factor, means, strict=True)])
+        return got if math.isfinite(got) else 1e300
+
+    x0 = [(values[v.name] - a) / w for v, a, w in zip(vary, lo, span, strict=True)]
+    found = minimize(
+        corrected, x0, method="Nelder-Mead", bounds=[(0.0, 1.0)] * len(vary),
+        options={"maxfev": NELDER_MEAD_EVALS, "xatol": 1e-3, "fatol": 1e-9},
+    )  # fmt: skip
+    nxt = unit_to_values(found.x)
+    for t in tried:
+        if all(abs(nxt[v.name] - t[v.name]) <= 1e-3 * w for v, w in zip(vary, span, strict=True)):
+            return None
+    return nxt
+
+
+#: Twin solves per corrected proposal: a few seconds of the twin, against a simulated trial.
+NELDER_MEAD_EVALS = 60
+
+
+def _ratio(sim: float, twin: float) -> float:
+    """The simulator's number over the twin's, 1 where either is missing or not positive."""
+    if not (math.isfinite(sim) and math.isfinite(twin)) or sim <= 0 or twin <= 0:
+        return 1.0
+    return sim / twin
 
 
 def seeded_study(sampler: str, vary: Sequence[Any], found: Screen, seed: int = 0) -> Any:
