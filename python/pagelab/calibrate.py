@@ -342,22 +342,8 @@ def calibrate(
             ]
             outcomes = _run_trials(per_trial, kept, pool)
             for asked_t, vals, w, got in zip(asked, values, why, outcomes, strict=True):
-                means: list[float] = []
-                loss = told = math.inf
-                checked = None
-                if isinstance(got, str):
-                    w = got
-                elif w is None:
-                    k, n = len(seed_values), len(target.points) * len(seed_values)
-                    means = _means(got[:n], target, k)
-                    loss = told = loss_of(means, target)
-                    if target.constraints:
-                        checked = cc.check(target.constraints, got[n:], k)
-                        told = checked.told(loss)
-                        w = checked.broken(target.constraints)
-                        loss = loss if w is None else math.inf
+                trial, told = _scored(len(trials), vals, w, got, target, len(seed_values))
                 study.tell(asked_t, told if math.isfinite(told) else 1e300)
-                trial = Trial(len(trials), vals, loss, means, w, checked)
                 trials.append(trial)
                 if on_trial is not None:
                     on_trial(trial, min(trials, key=lambda t: t.loss), budget)
@@ -367,6 +353,27 @@ def calibrate(
     screened = {**found.provenance(), "corrected": corrected} if found else None
     return Calibration(preset, target, list(vary), seed_values, trials, sampler, order, ties,
                        screened, sampler_seed)  # fmt: skip
+
+
+def _scored(
+    number: int, vals: dict[str, float], why: str | None, got: Any, target: Target, k: int
+) -> tuple[Trial, float]:
+    """A trial from its runs' rows (`k` seeds a setting; the points', then the constraints'),
+    or from why it ran nothing (`why`) or failed (`got` a reason); and what the sampler is
+    told (`calibrate_constraints.Checked.told`)."""
+    if isinstance(got, str):
+        return Trial(number, vals, math.inf, [], got), math.inf
+    if why is not None:
+        return Trial(number, vals, math.inf, [], why), math.inf
+    n = len(target.points) * k
+    means = _means(got[:n], target, k)
+    loss = loss_of(means, target)
+    if not target.constraints:
+        return Trial(number, vals, loss, means), loss
+    checked = cc.check(target.constraints, got[n:], k)
+    broken = checked.broken(target.constraints)
+    kept = loss if broken is None else math.inf
+    return Trial(number, vals, kept, means, broken, checked), checked.told(loss)
 
 
 def _correct_next(
