@@ -275,5 +275,8 @@ fn ln_factorial(n: usize) -> f64 {
     (2..=n).map(|i| (i as f64).ln()).sum()
 }
 
+mod exact_classes;
+pub use exact_classes::{exact_classes, ClassSolution, MAX_VECTORS};
+
 #[cfg(test)]
 mod tests;

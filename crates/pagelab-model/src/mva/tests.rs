@@ -129,3 +129,64 @@ fn exact_over_copies_is_exact_mva_over_the_expanded_network() {
     let e = &exact(&[q, q, q, q], &[0.78, 1.17, 1.17, 1.56], 0.0, 7)[6];
     assert!((s.x[0] - e.x[0]).abs() < 1e-12 && (s.q[1] - e.q[1]).abs() < 1e-12);
 }
+
+/// Lazowska, Zahorjan, Graham and Sevcik, *Quantitative System Performance* (1984), ch. 7: a
+/// two-class model of 10 batch jobs (no think time) and 25 terminals (30 s think) at a CPU
+/// (demands 1.0 and 0.1 s) and a disk (0.09 and 0.9 s). The book's mean customers per class
+/// and station, exact: CPU 9.717 batch, 0.8496 interactive; disk 0.2827, 2.0900.
+fn lazowska_ch7() -> (Vec<Kind>, Vec<Vec<f64>>, Vec<u32>, Vec<f64>) {
+    let q = Kind::Queue { servers: 1 };
+    let d = vec![vec![1.0, 0.09], vec![0.1, 0.9]];
+    (vec![q, q], d, vec![10, 25], vec![0.0, 30.0])
+}
+
+#[test]
+fn exact_mva_with_two_classes_gives_the_books_queue_lengths() {
+    let (k, d, n, z) = lazowska_ch7();
+    let s = exact_classes(&k, &d, &n, &z).expect("small enough");
+    let book = [[9.717, 0.2827], [0.8496, 2.0900]];
+    for c in 0..2 {
+        for st in 0..2 {
+            assert!((s.q[c][st] - book[c][st]).abs() < 1e-3, "{c} {st}: {s:?}");
+        }
+        // Little's law over the whole loop: N_c = X_c (Z_c + R_c).
+        assert!((s.x[c] * (z[c] + s.r[c]) - f64::from(n[c])).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn schweitzer_with_two_classes_is_its_fixed_point_and_near_the_exact_throughputs() {
+    let (k, d, n, z) = lazowska_ch7();
+    let st: Vec<Station> = k
+        .iter()
+        .map(|&kind| Station {
+            name: String::new(),
+            kind,
+            copies: 1,
+        })
+        .collect();
+    let pop: Vec<f64> = n.iter().map(|&c| f64::from(c)).collect();
+    let s = schweitzer(&st, &d, &pop, &z);
+    // The fixed point of Schweitzer's equations, iterated apart from this code: CPU 9.70613 +
+    // 0.83913, disk 0.29387 + 2.29288 customers; terminals' throughput 0.728933.
+    assert!((s.q[0] - (9.70613 + 0.83913)).abs() < 1e-4, "{s:?}");
+    assert!((s.q[1] - (0.29387 + 2.29288)).abs() < 1e-4, "{s:?}");
+    assert!((s.x[1] - 0.728933).abs() < 1e-5, "{s:?}");
+    // Against the book's exact solution the approximation's throughputs are within 1 %.
+    let e = exact_classes(&k, &d, &n, &z).expect("small");
+    for c in 0..2 {
+        assert!(
+            (s.x[c] / e.x[c] - 1.0).abs() < 0.01,
+            "class {c}: {s:?} {e:?}"
+        );
+    }
+}
+
+#[test]
+fn exact_mva_with_one_class_is_the_single_class_recursion() {
+    let (k, d, z) = jain_35_5();
+    let one = &exact(&k, &d, z, 3)[2];
+    let many = exact_classes(&k, &[d], &[3], &[z]).expect("small");
+    assert!((many.x[0] - one.x[0]).abs() < 1e-12 && (many.r[0] - one.r[0]).abs() < 1e-12);
+    assert!(exact_classes(&k, &vec![vec![1.0; 3]; 3], &[400, 400, 400], &[0.0; 3]).is_none());
+}
