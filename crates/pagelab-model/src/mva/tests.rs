@@ -146,8 +146,8 @@ fn exact_mva_with_two_classes_gives_the_books_queue_lengths() {
     let s = exact_classes(&k, &d, &n, &z).expect("small enough");
     let book = [[9.717, 0.2827], [0.8496, 2.0900]];
     for c in 0..2 {
-        for st in 0..2 {
-            assert!((s.q[c][st] - book[c][st]).abs() < 1e-3, "{c} {st}: {s:?}");
+        for (st, want) in book[c].iter().enumerate() {
+            assert!((s.q[c][st] - want).abs() < 1e-3, "{c} {st}: {s:?}");
         }
         // Little's law over the whole loop: N_c = X_c (Z_c + R_c).
         assert!((s.x[c] * (z[c] + s.r[c]) - f64::from(n[c])).abs() < 1e-9);
