@@ -151,6 +151,7 @@ const PRESETS: &[&str] = &[
     "hpo-base-3081-assumed-cpu",
     "hpo-base-3081-fitted",
     "hpo-base-3081-runner-up",
+    "hpo-base-3081-text",
     "hpo-base-4341-fitted",
     "hpo-base-4341-hand-workload",
     "hpo-base-4341-scaled-cpu",
@@ -187,6 +188,7 @@ golden! {
     golden_hpo_base_3081_assumed_cpu = "hpo-base-3081-assumed-cpu";
     golden_hpo_base_3081_fitted = "hpo-base-3081-fitted";
     golden_hpo_base_3081_runner_up = "hpo-base-3081-runner-up";
+    golden_hpo_base_3081_text = "hpo-base-3081-text";
     golden_hpo_base_4341_fitted = "hpo-base-4341-fitted";
     golden_hpo_base_4341_hand_workload = "hpo-base-4341-hand-workload";
     golden_hpo_base_4341_scaled_cpu = "hpo-base-4341-scaled-cpu";
