@@ -75,7 +75,8 @@ def run(names: list[str], results: Path, workers: int) -> None:
 
 def publish(results: Path, to: Path) -> list[dict]:
     """Copies every full-scale record of `results` to `to` with its measured compute time,
-    and writes the scoreboard beside them."""
+    and writes the scoreboard beside them: over every record published, so that a record not
+    rerun (`--only`) keeps its place with the copy already in `to`."""
     import pagelab.reproduce as rep
 
     to.mkdir(parents=True, exist_ok=True)
@@ -84,6 +85,9 @@ def publish(results: Path, to: Path) -> list[dict]:
     for name in (r["name"] for r in rep.available()):
         src = results / f"{name}.json"
         if not src.exists():
+            kept = to / f"{name}.json"
+            if kept.exists():
+                records.append(json.loads(kept.read_text()))
             continue
         record = json.loads(src.read_text())
         if record.get("scale") != "full":

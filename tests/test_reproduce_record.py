@@ -146,6 +146,33 @@ def test_publishing_runs_every_reproduction():
     assert sorted(module.ORDER) == sorted(r["name"] for r in rep.available())
 
 
+def test_publishing_one_record_keeps_the_others_in_the_scoreboard(tmp_path):
+    import importlib.util
+    import shutil
+    from pathlib import Path
+
+    import pagelab.reproduce as rep
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "publish_records.py"
+    spec = importlib.util.spec_from_file_location("publish_records", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    published = sorted(rep.PUBLISHED.glob("*.json"))
+    if len(published) < 2:
+        pytest.skip("needs two published records")
+    to, results = tmp_path / "published", tmp_path / "results"
+    to.mkdir()
+    results.mkdir()
+    for p in published:
+        shutil.copy(p, to / p.name)
+    # One record rerun (its copy in results), the others only published.
+    shutil.copy(published[0], results / published[0].name)
+    records = module.publish(results, to)
+    assert len(records) == len(published)
+    board = (to / "SCOREBOARD.md").read_text()
+    assert all(f"| {p.stem} |" in board for p in published)
+
+
 def _runs(name: str, unit: str, values: list[float]) -> Runs:
     return Runs([{"metrics": {name: {"value": v, "unit": unit}}} for v in values])
 
