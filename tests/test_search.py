@@ -124,11 +124,32 @@ def test_the_corrected_twin_finds_the_simulators_answer_where_the_twin_alone_mis
     def loss(m):
         return sum(((a - b) / b) ** 2 for a, b in zip(m, target, strict=True))
 
-    alone = search.corrected_next(box, ({"x": 2.0}, twin({"x": 2.0})), twin, loss, [])
+    alone, _ = search.corrected_next(box, ({"x": 2.0}, twin({"x": 2.0})), twin, loss, [])
     assert abs(alone["x"] - 7.0) > 0.5, "uncorrected (factor 1), the twin misses"
-    nxt = search.corrected_next(box, ({"x": 2.0}, sim({"x": 2.0})), twin, loss, [{"x": 2.0}])
-    assert nxt["x"] == pytest.approx(7.0, abs=0.02)
-    assert search.corrected_next(box, ({"x": 2.0}, sim({"x": 2.0})), twin, loss, [nxt]) is None
-    assert (
-        search.corrected_next(box, ({"x": 2.0}, sim({"x": 2.0})), lambda v: None, loss, []) is None
-    )
+    at = ({"x": 2.0}, sim({"x": 2.0}))
+    nxt, predicted = search.corrected_next(box, at, twin, loss, [{"x": 2.0}])
+    assert nxt["x"] == pytest.approx(7.0, abs=0.02) and predicted == pytest.approx(0.0, abs=1e-5)
+    assert search.corrected_next(box, at, twin, loss, [nxt]) is None
+    assert search.corrected_next(box, at, lambda v: None, loss, []) is None
+    # Within a trust region of a tenth of the range, the step stops at its edge.
+    near, _ = search.corrected_next(box, at, twin, loss, [], radius=0.1)
+    assert near["x"] == pytest.approx(3.0, abs=0.02)
+
+
+def test_the_trust_region_widens_on_a_step_as_good_as_predicted_and_narrows_otherwise():
+    r = search.TrustRegion()
+    assert r.radius == search.TRUST_START and r.open
+    r.propose({"x": 1.0}, predicted=0.2, best=1.0)
+    r.update(0.3)  # fell 0.7 of the predicted 0.8: at least 3/4 of it
+    assert r.radius == 2 * search.TRUST_START and r.pending is None
+    r.propose({"x": 1.0}, predicted=0.2, best=1.0)
+    r.update(0.5)  # fell 0.5 of 0.8: between 1/4 and 3/4, unchanged
+    assert r.radius == 2 * search.TRUST_START
+    for got in (0.9, 1.2, math.inf):  # fell less than 1/4 of it, rose, or failed
+        before = r.radius
+        r.propose({"x": 1.0}, predicted=0.2, best=1.0)
+        r.update(got)
+        assert r.radius == before / 2
+    while r.open:
+        r.narrow()
+    assert r.radius < search.TRUST_MIN

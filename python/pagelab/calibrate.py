@@ -325,7 +325,8 @@ def calibrate(
     sampling = (sampler, sampler_seed)
     study, found = _start(preset, set, target, vary, ties, order, sampling, budget, surrogate)
     trials: list[Trial] = []
-    corrected = 0
+    corrected, region = 0, search.TrustRegion()
+    twin, loss = _twin_of(preset, set, target, vary, ties), lambda m: loss_of(m, target)
     with runner(workers, scheduler) as pool:
         while len(trials) < budget:
             asked = [study.ask() for _ in range(min(width, budget - len(trials)))]
@@ -348,7 +349,7 @@ def calibrate(
                 if on_trial is not None:
                     on_trial(trial, min(trials, key=lambda t: t.loss), budget)
             if found is not None:
-                corrected += _correct_next(study, (preset, set), target, vary, ties, trials)
+                corrected += search.correct_next(study, region, vary, trials, twin, loss)
     _check_some_finite(trials)
     screened = {**found.provenance(), "corrected": corrected} if found else None
     return Calibration(preset, target, list(vary), seed_values, trials, sampler, order, ties,
@@ -376,39 +377,17 @@ def _scored(
     return Trial(number, vals, kept, means, broken, checked), checked.told(loss)
 
 
-def _correct_next(
-    study: Any,
-    preset_and_settings: tuple[str, Sequence[str]],
-    target: Target,
-    vary: Sequence[Vary],
-    ties: Sequence[Tie],
-    trials: Sequence[Trial],
-) -> int:
-    """Once the twin's seeded proposals have run, queues the twin's minimum corrected at the
-    best simulated trial (`search.corrected_next`) as the next trial; 1 if it did, else 0."""
-    from optuna.trial import TrialState
-
-    if study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
-        return 0
-    ok = [t for t in trials if t.infeasible is None and math.isfinite(t.loss)]
-    if not ok:
-        return 0
-    best = min(ok, key=lambda t: (t.loss, t.number))
-    preset, settings = preset_and_settings
+def _twin_of(
+    preset: str, settings: Sequence[str], target: Target, vary: Sequence[Vary], ties: Sequence[Tie]
+) -> Callable[[dict[str, float]], list[float] | None]:
+    """The twin's number for each target point at a trial's values (None if it refuses)."""
     keys = _keys(vary, ties)
 
     def twin(values: dict[str, float]) -> list[float] | None:
         vals = _tied(values, ties)
-        over = lambda p: point_overrides(vals, keys, p)  # noqa: E731
-        return search.twin_means(preset, settings, target, over)
+        return search.twin_means(preset, settings, target, lambda p: point_overrides(vals, keys, p))
 
-    at = ({v.name: best.values[v.name] for v in vary}, best.metrics)
-    tried = [t.values for t in trials]
-    nxt = search.corrected_next(vary, at, twin, lambda m: loss_of(m, target), tried)
-    if nxt is None:
-        return 0
-    study.enqueue_trial(nxt)
-    return 1
+    return twin
 
 
 def _check_some_finite(trials: Sequence[Trial]) -> None:

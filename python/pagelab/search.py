@@ -159,9 +159,11 @@ def corrected_next(
     twin: Callable[[dict[str, float]], list[float] | None],
     loss: Callable[[list[float]], float],
     tried: Sequence[dict[str, float]],
-) -> dict[str, float] | None:
-    """The next values to simulate: the minimum of the twin corrected at `best` (its values and
-    the simulator's means there), by Nelder-Mead from it within the box; None when the twin
+    radius: float = 1.0,
+) -> tuple[dict[str, float], float] | None:
+    """The next values to simulate and the corrected twin's loss there: the minimum of the twin
+    corrected at `best` (its values and the simulator's means there), by Nelder-Mead from it
+    within the box and `radius` of it (a share of each key's range); None when the twin
     refuses the point or the minimum repeats one of `tried` (by 0.1 % of each range)."""
     from scipy.optimize import minimize
 
@@ -188,15 +190,16 @@ def corrected_next(
         return got if math.isfinite(got) else 1e300
 
     x0 = [(values[v.name] - a) / w for v, a, w in zip(vary, lo, span, strict=True)]
+    box = [(max(0.0, x - radius), min(1.0, x + radius)) for x in x0]
     found = minimize(
-        corrected, x0, method="Nelder-Mead", bounds=[(0.0, 1.0)] * len(vary),
+        corrected, x0, method="Nelder-Mead", bounds=box,
         options={"maxfev": NELDER_MEAD_EVALS, "xatol": 1e-3, "fatol": 1e-9},
     )  # fmt: skip
     nxt = unit_to_values(found.x)
     for t in tried:
         if all(abs(nxt[v.name] - t[v.name]) <= 1e-3 * w for v, w in zip(vary, span, strict=True)):
             return None
-    return nxt
+    return nxt, float(found.fun)
 
 
 #: Twin solves per corrected proposal: a few seconds of the twin, against a simulated trial.
@@ -208,6 +211,80 @@ def _ratio(sim: float, twin: float) -> float:
     if not (math.isfinite(sim) and math.isfinite(twin)) or sim <= 0 or twin <= 0:
         return 1.0
     return sim / twin
+
+
+#: The trust region's half-width at the start, and below which the sampler takes over [share of
+#: each key's range] (reading `surrogate-trust-region`).
+TRUST_START = 0.25
+TRUST_MIN = 0.001
+
+
+@dataclass
+class TrustRegion:
+    """Where the corrected twin may look: a box of half-width `radius` around the best trial,
+    widened when a proposal's simulated fall in loss is at least 3/4 of the corrected twin's
+    predicted fall, narrowed when below 1/4 (Alexandrov, Dennis, Lewis and Torczon 1998,
+    Struct. Optim. 15). `pending`: the proposal in flight, its predicted loss and the best
+    loss when it was made."""
+
+    radius: float = TRUST_START
+    pending: tuple[dict[str, float], float, float] | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.radius >= TRUST_MIN
+
+    def propose(self, values: dict[str, float], predicted: float, best: float) -> None:
+        self.pending = (values, predicted, best)
+
+    def narrow(self) -> None:
+        self.radius /= 2.0
+
+    def update(self, got: float) -> None:
+        """The pending proposal's simulated loss `got` is in: widen or narrow the region."""
+        if self.pending is None:
+            return
+        _, predicted, best = self.pending
+        self.pending = None
+        expected, actual = best - predicted, best - got
+        if not math.isfinite(got) or expected <= 0 or actual < 0.25 * expected:
+            self.narrow()
+        elif actual >= 0.75 * expected:
+            self.radius = min(1.0, 2.0 * self.radius)
+
+
+def correct_next(
+    study: Any,
+    region: TrustRegion,
+    vary: Sequence[Any],
+    trials: Sequence[Any],
+    twin: Callable[[dict[str, float]], list[float] | None],
+    loss: Callable[[list[float]], float],
+) -> int:
+    """Once the twin's seeded proposals have run, queues the twin's minimum corrected at the
+    best simulated trial (`values`, `loss`, `metrics` of the calibration's trials), within the
+    trust `region` (`corrected_next`), as the next trial; 1 if it did, else 0 (the sampler
+    proposes)."""
+    from optuna.trial import TrialState
+
+    if region.pending is not None:
+        sent = region.pending[0]
+        done = [t for t in trials if all(t.values[k] == sent[k] for k in sent)]
+        if not done:
+            return 0
+        region.update(done[-1].loss)
+    ok = [t for t in trials if t.infeasible is None and math.isfinite(t.loss)]
+    if study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) or not ok or not region.open:
+        return 0
+    best = min(ok, key=lambda t: (t.loss, t.number))
+    at = ({v.name: best.values[v.name] for v in vary}, best.metrics)
+    found = corrected_next(vary, at, twin, loss, [t.values for t in trials], region.radius)
+    if found is None:
+        region.narrow()
+        return 0
+    study.enqueue_trial(found[0])
+    region.propose(found[0], found[1], best.loss)
+    return 1
 
 
 def seeded_study(sampler: str, vary: Sequence[Any], found: Screen, seed: int = 0) -> Any:
