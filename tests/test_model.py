@@ -38,3 +38,20 @@ def test_other_systems_and_bad_counts_are_refused_in_one_line() -> None:
         pagelab.model("unix-v6", users="4")
     with pytest.raises(PagelabError, match="--users"):
         parse_users("10:5:1")
+
+
+def test_the_m44_twin_times_one_copy_as_the_machine_does() -> None:
+    # One copy alone waits for nothing: its time per job is its processor time plus its pulls,
+    # and its pulls are the trace lab's FIFO at the whole store, which the machine's FIFO is.
+    small = [
+        "workload.program=t4-1xq",
+        "workload.params.sort.items=600",
+        "replacement.policy=fifo",
+        "memory.store_words=16384",
+    ]
+    df = pagelab.model("m44", overrides=small, users="1:3:1")
+    assert list(df["users"]) == [1, 2, 3] and df.attrs["demands"]["policy"] == "fifo"
+    sim = pagelab.system.run("m44", overrides=[*small, "workload.copies=1"]).metrics
+    assert 1.0 / df["throughput"][0] == pytest.approx(sim["time_per_job_s"].value, rel=1e-3)
+    pulls = df["fault_rate"][0] / df["throughput"][0]
+    assert pulls == pytest.approx(sim["pulls_per_job"].value)

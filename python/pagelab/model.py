@@ -158,14 +158,22 @@ def compare_sim(
     import pandas as pd
 
     from . import sweep as sweep_mod
+    from .sweep.spec import resolve
 
     if not isinstance(spec, str | os.PathLike):
         raise PagelabError("compare_sim: expected a preset name or a TOML file")
-    grid = {"workload.users": [int(u) for u in users]}
+    batch = resolve(str(spec), list(set))[1].get("system", {}).get("kind") == "m44"
+    # The M44's "users" are copies of its batch program: jobs per second is 1 / time per job.
+    key = "workload.copies" if batch else "workload.users"
+    grid = {key: [int(u) for u in users]}
     runs = sweep_mod.sweep(spec, grid=grid, seeds=seeds, set=list(set), out=out, workers=workers)
+    if batch:
+        runs["throughput"] = 1.0 / runs["time_per_job_s"]
+        runs["response_mean_s"] = runs["elapsed_s"]
+        runs["fault_rate"] = runs["pulls_per_job"] * runs["throughput"]
     cols = {m: s for m, s in SIM_COLUMNS.items() if s in runs.columns}
-    g = runs.groupby("workload.users")
-    frame = pd.DataFrame({"users": sorted(runs["workload.users"].unique())})
+    g = runs.groupby(key)
+    frame = pd.DataFrame({"users": sorted(runs[key].unique())})
     for m, s in cols.items():
         scale = 0.01 if s.endswith("_pct") else 1.0
         frame[m] = [g.get_group(u)[s].mean() * scale for u in frame["users"]]

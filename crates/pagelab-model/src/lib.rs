@@ -17,6 +17,7 @@
 //! lab's LRU stack on the program's own reference string ([`lifetime`]). The parameters come
 //! from [`pagelab_sys::demands`], the code the simulator builds its machine with.
 
+pub mod batch;
 pub mod lifetime;
 pub mod mva;
 pub mod twin;
@@ -27,12 +28,22 @@ pub use twin::{solve, Row, TwinOptions};
 use pagelab_sys::demands::ServiceDemands;
 use pagelab_sys::{SysError, SystemKind, TraceOpener};
 
+/// What a spec sets up, as the twin reads it: the VM family's demands, or the M44's batch.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum Demands {
+    /// The VM family, as the simulator builds it ([`pagelab_sys::demands`]).
+    Vm(ServiceDemands),
+    /// The M44/44X's copies of one program ([`batch`]).
+    Batch(batch::BatchDemands),
+}
+
 /// The twin's answer for a spec: the demands it read, the lifetime curves it measured, one row
-/// per number of users.
+/// per number of users (for the M44, copies of its program).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct TwinReport {
-    /// What the spec sets up, as the simulator builds it.
-    pub demands: ServiceDemands,
+    /// What the spec sets up.
+    pub demands: Demands,
     /// One lifetime curve per class.
     pub lifetimes: Vec<Lifetime>,
     /// One row per number of users.
@@ -51,12 +62,21 @@ pub fn twin_toml(
     open: Option<&TraceOpener>,
 ) -> Result<TwinReport, SysError> {
     let kind = pagelab_sys::check_toml(toml, origin, overrides)?;
+    if kind == SystemKind::M44 {
+        let spec = pagelab_sys::m44::load_spec(toml, origin, overrides)?;
+        let (demands, life, rows) = batch::solve(&spec, users, seed)?;
+        return Ok(TwinReport {
+            demands: Demands::Batch(demands),
+            lifetimes: vec![life],
+            rows,
+        });
+    }
     if kind != SystemKind::Vm {
         return Err(SysError::Invalid {
             origin: origin.into(),
             path: "system.kind".into(),
             what: format!(
-                "the twin models the VM family's demand paging: expected kind \"vm\", not \"{}\"",
+                "the twin models the VM family's demand paging and the M44's batch: expected kind \"vm\" or \"m44\", not \"{}\"",
                 kind.name()
             ),
         });
@@ -66,7 +86,7 @@ pub fn twin_toml(
     let lifetimes = lifetime::of_classes(&demands, seed, open)?;
     let rows = solve(&spec, lifetimes.clone(), users, opts);
     Ok(TwinReport {
-        demands,
+        demands: Demands::Vm(demands),
         lifetimes,
         rows,
     })

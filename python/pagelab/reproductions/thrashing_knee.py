@@ -9,8 +9,14 @@ where it first reaches 95 % of its peak). VM/370 at 500 frames thrashes in the s
 control holds its MPL and the throughput levels off. The papers give no knee in numbers (Bard
 §6: under CP-67's scheduler performance "not sensitive to the MPL"): every row is ours.
 
-Not covered: UNIX V6 and the M44 have engines of their own, which the twin does not model yet,
-and Bard's round-robin paging-rate prediction is `psi-roundrobin`'s, not redone with the twin.
+The M44/44X (Brawn and Gustavson 1968, Figures 10-11: 1 to 5 copies of the sort in stores of
+184K, 64K and 32K words): the twin's batch network (`pagelab_model::batch`: each copy its equal
+share of the store, its pulls the trace lab's FIFO at that share, exact MVA with no think time)
+beside the simulated machine at each number of copies, in time per job (elapsed / jobs, the
+paper's Time/Job) and jobs per second; the knee is the copies at which jobs per second peak.
+
+Not covered: UNIX V6's swapping has no twin yet, and Bard's round-robin paging-rate
+prediction is `psi-roundrobin`'s, not redone with the twin.
 """
 
 from __future__ import annotations
@@ -34,6 +40,9 @@ SYSTEMS = [
     ),
     ("cp67", "cp67", [], ("2:80:2", [10, 20, 30, 40, 60, 80]), ("4:80:4", [20, 80])),
 ]
+#: The M44's stores [words] and copies at full scale, at smoke scale (B&G Figures 10-11).
+M44_STORES = {"full": ([65536, 32768], [1, 2, 3, 4, 5]), "smoke": ([65536], [1, 5])}
+
 #: Simulated time at each scale [s] (warm-up, duration).
 DURATION = {"full": (120, 900), "smoke": (60, 180)}
 
@@ -45,7 +54,35 @@ def _knees(users: list[int], x: list[float]) -> tuple[float, float]:
     return float(peak), float(first)
 
 
+def _m44(ctx: Context) -> None:
+    """The M44 at each store: the twin's time per job and jobs per second beside the machine's."""
+    stores, copies = M44_STORES["full" if ctx.full else "smoke"]
+    for words in stores:
+        label = f"m44-{words // 1024}k"
+        store = [f"memory.store_words={words}"]
+        rows = twin.model_rows("m44", overrides=store, users=copies, seed=ctx.seed)
+        runs = ctx.simulate([("m44", [*store, f"workload.copies={c}"]) for c in copies])
+        sim_x = []
+        for c, m, r in zip(copies, rows, runs, strict=True):
+            per_job = r.metric("time_per_job_s")
+            x = [1.0 / t for t in per_job]
+            sim_x.append(sum(x) / len(x))
+            ctx.row(label, f"{c} copies", "time per job, model", 1.0 / m["throughput"], unit="s")
+            ctx.row(label, f"{c} copies", "time per job, simulated", per_job, unit="s")
+            pulls = m["fault_rate"] / m["throughput"]
+            ctx.row(label, f"{c} copies", "pulls per job, model", pulls, unit="pages")
+            ctx.row(
+                label, f"{c} copies", "pulls per job, simulated", r.metric("pulls_per_job"),
+                unit="pages",
+            )  # fmt: skip
+        m_peak, _ = _knees(copies, [m["throughput"] for m in rows])
+        s_peak, _ = _knees(copies, sim_x)
+        ctx.row(label, "knee (jobs per second peak)", "model", m_peak, unit="copies")
+        ctx.row(label, "knee (jobs per second peak)", "simulated", s_peak, unit="copies")
+
+
 def run(ctx: Context) -> None:
+    _m44(ctx)
     warm, dur = DURATION["full" if ctx.full else "smoke"]
     for label, preset, sets, full, smoke in SYSTEMS:
         counts, users = full if ctx.full else smoke
