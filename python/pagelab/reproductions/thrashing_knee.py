@@ -27,7 +27,10 @@ from ..reproduce import Context
 
 NAME = "thrashing-knee"
 PAPER = "Denning 1968; Courtois 1977"
-TITLE = "The analytic twin's thrashing knee beside the simulator's (VM/370 at 500 frames, CP-67)"
+TITLE = (
+    "The analytic twin's thrashing knee beside the simulator's (VM/370 at 500 frames, CP-67, "
+    "the M44/44X)"
+)
 
 #: (label, preset, overrides, model counts and simulated counts at full scale, at smoke scale).
 SYSTEMS = [
