@@ -17,6 +17,12 @@ The control (CONTROL) runs the same traces CPU-bound (references of 20 µs, the 
 instantaneous, the curves recomputed at that reference time) and to the next interruption (no
 minor slice): every program is ready at its turn, so each round is one interruption of each.
 
+The analytic twin (`pagelab.model`, docs/model.md) predicts the same runs beside eq. 2: the
+cp67 spec with the same trace programs, its lifetime curves (the trace lab's LRU stack on each
+trace), equal frames per program in the multiprogramming set, and its network solved by MVA;
+its P is its fault rate over its problem-state share (rows `ours`: Bard's prediction is the
+paper's, the twin's is ours).
+
 Diagnosis rows, per program: its interruptions per second (round robin makes them equal), eq. 4
 over its own replaced pages, and its equivalent Ψ_i (where R_i(Ψ) equals its simulated rate),
 with Σ A_i(Ψ_i) against N: the characteristics fill the frames at the programs' own Ψ_i, but
@@ -29,6 +35,7 @@ import tempfile
 from pathlib import Path
 
 from .. import lab, programs
+from .. import model as twin
 from ..reproduce import Context
 from . import _psi_study as st
 
@@ -257,6 +264,7 @@ def run(ctx: Context) -> None:
             + [_setting(traces, f, full=ctx.full, **CONTROL) for f in frames]
         )
         errors: list[list[float]] = [[] for _ in ctx.seeds]
+        twin_errors: list[list[float]] = []
         for n, runs in zip(ns, done, strict=False):
             pred = lab.psi_predict(curves, n)
             per_seed = [_paging(r) for r in runs.reports]
@@ -271,6 +279,8 @@ def run(ctx: Context) -> None:
             ctx.row("Round robin", row, "predicted P", round(pred["paging_rate"], 2), unit="1/s")
             ctx.row("Round robin", row, "simulated P", [p for _, p in per_seed], unit="1/s")
             ctx.row("Round robin", row, "error", errs, unit="%")
+            setting = _setting(traces, n + len(traces) + 1, full=ctx.full)
+            twin_errors.append(_twin_rows(ctx, row, setting, per_seed))
             # Per program: R_i(Ψ*) = f_i / t_i against its exceptions per CPU second simulated.
             # Diagnosis: eq. 1 assumes one Ψ for all. Each program's own eq. 4 over its replaced
             # pages, and its equivalent Ψ (where its R_i(Ψ) equals its simulated rate), show how
@@ -285,9 +295,27 @@ def run(ctx: Context) -> None:
                 ctx.notes.append(f"N = {n}: Ψ* {pred['bound']}, left out of the error summary")
         rr = _control(ctx, ns, ctl_curves, done[len(ns) :])
     means = [sum(e) / len(e) if e else float("nan") for e in errors]
+    by_seed = [[abs(e[k]) for e in twin_errors] for k in range(len(ctx.seeds))]
+    twin_means = [sum(e) / len(e) for e in by_seed]
+    ctx.row("Round robin", "all N", "twin's mean |error|", twin_means, unit="%", role="ours")
     # §4's "generally within 30 percent" for other dispatchers: a bound, scored once.
     ctx.row("Round robin", "all N", "mean |error|", means, paper=30.0, unit="%", bound="upper")
     _claims(ctx, rr, means, errors[0])
+
+
+def _twin_rows(ctx: Context, row: str, setting: tuple, per_seed: list) -> list[float]:
+    """The twin's P for one N beside the simulated one (rows `ours`); its error per seed."""
+    preset, ov = setting
+    users = int(next(o for o in ov if o.startswith("workload.users=")).split("=")[1])
+    out = twin.solve(preset, overrides=ov, users=[users], seed=ctx.seed)
+    r = out["rows"][0]
+    cpu_s = {c["name"]: c["commands"][0]["cpu_s"] for c in out["demands"]["classes"]}
+    problem = sum(c["throughput"] * cpu_s[c["class"]] for c in r["classes"])
+    p = r["fault_rate"] / problem if problem > 0 else float("nan")
+    errs = [100.0 * (p - sim) / sim for _, sim in per_seed]
+    ctx.row("Round robin", row, "twin's P", round(p, 2), unit="1/s", role="ours")
+    ctx.row("Round robin", row, "twin's error", errs, unit="%", role="ours")
+    return errs
 
 
 #: Bard §4 on eq. 1's predictions.

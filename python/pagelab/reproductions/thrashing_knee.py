@@ -15,8 +15,8 @@ share of the store, its pulls the trace lab's FIFO at that share, exact MVA with
 beside the simulated machine at each number of copies, in time per job (elapsed / jobs, the
 paper's Time/Job) and jobs per second; the knee is the copies at which jobs per second peak.
 
-Not covered: UNIX V6's swapping has no twin yet, and Bard's round-robin paging-rate
-prediction is `psi-roundrobin`'s, not redone with the twin.
+Not covered: UNIX V6's swapping has no twin yet. Bard's round-robin paging-rate prediction is
+redone with the twin in `psi-roundrobin`.
 """
 
 from __future__ import annotations
