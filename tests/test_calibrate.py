@@ -61,6 +61,8 @@ def test_calibration_recovers_two_known_parameters(tmp_path):
     assert doc["provenance"]["fixed"] == list(SHORT)
     assert [p["metric"] for p in doc["provenance"]["aimed_at"]] == list(METRICS)
     assert text.count("# fitted by pagelab calibrate to target.toml on ") == 2
+    # The keys held fixed say so, a reason the preset's source check accepts.
+    assert text.count(f"# {cal.FIXED_NOTE}") == len(SHORT)
     assert doc["provenance"]["best_trial"] == result.best.number + 1
     assert doc["provenance"]["late_gain"] == pytest.approx(result.late_gain, abs=1e-4)
     # What the target leaves open: each key's range over the trials within a ratio of the best

@@ -197,6 +197,9 @@ def loss_of(means: Sequence[float], target: Target) -> float:
     return acc / total
 
 
+#: The comment on a key the search held fixed (`--set`): why it has the value it has.
+FIXED_NOTE = "[A] held at this value by pagelab calibrate --set while the fitted keys were searched"
+
 #: A key whose values over the trials near the best span this share of its range or more is
 #: reported as not pinned by the target.
 UNPINNED_SHARE = 0.5
@@ -714,7 +717,8 @@ def write_fitted(
         tree["provenance"]["near_fit"] = [
             {"trial": t.number + 1, "loss": t.loss, "values": dict(t.values)} for t in corners
         ]
-    text = tomlout.dumps(tree, {v.key: note for v in shared})
+    held = {o.partition("=")[0].strip(): FIXED_NOTE for o in set}
+    text = tomlout.dumps(tree, {**held, **{v.key: note for v in shared}})
     header = f"# {point.name} calibrated to {cal.target.name}: {note}\n"
     out = Path(out)
     _atomic.write_text(out, header + text, inputs=inputs_of(cal.preset, cal.target.path))
