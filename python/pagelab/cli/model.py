@@ -55,8 +55,8 @@ def model(
     workers: int,
 ) -> None:
     """Solve SPEC's analytic twin (MVA with a lifetime curve and a flow-equivalent memory
-    level) at each number of users and print throughput, response, utilisations, fault rate
-    and MPL."""
+    level) at each number of users (for the M44, copies of its program) and print throughput,
+    response, utilisations, fault rate and MPL."""
     from .. import extras
     from .. import model as twin
 
@@ -104,15 +104,17 @@ def _spread(counts: list[int], k: int = 5) -> list[int]:
 def _print(frame, sim, wall: float) -> None:  # type: ignore[no-untyped-def]
     from .. import model as twin
 
+    # The M44's twin counts copies of its batch program where the others count users.
+    who = "copies" if "program" in frame.attrs.get("demands", {}) else "users"
     click.echo(frame.round(4).to_string(index=False))
     click.echo(
-        f"model: throughput peaks at {twin.knee(frame):g} users, reaches 95 % of its peak at "
+        f"model: throughput peaks at {twin.knee(frame):g} {who}, reaches 95 % of its peak at "
         f"{twin.saturation(frame):g}; solved in {wall:.3f} s"
     )
     if sim is not None:
         click.echo("simulator (mean and standard deviation over seeds):")
         click.echo(sim.round(4).to_string(index=False))
         click.echo(
-            f"simulator: throughput peaks at {twin.knee(sim):g} users, reaches 95 % of its "
+            f"simulator: throughput peaks at {twin.knee(sim):g} {who}, reaches 95 % of its "
             f"peak at {twin.saturation(sim):g}"
         )
