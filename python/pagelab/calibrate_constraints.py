@@ -87,6 +87,17 @@ def load(doc: dict[str, Any], path: Path) -> list[Constraint]:
     return [_one(c, f"{path}: constraint {i + 1}") for i, c in enumerate(raw)]
 
 
+def setting_of(entry: dict[str, Any], where: str) -> tuple[tuple[str, ...], str | None]:
+    """A target entry's `set` (overrides) and `group`, checked; a one-line error names `where`."""
+    sets = entry.get("set", [])
+    if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
+        raise PagelabError(f'{where}: set: expected a list of "key.path=value" strings')
+    group = entry.get("group")
+    if group is not None and (not isinstance(group, str) or not group or "@" in group):
+        raise PagelabError(f"{where}: group: expected a name (text without @)")
+    return tuple(sets), group
+
+
 def _one(c: Any, where: str) -> Constraint:
     if not isinstance(c, dict):
         raise PagelabError(f"{where}: expected a table (metric, at_most or at_least, set, why)")
@@ -103,17 +114,12 @@ def _one(c: Any, where: str) -> Constraint:
     number = isinstance(bound, int | float) and not isinstance(bound, bool)
     if not (number and math.isfinite(bound)) and not (isinstance(bound, str) and bound):
         raise PagelabError(f"{where}: {ends[0]}: expected a number or a metric's name")
-    sets = c.get("set", [])
-    if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
-        raise PagelabError(f'{where}: set: expected a list of "key.path=value" strings')
-    group = c.get("group")
-    if group is not None and (not isinstance(group, str) or not group or "@" in group):
-        raise PagelabError(f"{where}: group: expected a name (text without @)")
+    sets, group = setting_of(c, where)
     why = c.get("why", "")
     if not isinstance(why, str):
         raise PagelabError(f"{where}: why: expected text")
     bound = float(bound) if number else bound
-    return Constraint(metric, bound, ends[0] == "at_most", tuple(sets), group, why)
+    return Constraint(metric, bound, ends[0] == "at_most", sets, group, why)
 
 
 @dataclass(frozen=True)

@@ -66,16 +66,11 @@ def load_target(path: str | Path) -> Target:
         weight = p.get("weight", 1.0)
         if not _number(weight) or weight <= 0:
             raise PagelabError(f"{where}: weight: expected a positive number")
-        sets = p.get("set", [])
-        if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
-            raise PagelabError(f'{where}: set: expected a list of "key.path=value" strings')
-        group = p.get("group")
-        if group is not None and (not isinstance(group, str) or not group or "@" in group):
-            raise PagelabError(f"{where}: group: expected a name (text without @)")
+        sets, group = cc.setting_of(p, where)
         unknown = set(p) - {"metric", "value", "weight", "set", "group"}
         if unknown:
             raise PagelabError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-        points.append(TargetPoint(metric, float(value), float(weight), tuple(sets), group))
+        points.append(TargetPoint(metric, float(value), float(weight), sets, group))
     name, source = str(head.get("name", path.stem)), str(head.get("source", ""))
     return Target(path, name, source, points, cc.load(doc, path))
 

@@ -24,7 +24,7 @@ use pagelab_sys::SysError;
 use pagelab_trace::gen::{generate, M44Program};
 use pagelab_trace::policy::{simulate_sizes, PolicySpec};
 
-use crate::mva::{exact_one_class, Kind, Station};
+use crate::mva::{exact_one_class, Station};
 use crate::twin::{ClassRow, Row};
 use crate::{Lifetime, LifetimePoint};
 
@@ -124,16 +124,8 @@ pub fn solve(
 /// The closed network of `n` copies at `m` frames each, `pulls` per copy.
 fn row(d: &BatchDemands, n: u32, m: u32, pulls: f64) -> Row {
     let stations = [
-        Station {
-            name: "cpu".into(),
-            kind: Kind::Queue { servers: 1 },
-            copies: 1,
-        },
-        Station {
-            name: "disk".into(),
-            kind: Kind::Queue { servers: 1 },
-            copies: d.disks.max(1),
-        },
+        Station::queue("cpu", 1),
+        Station::queue("disk", d.disks.max(1)),
     ];
     let cpu = d.references * d.reference_s;
     let disk = pulls * d.pull_s / f64::from(d.disks.max(1));

@@ -42,6 +42,17 @@ pub struct Station {
     pub copies: u32,
 }
 
+impl Station {
+    /// `copies` identical single-server queues named `name`.
+    pub fn queue(name: &str, copies: u32) -> Station {
+        Station {
+            name: name.into(),
+            kind: Kind::Queue { servers: 1 },
+            copies,
+        }
+    }
+}
+
 /// A solved network.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Solution {

@@ -9,6 +9,18 @@ fn jain_35_5() -> (Vec<Kind>, Vec<f64>, f64) {
     (vec![q, q, q], vec![0.78, 2.34, 1.56], 4.68)
 }
 
+/// One copy of a station of each kind.
+fn one_copy_each(kinds: &[Kind]) -> Vec<Station> {
+    kinds
+        .iter()
+        .map(|&kind| Station {
+            name: String::new(),
+            kind,
+            copies: 1,
+        })
+        .collect()
+}
+
 #[test]
 fn exact_mva_gives_jain_example_35_5() {
     let (k, d, z) = jain_35_5();
@@ -27,14 +39,7 @@ fn exact_mva_gives_jain_example_35_5() {
 #[test]
 fn schweitzer_stays_within_five_percent_of_exact_on_jain_35_5() {
     let (k, d, z) = jain_35_5();
-    let st: Vec<Station> = k
-        .iter()
-        .map(|&kind| Station {
-            name: String::new(),
-            kind,
-            copies: 1,
-        })
-        .collect();
+    let st = one_copy_each(&k);
     for n in 1..=20u32 {
         let e = &exact(&k, &d, z, n)[n as usize - 1];
         let a = schweitzer(&st, std::slice::from_ref(&d), &[f64::from(n)], &[z]);
@@ -65,18 +70,7 @@ fn two_identical_classes_solve_as_one() {
 
 #[test]
 fn fifo_bursts_of_equal_length_solve_as_processor_sharing_and_long_bursts_wait_less() {
-    let st = vec![
-        Station {
-            name: "cpu".into(),
-            kind: Kind::Queue { servers: 1 },
-            copies: 1,
-        },
-        Station {
-            name: "disk".into(),
-            kind: Kind::Queue { servers: 1 },
-            copies: 2,
-        },
-    ];
+    let st = vec![Station::queue("cpu", 1), Station::queue("disk", 2)];
     let d = vec![vec![0.3, 0.1], vec![2.0, 0.4]];
     let (n, z) = ([4.0, 2.0], [0.0, 0.0]);
     let ps = schweitzer(&st, &d, &n, &z);
@@ -157,14 +151,7 @@ fn exact_mva_with_two_classes_gives_the_books_queue_lengths() {
 #[test]
 fn schweitzer_with_two_classes_is_its_fixed_point_and_near_the_exact_throughputs() {
     let (k, d, n, z) = lazowska_ch7();
-    let st: Vec<Station> = k
-        .iter()
-        .map(|&kind| Station {
-            name: String::new(),
-            kind,
-            copies: 1,
-        })
-        .collect();
+    let st = one_copy_each(&k);
     let pop: Vec<f64> = n.iter().map(|&c| f64::from(c)).collect();
     let s = schweitzer(&st, &d, &pop, &z);
     // The fixed point of Schweitzer's equations, iterated apart from this code: CPU 9.70613 +
