@@ -106,10 +106,15 @@ def model(
 
 
 def model_rows(
-    spec: Spec, *, overrides: Iterable[str] = (), users: str | int | Iterable[int], seed: int = 1
+    spec: Spec,
+    *,
+    overrides: Iterable[str] = (),
+    users: str | int | Iterable[int],
+    seed: int = 1,
+    mpl_limit: float | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`model`'s rows as dicts, without pandas (a reproduction in the core install)."""
-    out = solve(spec, overrides=overrides, users=users, seed=seed)
+    out = solve(spec, overrides=overrides, users=users, seed=seed, mpl_limit=mpl_limit)
     return [_flat(r) for r in out["rows"]]
 
 
@@ -162,15 +167,11 @@ def compare_sim(
 
     if not isinstance(spec, str | os.PathLike):
         raise PagelabError("compare_sim: expected a preset name or a TOML file")
-    batch = resolve(str(spec), list(set))[1].get("system", {}).get("kind") == "m44"
-    # The M44's "users" are copies of its batch program: jobs per second is 1 / time per job.
-    key = "workload.copies" if batch else "workload.users"
+    kind = resolve(str(spec), list(set))[1].get("system", {}).get("kind", "vm")
+    key = USERS_KEY.get(kind, "workload.users")
     grid = {key: [int(u) for u in users]}
     runs = sweep_mod.sweep(spec, grid=grid, seeds=seeds, set=list(set), out=out, workers=workers)
-    if batch:
-        runs["throughput"] = 1.0 / runs["time_per_job_s"]
-        runs["response_mean_s"] = runs["elapsed_s"]
-        runs["fault_rate"] = runs["pulls_per_job"] * runs["throughput"]
+    _as_model_columns(kind, runs)
     cols = {m: s for m, s in SIM_COLUMNS.items() if s in runs.columns}
     g = runs.groupby(key)
     frame = pd.DataFrame({"users": sorted(runs[key].unique())})
@@ -179,6 +180,26 @@ def compare_sim(
         frame[m] = [g.get_group(u)[s].mean() * scale for u in frame["users"]]
         frame[f"{m}_sd"] = [g.get_group(u)[s].std(ddof=1) * scale for u in frame["users"]]
     return frame
+
+
+#: What a system's twin counts as users: the M44's copies of its batch program, UNIX V6's
+#: prototype processes (Chanson's PN), the VM family's logged-on users.
+USERS_KEY = {"m44": "workload.copies", "unix": "workload.processes"}
+
+
+def _as_model_columns(kind: str, runs: Any) -> None:
+    """The simulator's metrics of a batch or swapping system under the model's column names:
+    the M44's jobs per second (1 / time per job) and pulls per second; UNIX V6's loops per
+    second and swap-ins per second (half its swap transfers). A prototype's stay per loop is
+    not a simulator metric (its reaction time is another quantity): no response there."""
+    if kind == "m44":
+        runs["throughput"] = 1.0 / runs["time_per_job_s"]
+        runs["response_mean_s"] = runs["elapsed_s"]
+        runs["fault_rate"] = runs["pulls_per_job"] * runs["throughput"]
+    elif kind == "unix":
+        runs["throughput"] = runs["loop_rate"]
+        runs["response_mean_s"] = float("nan")
+        runs["fault_rate"] = runs["swap_rate"] / 2.0
 
 
 def compare_frame(users: Sequence[int], runs: Sequence[Any]) -> Any:

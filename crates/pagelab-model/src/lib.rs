@@ -20,6 +20,7 @@
 pub mod batch;
 pub mod lifetime;
 pub mod mva;
+pub mod swapping;
 pub mod twin;
 
 pub use lifetime::{Lifetime, LifetimePoint};
@@ -36,10 +37,12 @@ pub enum Demands {
     Vm(ServiceDemands),
     /// The M44/44X's copies of one program ([`batch`]).
     Batch(batch::BatchDemands),
+    /// UNIX V6's prototype processes under whole-process swapping ([`swapping`]).
+    Swap(swapping::SwapDemands),
 }
 
 /// The twin's answer for a spec: the demands it read, the lifetime curves it measured, one row
-/// per number of users (for the M44, copies of its program).
+/// per number of users (for the M44, copies of its program; for UNIX V6, prototype processes).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct TwinReport {
     /// What the spec sets up.
@@ -71,14 +74,13 @@ pub fn twin_toml(
             rows,
         });
     }
-    if kind != SystemKind::Vm {
-        return Err(SysError::Invalid {
-            origin: origin.into(),
-            path: "system.kind".into(),
-            what: format!(
-                "the twin models the VM family's demand paging and the M44's batch: expected kind \"vm\" or \"m44\", not \"{}\"",
-                kind.name()
-            ),
+    if kind == SystemKind::Unix {
+        let spec = pagelab_sys::unix::load_spec(toml, origin, overrides)?;
+        let (demands, rows) = swapping::solve(&spec, origin, users, opts.mpl_limit)?;
+        return Ok(TwinReport {
+            demands: Demands::Swap(demands),
+            lifetimes: Vec::new(),
+            rows,
         });
     }
     let spec = pagelab_sys::load_spec(toml, origin, overrides)?;

@@ -31,7 +31,8 @@ from .base import cli
     "--mpl-limit",
     type=float,
     default=None,
-    help="A fixed multiprogramming limit in place of the load controller's storage test.",
+    help="A fixed multiprogramming limit in place of the load controller's storage test "
+    "(UNIX V6: the prototype images that fit in core).",
 )
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Write CSV and PNG.")
 @click.option(
@@ -55,7 +56,8 @@ def model(
     workers: int,
 ) -> None:
     """Solve SPEC's analytic twin (MVA with a lifetime curve and a flow-equivalent memory
-    level) at each number of users (for the M44, copies of its program) and print throughput,
+    level) at each number of users (for the M44, copies of its program; for UNIX V6, prototype
+    processes) and print throughput,
     response, utilisations, fault rate and MPL."""
     from .. import extras
     from .. import model as twin
@@ -104,8 +106,9 @@ def _spread(counts: list[int], k: int = 5) -> list[int]:
 def _print(frame, sim, wall: float) -> None:  # type: ignore[no-untyped-def]
     from .. import model as twin
 
-    # The M44's twin counts copies of its batch program where the others count users.
-    who = "copies" if "program" in frame.attrs.get("demands", {}) else "users"
+    # The M44's twin counts copies of its batch program, UNIX V6's its prototype processes.
+    demands = frame.attrs.get("demands", {})
+    who = "copies" if "program" in demands else "processes" if "swap_s" in demands else "users"
     click.echo(frame.round(4).to_string(index=False))
     click.echo(
         f"model: throughput peaks at {twin.knee(frame):g} {who}, reaches 95 % of its peak at "

@@ -15,8 +15,16 @@ share of the store, its pulls the trace lab's FIFO at that share, exact MVA with
 beside the simulated machine at each number of copies, in time per job (elapsed / jobs, the
 paper's Time/Job) and jobs per second; the knee is the copies at which jobs per second peak.
 
-Not covered: UNIX V6's swapping has no twin yet. Bard's round-robin paging-rate prediction is
-redone with the twin in `psi-roundrobin`.
+UNIX V6 (Chanson 1982, the adopted `unix-v6-fitted`): the twin's swapping network
+(`pagelab_model::swapping`: the core as a memory-constrained server holding K prototype images,
+a swap pair on the controller whenever a waking process finds its image out) beside the
+simulated machine at each number of prototype processes (PN), in loops per second and swap-ins
+per second; the knee is the PN at which loops per second peak. K is read two ways
+(docs/readings.md `unix-twin-core`): the core left after the system's waking processes
+(adopted, 4 images) and all of core (5). Chanson reports reaction time against PCTRMM as a
+line (§3.2), not a knee: these rows are ours.
+
+Bard's round-robin paging-rate prediction is redone with the twin in `psi-roundrobin`.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ NAME = "thrashing-knee"
 PAPER = "Denning 1968; Courtois 1977"
 TITLE = (
     "The analytic twin's thrashing knee beside the simulator's (VM/370 at 500 frames, CP-67, "
-    "the M44/44X)"
+    "the M44/44X, UNIX V6)"
 )
 
 #: (label, preset, overrides, model counts and simulated counts at full scale, at smoke scale).
@@ -45,6 +53,11 @@ SYSTEMS = [
 ]
 #: The M44's stores [words] and copies at full scale, at smoke scale (B&G Figures 10-11).
 M44_STORES = {"full": ([65536, 32768], [1, 2, 3, 4, 5]), "smoke": ([65536], [1, 5])}
+
+#: UNIX V6's prototype processes: the model's counts, the simulated ones at full and smoke scale.
+UNIX_COUNTS = ("1:16:1", {"full": [2, 3, 4, 5, 6, 8, 12, 16], "smoke": [4, 8]})
+#: UNIX V6's simulated run at smoke scale [s] (full: the preset's twenty minutes).
+UNIX_SMOKE_S = 300
 
 #: Simulated time at each scale [s] (warm-up, duration).
 DURATION = {"full": (120, 900), "smoke": (60, 180)}
@@ -84,8 +97,51 @@ def _m44(ctx: Context) -> None:
         ctx.row(label, "knee (jobs per second peak)", "simulated", s_peak, unit="copies")
 
 
+def _unix(ctx: Context) -> None:
+    """UNIX V6 at each number of prototype processes: the twin's loops and swap-ins per second
+    beside the machine's, and the knee of each reading of the core."""
+    label, preset = "unix-v6", "unix-v6-fitted"
+    counts, sim = UNIX_COUNTS
+    users = sim["full" if ctx.full else "smoke"]
+    rows = twin.model_rows(preset, users=counts, seed=ctx.seed)
+    images = twin.solve(preset, users=[1])["demands"]["images_all_core"]
+    whole = twin.model_rows(preset, users=counts, seed=ctx.seed, mpl_limit=images)
+    timing = [] if ctx.full else [f"run.duration_s={UNIX_SMOKE_S}"]
+    runs = ctx.simulate([(preset, [*timing, f"workload.processes={n}"]) for n in users])
+    sim_x = []
+    for n, r in zip(users, runs, strict=True):
+        m = next(row for row in rows if row["users"] == n)
+        sim_x.append(r.mean("loop_rate"))
+        ctx.row(label, f"{n} processes", "loops per second, model", m["throughput"], unit="1/s")
+        ctx.row(
+            label, f"{n} processes", "loops per second, simulated", r.metric("loop_rate"),
+            unit="1/s",
+        )  # fmt: skip
+        ctx.row(label, f"{n} processes", "swap-ins per second, model", m["fault_rate"], unit="1/s")
+        ctx.row(
+            label, f"{n} processes", "swap-ins per second, simulated",
+            [v / 2.0 for v in r.metric("swap_rate")], unit="1/s",
+        )  # fmt: skip
+    knee = "knee (loops per second peak)"
+    ctx.row(label, knee, "model, core less the waking system processes", _peak(rows), unit="PN")
+    ctx.row(label, knee, f"model, all of core ({images} images)", _peak(whole), unit="PN")
+    ctx.row(label, knee, "simulated", _knees(users, sim_x)[0], unit="PN")
+    if ctx.draws and not extras.missing(("pandas",)):
+        import pandas as pd
+
+        frame = pd.DataFrame({"users": users, "throughput": sim_x, "response": float("nan")})
+        path = ctx.out / f"{NAME}-{label}.png"
+        twin.figure(pd.DataFrame(rows), path, sim=frame, title=f"{preset}: loops/s against PN")
+        ctx.figures.append(path.name)
+
+
+def _peak(rows: list[dict]) -> float:
+    return _knees([int(r["users"]) for r in rows], [r["throughput"] for r in rows])[0]
+
+
 def run(ctx: Context) -> None:
     _m44(ctx)
+    _unix(ctx)
     warm, dur = DURATION["full" if ctx.full else "smoke"]
     for label, preset, sets, full, smoke in SYSTEMS:
         counts, users = full if ctx.full else smoke
@@ -119,6 +175,7 @@ def run(ctx: Context) -> None:
             twin.figure(pd.DataFrame(rows), path, sim=sim, title=f"{preset} {' '.join(sets)}")
             ctx.figures.append(path.name)
     ctx.notes.append(
-        "UNIX V6 and the M44 are not modelled by the twin (engines of their own); Bard's "
-        "round-robin prediction stays in psi-roundrobin."
+        "UNIX V6's response is not compared: the twin's is a loop's stay in core, the "
+        "simulator's a reaction time (Chanson §2.B). Bard's round-robin prediction is in "
+        "psi-roundrobin."
     )
