@@ -34,7 +34,9 @@ def test_every_metric_has_one_unit_a_meaning_and_known_systems(catalogue):
         "vm370 memory.zswap.max_pool_percent=20"
     ]
     ahead = next(r for r in catalogue if r["name"] == "readahead_hit_pct")
-    assert ahead["presets"] == ["vm370 paging.page_cluster=1"]
+    assert ahead["presets"][0] == "vm370 paging.page_cluster=1"
+    window = next(r for r in catalogue if r["name"] == "readahead_window_mean")
+    assert window["presets"] == ["vm370 paging.page_cluster=3 paging.readahead_window=adaptive"]
 
 
 def test_a_unix_run_prints_no_vm_metric(cli, catalogue):

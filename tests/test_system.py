@@ -64,6 +64,7 @@ def test_same_seed_same_results_different_seed_different():
         ("memory.zswap.pool=20", ["memory.zswap.pool", "max_pool_percent"]),
         ("paging.page_cluster=9", ["paging.page_cluster", "0 to 6"]),
         ("paging.readahead=sideways", ["paging.readahead", "virtual"]),
+        ("paging.readahead_window=linux", ["paging.readahead_window", "adaptive"]),
     ],
 )
 def test_bad_spec_gets_one_line_error_naming_the_key(cli, override, needles):

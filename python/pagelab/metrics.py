@@ -40,6 +40,7 @@ _SHORT_WARMUP_S = 20.0
 OPTIONAL = [
     ("vm370", ["memory.zswap.max_pool_percent=20"]),
     ("vm370", ["paging.page_cluster=1"]),
+    ("vm370", ["paging.page_cluster=3", "paging.readahead_window=adaptive"]),
 ]
 
 

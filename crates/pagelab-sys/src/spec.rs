@@ -260,6 +260,30 @@ pub struct PagingSpec {
     /// faulting program's virtual neighbours (`virtual`, Linux's VMA-based readahead).
     #[serde(default, skip_serializing_if = "ReadaheadKind::is_slots")]
     pub readahead: ReadaheadKind,
+    /// How many of the window's pages a readahead reads: all 2^k each time (`fixed`, the
+    /// default) or as many as Linux's rule gives, grown by the read-ahead pages faults found
+    /// and shrunk by half at most per fault (`adaptive`: mm/swap_state.c `__swapin_nr_pages`;
+    /// `system/readahead/window.rs`).
+    #[serde(default, skip_serializing_if = "ReadaheadWindow::is_fixed")]
+    pub readahead_window: ReadaheadWindow,
+}
+
+/// How many pages one swap readahead reads (`paging.readahead_window`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadaheadWindow {
+    /// The whole aligned window of 2^page_cluster pages.
+    #[default]
+    Fixed,
+    /// Linux's window sized by the hits since the last fault (`swapin_nr_pages` for slot
+    /// neighbours, `swap_vma_readahead` for virtual ones).
+    Adaptive,
+}
+
+impl ReadaheadWindow {
+    fn is_fixed(&self) -> bool {
+        *self == ReadaheadWindow::Fixed
+    }
 }
 
 /// Which neighbours of a faulting page swap readahead reads (`paging.readahead`).
@@ -299,6 +323,7 @@ impl Default for PagingSpec {
             write_unchanged: false,
             page_cluster: 0,
             readahead: ReadaheadKind::Slots,
+            readahead_window: ReadaheadWindow::Fixed,
         }
     }
 }

@@ -155,8 +155,8 @@ impl Paging {
     pub(super) fn build(spec: &SystemSpec, io: PagingIo, swap: Option<PageSwap>) -> Paging {
         let frames = spec.memory.frames.get();
         let readahead = (spec.paging.page_cluster > 0).then(|| {
-            let (k, kind) = (spec.paging.page_cluster, spec.paging.readahead);
-            readahead::Readahead::new(k, kind, &io, frames)
+            let p = &spec.paging;
+            readahead::Readahead::new(p.page_cluster, p.readahead, p.readahead_window, &io, frames)
         });
         Paging {
             pending_outs: 0,

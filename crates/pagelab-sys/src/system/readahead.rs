@@ -22,8 +22,11 @@
 use super::*;
 use crate::device::{IoOp, PageIo, SlotAddr};
 use crate::monitor::{put_metric, Metric};
-use crate::spec::ReadaheadKind;
+use crate::spec::{ReadaheadKind, ReadaheadWindow};
 use crate::survival::Mark;
+
+mod window;
+use window::{ClusterWindow, VmaWindow, VMA_ORDER_CEILING};
 
 /// The readahead's books.
 #[derive(Clone, Debug)]
@@ -40,12 +43,33 @@ pub(super) struct Readahead {
     /// Pages read ahead, hits, misses: in total and at the warm-up's end.
     c: [u64; 3],
     warm: [u64; 3],
+    /// Linux's adaptive window (`paging.readahead_window = "adaptive"`), else none.
+    adaptive: Option<Adaptive>,
+}
+
+/// The adaptive window's state: Linux's, and the read-ahead pages not yet found by a fault.
+#[derive(Clone, Debug)]
+struct Adaptive {
+    /// Cluster readahead's one state (slot neighbours).
+    cluster: ClusterWindow,
+    /// VMA readahead's state per owner (virtual neighbours).
+    vma: Vec<VmaWindow>,
+    /// Read-ahead pages not yet referenced: (frame, its fill number, owner).
+    pending: Vec<(u32, u32, u32)>,
+    /// Per frame: how many times a read-ahead page was put in it (a pending entry is stale
+    /// once its frame was filled again).
+    fills: Vec<u32>,
+    /// Window decisions and the pages they read (the faulting one included), in total and at
+    /// the warm-up's end.
+    w: [u64; 2],
+    warm: [u64; 2],
 }
 
 impl Readahead {
     pub(super) fn new(
         page_cluster: u32,
         kind: ReadaheadKind,
+        window: ReadaheadWindow,
         io: &PagingIo,
         frames: u32,
     ) -> Readahead {
@@ -64,11 +88,68 @@ impl Readahead {
             ahead: vec![false; frames as usize],
             c: [0; 3],
             warm: [0; 3],
+            adaptive: (window == ReadaheadWindow::Adaptive).then(|| Adaptive {
+                cluster: ClusterWindow::new(),
+                vma: Vec::new(),
+                pending: Vec::new(),
+                fills: vec![0; frames as usize],
+                w: [0; 2],
+                warm: [0; 2],
+            }),
         }
     }
 
     pub(super) fn warm_up(&mut self) {
         self.warm = self.c;
+        if let Some(a) = self.adaptive.as_mut() {
+            a.warm = a.w;
+        }
+    }
+
+    /// The window of a fault on `(owner, page)` at `slot`: the pages (virtual neighbours) or
+    /// slots (slot neighbours) `[start, end)`, the faulting one among them. Fixed: the aligned
+    /// 2^k. Adaptive: Linux's, after counting the read-ahead pages found since the last fault
+    /// (a page referenced since it was read ahead is one a fault found, `swap_cache_get_folio`).
+    fn window(&mut self, owner: u32, page: u32, slot: u32, marks: &[Mark]) -> (u32, u32) {
+        let at = if self.by_page { page } else { slot };
+        let Some(a) = self.adaptive.as_mut() else {
+            let start = at & !(self.cluster - 1);
+            return (start, start + self.cluster);
+        };
+        for (f, fill, o) in std::mem::take(&mut a.pending) {
+            let live = self.ahead[f as usize] && a.fills[f as usize] == fill;
+            if live && marks[f as usize].user == NONE {
+                a.pending.push((f, fill, o));
+            } else if live && self.by_page {
+                a.vma.get_mut(o as usize).map(VmaWindow::hit);
+            } else if live {
+                a.cluster.hit();
+            }
+        }
+        let (start, end) = if self.by_page {
+            if a.vma.len() <= owner as usize {
+                a.vma.resize(owner as usize + 1, VmaWindow::default());
+            }
+            let max = self.cluster.min(1 << VMA_ORDER_CEILING);
+            a.vma[owner as usize].next(page, max)
+        } else {
+            // The aligned block of the window's size around the slot (`swap_cluster_readahead`).
+            let mask = a.cluster.next(slot, self.cluster) - 1;
+            (slot & !mask, (slot | mask) + 1)
+        };
+        a.w[0] += 1;
+        a.w[1] += u64::from(end - start);
+        (start, end)
+    }
+
+    /// A page is read ahead into frame `f` for `owner`.
+    fn filled(&mut self, f: u32, owner: u32) {
+        self.ahead[f as usize] = true;
+        self.c[0] += 1;
+        if let Some(a) = self.adaptive.as_mut() {
+            a.fills[f as usize] = a.fills[f as usize].wrapping_add(1);
+            a.pending.push((f, a.fills[f as usize], owner));
+        }
     }
 }
 
@@ -96,18 +177,18 @@ impl System<'_> {
         io: PageIo,
     ) -> Vec<(u16, PageIo)> {
         let mut reads = vec![(dev, io)];
-        let Some(ra) = self.paging.readahead.as_ref() else {
+        let Some(ra) = self.paging.readahead.as_mut() else {
             return reads;
         };
+        let (start, end) = ra.window(owner, page, io.slot, &self.reclaim.survival.marks);
+        let ra = &*ra;
         let candidates: Vec<(u32, u32)> = if ra.by_page {
-            let start = page & !(ra.cluster - 1);
-            (start..start + ra.cluster)
+            (start..end)
                 .filter(|&p| p != page)
                 .map(|p| (owner, p))
                 .collect()
         } else {
-            let start = io.slot & !(ra.cluster - 1);
-            (start..start + ra.cluster)
+            (start..end)
                 .filter(|&s| s != io.slot)
                 .filter_map(|s| {
                     let e = *ra.owners[dev as usize].get(s as usize)?;
@@ -138,8 +219,7 @@ impl System<'_> {
             self.reclaim.survival.marks[f as usize] = Mark { user: NONE, at: 0 };
             self.dispatch.sup_debt_ns += self.dispatch.cost.page;
             let ra = self.paging.readahead.as_mut().expect("checked above");
-            ra.ahead[f as usize] = true;
-            ra.c[0] += 1;
+            ra.filled(f, o);
             let read = PageIo {
                 op: IoOp::Read,
                 slot: pte.slot,
@@ -244,5 +324,15 @@ impl System<'_> {
             "%",
             "Read-ahead pages referenced before their frame was taken back, per read-ahead page taken back.",
         );
+        if let Some(a) = &ra.adaptive {
+            let [n, pages] = [0, 1].map(|i| (a.w[i] - a.warm[i]) as f64);
+            put_metric(
+                m,
+                "readahead_window_mean",
+                if n > 0.0 { pages / n } else { 0.0 },
+                "pages",
+                "Mean pages one swap readahead's window spans, the faulting page included (Linux's adaptive window).",
+            );
+        }
     }
 }

@@ -34,7 +34,14 @@ fn a_cluster_reads_its_neighbours_in_the_same_channel_program() {
 /// Users sweeping their pages in address order, more than storage holds: each fault's
 /// virtual neighbours are the next pages the program wants.
 fn sweeps(kind: &str) -> pagelab_sys::Report {
-    let dir = std::env::temp_dir().join(format!("pagelab-ra-{kind}-{}", std::process::id()));
+    sweeps_with(kind, "fixed")
+}
+
+fn sweeps_with(kind: &str, window: &str) -> pagelab_sys::Report {
+    let dir = std::env::temp_dir().join(format!(
+        "pagelab-ra-{kind}-{window}-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("sweep.trace");
     std::fs::write(&path, b"stand-in: the opener below supplies the runs").unwrap();
@@ -56,6 +63,7 @@ fn sweeps(kind: &str) -> pagelab_sys::Report {
             ),
             ("paging.page_cluster", "2"),
             ("paging.readahead", kind),
+            ("paging.readahead_window", window),
         ],
     );
     let opener =
@@ -79,6 +87,43 @@ fn virtual_neighbours_pay_where_a_program_sweeps_its_pages() {
     // virtual neighbours are exactly what it reads next.
     assert!(hv > 95.0 && hv > hs, "hits: slots {hs} %, virtual {hv} %");
     assert!(m(&pages, "demand_paging_rate") < m(&slots, "demand_paging_rate"));
+}
+
+#[test]
+fn linuxs_window_shrinks_to_the_page_alone_where_the_neighbours_go_unused() {
+    // Eight users' page-outs interleaved on one drum: a slot's neighbours are others' pages.
+    let fixed = run(8, 70, &[("paging.page_cluster", "3")]);
+    let adaptive = run(
+        8,
+        70,
+        &[
+            ("paging.page_cluster", "3"),
+            ("paging.readahead_window", "adaptive"),
+        ],
+    );
+    assert!(!fixed.metrics.contains_key("readahead_window_mean"));
+    let w = m(&adaptive, "readahead_window_mean");
+    assert!((1.0..2.0).contains(&w), "window {w} pages");
+    let (rf, ra) = (
+        m(&fixed, "readahead_rate"),
+        m(&adaptive, "readahead_rate"),
+    );
+    assert!(ra < 0.1 * rf, "read ahead: fixed {rf}/s, adaptive {ra}/s");
+}
+
+#[test]
+fn linuxs_window_grows_to_the_cluster_where_a_program_sweeps_its_pages() {
+    // Every page read ahead is found: the hits keep the VMA window at its 2^2 pages.
+    let r = sweeps_with("virtual", "adaptive");
+    let w = m(&r, "readahead_window_mean");
+    assert!(w > 3.5 && w <= 4.0, "window {w} pages");
+    assert!(m(&r, "readahead_hit_pct") > 95.0);
+    let fixed = sweeps_with("virtual", "fixed");
+    let (df, da) = (
+        m(&fixed, "demand_paging_rate"),
+        m(&r, "demand_paging_rate"),
+    );
+    assert!(da < 1.1 * df, "demand reads: fixed {df}/s, adaptive {da}/s");
 }
 
 #[test]
@@ -117,6 +162,7 @@ proptest! {
         frames in 30u32..120,
         cluster in 0u32..5,
         kind in proptest::sample::select(vec!["slots", "virtual"]),
+        window in proptest::sample::select(vec!["fixed", "adaptive"]),
         pool in any::<bool>(),
         policy in proptest::sample::select(vec!["clock", "lru", "linux-lru", "mglru"]),
         seed in 0u64..1000,
@@ -127,11 +173,12 @@ proptest! {
             ("memory.replacement_reserve", "8"),
             ("paging.page_cluster", &cluster.to_string()),
             ("paging.readahead", kind),
+            ("paging.readahead_window", window),
             ("memory.zswap.max_pool_percent", pct),
         ]);
         let mut sys = System::build(&spec, seed, None).unwrap();
         sys.set_check_every(1);
         let r = sys.run(&mut |_| {});
-        prop_assert!(r.is_ok(), "{policy}, {kind} cluster {cluster}: {:?}", r.err());
+        prop_assert!(r.is_ok(), "{policy}, {kind} {window} cluster {cluster}: {:?}", r.err());
     }
 }
