@@ -38,10 +38,8 @@ fn sweeps(kind: &str) -> pagelab_sys::Report {
 }
 
 fn sweeps_with(kind: &str, window: &str) -> pagelab_sys::Report {
-    let dir = std::env::temp_dir().join(format!(
-        "pagelab-ra-{kind}-{window}-{}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("pagelab-ra-{kind}-{window}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("sweep.trace");
     std::fs::write(&path, b"stand-in: the opener below supplies the runs").unwrap();
@@ -104,10 +102,7 @@ fn linuxs_window_shrinks_to_the_page_alone_where_the_neighbours_go_unused() {
     assert!(!fixed.metrics.contains_key("readahead_window_mean"));
     let w = m(&adaptive, "readahead_window_mean");
     assert!((1.0..2.0).contains(&w), "window {w} pages");
-    let (rf, ra) = (
-        m(&fixed, "readahead_rate"),
-        m(&adaptive, "readahead_rate"),
-    );
+    let (rf, ra) = (m(&fixed, "readahead_rate"), m(&adaptive, "readahead_rate"));
     assert!(ra < 0.1 * rf, "read ahead: fixed {rf}/s, adaptive {ra}/s");
 }
 
@@ -119,10 +114,7 @@ fn linuxs_window_grows_to_the_cluster_where_a_program_sweeps_its_pages() {
     assert!(w > 3.5 && w <= 4.0, "window {w} pages");
     assert!(m(&r, "readahead_hit_pct") > 95.0);
     let fixed = sweeps_with("virtual", "fixed");
-    let (df, da) = (
-        m(&fixed, "demand_paging_rate"),
-        m(&r, "demand_paging_rate"),
-    );
+    let (df, da) = (m(&fixed, "demand_paging_rate"), m(&r, "demand_paging_rate"));
     assert!(da < 1.1 * df, "demand reads: fixed {df}/s, adaptive {da}/s");
 }
 

@@ -107,11 +107,7 @@ impl VmaWindow {
     pub(crate) fn next(&mut self, page: u32, max: u32) -> (u32, u32) {
         let prev = self.page;
         let win = nr_pages(prev, page, self.hits, max, self.win);
-        *self = VmaWindow {
-            page,
-            win,
-            hits: 0,
-        };
+        *self = VmaWindow { page, win, hits: 0 };
         if win <= 1 {
             return (page, page + 1);
         }
@@ -121,7 +117,10 @@ impl VmaWindow {
             (i64::from(page) - i64::from(win) + 1, i64::from(page) + 1)
         } else {
             let left = i64::from((win - 1) / 2);
-            (i64::from(page) - left, i64::from(page) + i64::from(win) - left)
+            (
+                i64::from(page) - left,
+                i64::from(page) + i64::from(win) - left,
+            )
         };
         let pmd = i64::from(page - page % PMD_PAGES);
         let start = lo.max(pmd).max(0) as u32;
