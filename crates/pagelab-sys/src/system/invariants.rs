@@ -302,7 +302,7 @@ mod tests {
         assert!(e.contains("pool state without a pool"), "{e}");
         let spec = crate::zswap::ZswapSpec::default();
         sys.paging.zswap = Some(crate::zswap::Zswap::new(spec, 64));
-        sys.paging.zswap.as_mut().unwrap().insert(0, 3);
+        sys.paging.zswap.as_mut().unwrap().insert(0, 3, 1366);
         let e = sys.check_invariants().unwrap_err();
         assert!(e.contains("needs 1"), "{e}");
         sys.paging.zswap.as_mut().unwrap().frames.push(f);

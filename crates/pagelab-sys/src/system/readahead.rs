@@ -207,7 +207,9 @@ impl System<'_> {
             let Some(pte) = self.mem.pte(o, p).copied() else {
                 continue;
             };
-            if pte.frame != NONE || pte.slot == NONE {
+            // A page the compressed pool holds keeps its slot, but its copy is the pool's.
+            let pooled = self.paging.zswap.as_ref().is_some_and(|z| z.holds(o, p));
+            if pte.frame != NONE || pte.slot == NONE || pooled {
                 continue;
             }
             let Some(f) = self.mem.take_free() else { break };

@@ -6,41 +6,49 @@ use crate::device::{IoOp, PageIo, SlotAddr};
 use crate::monitor::{put_metric, Metric};
 
 impl System<'_> {
-    /// Stores the page of victim frame `f` in the pool instead of writing it: the frame is
-    /// free at once. `false` (nothing done) without a pool, or when the pool cannot grow.
+    /// Stores the page of victim frame `f` in the pool instead of writing it: the page takes
+    /// its swap slot now (Linux's `add_to_swap` before `zswap_store`) and its frame is free at
+    /// once. `false` (nothing done) without a pool, or when the pool refuses: at its cap or
+    /// not yet back to its threshold (then the shrink worker writes back), the page larger
+    /// than a page compressed, or no free frame for the pool to grow.
     pub(super) fn zswap_store(&mut self, f: u32) -> Result<bool, SysError> {
-        let cap = match &self.paging.zswap {
-            Some(z) => z.cap_frames as usize,
-            None => return Ok(false),
+        let fr = self.mem.frames[f as usize];
+        let seed = self.seed;
+        let Some(z) = self.paging.zswap.as_mut() else {
+            return Ok(false);
         };
-        // Room for one more page: write back the oldest while the pool is at its cap, take a
-        // free frame when its pages need one more.
-        while self.zswap_mut().needs_frame() {
-            if self.zswap_mut().frames.len() < cap {
-                match self.mem.take_for_pool() {
-                    Some(pf) => self.zswap_mut().frames.push(pf),
-                    None => {
-                        self.zswap_mut().c.rejects += 1;
-                        return Ok(false);
-                    }
+        let len = z.length_of(seed, fr.owner, fr.page);
+        if !z.admits(len) {
+            z.c.rejects += 1;
+            self.zswap_shrink_worker()?;
+            return Ok(false);
+        }
+        if Zswap::poor(len) {
+            z.c.rejects_poor += 1;
+            return Ok(false);
+        }
+        if z.frames_with(len) as usize > z.frames.len() {
+            match self.mem.take_for_pool() {
+                Some(pf) => self.zswap_mut().frames.push(pf),
+                None => {
+                    self.zswap_mut().c.rejects_alloc += 1;
+                    return Ok(false);
                 }
-            } else if !self.zswap_writeback()? {
-                self.zswap_mut().c.rejects += 1;
-                return Ok(false);
             }
         }
-        let fr = self.mem.frames[f as usize];
         let pte = *self.mem.pte_mut(fr.owner, fr.page);
         if pte.slot != NONE {
             self.paging.io.release_slot(SlotAddr {
                 dev: pte.dev,
                 slot: pte.slot,
             });
-            self.mem.pte_mut(fr.owner, fr.page).slot = NONE;
         }
+        let (addr, _) = self.page_out_slot()?;
+        self.give_slot(fr.owner, fr.page, addr);
         let z = self.zswap_mut();
-        z.insert(fr.owner, fr.page);
+        z.insert(fr.owner, fr.page, len);
         z.c.stores += 1;
+        z.c.zero_filled += u64::from(len == 0);
         let cost = (z.spec.compress_us * 1e3).round() as u64;
         self.dispatch.sup_debt_ns += cost;
         self.mem.unmap(f);
@@ -68,28 +76,40 @@ impl System<'_> {
         true
     }
 
-    /// Writes the pool's oldest page back to a paging slot (decompressed, one page-out of
-    /// its own). `false` when the pool is empty.
-    fn zswap_writeback(&mut self) -> Result<bool, SysError> {
-        let Some((owner, page)) = self.zswap_mut().pop_oldest() else {
-            return Ok(false);
-        };
-        let z = self.zswap_mut();
-        z.c.writebacks += 1;
-        let cost = (z.spec.decompress_us * 1e3).round() as u64;
-        self.dispatch.sup_debt_ns += cost + self.dispatch.cost.page;
-        let (addr, _) = self.page_out_slot()?;
-        self.give_slot(owner, page, addr);
-        self.monitor.c.page_writes += 1.0;
-        let mut one = vec![PageIo {
-            op: IoOp::Write,
-            slot: addr.slot,
-            frame: NONE,
-            queued: self.now,
-        }];
-        self.submit_group(addr.dev as usize, &mut one);
+    /// The shrink worker (`shrink_worker`): the pool's oldest pages written back to their
+    /// slots, decompressed, one page-out each, until the pool is at or below its accept
+    /// threshold or holds no page with bytes.
+    fn zswap_shrink_worker(&mut self) -> Result<(), SysError> {
+        while self.zswap_mut().above_threshold() {
+            let Some((owner, page)) = self.zswap_mut().pop_oldest() else {
+                break;
+            };
+            let z = self.zswap_mut();
+            z.c.writebacks += 1;
+            let cost = (z.spec.decompress_us * 1e3).round() as u64;
+            self.dispatch.sup_debt_ns += cost + self.dispatch.cost.page;
+            let pte = *self.mem.pte_mut(owner, page);
+            let addr = if pte.slot == NONE {
+                let (addr, _) = self.page_out_slot()?;
+                self.give_slot(owner, page, addr);
+                addr
+            } else {
+                SlotAddr {
+                    dev: pte.dev,
+                    slot: pte.slot,
+                }
+            };
+            self.monitor.c.page_writes += 1.0;
+            let mut one = vec![PageIo {
+                op: IoOp::Write,
+                slot: addr.slot,
+                frame: NONE,
+                queued: self.now,
+            }];
+            self.submit_group(addr.dev as usize, &mut one);
+        }
         self.zswap_shrink();
-        Ok(true)
+        Ok(())
     }
 
     /// Returns to the free list the frames the pool's pages no longer need.
@@ -97,7 +117,7 @@ impl System<'_> {
         let Some(z) = self.paging.zswap.as_mut() else {
             return;
         };
-        let need = z.frames_for(z.len()) as usize;
+        let need = z.frames_needed() as usize;
         while z.frames.len() > need {
             let pf = z.frames.pop().expect("more frames than needed");
             self.mem.put_free(pf);
@@ -157,7 +177,26 @@ impl System<'_> {
                 "zswap_reject_rate",
                 rate(z.c.rejects, w.rejects),
                 "pages/s",
-                "Page-outs the zswap pool refused (no free frame to grow), per second.",
+                "Page-outs the zswap pool refused at its cap or above its accept threshold, per second.",
+            ),
+            (
+                "zswap_reject_poor_rate",
+                rate(z.c.rejects_poor, w.rejects_poor),
+                "pages/s",
+                "Page-outs the zswap pool refused because they compressed to more than a page, per second.",
+            ),
+            (
+                "zswap_reject_alloc_rate",
+                rate(z.c.rejects_alloc, w.rejects_alloc),
+                "pages/s",
+                "Page-outs the zswap pool refused for want of a free frame to grow, per second.",
+            ),
+            (
+                "zswap_zero_filled_pct",
+                100.0 * (z.c.zero_filled - w.zero_filled) as f64
+                    / (z.c.stores - w.stores).max(1) as f64,
+                "%",
+                "Stores of zero-filled pages (no bytes in the pool), per store.",
             ),
             (
                 "zswap_pool_pct",

@@ -47,10 +47,52 @@ fn a_pool_of_no_storage_stores_nothing_and_changes_nothing() {
 }
 
 #[test]
-fn a_full_pool_writes_back_its_oldest_pages() {
+fn a_full_pool_refuses_and_writes_back_its_oldest_pages_to_the_threshold() {
     let r = run(10, 60, &[("memory.zswap.max_pool_percent", "10")]);
+    // At its cap a store is refused (written as without the pool) and the shrink worker
+    // writes back until the pool is at 90 % of its cap: both happen, and the pool stays in.
+    assert!(m(&r, "zswap_reject_rate") > 0.0);
     assert!(m(&r, "zswap_writeback_rate") > 0.0);
     assert!(m(&r, "zswap_pool_pct") <= 10.0 + 1e-9);
+    // With no threshold to fall to, the worker empties the pool each time it is full.
+    let empty = run(
+        10,
+        60,
+        &[
+            ("memory.zswap.max_pool_percent", "10"),
+            ("memory.zswap.accept_threshold_percent", "0"),
+        ],
+    );
+    assert!(m(&empty, "zswap_pool_pct") < m(&r, "zswap_pool_pct"));
+}
+
+#[test]
+fn a_measured_compressor_stores_zero_filled_pages_in_no_room() {
+    let ratio = run(8, 80, &[("memory.zswap.max_pool_percent", "30")]);
+    let lzo = run(
+        8,
+        80,
+        &[
+            ("memory.zswap.max_pool_percent", "30"),
+            ("memory.zswap.compressor", "lzo"),
+        ],
+    );
+    assert_eq!(m(&ratio, "zswap_zero_filled_pct"), 0.0);
+    let zero = m(&lzo, "zswap_zero_filled_pct");
+    assert!(zero > 0.0 && zero < 100.0, "zero-filled {zero} %");
+    assert!(m(&lzo, "zswap_store_rate") > 0.0);
+}
+
+#[test]
+fn an_unknown_compressor_names_the_key() {
+    let o = vec![("memory.zswap.compressor".to_string(), "deflate".to_string())];
+    let e = pagelab_sys::load_spec(&crate::small_toml(4, 40, 60.0), "small.toml", &o)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("memory.zswap.compressor") && e.contains("lzo"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -73,23 +115,31 @@ fn page_swapping_and_the_pool_do_not_mix() {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
-    /// The invariant pass after every event with a pool of any size and ratio, under any
-    /// frame supply.
+    /// The invariant pass after every event with a pool of any size, threshold, ratio or
+    /// measured compressor, under any frame supply.
     #[test]
     fn invariants_hold_with_any_pool(
         users in 1u32..12,
         frames in 30u32..120,
         percent in 0u32..60,
         ratio in 1.0f64..4.0,
+        threshold in 0u32..100,
+        compressor in proptest::sample::select(vec!["", "lzo", "lz4", "zstd"]),
         policy in proptest::sample::select(vec!["clock", "lru", "linux-lru", "mglru"]),
         seed in 0u64..1000,
     ) {
-        let spec = small(users, frames, 30.0, &[
+        let (p, t, r) = (percent.to_string(), threshold.to_string(), format!("{ratio:.3}"));
+        let mut o = vec![
             ("memory.replacement", policy),
             ("memory.replacement_reserve", "8"),
-            ("memory.zswap.max_pool_percent", &percent.to_string()),
-            ("memory.zswap.compression_ratio", &format!("{ratio:.3}")),
-        ]);
+            ("memory.zswap.max_pool_percent", p.as_str()),
+            ("memory.zswap.accept_threshold_percent", t.as_str()),
+            ("memory.zswap.compression_ratio", r.as_str()),
+        ];
+        if !compressor.is_empty() {
+            o.push(("memory.zswap.compressor", compressor));
+        }
+        let spec = small(users, frames, 30.0, &o);
         let mut sys = System::build(&spec, seed, None).unwrap();
         sys.set_check_every(1);
         let r = sys.run(&mut |_| {});
