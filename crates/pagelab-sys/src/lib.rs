@@ -42,6 +42,7 @@ pub mod steal;
 pub mod supply;
 pub mod survival;
 pub mod system;
+pub mod systems;
 pub mod unix;
 pub mod vmsp_spec;
 pub mod workload;
@@ -52,6 +53,7 @@ pub use kind::SystemKind;
 pub use monitor::{Metric, Report};
 pub use spec::{load_spec, SystemSpec};
 pub use system::System;
+pub use systems::system_kind;
 pub use workload::TraceOpener;
 
 /// Simulates `spec` with random streams from `seed`.
@@ -79,9 +81,9 @@ pub fn run_with_sources(
     System::build(spec, seed, Some(opener))?.run(progress)
 }
 
-/// Loads `toml_text` with overrides and runs the system its `[system] kind` names: the VM/370
-/// family ([`System`], trace programs opened with `opener`), UNIX V6 ([`unix::run`]) or the
-/// M44/44X ([`m44::run`]).
+/// Loads `toml_text` with overrides and runs the system its `[system] kind` names
+/// ([`systems::AnySpec`]): the VM/370 family ([`System`], trace programs opened with `opener`),
+/// UNIX V6 ([`unix::run`]) or the M44/44X ([`m44::run`]).
 pub fn run_toml(
     toml_text: &str,
     origin: &str,
@@ -93,21 +95,8 @@ pub fn run_toml(
     let blame = |e| spec::blame::blame(e, toml_text, origin, overrides);
     let value = spec::toml_with_overrides(toml_text, origin, overrides).map_err(blame)?;
     budget::check(&value, origin, budget::limit()?).map_err(blame)?; // before any allocation
-    match system_kind(&value, origin).map_err(blame)? {
-        SystemKind::M44 => {
-            let spec = m44::spec::from_value(value, origin).map_err(blame)?;
-            m44::run(&spec, seed, progress)
-        }
-        SystemKind::Unix => {
-            let spec = unix::spec::from_value(value, origin).map_err(blame)?;
-            unix::run(&spec, seed, progress)
-        }
-        SystemKind::Vm => {
-            let spec: SystemSpec = spec::typed(value, origin).map_err(blame)?;
-            spec.validate(origin).map_err(blame)?;
-            System::build(&spec, seed, opener)?.run(progress)
-        }
-    }
+    let spec = systems::AnySpec::from_value(value, origin).map_err(blame)?;
+    spec.run(seed, opener, progress)
 }
 
 /// Loads `toml_text` with overrides and runs every check [`run_toml`] makes before it builds
@@ -121,24 +110,7 @@ pub fn check_toml(
     let checked = || -> Result<SystemKind, SysError> {
         let value = spec::toml_with_overrides(toml_text, origin, overrides)?;
         budget::check(&value, origin, budget::limit()?)?;
-        let kind = system_kind(&value, origin)?;
-        match kind {
-            SystemKind::M44 => drop(m44::spec::from_value(value, origin)?),
-            SystemKind::Unix => drop(unix::spec::from_value(value, origin)?),
-            SystemKind::Vm => spec::typed::<SystemSpec>(value, origin)?.validate(origin)?,
-        }
-        Ok(kind)
+        Ok(systems::AnySpec::from_value(value, origin)?.kind())
     };
     checked().map_err(|e| spec::blame::blame(e, toml_text, origin, overrides))
-}
-
-/// The kind a resolved spec tree names in `[system] kind`; `vm` when it has no `[system]`.
-pub fn system_kind(value: &toml::Value, origin: &str) -> Result<SystemKind, SysError> {
-    #[derive(serde::Deserialize)]
-    struct Head {
-        #[serde(default)]
-        system: kind::SystemSection,
-    }
-    let head: Head = spec::typed(value.clone(), origin)?;
-    Ok(head.system.kind)
 }
