@@ -233,7 +233,7 @@ impl ServiceDemands {
 pub fn users_per_class(spec: &SystemSpec, users: u32) -> Vec<u32> {
     let mut s = spec.clone();
     s.workload.users = users;
-    crate::system::deal_users(&s)
+    crate::systems::vm::deal_users(&s)
 }
 
 fn load_control_name(lc: &LoadControlSpec) -> &'static str {
@@ -245,7 +245,7 @@ fn load_control_name(lc: &LoadControlSpec) -> &'static str {
 }
 
 fn classes(spec: &SystemSpec) -> Vec<ClassDemand> {
-    let counts = crate::system::deal_users(spec);
+    let counts = crate::systems::vm::deal_users(spec);
     spec.workload
         .classes
         .iter()

@@ -29,12 +29,10 @@
 //! the next dispatch on any processor pays before running the user; an idle processor pays it
 //! at once.
 
-use crate::device::{
-    DeviceSelection, DeviceStep, Geometry, IoOp, PageIo, PagingIo, SlotAddr, SlotAllocator,
-};
+use crate::device::{DeviceStep, IoOp, PageIo, PagingIo, SlotAddr};
 use crate::error::SysError;
 use crate::guest::pagemon::Pagemon;
-use crate::guest::{BenchmarkReport, GuestOs, ScheduleRow, SessionRow};
+use crate::guest::{BenchmarkReport, ScheduleRow, SessionRow};
 use crate::load_control::psi_scheduler::Evict;
 use crate::load_control::{
     Candidate, LoadAction, LoadControl, LoadController, LoadView, Projection, Queue, StayStats,
@@ -46,7 +44,7 @@ use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
 use crate::steal::StealBooks;
 use crate::supply::{FrameSupply, Supply};
 use crate::survival::SurvivalBooks;
-use crate::workload::{think_time, LocalityModel, Program, TraceOpener};
+use crate::workload::{think_time, Program, TraceOpener};
 use crate::zswap::{Zswap, ZswapCounters};
 use pagelab_core::random::exponential;
 use pagelab_core::{EventQueue, Rng, RngStreams, Tick};
@@ -424,8 +422,8 @@ impl<'o> System<'o> {
     }
 }
 
-mod build;
-pub(crate) use build::deal_users;
+mod assemble;
+pub(crate) use assemble::Parts;
 mod burst;
 mod components;
 mod cp_spool;

@@ -1,7 +1,7 @@
 //! The two-level fault path on the assembled machine (young ch. II §2–3).
 
 use super::*;
-use crate::guest::TaskState;
+use crate::guest::{GuestOs, TaskState};
 
 fn spec(accelerator: bool) -> SystemSpec {
     let text = r#"

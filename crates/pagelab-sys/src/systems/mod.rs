@@ -15,6 +15,8 @@
 //! that runs them. The components themselves live in their own modules, the machines'
 //! runtimes in [`crate::system`], [`crate::unix`] and [`crate::m44`].
 
+pub mod vm;
+
 use crate::kind::{SystemKind, SystemSection};
 use crate::m44::M44Spec;
 use crate::monitor::Report;

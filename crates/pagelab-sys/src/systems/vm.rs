@@ -1,17 +1,30 @@
-//! Building the machine from a spec: users dealt to classes, programs, paging devices,
-//! residency, the frame supply and the first events.
+//! The VM/370 family (CP-67, VM/370, VM/SP, VM/SP HPO) wired from a [`SystemSpec`]: which
+//! load controller, frame supply, residency, paging devices and programs [`System`] is made of.
+//!
+//! ```text
+//!  workload.class ─ deal_users ─► terminals, each with a program (locality model, trace) ──┐
+//!  workload.guest ─► guest virtual machines (GuestOs: tasks, PAGEMON) ─────────────────────┤
+//!  load_control ─► LoadController (CP-67, VM/370 storage test, Ψ-scheduler) ───────────────┤
+//!  memory.residency ─► demand paging, or PageSwap (HPO page swapping) ─────────────────────┤
+//!  memory.replacement ─► Supply (core-table scan or a trace-lab policy; room for zswap) ───┤
+//!  device, channel, paging ─► PagingIo (geometries, channels, DeviceSelection, ────────────┤
+//!                             SlotAllocator, swap areas, exposures)                        ▼
+//!                               System::assemble ─► the machine's books, first events ─► run
+//! ```
+//!
+//! The dispatcher, the scheduler's lists, reclaim's targets and the monitor's books are read
+//! from the same spec by the machine itself ([`crate::system`], `components.rs`).
 
-use super::*;
-
-/// What [`System::build`] makes before it assembles the machine.
-struct Parts {
-    users: Vec<User>,
-    classes: Vec<ClassRt>,
-    lc: LoadController,
-    io: PagingIo,
-    swap: Option<PageSwap>,
-    supply: Supply,
-}
+use crate::device::{DeviceSelection, Geometry, PagingIo, SlotAllocator};
+use crate::error::SysError;
+use crate::guest::GuestOs;
+use crate::load_control::LoadController;
+use crate::page_swap::PageSwap;
+use crate::spec::{ProgramSpec, ResidencyKind, SystemSpec};
+use crate::supply::Supply;
+use crate::system::{Parts, System};
+use crate::workload::{LocalityModel, Program, TraceOpener};
+use pagelab_core::RngStreams;
 
 impl<'o> System<'o> {
     /// Builds the machine of `spec` with random streams from `seed`. Trace programs are opened
@@ -22,105 +35,19 @@ impl<'o> System<'o> {
         opener: Option<&'o TraceOpener>,
     ) -> Result<System<'o>, SysError> {
         let streams = RngStreams::new(seed);
-        let counts = deal_users(spec);
+        let users = deal_users(spec);
         let lc = LoadController::build(&spec.load_control);
-        let mut classes = class_books(spec, &counts);
-        let users = make_users(spec, &counts, &lc, &streams, opener, &mut classes)?;
-        let n_all = users.len() as u32;
+        let programs = programs(spec, &users, &streams, opener)?;
+        let n_all = programs.len() as u32;
         let parts = Parts {
             users,
-            classes,
+            programs,
             lc,
             io: paging_io(spec),
             swap: residency(spec, n_all)?,
             supply: frame_supply(spec, n_all)?,
         };
-        let mut sys = System::assemble(spec, seed, opener, &streams, parts);
-        sys.schedule_first_events();
-        Ok(sys)
-    }
-
-    /// The machine with its books empty and nothing scheduled.
-    fn assemble(
-        spec: &SystemSpec,
-        seed: u64,
-        opener: Option<&'o TraceOpener>,
-        streams: &RngStreams,
-        parts: Parts,
-    ) -> System<'o> {
-        let n_users = spec.workload.users;
-        let n_all = parts.users.len() as u32;
-        System {
-            spec: spec.clone(),
-            seed,
-            now: Tick::ZERO,
-            end: spec.run.duration_s.tick(),
-            warm: spec.run.warmup_s.get() <= 0.0,
-            q: EventQueue::new(),
-            users: parts.users,
-            classes: parts.classes,
-            shared_owner: n_all,
-            shared_pages: spec.workload.shared_pages,
-            mem: Memory::new(spec.memory.frames, n_all as usize + 1),
-            dispatch: Dispatcher::build(spec, &parts.lc, n_all, streams),
-            sched: Scheduler::build(spec, parts.lc, n_all),
-            reclaim: Reclaim::build(spec, parts.supply, n_all),
-            paging: Paging::build(spec, parts.io, parts.swap),
-            vio: VirtualIo::build(spec, streams),
-            monitor: MonitorBooks::build(spec),
-            guest: GuestBooks::new(n_users, n_all),
-            opener,
-            n_events: 0,
-            check_every: DEFAULT_CHECK_EVERY,
-            check_countdown: DEFAULT_CHECK_EVERY,
-        }
-    }
-
-    /// The garbage collector's first pass, every user's first think (or session release),
-    /// the guests' start, the first sample, the end of the warm-up and of the run.
-    fn schedule_first_events(&mut self) {
-        let n_users = self.spec.workload.users;
-        self.mem.lifo_flush = self.spec.memory.lifo_flush;
-        if self.paging.swap.is_some() && self.spec.swapping.garbage_collector {
-            let first = Tick::from_secs_f64(self.spec.swapping.gc_period_s);
-            self.q.schedule(first, Event::Collect);
-        }
-        // Every user starts with a think period (staggered by the think law itself), or, in a
-        // terminal-driver session, waits for its release (one every `every_s`, young ch. I §4).
-        let mut in_class = vec![0u32; self.classes.len()];
-        for u in 0..n_users {
-            let ci = self.users[u as usize].class as usize;
-            let t = if let Some(ss) = self.classes[ci].spec.session.clone() {
-                let t = ss.first_s + ss.every_s * f64::from(in_class[ci]);
-                in_class[ci] += 1;
-                let b = self
-                    .guest
-                    .bench
-                    .get_or_insert_with(BenchmarkReport::default);
-                self.guest.sessions.insert(u, b.sessions.len());
-                b.sessions.push(SessionRow {
-                    user: u,
-                    class: self.classes[ci].spec.name.clone(),
-                    released_s: t,
-                    signed_off_s: None,
-                    response_index_s: None,
-                });
-                t
-            } else {
-                let cl = &self.classes[ci].spec.think;
-                think_time(cl, &mut self.users[u as usize].rng, 0)
-            };
-            self.q
-                .schedule(Tick::from_secs_f64(t), Event::ThinkEnded(u));
-        }
-        self.start_guests();
-        self.monitor.next_sample = self.monitor.interval.min(self.end);
-        self.q.schedule(self.monitor.next_sample, Event::Sample);
-        if !self.warm {
-            let warm = self.spec.run.warmup_s.tick();
-            self.q.schedule(warm, Event::WarmupEnded);
-        }
-        self.q.schedule(self.end, Event::End);
+        Ok(System::assemble(spec, seed, opener, &streams, parts))
     }
 }
 
@@ -162,32 +89,20 @@ pub(crate) fn deal_users(spec: &SystemSpec) -> Vec<u32> {
     counts
 }
 
-/// Each class's report books, empty.
-fn class_books(spec: &SystemSpec, counts: &[u32]) -> Vec<ClassRt> {
-    spec.workload
-        .classes
-        .iter()
-        .zip(counts)
-        .map(|(c, &n)| ClassRt::new(c.clone(), n))
-        .collect()
-}
-
-/// The users of each class with their programs, then the guest virtual machines (each its own
-/// report class, appended to `classes`).
-fn make_users(
+/// Each user's report class and program: the users of each class in class order, then the
+/// guest virtual machines, each its own report class after the classes.
+fn programs(
     spec: &SystemSpec,
     counts: &[u32],
-    lc: &LoadController,
     streams: &RngStreams,
     opener: Option<&TraceOpener>,
-    classes: &mut Vec<ClassRt>,
-) -> Result<Vec<User>, SysError> {
+) -> Result<Vec<(u16, Program)>, SysError> {
     let shared = spec.workload.shared_pages;
     let n_all = spec.workload.users + spec.workload.guests.len() as u32;
-    let mut users = Vec::with_capacity(n_all as usize);
+    let mut programs = Vec::with_capacity(n_all as usize);
     for (ci, (c, &n)) in spec.workload.classes.iter().zip(counts).enumerate() {
         for _ in 0..n {
-            let u = users.len() as u64;
+            let u = programs.len() as u64;
             let program = match &c.program {
                 ProgramSpec::Cms(l) | ProgramSpec::Drifting(l) => Program::Locality(Box::new(
                     LocalityModel::new(l, shared, streams.stream("program", u)),
@@ -207,22 +122,15 @@ fn make_users(
                     }
                 }
             };
-            users.push(User::new(ci as u16, program, lc, streams.stream("user", u)));
+            programs.push((ci as u16, program));
         }
     }
-    // Guest virtual machines follow the users, each its own report class.
+    let n_classes = spec.workload.classes.len();
     for (gi, g) in spec.workload.guests.iter().enumerate() {
         let os = GuestOs::new(g, shared, streams, gi as u64);
-        classes.push(ClassRt::guest(g));
-        let u = users.len() as u64;
-        users.push(User::new(
-            (classes.len() - 1) as u16,
-            Program::Guest(Box::new(os)),
-            lc,
-            streams.stream("user", u),
-        ));
+        programs.push(((n_classes + gi) as u16, Program::Guest(Box::new(os))));
     }
-    Ok(users)
+    Ok(programs)
 }
 
 /// The paging devices with their channels, selection and slot allocation policies.
@@ -268,18 +176,18 @@ fn paging_io(spec: &SystemSpec) -> PagingIo {
 /// other engine (unix::run).
 fn residency(spec: &SystemSpec, n_all: u32) -> Result<Option<PageSwap>, SysError> {
     Ok(match spec.memory.residency {
-        crate::spec::ResidencyKind::DemandPaging => None,
-        crate::spec::ResidencyKind::PageSwapping => Some(PageSwap::new(
+        ResidencyKind::DemandPaging => None,
+        ResidencyKind::PageSwapping => Some(PageSwap::new(
             spec.swapping.clone(),
             n_all as usize,
             spec.memory.frames.get() as usize,
         )),
-        crate::spec::ResidencyKind::WholeProcessSwapping => {
+        ResidencyKind::WholeProcessSwapping => {
             return Err(SysError::Invalid {
                 origin: "spec".into(),
                 path: "memory.residency".into(),
                 what: "this engine pages: expected a whole-process-swapping spec run by \
-                           unix::run"
+                       unix::run"
                     .into(),
             });
         }
@@ -311,10 +219,10 @@ fn frame_supply(spec: &SystemSpec, n_all: u32) -> Result<Supply, SysError> {
 #[cfg(test)]
 mod deal_tests {
     use super::deal_users;
-    use crate::spec::load_spec;
+    use crate::spec::{load_spec, SystemSpec};
 
     /// Three classes of 40 users: the third either shares by fraction or fixes its count.
-    fn spec(third: &str) -> Result<crate::spec::SystemSpec, String> {
+    fn spec(third: &str) -> Result<SystemSpec, String> {
         let class = |name: &str, share: &str| {
             format!(
                 "[[workload.class]]\nname = \"{name}\"\n{share}\n\
