@@ -130,15 +130,31 @@ pub struct Machine {
     pub(super) sys_rng: Rng,
 }
 
+/// The components [`Machine::build`] wires from the spec ([`crate::systems::unix`]), which
+/// [`Machine::assemble`] puts into the machine.
+pub(crate) struct Parts {
+    /// Core, in 64-byte clicks (`coremap`).
+    pub(crate) core: ResourceMap,
+    /// The swap area, in 512-byte blocks (`swapmap`).
+    pub(crate) swapmap: ResourceMap,
+    /// The drives' seek law, rotation and sector transfer, and their random stream.
+    pub(crate) disk_geom: Geometry,
+    pub(crate) disk_rng: Rng,
+    /// The drives on the RK11's one queue.
+    pub(crate) drives: usize,
+    /// The block buffer cache (bio.c).
+    pub(crate) cache: BufCache,
+    /// The system processes' random stream.
+    pub(crate) sys_rng: Rng,
+}
+
 impl Machine {
-    /// Builds the machine of `spec` with random streams from `seed`: processes are created in
-    /// table order and placed in core first fit while they fit; the rest start swapped out.
-    pub fn build(spec: &UnixSpec, seed: u64) -> Result<Machine, SysError> {
-        spec.validate("spec")?;
-        let streams = RngStreams::new(seed);
+    /// The machine of `spec` made of `parts`: the shared text's swap copy allocated, processes
+    /// created in table order and placed in core first fit while they fit (the rest start
+    /// swapped out), the first events scheduled.
+    pub(crate) fn assemble(spec: &UnixSpec, seed: u64, parts: Parts) -> Result<Machine, SysError> {
         let w = &spec.workload;
-        let core = ResourceMap::new(0, spec.memory.core_clicks);
-        let mut swapmap = ResourceMap::new(spec.swapper.swap_base, spec.swapper.swap_blocks);
+        let mut swapmap = parts.swapmap;
         let mut texts = Vec::new();
         if w.text_clicks > 0 {
             // The text's permanent swap copy (xalloc).
@@ -162,7 +178,7 @@ impl Machine {
             q: EventQueue::new(),
             procs: Vec::with_capacity(w.processes as usize),
             texts,
-            core,
+            core: parts.core,
             swapmap,
             cur: None,
             kernel: false,
@@ -175,9 +191,9 @@ impl Machine {
             sched: SchedState::Ready,
             job: None,
             disk: FifoQueue::new(),
-            arm: vec![0; spec.disk.drives as usize],
-            disk_geom: Geometry::rk05(&spec.disk.format()),
-            disk_rng: streams.stream("v6-disk", 0),
+            arm: vec![0; parts.drives],
+            disk_geom: parts.disk_geom,
+            disk_rng: parts.disk_rng,
             tick_hz: u64::from(spec.machine.clock_hz),
             switch_ns: spec.machine.switch_us.ns(),
             syscall_ns: spec.machine.syscall_us.ns(),
@@ -188,7 +204,7 @@ impl Machine {
             recent: VecDeque::new(),
             n_events: 0,
             check_every: 64,
-            cache: BufCache::new(spec.buffers.count as usize),
+            cache: parts.cache,
             buf_waiters: vec![Vec::new(); spec.buffers.count as usize],
             av_waiters: Vec::new(),
             tout: Tout::default(),
@@ -197,7 +213,7 @@ impl Machine {
             lines_pending: 0,
             console: None,
             n_protos: 0,
-            sys_rng: streams.stream("v6-sys", 0),
+            sys_rng: parts.sys_rng,
         };
         m.start()?;
         Ok(m)
