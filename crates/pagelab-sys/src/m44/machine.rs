@@ -6,15 +6,13 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use pagelab_core::{EventQueue, Tick};
-use pagelab_trace::gen::{generate, M44Program};
 use pagelab_trace::Run;
 
 use super::leveler::{Action, Leveler, Sample};
 use super::replacement::{clear_use_bits, Frame, Replacer};
 use super::spec::{M44Spec, PolicyKind};
-use crate::device::{Disk, FifoBacklog};
+use crate::device::FifoBacklog;
 use crate::monitor::{counters, put_metric, IntervalTable, Report, UserRow};
-use crate::SysError;
 
 const NONE: u32 = u32::MAX;
 const NS: f64 = 1e9;
@@ -79,31 +77,13 @@ pub fn copy_seed(seed: u64, copy: u64) -> u64 {
         .next_u64()
 }
 
-/// The jobs of `spec`, each with its reference string (copies reading the same input share
-/// one), and the references of all of them.
-fn jobs(spec: &M44Spec, seed: u64) -> Result<(Vec<Job>, u64), SysError> {
-    let program = M44Program::from_name(&spec.workload.program)?;
-    let n = spec.workload.copies as usize;
-    let mut strings: Vec<(Arc<Vec<Run>>, usize)> = Vec::with_capacity(n);
-    let mut total_refs = 0;
-    for j in 0..n {
-        let s = if spec.workload.distinct_inputs {
-            copy_seed(seed, j as u64)
-        } else {
-            seed
-        };
-        if s == seed && !strings.is_empty() {
-            let first = strings[0].clone();
-            total_refs += first.0.iter().map(|r| u64::from(r.count)).sum::<u64>();
-            strings.push(first);
-            continue;
-        }
-        let g = generate(program, &spec.workload.params, s)?;
-        total_refs += g.n_references;
-        let pages = g.n_pages() as usize;
-        strings.push((Arc::new(g.runs), pages));
-    }
-    let jobs: Vec<Job> = strings
+/// Each job's reference string (copies reading the same input share one) with the pages it
+/// spans.
+pub(crate) type JobStrings = Vec<(Arc<Vec<Run>>, usize)>;
+
+/// The job records, one per reference string, started together in order.
+fn jobs(strings: JobStrings) -> Vec<Job> {
+    strings
         .into_iter()
         .enumerate()
         .map(|(j, (runs, pages))| Job {
@@ -120,8 +100,7 @@ fn jobs(spec: &M44Spec, seed: u64) -> Result<(Vec<Job>, u64), SysError> {
             set_asides: 0,
             finish_ns: 0,
         })
-        .collect();
-    Ok((jobs, total_refs))
+        .collect()
 }
 
 /// One run of the machine.
@@ -159,41 +138,51 @@ pub struct Machine {
     samples: Vec<Vec<f64>>,
 }
 
+/// The components [`Machine::build`] wires from the spec ([`crate::systems::m44`]), which
+/// [`Machine::assemble`] puts into the machine.
+pub(crate) struct Parts {
+    /// Each job's reference string and pages, and the references of all of them.
+    pub(crate) strings: JobStrings,
+    pub(crate) total_refs: u64,
+    /// The global replacement policy (FIFO, BIFO, AR).
+    pub(crate) replacer: Replacer,
+    /// The load leveler, when enabled.
+    pub(crate) leveler: Option<Leveler>,
+    /// The disks' queues, each in arrival order.
+    pub(crate) disks: Vec<FifoBacklog>,
+    /// Time to pull a page and to push one [ns].
+    pub(crate) pull_ns: u64,
+    pub(crate) push_ns: u64,
+}
+
 impl Machine {
-    /// Generates the program's reference string and sets up the jobs.
-    pub fn build(spec: &M44Spec, seed: u64) -> Result<Self, SysError> {
-        let (jobs, total_refs) = jobs(spec, seed)?;
+    /// The machine of `spec` made of `parts`, every frame free, every job ready, the first
+    /// events scheduled.
+    pub(crate) fn assemble(spec: &M44Spec, seed: u64, parts: Parts) -> Self {
+        let jobs = jobs(parts.strings);
         let n = jobs.len();
         let frames = spec.memory.frames() as usize;
         let ns = |s: f64| (s * NS).round() as u64;
         let mut m = Machine {
             seed,
-            total_refs,
+            total_refs: parts.total_refs,
             jobs,
             frames: vec![Frame::default(); frames],
             free: (0..frames as u32).rev().collect(),
-            replacer: Replacer::new(spec.replacement.policy),
-            leveler: spec
-                .leveler
-                .enabled
-                .then(|| Leveler::new(&spec.leveler, spec.disk.count, spec.disk.pull_s)),
+            replacer: parts.replacer,
+            leveler: parts.leveler,
             // The jobs are started together from the input tape, in order (B&G, "Measurement
             // techniques").
             ready: (0..n as u16).collect(),
             set_aside_queue: VecDeque::new(),
             events: EventQueue::new(),
             stamp: n as u64,
-            disks: vec![FifoBacklog::new(); spec.disk.count as usize],
+            disks: parts.disks,
             now: 0,
             ref_ns: ns(spec.machine.reference_us().get() * 1e-6),
             slice_ns: spec.machine.time_slice_s.ns(),
-            // The disks are the device catalogue's IBM 1301, timed by the paper's measured
-            // page time (device/geometry.rs, `Disk::Ibm1301`).
-            pull_ns: Disk::Ibm1301
-                .timing(0, spec.disk.pull_s.get())
-                .measured_page_ns()
-                .expect("the 1301 is a measured device"),
-            push_ns: spec.disk.push_s.ns(),
+            pull_ns: parts.pull_ns,
+            push_ns: parts.push_ns,
             busy_ns: 0,
             last_slice: (0, 0),
             refs_done: 0,
@@ -214,7 +203,7 @@ impl Machine {
         if m.leveler.is_some() {
             m.schedule(m.spec.leveler.period_s.ns(), Ev::Sample);
         }
-        Ok(m)
+        m
     }
 
     fn schedule(&mut self, at: u64, ev: Ev) {

@@ -15,6 +15,7 @@
 //! that runs them. The components themselves live in their own modules, the machines'
 //! runtimes in [`crate::system`], [`crate::unix`] and [`crate::m44`].
 
+pub mod m44;
 pub mod unix;
 pub mod vm;
 
