@@ -21,7 +21,8 @@
 //! A spec names its system with `[system] kind` ([`SystemKind`]): `vm` (the default) runs the
 //! VM/370 family here, `unix` runs UNIX V6 whole-process swapping ([`unix`], Chanson 1982) and
 //! `m44` the M44/44X batch jobs of Brawn & Gustavson 1968 ([`m44`]); [`run_toml`] dispatches on
-//! that key alone.
+//! that key alone ([`systems`]). Which components each system is built from, and how they are
+//! connected, is the one file of that system in [`systems`].
 
 pub mod budget;
 pub mod demands;

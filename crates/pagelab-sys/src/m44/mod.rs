@@ -19,7 +19,8 @@
 //! same loop (`pagelab_core::kernel`, `kernel_impl.rs`); its disks are the device catalogue's
 //! IBM 1301, queued in arrival order by the shared device queue (`device::FifoBacklog`, the
 //! closed form of UNIX's `FifoQueue`), and its FIFO and AR the trace lab's (`replacement.rs`). A spec of
-//! `[system] kind = "m44"` is an [`M44Spec`] and runs here ([`crate::run_toml`]).
+//! `[system] kind = "m44"` is an [`M44Spec`], wired in [`crate::systems::m44`] and run here
+//! ([`crate::run_toml`]).
 //!
 //! Metrics: `elapsed_s`, `time_per_job_s` (the paper's Time/Job), `pulls`, `pushes`,
 //! `pulls_per_job`, `cpu_busy_pct`, `set_asides`, `restores`, `references`, `jobs`, `frames`.

@@ -1,5 +1,6 @@
 //! The components of the machine, each owning its state and built once from the spec
-//! ([`System::build`](super::System::build) reads the spec into them; the run reads them).
+//! ([`System::assemble`](super::System::assemble) reads the spec into them; the run reads
+//! them).
 //!
 //! ```text
 //!  Scheduler ── admits to / drops from the multiprogramming set (the load controller, E1/E2)

@@ -14,12 +14,12 @@
 //!  sleep(n): the one `tout` of sys2.c sslep; interrupts (clock, disk, terminal) cost CPU
 //! ```
 //!
-//! Files by mechanism: `machine` (the table, build), `kernel_impl` (its events on the one run
-//! loop), `cpu` (swtch, setpri,
-//! sleep/wakeup, clock, interrupts), `prototype` (running a process's steps), `fileio` and
-//! `bufcache` (the file-system path), `callout` (`tout`), `sysproc` (the system's
-//! processes), `tty` (terminal output and console input), `swapper` and `swapio` (sched and
-//! its transfers), `disk` (the RK11), `map` (coremap/swapmap), `report`, `invariants`.
+//! Files by mechanism: `machine` (the table, assembled from the parts [`crate::systems::unix`]
+//! wires), `kernel_impl` (its events on the one run loop), `cpu` (swtch, setpri, sleep/wakeup,
+//! clock, interrupts), `prototype` (running a process's steps), `fileio` and `bufcache` (the
+//! file-system path), `callout` (`tout`), `sysproc` (the system's processes), `tty` (terminal
+//! output and console input), `swapper` and `swapio` (sched and its transfers), `disk` (the
+//! RK11), `map` (coremap/swapmap), `report`, `invariants`.
 //!
 //! Everything follows Chanson 1982 (PDP-11/45, 112 KB of which ~48 KB the system, two RK05 on
 //! one controller without overlapped seeks; §2) and the V6 source as restated in
@@ -29,8 +29,8 @@
 //!
 //! The machine is a configuration of its own beside the demand-paging one, on the same run
 //! loop (`pagelab_core::kernel`, `kernel_impl.rs`) and the same device catalogue (the RK05 of
-//! `device/geometry.rs`): a spec of `[system] kind = "unix"` is a [`UnixSpec`] and runs here
-//! ([`crate::run_toml`]). It returns the same [`crate::Report`].
+//! `device/geometry.rs`): a spec of `[system] kind = "unix"` is a [`UnixSpec`], wired in
+//! [`crate::systems::unix`] and run here ([`crate::run_toml`]). It returns the same [`crate::Report`].
 //!
 //! Metrics (in the report's `metrics`): `reaction_time_ms` (Chanson §2.B), `swap_rate`,
 //! `swap_interval_s` (Figure 1), `swap_wait_ms`, `disk_queue_length`, `disk_wait_ms`, `disk_request_rate`,
