@@ -88,6 +88,12 @@ def _check_charts(url: str, charts: list[dict], labels: set[str]) -> None:
         assert len(units) == 1 and None not in units, (where, units)
         if chart["id"] == "distances":
             continue  # one line of dots per group, against one axis of per cent
+        if chart["id"].startswith("twin-chart"):
+            # A preset's twin: the model's curve, the simulator's points, the knees.
+            sources = [s["source"] for s in series]
+            assert sources[:2] == ["model", "simulator"], (where, sources)
+            assert len(series[0]["xs"]) >= 5, (where, "the model's curve")
+            continue
         for s in series:
             assert s["label"] in labels, (where, s["name"], "names no row or column")
             assert s["name"] == f"{s['source']} · {s['label']}", (where, s["name"])
@@ -100,7 +106,9 @@ def test_every_chart_of_every_page_is_well_formed(site):
     from playwright.sync_api import sync_playwright
 
     chromium = _chromium()
-    pages = [site / "index.html", *sorted((site / "repro").glob("*.html"))]
+    twins = [p for p in sorted((site / "preset").glob("*.html")) if "twin-chart-1" in p.read_text()]
+    assert len(twins) >= 15, "every system preset's page draws its twin"
+    pages = [site / "index.html", *sorted((site / "repro").glob("*.html")), *twins]
     ARTIFACTS.mkdir(exist_ok=True)
     checked = 0
     with sync_playwright() as p:

@@ -3,6 +3,7 @@ format, its scoreboard recounted here from the raw JSON, and the pages opened in
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -355,7 +356,11 @@ def test_a_table_whose_labels_are_numbers_is_drawn_over_them_and_units_stay_apar
 
 
 def test_every_chart_has_a_static_png_beside_it(site):
-    pages = [site / "index.html", *sorted((site / "repro").glob("*.html"))]
+    pages = [
+        site / "index.html",
+        *sorted((site / "repro").glob("*.html")),
+        *sorted((site / "preset").glob("*.html")),
+    ]
     charts = pngs = 0
     for page in pages:
         html = page.read_text()
@@ -397,6 +402,44 @@ def test_a_section_comment_a_parent_and_a_fit_origin_give_a_value_its_source():
     # a fitted preset's copied values carry the comment of the preset it was fitted from
     fit = {p.key: p for p in presets.params(ROOT / "presets" / "cp67-fitted.toml")[1]}
     assert fit["workload.users"].source.startswith("as in cp67-workload3: BARD")
+
+
+def test_a_system_preset_page_shows_the_twin_beside_the_simulator(site):
+    from pagelab.report import twins
+
+    page = (site / "preset" / "cp67.html").read_text()
+    assert "The analytic twin beside the simulator" in page
+    specs = [
+        json.loads(html.unescape(s))
+        for s in re.findall(r'id="twin-chart-\d-spec">(.*?)</script>', page, re.S)
+    ]
+    assert [s["layout"]["title"]["text"] for s in specs] == ["throughput [1/s]", "response [s]"]
+    published = twins.load(ROOT / "presets")["cp67"]
+    x = specs[0]["data"]
+    model, sim = x[0], x[1]
+    assert model["name"] == "model" and len(model["x"]) == len(published["model"]) >= 20
+    assert sim["x"] == [r["users"] for r in published["sim"]]
+    assert sim["error_y"]["array"] == [r["throughput_sd"] for r in published["sim"]]
+    knees = {t["name"] for t in x[2:]}
+    assert knees == {
+        f"model knee {published['knee_model']:g}",
+        f"simulator knee {published['knee_sim']:g}",
+    }
+    # A fit is not a system: its page has no twin.
+    assert "analytic twin" not in (site / "preset" / "cp67-fitted.html").read_text()
+
+
+def test_every_system_preset_has_its_twin_published():
+    from pagelab import system
+    from pagelab.report import twins
+
+    published = twins.load(ROOT / "presets")
+    systems = {p["name"] for p in system.presets() if p.get("group") == "system"}
+    assert systems <= set(published), systems - set(published)
+    for name in systems:
+        entry = published[name]
+        assert entry["sim"] and entry["model"], name
+        assert entry["knee_model"] in [r["users"] for r in entry["model"]], name
 
 
 def test_a_calibrated_preset_beside_the_records_gets_a_page(site):

@@ -4,7 +4,8 @@
 SITE/index.html              scoreboard per paper and overall, every reproduction and preset
 SITE/scoreboard.json         the same numbers, for CI and other tools
 SITE/repro/NAME.html         paper beside pagelab, claims, charts, figures, command, fitted values
-SITE/preset/NAME.html        parameters with units and sources, the preset's notes
+SITE/preset/NAME.html        parameters with units and sources, the preset's notes; for a system
+                             preset, the analytic twin beside the simulator (twins.py)
 SITE/figures/NAME/*.png      the figures, copied from the results directory
 SITE/charts/PAGE/*.png       each interactive chart as a static PNG, shown without JavaScript
 SITE/assets/                 stylesheet, table sorter, chart glue, plotly.js (no network needed)
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PagelabError
-from . import pages, score, static
+from . import pages, score, static, twins
 from .records import ALL_VERDICTS, Record, load
 
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -103,6 +104,15 @@ def _preset_files(chosen: list[Path] | None, results: Path) -> list[Path]:
     return [*chosen, *(p for p in sorted(results.glob("*.toml")) if p.stem not in names)]
 
 
+def _presets_dir(chosen: list[Path] | None) -> Path:
+    """The folder of the shipped presets (or of the first preset chosen)."""
+    if chosen:
+        return chosen[0].parent
+    from .. import system
+
+    return Path(system.presets()[0]["file"]).parent
+
+
 def _write_assets(site: Path) -> None:
     import plotly.offline
 
@@ -150,15 +160,15 @@ def build(
             page.update(figures=figures, presets=uses.get(record.name, []))
             _draw_fallbacks(page, tmp, f"charts/{record.name}", "..")
             pages.render(env, "reproduction.html.j2", tmp, f"repro/{record.name}.html", page)
+        compared = twins.load(_presets_dir(preset_files))
         for preset in preset_pages:
             users = [n for n, names in uses.items() if preset["name"] in names]
-            pages.render(
-                env,
-                "preset.html.j2",
-                tmp,
-                f"preset/{preset['name']}.html",
-                {**preset, "used_by": users},
-            )
+            page = {**preset, "used_by": users, "twin": None, "table_charts": []}
+            if preset["name"] in compared:
+                page["twin"] = compared[preset["name"]]
+                page["table_charts"] = twins.charts(page["twin"])
+                _draw_fallbacks(page, tmp, f"charts/preset-{preset['name']}", "..")
+            pages.render(env, "preset.html.j2", tmp, f"preset/{preset['name']}.html", page)
         index = pages.index_context(records, board, preset_pages)
         _draw_fallbacks(index, tmp, "charts/index", ".")
         pages.render(env, "index.html.j2", tmp, "index.html", index)
