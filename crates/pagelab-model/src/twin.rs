@@ -106,6 +106,9 @@ struct Inner {
     frames: f64,
 }
 
+/// Most passes of the central subsystem's fixed point (paging queue, open loads).
+const PASSES: usize = 100;
+
 /// Per-class demands at one population of the memory level.
 #[derive(Default)]
 struct Demands {
@@ -352,7 +355,7 @@ impl Twin {
         // Started where the last population's solve ended (a neighbour's, as a rule).
         let (mut queue, mut open) = self.warm.borrow().clone();
         let mut solved = None;
-        for _ in 0..10 {
+        for _ in 0..PASSES {
             let dm = self.demands(a, counts, queue);
             let stretched: Vec<Vec<f64>> = dm
                 .closed
@@ -398,8 +401,15 @@ impl Twin {
                 break;
             }
             solved = Some((s, dm, u_open.clone()));
+            // Both damped: undamped, the processors' Q2 shadow swings between a Q1 load near
+            // saturation (Q2 stays slowed fiftyfold, the subsystem nearly stalled) and the
+            // light Q1 load of that stall, and the pass the loop ends on decides the answer.
             queue = 0.5 * (queue + q);
-            open = u_open;
+            open = open
+                .iter()
+                .zip(&u_open)
+                .map(|(o, u)| 0.5 * (o + u))
+                .collect();
         }
         *self.warm.borrow_mut() = (queue, open);
         let (s, dm, u_open) = solved.expect("at least one pass");
