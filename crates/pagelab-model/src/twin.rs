@@ -362,33 +362,8 @@ impl Twin {
                 .iter()
                 .map(|row| row.iter().zip(&open).map(|(d, u)| d / (1.0 - u)).collect())
                 .collect();
-            let s = match one_class(a) {
-                Some((c, n)) => {
-                    let one = exact_one_class(&self.stations, &stretched[c], n);
-                    let mut x = vec![0.0; a.len()];
-                    x[c] = one.x[0];
-                    Solution { x, ..one }
-                }
-                None => {
-                    let z = vec![0.0; a.len()];
-                    schweitzer_visits(&self.stations, &stretched, Some(&dm.visits), a, &z)
-                }
-            };
-            // A device at most 98 % busy with writes: past that the closed level stalls.
-            let mut u_open: Vec<f64> = (0..ns)
-                .map(|k| {
-                    dm.writes
-                        .iter()
-                        .zip(&s.x)
-                        .map(|(w, x)| x * w[k])
-                        .sum::<f64>()
-                })
-                .map(|u: f64| u.min(0.98))
-                .collect();
-            // Q1 stays are dispatched first and take the processor back when they become
-            // ready (`system.rs` dispatch: ready_q1 before ready_q2; a cut burst goes to the
-            // front of its own list): Q2 sees processors slowed by Q1's load (Sevcik 1977).
-            u_open[CPU_Q2] = s.u[CPU].min(0.98);
+            let s = self.closed_level(a, &stretched, &dm.visits);
+            let u_open = open_loads(&dm.writes, &s);
             let uw = u_open[PAGING];
             let q = s.q[PAGING] + uw * (1.0 + s.q[PAGING]) / (1.0 - uw);
             let moved = (0..ns)
@@ -434,6 +409,23 @@ impl Twin {
             eligible: 0.0,
             frames: fpp,
             x: s.x,
+        }
+    }
+
+    /// The closed level with `a` users admitted and the `stretched` demands: exact with one
+    /// class in it, Schweitzer's approximation with several.
+    fn closed_level(&self, a: &[f64], stretched: &[Vec<f64>], visits: &[Vec<f64>]) -> Solution {
+        match one_class(a) {
+            Some((c, n)) => {
+                let one = exact_one_class(&self.stations, &stretched[c], n);
+                let mut x = vec![0.0; a.len()];
+                x[c] = one.x[0];
+                Solution { x, ..one }
+            }
+            None => {
+                let z = vec![0.0; a.len()];
+                schweitzer_visits(&self.stations, stretched, Some(visits), a, &z)
+            }
         }
     }
 
@@ -563,6 +555,27 @@ impl Twin {
             frames_per_program: acc.frames / norm,
         }
     }
+}
+
+/// The open loads at each station after a pass of the closed level `s`: the write-backs, a
+/// device at most 98 % busy with them (past that the closed level stalls); and on the Q2
+/// processors the Q1 load, since Q1 stays are dispatched first and take the processor back
+/// when they become ready (`system.rs` dispatch: ready_q1 before ready_q2; a cut burst goes to
+/// the front of its own list): Q2 sees processors slowed by Q1's load (Sevcik 1977).
+fn open_loads(writes: &[Vec<f64>], s: &Solution) -> Vec<f64> {
+    let ns = s.u.len();
+    let mut u: Vec<f64> = (0..ns)
+        .map(|k| {
+            writes
+                .iter()
+                .zip(&s.x)
+                .map(|(w, x)| x * w[k])
+                .sum::<f64>()
+                .min(0.98)
+        })
+        .collect();
+    u[CPU_Q2] = s.u[CPU].min(0.98);
+    u
 }
 
 /// The class and its whole number of customers when only one class has any: the subsystem
