@@ -1,6 +1,6 @@
 """The analytic twin beside the simulator for every system preset, for the report.
 
-    python scripts/publish_twins.py [--only NAME ...] [--seeds 2] [--out docs/published/twins.json]
+    python scripts/publish_twins.py [--only NAME ...] [--seeds 2] [--out FILE]
 
 For each preset of the `system` group (`pagelab list presets`): the twin (`pagelab.model`) at
 40 counts from 1 to three times the preset's own users (UNIX V6: 1 to 16 prototype processes;
@@ -94,7 +94,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--seeds", type=int, default=2)
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "published" / "twins.json")
+    default = ROOT / "docs" / "published" / "twin" / "presets.json"
+    ap.add_argument("--out", type=Path, default=default)
     args = ap.parse_args()
     names = [p["name"] for p in pagelab.system.presets() if p.get("group") == "system"]
     out = json.loads(args.out.read_text()) if args.out.exists() else {"presets": {}}

@@ -1,10 +1,10 @@
 """The analytic twin beside the simulator on each system preset's page.
 
-The numbers are `docs/published/twins.json`, written by `scripts/publish_twins.py`: the twin
-(`pagelab.model`) at many counts, the simulator at a few through the sweep engine. Two charts
-per preset, throughput and response against the count, each with the model's curve, the
-simulator's points with one standard deviation over seeds, and the knee each predicts (where
-throughput peaks) as a dashed line.
+The numbers are `docs/published/twin/presets.json`, written by `scripts/publish_twins.py`:
+the twin (`pagelab.model`) at many counts, the simulator at a few through the sweep engine.
+Two charts per preset, throughput and response against the count, each with the model's
+curve, the simulator's points with one standard deviation over seeds, and the knee each
+predicts (where throughput peaks) as a dashed line.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from .charts import _LAYOUT, PALETTE
 
 #: The published comparison, beside the presets it was made from.
-FILE = Path("docs") / "published" / "twins.json"
+FILE = Path("docs") / "published" / "twin" / "presets.json"
 #: What each system's twin counts.
 WHO = {"m44": "copies of the program", "unix": "prototype processes (PN)", "vm": "users"}
 UNITS = {"throughput": "1/s", "response": "s"}
