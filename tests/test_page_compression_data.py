@@ -32,14 +32,18 @@ def doc() -> dict:
 
 
 def _apportion(counts: list[int], total: int) -> list[int]:
-    """Largest-remainder rounding of `counts` scaled to `total` (ties: earliest)."""
-    whole = sum(counts)
-    exact = [c * total / whole for c in counts]
-    out = [int(x) for x in exact]
-    order = sorted(range(len(counts)), key=lambda i: (-(exact[i] - out[i]), i))
-    for i in order[: total - sum(out)]:
-        out[i] += 1
-    return out
+    """The measuring script's largest-remainder rounding (`apportion`), loaded from its file."""
+    import importlib.util
+    import sys
+
+    name = "measure_page_compression"
+    if name not in sys.modules:
+        path = ROOT / "scripts" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # its dataclasses look their module up by name
+        spec.loader.exec_module(module)
+    return sys.modules[name].apportion(counts, total)
 
 
 def _equal_weight(programs: dict) -> bool:
