@@ -148,6 +148,8 @@ fn row(d: &BatchDemands, n: u32, m: u32, pulls: f64) -> Row {
         mpl: f64::from(n),
         eligible: 0.0,
         frames_per_program: f64::from(m),
+        crowded_share: 0.0,
+        crowding_onset_s: None,
     }
 }
 

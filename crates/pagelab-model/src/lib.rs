@@ -19,12 +19,13 @@
 
 pub mod batch;
 pub mod lifetime;
+pub mod metastable;
 pub mod mva;
 pub mod swapping;
 pub mod twin;
 
 pub use lifetime::{Lifetime, LifetimePoint};
-pub use twin::{solve, Row, TwinOptions};
+pub use twin::{solve, Horizon, Row, TwinOptions};
 
 use pagelab_sys::demands::ServiceDemands;
 use pagelab_sys::{SysError, SystemKind, TraceOpener};

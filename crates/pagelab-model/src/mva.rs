@@ -258,12 +258,23 @@ pub fn exact_one_class(stations: &[Station], d: &[f64], n: u32) -> Solution {
 /// `mu[k − 1]` [1/s] with k customers (k = 1..=n): the exact distribution of its customers
 /// (`p[k]`, k = 0..=n) from the product form.
 pub fn terminals_and_fes(n: u32, z: f64, mu: &[f64]) -> Vec<f64> {
+    let lnp = terminals_and_fes_ln(n, z, mu);
+    let top = lnp.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut p: Vec<f64> = lnp.iter().map(|l| (l - top).exp()).collect();
+    let s: f64 = p.iter().sum();
+    p.iter_mut().for_each(|v| *v /= s);
+    p
+}
+
+/// As [`terminals_and_fes`], the logarithms of the unnormalised weights (−∞ where a state
+/// cannot occur).
+pub fn terminals_and_fes_ln(n: u32, z: f64, mu: &[f64]) -> Vec<f64> {
     let n = n as usize;
     if z <= 0.0 {
         // No think time: every customer is always at the station.
-        let mut p = vec![0.0; n + 1];
-        p[n] = 1.0;
-        return p;
+        let mut lnp = vec![f64::NEG_INFINITY; n + 1];
+        lnp[n] = 0.0;
+        return lnp;
     }
     // ln p(k) = (N − k) ln Z − ln (N − k)! − Σ_{j≤k} ln μ(j), up to a constant.
     let mut lnp = vec![0.0; n + 1];
@@ -275,11 +286,7 @@ pub fn terminals_and_fes(n: u32, z: f64, mu: &[f64]) -> Vec<f64> {
         let m = (n - k) as f64;
         *lp = m * z.ln() - ln_factorial(n - k) + acc;
     }
-    let top = lnp.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let mut p: Vec<f64> = lnp.iter().map(|l| (l - top).exp()).collect();
-    let s: f64 = p.iter().sum();
-    p.iter_mut().for_each(|v| *v /= s);
-    p
+    lnp
 }
 
 fn ln_factorial(n: usize) -> f64 {

@@ -289,6 +289,8 @@ fn row(d: &SwapDemands, big_n: u32, k: u32, file: f64) -> Row {
         mpl: in_core,
         eligible: waiting,
         frames_per_program: f64::from(d.size_clicks),
+        crowded_share: 0.0,
+        crowding_onset_s: None,
     }
 }
 

@@ -44,7 +44,11 @@
 //! the storage test's damped projections.
 
 use crate::lifetime::Lifetime;
-use crate::mva::{exact_one_class, schweitzer_visits, terminals_and_fes, Kind, Solution, Station};
+use crate::metastable::{self, Modes};
+use crate::mva::{
+    exact_one_class, schweitzer_visits, terminals_and_fes, terminals_and_fes_ln, Kind, Solution,
+    Station,
+};
 use pagelab_sys::demands::ServiceDemands;
 use std::cell::RefCell;
 
@@ -53,6 +57,20 @@ use std::cell::RefCell;
 pub struct TwinOptions {
     /// A limit on the multiprogramming level [users] in place of the storage test.
     pub mpl_limit: Option<f64>,
+    /// The span of time the answer is a mean over.
+    pub horizon: Horizon,
+}
+
+/// What the twin's means are taken over ([`crate::metastable`], reading `twin-run-horizon`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Horizon {
+    /// The spec's measured window, [run.warmup_s, run.duration_s], of a run started empty.
+    #[default]
+    Run,
+    /// The window [from_s, to_s] of a run started empty [s].
+    Window(f64, f64),
+    /// The stationary distribution (an endless run).
+    Stationary,
 }
 
 /// One class at one number of users.
@@ -91,6 +109,11 @@ pub struct Row {
     pub eligible: f64,
     /// Mean frames a program in the set holds [frames].
     pub frames_per_program: f64,
+    /// Share of the window the most numerous class spends in its crowded mode, where its
+    /// terminal level has two ([`crate::metastable`]) [1].
+    pub crowded_share: f64,
+    /// Mean time from the uncrowded mode to the crowded one, where there are two [s].
+    pub crowding_onset_s: Option<f64>,
 }
 
 /// The subsystem's answer at one population.
@@ -105,6 +128,9 @@ struct Inner {
     eligible: f64,
     frames: f64,
 }
+
+/// Each class's distribution inside, and its modes where it has two.
+type Dist<'a> = (&'a [Vec<f64>], &'a [Option<Modes>]);
 
 /// Most passes of the central subsystem's fixed point (paging queue, open loads).
 const PASSES: usize = 100;
@@ -130,6 +156,8 @@ pub struct Twin {
     life: Vec<Lifetime>,
     stations: Vec<Station>,
     opts: TwinOptions,
+    /// The window the means are taken over [s] (`None`: stationary).
+    window: Option<(f64, f64)>,
     /// The paging queue and the open loads where the last subsystem solve ended.
     warm: RefCell<(f64, Vec<f64>)>,
 }
@@ -144,7 +172,13 @@ const CPU_Q2: usize = 5;
 
 impl Twin {
     /// The twin of `d` with one lifetime curve per class, in class order.
-    pub fn new(d: ServiceDemands, life: Vec<Lifetime>, opts: TwinOptions) -> Twin {
+    /// The means are over `window` [s] of a run started empty, or stationary without one.
+    pub fn new(
+        d: ServiceDemands,
+        life: Vec<Lifetime>,
+        opts: TwinOptions,
+        window: Option<(f64, f64)>,
+    ) -> Twin {
         let q = |name: &str, servers, copies| Station {
             name: name.into(),
             kind: Kind::Queue { servers },
@@ -168,6 +202,7 @@ impl Twin {
             life,
             stations,
             opts,
+            window,
             warm: RefCell::new((0.0, vec![0.0; ns])),
         }
     }
@@ -481,6 +516,7 @@ impl Twin {
             _ => counts.iter().map(|&n| f64::from(n) / 2.0).collect(),
         };
         let mut dist: Vec<Vec<f64>> = vec![Vec::new(); nc];
+        let mut modes: Vec<Option<Modes>> = vec![None; nc];
         let mut x = vec![0.0; nc];
         for _ in 0..60 {
             let mut change = 0.0f64;
@@ -490,7 +526,8 @@ impl Twin {
                     continue;
                 }
                 let mu = self.rates(c, counts, &means);
-                let p = terminals_and_fes(counts[c], self.d.classes[c].think_s, &mu);
+                let (p, m) = self.occupancy(counts[c], self.d.classes[c].think_s, &mu);
+                modes[c] = m;
                 x[c] = (1..p.len()).map(|k| p[k] * mu[k - 1]).sum();
                 let mean: f64 = (0..p.len()).map(|k| k as f64 * p[k]).sum();
                 change = change.max((mean - means[c]).abs());
@@ -501,12 +538,26 @@ impl Twin {
                 break;
             }
         }
-        (self.row(counts, &means, &dist, &x), means)
+        (self.row(counts, &means, (&dist, &modes), &x), means)
+    }
+
+    /// The distribution of a class's users inside over the twin's window: `n` terminals
+    /// thinking `z` [s] in front of the rates `mu`, with the modes where there are two.
+    fn occupancy(&self, n: u32, z: f64, mu: &[f64]) -> (Vec<f64>, Option<Modes>) {
+        match self.window {
+            Some((from, to)) if z > 0.0 => {
+                let lnp = terminals_and_fes_ln(n, z, mu);
+                metastable::over_window(&lnp, n, z, mu, from, to)
+            }
+            _ => (terminals_and_fes(n, z, mu), None),
+        }
     }
 
     /// Means over the most numerous class's distribution, the others at their means.
-    fn row(&self, counts: &[u32], means: &[f64], dist: &[Vec<f64>], x: &[f64]) -> Row {
+    fn row(&self, counts: &[u32], means: &[f64], d: Dist<'_>, x: &[f64]) -> Row {
+        let (dist, modes) = d;
         let driver = (0..counts.len()).max_by_key(|&c| counts[c]).unwrap_or(0);
+        let modes = modes[driver];
         let mut acc = Inner::default();
         let p = &dist[driver];
         for (k, &pk) in p.iter().enumerate() {
@@ -553,6 +604,8 @@ impl Twin {
             mpl: acc.mpl / norm,
             eligible: acc.eligible / norm,
             frames_per_program: acc.frames / norm,
+            crowded_share: modes.map_or(0.0, |m| m.crowded_share),
+            crowding_onset_s: modes.map(|m| m.onset_s),
         }
     }
 }
@@ -606,7 +659,12 @@ pub fn solve(
     users: &[u32],
     opts: TwinOptions,
 ) -> Vec<Row> {
-    let twin = Twin::new(ServiceDemands::of(spec), life, opts);
+    let window = match opts.horizon {
+        Horizon::Run => Some((spec.run.warmup_s.get(), spec.run.duration_s.get())),
+        Horizon::Window(from, to) => Some((from, to)),
+        Horizon::Stationary => None,
+    };
+    let twin = Twin::new(ServiceDemands::of(spec), life, opts, window);
     let mut means: Option<Vec<f64>> = None;
     users
         .iter()

@@ -18,7 +18,10 @@ fn model_system(
     seed: u64,
     mpl_limit: Option<f64>,
 ) -> PyResult<String> {
-    let opts = pagelab_model::TwinOptions { mpl_limit };
+    let opts = pagelab_model::TwinOptions {
+        mpl_limit,
+        horizon: pagelab_model::Horizon::default(),
+    };
     let report = py
         .allow_threads(|| {
             pagelab_model::twin_toml(

@@ -94,6 +94,7 @@ fn less_memory_per_program_means_more_faults_and_a_throughput_that_falls() {
     // No load control: every user is admitted, so the set thrashes past some level.
     let opts = TwinOptions {
         mpl_limit: Some(1e9),
+        horizon: Horizon::Stationary,
     };
     let rows = solve(&s, life, &[5, 20, 60, 120], opts);
     let x: Vec<f64> = rows.iter().map(|r| r.throughput).collect();
