@@ -55,8 +55,9 @@ def _clean(v: float) -> float | None:
 def one(name: str, seeds: int) -> dict:
     """The twin and the simulator for preset `name`."""
     kind, counts, sim_users = _counts(name)
-    model = twin.model(name, users=counts)
     timing = [] if kind == "m44" else [f"run.duration_s={DURATION_S}"]
+    # The twin's means over the runs' window (reading twin-run-horizon).
+    model = twin.model(name, users=counts, overrides=timing)
     t0 = time.perf_counter()
     frames, failed = [], []
     for n in sim_users:  # one sweep per count: a count the preset cannot run is named, not fatal

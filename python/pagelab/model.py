@@ -60,6 +60,10 @@ def parse_users(users: str | int | Iterable[int]) -> list[int]:
     return out
 
 
+#: What the twin's means are over: the spec's run window, or an endless run.
+HORIZONS = ("run", "inf")
+
+
 def solve(
     spec: Spec,
     *,
@@ -68,14 +72,22 @@ def solve(
     users: str | int | Iterable[int] = "10:400:10",
     seed: int = 1,
     mpl_limit: float | None = None,
+    horizon: str = "run",
 ) -> dict[str, Any]:
-    """The twin's whole answer as a dict: `demands`, `lifetimes` and `rows`."""
+    """The twin's whole answer as a dict: `demands`, `lifetimes` and `rows`. `horizon`: "run"
+    (means over the spec's measured window of a run started empty, as the simulator measures)
+    or "inf" (the stationary answer); they differ where the terminal level has two modes."""
     text, origin, _ = _spec_text(spec)
     pairs = [_pair(o) for o in overrides] + _set_pairs(set)
     counts = parse_users(users)
     seed = validate.integer(seed, "seed")
+    if horizon not in HORIZONS:
+        raise PagelabError(f"horizon: expected one of {', '.join(HORIZONS)}, got {horizon!r}")
+    stationary = horizon == "inf"
     try:
-        return json.loads(_core.model_system(text, origin, pairs, counts, seed, mpl_limit))
+        return json.loads(
+            _core.model_system(text, origin, pairs, counts, seed, mpl_limit, stationary)
+        )
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
 
@@ -88,17 +100,23 @@ def model(
     users: str | int | Iterable[int] = "10:400:10",
     seed: int = 1,
     mpl_limit: float | None = None,
+    horizon: str = "run",
 ) -> Any:
     """The twin of `spec` at each number of users, as a pandas DataFrame (one row per count).
 
     Columns: `users`, `throughput` [1/s], `response` [s, all classes], per class
     `throughput_<class>` and `response_<class>`, `cpu_util`, `paging_util`, `vio_util` [0-1,
-    per server], `fault_rate` [1/s], `mpl` and `eligible` [users], `frames_per_program`.
+    per server], `fault_rate` [1/s], `mpl` and `eligible` [users], `frames_per_program`,
+    `crowded_share` [0-1] and `crowding_onset_s` [s] (where the terminal level has two modes:
+    the share of the window in the crowded one, and the mean time to reach it; see `solve`).
     `df.attrs` keeps the `demands` and the `lifetimes` the solve used.
     """
     import pandas as pd
 
-    out = solve(spec, set=set, overrides=overrides, users=users, seed=seed, mpl_limit=mpl_limit)
+    out = solve(
+        spec, set=set, overrides=overrides, users=users, seed=seed, mpl_limit=mpl_limit,
+        horizon=horizon,
+    )  # fmt: skip
     frame = pd.DataFrame.from_records([_flat(r) for r in out["rows"]])
     frame.attrs["demands"] = out["demands"]
     frame.attrs["lifetimes"] = out["lifetimes"]
@@ -112,9 +130,12 @@ def model_rows(
     users: str | int | Iterable[int],
     seed: int = 1,
     mpl_limit: float | None = None,
+    horizon: str = "run",
 ) -> list[dict[str, Any]]:
     """:func:`model`'s rows as dicts, without pandas (a reproduction in the core install)."""
-    out = solve(spec, overrides=overrides, users=users, seed=seed, mpl_limit=mpl_limit)
+    out = solve(
+        spec, overrides=overrides, users=users, seed=seed, mpl_limit=mpl_limit, horizon=horizon
+    )
     return [_flat(r) for r in out["rows"]]
 
 

@@ -98,6 +98,9 @@ pub fn solve(
                 },
                 warm_faults: faults,
                 warm_writes: 0.0,
+                // A copy runs from its start with its share of the store: it holds it.
+                occupancy: f64::from(m),
+                warm_occupancy: f64::from(m),
             }
         })
         .collect();

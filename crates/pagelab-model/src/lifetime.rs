@@ -46,6 +46,11 @@ pub struct LifetimePoint {
     pub warm_faults: f64,
     /// Mean changed pages written per transaction, pages surviving [pages].
     pub warm_writes: f64,
+    /// Mean resident pages over a stay's references, the stay started with none: the mean
+    /// of min(distinct pages so far, frames) (reading `twin-stay-occupancy`) [pages].
+    pub occupancy: f64,
+    /// The same with the program's pages surviving its think time [pages].
+    pub warm_occupancy: f64,
 }
 
 /// A class's lifetime curve, per transaction (its commands mixed by their probabilities).
@@ -65,23 +70,32 @@ impl Lifetime {
     /// Faults and writes per transaction with `m` frames (linear between whole frames), when
     /// a share `survive` of the program's pages outlives its think time.
     pub fn at(&self, m: f64, survive: f64) -> (f64, f64) {
+        let s = survive.clamp(0.0, 1.0);
+        let mix = |cold: fn(&LifetimePoint) -> f64, warm: fn(&LifetimePoint) -> f64| {
+            s * self.lerp(m, warm) + (1.0 - s) * self.lerp(m, cold)
+        };
+        (
+            mix(|p| p.faults, |p| p.warm_faults),
+            mix(|p| p.writes, |p| p.warm_writes),
+        )
+    }
+
+    /// Mean resident pages of a stay that may grow to `m` frames, when a share `survive` of
+    /// the program's pages outlives its think time [pages].
+    pub fn occupancy_at(&self, m: f64, survive: f64) -> f64 {
+        let s = survive.clamp(0.0, 1.0);
+        s * self.lerp(m, |p| p.warm_occupancy) + (1.0 - s) * self.lerp(m, |p| p.occupancy)
+    }
+
+    /// `f` of the points, linear between whole frames; beyond the last, the last.
+    fn lerp(&self, m: f64, f: fn(&LifetimePoint) -> f64) -> f64 {
         let last = self.points.len() - 1;
         let m = m.clamp(0.0, last as f64);
         let i = (m.floor() as usize).min(last);
         let j = (i + 1).min(last);
         let w = m - i as f64;
-        let (a, b) = (&self.points[i], &self.points[j]);
-        let lin = |x: f64, y: f64| x + w * (y - x);
-        let s = survive.clamp(0.0, 1.0);
-        let cold = (lin(a.faults, b.faults), lin(a.writes, b.writes));
-        let warm = (
-            lin(a.warm_faults, b.warm_faults),
-            lin(a.warm_writes, b.warm_writes),
-        );
-        (
-            s * warm.0 + (1.0 - s) * cold.0,
-            s * warm.1 + (1.0 - s) * cold.1,
-        )
+        let (a, b) = (f(&self.points[i]), f(&self.points[j]));
+        a + w * (b - a)
     }
 }
 
@@ -91,9 +105,48 @@ struct Tally {
     writes: Vec<f64>,
     warm_faults: Vec<f64>,
     warm_writes: Vec<f64>,
+    /// Σ over references of min(distinct so far, m), per size.
+    occupancy: Vec<f64>,
+    warm_occupancy: Vec<f64>,
     refs: f64,
     distinct: f64,
     n: f64,
+}
+
+/// References counted by the distinct pages a stack held when they were made.
+struct Residency {
+    by_distinct: Vec<f64>,
+}
+
+impl Residency {
+    fn new(size: usize) -> Residency {
+        Residency {
+            by_distinct: vec![0.0; size + 1],
+        }
+    }
+
+    /// `refs` references made with `distinct` pages referenced so far.
+    fn note(&mut self, distinct: u32, refs: u64) {
+        let d = (distinct as usize).min(self.by_distinct.len() - 1);
+        self.by_distinct[d] += refs as f64;
+    }
+
+    /// Σ over the references of min(distinct, m), at m = 0..len; then starts over.
+    fn take(&mut self, len: usize) -> Vec<f64> {
+        let mut out = vec![0.0; len];
+        let total: f64 = self.by_distinct.iter().sum();
+        let (mut below, mut weighted) = (0.0, 0.0);
+        for (m, o) in out.iter_mut().enumerate() {
+            // Σ_{d<m} h_d d + m Σ_{d≥m} h_d
+            *o = weighted + m as f64 * (total - below);
+            if let Some(&h) = self.by_distinct.get(m) {
+                below += h;
+                weighted += h * m as f64;
+            }
+        }
+        self.by_distinct.iter_mut().for_each(|h| *h = 0.0);
+        out
+    }
 }
 
 impl Tally {
@@ -103,29 +156,36 @@ impl Tally {
             writes: vec![0.0; size + 1],
             warm_faults: vec![0.0; size + 1],
             warm_writes: vec![0.0; size + 1],
+            occupancy: vec![0.0; size + 1],
+            warm_occupancy: vec![0.0; size + 1],
             refs: 0.0,
             distinct: 0.0,
             n: 0.0,
         }
     }
 
-    /// Adds one transaction's stack (`refs` references, the shared segment's included).
-    fn add(&mut self, stack: &LruStack, refs: f64) {
+    /// Adds one stay's stack (`refs` references, the shared segment's included) and its
+    /// residency.
+    fn add(&mut self, stack: &LruStack, refs: f64, res: &mut Residency) {
         let (f, w) = per_size(stack, refs, self.faults.len());
+        let occ = res.take(self.faults.len());
         for m in 0..self.faults.len() {
             self.faults[m] += f[m];
             self.writes[m] += w[m];
+            self.occupancy[m] += occ[m];
         }
         self.refs += refs;
         self.distinct += f64::from(stack.distinct());
     }
 
     /// Adds the stack kept across all `n` transactions, as per-transaction means.
-    fn add_warm(&mut self, stack: &LruStack, refs: f64, n: f64) {
+    fn add_warm(&mut self, stack: &LruStack, refs: f64, n: f64, res: &mut Residency) {
         let (f, w) = per_size(stack, refs, self.faults.len());
+        let occ = res.take(self.faults.len());
         for m in 0..self.faults.len() {
             self.warm_faults[m] += f[m] / n.max(1.0);
             self.warm_writes[m] += w[m] / n.max(1.0);
+            self.warm_occupancy[m] += occ[m] / n.max(1.0);
         }
     }
 }
@@ -183,6 +243,7 @@ fn measure_command(
     let mut rng = streams.stream("lifetime-length", 0);
     let (mut batch, mut buf) = (Vec::new(), Vec::new());
     let mut warm = LruStack::new(l.address_pages + 1, 0);
+    let (mut res, mut warm_res) = (Residency::new(size), Residency::new(size));
     let (mut warm_refs, mut stays) = (0.0, 0.0f64);
     for _ in 0..txns {
         let target = if cmd.exponential {
@@ -202,21 +263,24 @@ fn measure_command(
                 }
                 if done as f64 >= stay_end {
                     // Dropped at the slice's end: the next stay reloads what it touches.
-                    tally.add(&stack, (done - stay_start) as f64);
+                    tally.add(&stack, (done - stay_start) as f64, &mut res);
                     stays += 1.0;
                     stack = LruStack::new(l.address_pages + 1, 0);
                     stay_start = done;
                     stay_end += slices[1];
                 }
-                done += push_private(&mut stack, std::slice::from_ref(r), shared, &mut buf);
+                let refs = push_private(&mut stack, std::slice::from_ref(r), shared, &mut buf);
+                done += refs;
                 warm.push_runs(&buf);
+                res.note(stack.distinct(), refs);
+                warm_res.note(warm.distinct(), refs);
             }
         }
-        tally.add(&stack, (done - stay_start) as f64);
+        tally.add(&stack, (done - stay_start) as f64, &mut res);
         stays += 1.0;
         warm_refs += done as f64;
     }
-    tally.add_warm(&warm, warm_refs, txns as f64);
+    tally.add_warm(&warm, warm_refs, txns as f64, &mut warm_res);
     tally.n = txns as f64;
     // The storage test projects a stay's working set.
     tally.distinct /= stays.max(1.0);
@@ -244,6 +308,8 @@ pub fn of_locality(
             mix.writes[m] += w * t.writes[m];
             mix.warm_faults[m] += cmd.probability * t.warm_faults[m];
             mix.warm_writes[m] += cmd.probability * t.warm_writes[m];
+            mix.occupancy[m] += w * t.occupancy[m];
+            mix.warm_occupancy[m] += cmd.probability * t.warm_occupancy[m];
         }
         mix.refs += w * t.refs;
         mix.distinct += cmd.probability * t.distinct;
@@ -270,7 +336,7 @@ pub fn of_source(
     stack.push_runs(&batch);
     let size = stack.distinct() as usize;
     let mut t = Tally::new(size);
-    t.add(&stack, refs as f64);
+    t.add(&stack, refs as f64, &mut Residency::new(size));
     let per_txn: f64 = class
         .commands
         .iter()
@@ -279,11 +345,15 @@ pub fn of_source(
     let scale = per_txn / (refs.max(1) as f64);
     let faults: Vec<f64> = t.faults.iter().map(|f| f * scale).collect();
     let writes: Vec<f64> = t.writes.iter().map(|w| w * scale).collect();
+    // A trace program resumes where it was: it holds what it has loaded throughout.
+    let held: Vec<f64> = (0..=size).map(|m| m as f64 * per_txn).collect();
     let mix = Tally {
         warm_faults: faults.clone(),
         warm_writes: writes.clone(),
         faults,
         writes,
+        occupancy: held.clone(),
+        warm_occupancy: held,
         refs: per_txn,
         // A warm program reloads only what it faults; its working set is its footprint.
         distinct: size as f64,
@@ -328,6 +398,8 @@ fn finish(class: &str, t: Tally) -> Lifetime {
             },
             warm_faults: t.warm_faults[m],
             warm_writes: t.warm_writes[m],
+            occupancy: t.occupancy[m] / t.refs.max(1.0),
+            warm_occupancy: t.warm_occupancy[m] / t.refs.max(1.0),
         })
         .collect();
     Lifetime {
@@ -376,5 +448,46 @@ mod tests {
         );
         // One frame faults on most runs (mean 200 references each).
         assert!(lt.points[1].lifetime < 400.0, "{:?}", lt.points[1]);
+    }
+
+    #[test]
+    fn residency_counts_each_reference_at_the_pages_it_could_hold() {
+        let mut r = Residency::new(4);
+        r.note(1, 2);
+        r.note(2, 3);
+        r.note(3, 5);
+        // m = 2: the 2 references at one page hold 1, the other 8 hold 2.
+        assert_eq!(r.take(5), vec![0.0, 10.0, 18.0, 23.0, 23.0]);
+        assert_eq!(r.take(2), vec![0.0, 0.0], "taking starts over");
+    }
+
+    #[test]
+    fn a_stay_holds_on_average_less_than_it_loads_and_more_with_more_frames() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../presets/vm370.toml"
+        ))
+        .unwrap();
+        let spec = pagelab_sys::load_spec(&text, "vm370.toml", &[]).unwrap();
+        let d = pagelab_sys::demands::ServiceDemands::of(&spec);
+        let lt = of_locality(
+            &d.classes[0],
+            d.shared_pages,
+            (d.reference_s, d.slices_s),
+            1,
+        )
+        .unwrap();
+        let occ: Vec<f64> = lt.points.iter().map(|p| p.occupancy).collect();
+        assert!(occ.windows(2).all(|w| w[1] >= w[0] - 1e-9), "{occ:?}");
+        for p in &lt.points {
+            assert!(p.occupancy <= f64::from(p.frames) + 1e-9, "{p:?}");
+            assert!(p.occupancy <= p.warm_occupancy + 1e-9, "{p:?}");
+        }
+        // A cold stay loads its pages as it goes, so it holds less than its address space
+        // on average. (The mean is per reference, so long stays, with more distinct pages,
+        // weigh more than in the working set, a mean per stay.)
+        let last = lt.points.last().unwrap();
+        assert!(last.occupancy < 0.9 * f64::from(last.frames), "{last:?}");
+        assert!(last.occupancy > 0.3 * lt.working_set, "{last:?}");
     }
 }

@@ -302,6 +302,10 @@ impl Twin {
             .collect();
         let want: f64 = a.iter().zip(&proj).map(|(x, p)| x * p).sum();
         let free = self.pageable(n);
+        let theta = self.growth(a, &proj, free, want);
+        let held: f64 = (0..a.len())
+            .map(|c| a[c] * self.life[c].occupancy_at(theta * proj[c], 0.0))
+            .sum();
         // The frames the admitted sets leave hold the pages of users out of the set (thinking
         // or eligible); a share of those survives to the user's next stay.
         let idle: f64 = counts
@@ -311,7 +315,7 @@ impl Twin {
             .map(|((&nc, x), p)| (f64::from(nc) - x).max(0.0) * p)
             .sum();
         let survive = if idle > 0.0 {
-            ((free - want) / idle).clamp(0.0, 1.0)
+            ((free - held) / idle).clamp(0.0, 1.0)
         } else {
             1.0
         };
@@ -327,7 +331,7 @@ impl Twin {
             / self.d.paging.len().max(1) as f64;
         let mut out = Demands::default();
         for ((c, l), p) in self.d.classes.iter().zip(&self.life).zip(&proj) {
-            let m = if want > 0.0 { free * p / want } else { free };
+            let m = theta * p;
             let (f, w) = l.at(m, survive);
             let mix = |g: &dyn Fn(&pagelab_sys::demands::CommandDemand) -> f64| -> f64 {
                 c.commands.iter().map(|k| k.probability * g(k)).sum()
@@ -362,10 +366,40 @@ impl Twin {
             out.visits.push(visits);
             out.closed.push(row);
             out.writes.push(wrow);
-            out.frames.push(m);
+            out.frames.push(l.occupancy_at(m, survive));
             out.faults.push(f);
         }
         out
+    }
+
+    /// How far the stays may grow, as a multiple θ of their projections `proj`: the largest
+    /// at which the `a` stays' mean resident sets fit the `free` frames, Σ a_c R_c(θ P_c) ≤
+    /// free, at least free / Σ a_c P_c (reading `twin-stay-occupancy`). Cold stays: pages that
+    /// survived a think time are the frames the active stays leave.
+    fn growth(&self, a: &[f64], proj: &[f64], free: f64, want: f64) -> f64 {
+        let lo = if want > 0.0 { free / want } else { return 1.0 };
+        let held = |t: f64| -> f64 {
+            (0..a.len())
+                .map(|c| a[c] * self.life[c].occupancy_at(t * proj[c], 0.0))
+                .sum()
+        };
+        // Past every curve's last point nothing more is held.
+        let hi = (0..a.len())
+            .map(|c| (self.life[c].points.len() - 1) as f64 / proj[c].max(1e-9))
+            .fold(lo, f64::max);
+        if held(hi) <= free {
+            return hi;
+        }
+        let (mut lo, mut hi) = (lo, hi);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if held(mid) <= free {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// The central subsystem with `pop` users of each class inside the memory level.
@@ -559,6 +593,7 @@ impl Twin {
         let driver = (0..counts.len()).max_by_key(|&c| counts[c]).unwrap_or(0);
         let modes = modes[driver];
         let mut acc = Inner::default();
+        let mut with_one = 0.0;
         let p = &dist[driver];
         for (k, &pk) in p.iter().enumerate() {
             if pk < 1e-6 {
@@ -573,7 +608,11 @@ impl Twin {
             acc.faults += pk * i.faults;
             acc.mpl += pk * i.mpl;
             acc.eligible += pk * i.eligible;
-            acc.frames += pk * i.frames;
+            if i.mpl > 0.0 {
+                // Frames per program where there is one.
+                acc.frames += pk * i.frames;
+                with_one += pk;
+            }
         }
         let norm: f64 = p.iter().filter(|&&v| v >= 1e-6).sum::<f64>().max(1e-300);
         let classes = self
@@ -603,7 +642,7 @@ impl Twin {
             fault_rate: acc.faults / norm,
             mpl: acc.mpl / norm,
             eligible: acc.eligible / norm,
-            frames_per_program: acc.frames / norm,
+            frames_per_program: acc.frames / with_one.max(1e-300),
             crowded_share: modes.map_or(0.0, |m| m.crowded_share),
             crowding_onset_s: modes.map(|m| m.onset_s),
         }

@@ -6,9 +6,11 @@ use pyo3::prelude::*;
 use crate::err;
 
 /// Solves the twin of `toml` (with overrides) at each number of `users`; `seed` seeds the
-/// lifetime measurement, `mpl_limit` replaces the storage test by a fixed limit.
+/// lifetime measurement, `mpl_limit` replaces the storage test by a fixed limit; the means
+/// are over the spec's run window, or stationary with `stationary`.
 #[pyfunction]
-#[pyo3(signature = (toml, origin, overrides, users, seed=1, mpl_limit=None))]
+#[pyo3(signature = (toml, origin, overrides, users, seed=1, mpl_limit=None, stationary=false))]
+#[allow(clippy::too_many_arguments)]
 fn model_system(
     py: Python<'_>,
     toml: &str,
@@ -17,11 +19,14 @@ fn model_system(
     users: Vec<u32>,
     seed: u64,
     mpl_limit: Option<f64>,
+    stationary: bool,
 ) -> PyResult<String> {
-    let opts = pagelab_model::TwinOptions {
-        mpl_limit,
-        horizon: pagelab_model::Horizon::default(),
+    let horizon = if stationary {
+        pagelab_model::Horizon::Stationary
+    } else {
+        pagelab_model::Horizon::Run
     };
+    let opts = pagelab_model::TwinOptions { mpl_limit, horizon };
     let report = py
         .allow_threads(|| {
             pagelab_model::twin_toml(

@@ -34,6 +34,14 @@ from .base import cli
     help="A fixed multiprogramming limit in place of the load controller's storage test "
     "(UNIX V6: the prototype images that fit in core).",
 )
+@click.option(
+    "--horizon",
+    type=click.Choice(["run", "inf"]),
+    default="run",
+    show_default=True,
+    help="Means over the spec's run window (warm-up to duration, as the simulator measures) "
+    "or stationary (inf); they differ where the set can crowd and stay crowded.",
+)
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Write CSV and PNG.")
 @click.option(
     "--compare-sim",
@@ -49,6 +57,7 @@ def model(
     users: str,
     seed: int,
     mpl_limit: float | None,
+    horizon: str,
     out: str | None,
     compare_sim: bool,
     sim_users: str | None,
@@ -69,7 +78,9 @@ def model(
     if compare_sim:
         extras.need("sweep", "`pagelab model --compare-sim`")
     t0 = time.perf_counter()
-    frame = twin.model(spec, overrides=overrides, users=users, seed=seed, mpl_limit=mpl_limit)
+    frame = twin.model(
+        spec, overrides=overrides, users=users, seed=seed, mpl_limit=mpl_limit, horizon=horizon
+    )
     wall = time.perf_counter() - t0
     sim = None
     if compare_sim:

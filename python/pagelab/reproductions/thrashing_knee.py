@@ -145,8 +145,9 @@ def run(ctx: Context) -> None:
     warm, dur = DURATION["full" if ctx.full else "smoke"]
     for label, preset, sets, full, smoke in SYSTEMS:
         counts, users = full if ctx.full else smoke
-        rows = twin.model_rows(preset, overrides=sets, users=counts, seed=ctx.seed)
         timing = [f"run.warmup_s={warm}", f"run.duration_s={dur}"]
+        # The twin's means over the same window as the runs' (reading twin-run-horizon).
+        rows = twin.model_rows(preset, overrides=[*sets, *timing], users=counts, seed=ctx.seed)
         runs = ctx.simulate([(preset, [*sets, *timing, f"workload.users={u}"]) for u in users])
         sim_x = []
         for u, r in zip(users, runs, strict=True):
