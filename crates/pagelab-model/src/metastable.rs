@@ -124,7 +124,7 @@ fn ln_passages(lnp: &[f64], birth: &[f64], death: &[f64], g: usize, b: usize) ->
 pub fn window_share(ln_up: f64, ln_down: f64, from_s: f64, to_s: f64) -> f64 {
     let (ru, rd) = ((-ln_up).exp(), (-ln_down).exp());
     let r = ru + rd;
-    if !(r > 0.0) || !r.is_finite() {
+    if r.is_nan() || r <= 0.0 || r.is_infinite() {
         return if ru.is_infinite() { 1.0 } else { 0.0 };
     }
     let pi = 1.0 / (1.0 + (ln_up - ln_down).exp());

@@ -9,7 +9,8 @@
 //!
 //! ```text
 //!   admitted a_c: the storage test Σ a_c P_c ≤ c·APAGES, interactive classes first
-//!   frames m_c = free frames · P_c / Σ a_c P_c               memory shared as the sets ask
+//!   frames m_c = θ P_c, θ the largest with Σ a_c R_c(θ P_c) ≤ free frames (R: a stay's
+//!         mean resident set over its references, from the lifetime pass)
 //!   faults f_c(m_c), writes w_c(m_c) from the lifetime curve (per transaction)
 //!   CPU = cpu + VIO·sup_vio + f·(fault + sio + interrupt + page) + w·(sio + interrupt + page)
 //!         + dispatch·(1 + VIO + writes + f)
@@ -37,7 +38,9 @@
 //! fixed point (Lazowska et al., QSP ch. 9, the approximate treatment of several classes
 //! sharing a memory constraint). A class without think time (long-running) is always inside.
 //! Every mean reported (utilisations, fault rate, MPL) is averaged over the distribution of the
-//! most numerous class's population inside.
+//! most numerous class's population inside. Where a class's chain has two modes (an uncrowded
+//! set and a crowded one), the means are over the run's window rather than stationary
+//! ([`crate::metastable`]).
 //!
 //! **What it leaves out** (and the simulator has): the Q1/Q2 slices' drops and the eligible
 //! list's order, the scan's stealing from users in queue beyond the memory split, RPS misses,
@@ -300,25 +303,8 @@ impl Twin {
         let proj: Vec<f64> = (0..a.len())
             .map(|c| self.projection(c).min(equal))
             .collect();
-        let want: f64 = a.iter().zip(&proj).map(|(x, p)| x * p).sum();
         let free = self.pageable(n);
-        let theta = self.growth(a, &proj, free, want);
-        let held: f64 = (0..a.len())
-            .map(|c| a[c] * self.life[c].occupancy_at(theta * proj[c], 0.0))
-            .sum();
-        // The frames the admitted sets leave hold the pages of users out of the set (thinking
-        // or eligible); a share of those survives to the user's next stay.
-        let idle: f64 = counts
-            .iter()
-            .zip(a)
-            .zip(&proj)
-            .map(|((&nc, x), p)| (f64::from(nc) - x).max(0.0) * p)
-            .sum();
-        let survive = if idle > 0.0 {
-            ((free - held) / idle).clamp(0.0, 1.0)
-        } else {
-            1.0
-        };
+        let (theta, survive) = self.frames_split(a, counts, &proj, free);
         let sup = &self.d.supervisor;
         let page_s = self
             .d
@@ -370,6 +356,30 @@ impl Twin {
             out.faults.push(f);
         }
         out
+    }
+
+    /// How far the `a` admitted stays may grow (θ, [`Twin::growth`]) in the `free` frames,
+    /// and the share of the other users' pages that survives to their next stay.
+    fn frames_split(&self, a: &[f64], counts: &[u32], proj: &[f64], free: f64) -> (f64, f64) {
+        let want: f64 = a.iter().zip(proj).map(|(x, p)| x * p).sum();
+        let theta = self.growth(a, proj, free, want);
+        let held: f64 = (0..a.len())
+            .map(|c| a[c] * self.life[c].occupancy_at(theta * proj[c], 0.0))
+            .sum();
+        // The frames the admitted sets leave hold the pages of users out of the set (thinking
+        // or eligible); a share of those survives to the user's next stay.
+        let idle: f64 = counts
+            .iter()
+            .zip(a)
+            .zip(proj)
+            .map(|((&nc, x), p)| (f64::from(nc) - x).max(0.0) * p)
+            .sum();
+        let survive = if idle > 0.0 {
+            ((free - held) / idle).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        (theta, survive)
     }
 
     /// How far the stays may grow, as a multiple θ of their projections `proj`: the largest
