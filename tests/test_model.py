@@ -71,3 +71,23 @@ def test_the_unix_twin_swaps_only_past_the_images_that_fit_as_the_machine_does()
         assert (m["swap_rate"].value > 0) == (n > 4)
         # Measured: +2.1 % at one process, −4.6 % at eight (seed 1, 600 s).
         assert x == pytest.approx(m["loop_rate"].value, rel=0.08)
+
+
+def test_a_run_that_starts_empty_stays_uncrowded_where_the_stationary_twin_has_crowded() -> None:
+    # vm370 at 500 frames, 160 users: the CMS class's chain has an uncrowded and a crowded mode;
+    # over a 900-second run the set crowds a small share of the time, stationary it is crowded.
+    sets = ["memory.frames=500", "run.warmup_s=120", "run.duration_s=900"]
+    run = pagelab.model("vm370", overrides=sets, users="160").iloc[0]
+    inf = pagelab.model("vm370", overrides=sets, users="160", horizon="inf").iloc[0]
+    assert 0.0 < run["crowded_share"] < 0.5
+    assert run["crowding_onset_s"] > 900.0
+    assert run["throughput"] > 3.0 * inf["throughput"]
+    assert inf["mpl"] > 2.0 * run["mpl"]
+    # A longer run crowds more of the time.
+    long = ["memory.frames=500", "run.warmup_s=120", "run.duration_s=90000"]
+    assert pagelab.model("vm370", overrides=long, users="160").iloc[0]["crowded_share"] > 0.5
+
+
+def test_an_unknown_horizon_is_refused_in_one_line() -> None:
+    with pytest.raises(PagelabError, match="horizon: expected one of run, inf"):
+        pagelab.model("cp67", users="5", horizon="forever")
