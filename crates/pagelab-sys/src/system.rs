@@ -47,7 +47,7 @@ use crate::survival::SurvivalBooks;
 use crate::workload::{think_time, Program, TraceOpener};
 use crate::zswap::{Zswap, ZswapCounters};
 use pagelab_core::random::exponential;
-use pagelab_core::{EventQueue, Rng, RngStreams, Tick};
+use pagelab_core::{Rng, RngStreams, Tick};
 use pagelab_trace::Run;
 use rand::Rng as _;
 use std::collections::{BTreeMap, VecDeque};
@@ -78,10 +78,7 @@ enum Event {
 pub struct System<'o> {
     spec: SystemSpec,
     seed: u64,
-    now: Tick,
-    end: Tick,
-    warm: bool,
-    q: EventQueue<Event>,
+    ctx: Ctx,
     users: Vec<User>,
     classes: Vec<ClassRt>,
     shared_owner: u32,
@@ -161,16 +158,16 @@ impl<'o> System<'o> {
     fn next_time(&self) -> Tick {
         self.next_burst_end()
             .1
-            .min(self.q.peek_time().unwrap_or(Tick::NEVER))
+            .min(self.ctx.q.peek_time().unwrap_or(Tick::NEVER))
     }
 
     fn advance(&mut self, t: Tick) {
         if t <= self.monitor.last_t {
-            self.now = self.now.max(t);
+            self.ctx.now = self.ctx.now.max(t);
             return;
         }
         let dt = (t - self.monitor.last_t).as_secs_f64();
-        let c = &mut self.monitor.c;
+        let c = &mut self.ctx.c;
         c.time_s += dt;
         let mpl = f64::from(self.sched.n_q1 + self.sched.n_q2);
         c.mpl_user_s += mpl * dt;
@@ -182,7 +179,7 @@ impl<'o> System<'o> {
             c.page_wait_cpu_s += f64::from(self.dispatch.n_idle_cpus) * dt;
         }
         let (some, full) = self.mem_tasks().shares(self.dispatch.cpus.len() as u32);
-        let c = &mut self.monitor.c;
+        let c = &mut self.ctx.c;
         c.pressure_some_s += some * dt;
         c.pressure_full_s += full * dt;
         let last = self.monitor.last_t.0;
@@ -199,7 +196,7 @@ impl<'o> System<'o> {
             }
         }
         self.monitor.last_t = t;
-        self.now = t;
+        self.ctx.now = t;
     }
 
     /// The users as Linux PSI's memory task counts (docs/system.md, "Memory pressure"): a user
@@ -239,13 +236,14 @@ impl<'o> System<'o> {
                     .pop_front()
                     .or_else(|| self.dispatch.ready_q2.pop_front())
                 else {
-                    if self.dispatch.sup_debt_ns > 0 {
-                        let d = std::mem::take(&mut self.dispatch.sup_debt_ns);
-                        self.monitor.c.cpu_supervisor_s += d as f64 / 1e9;
+                    if self.ctx.sup_debt_ns > 0 {
+                        let d = std::mem::take(&mut self.ctx.sup_debt_ns);
+                        self.ctx.c.cpu_supervisor_s += d as f64 / 1e9;
                         self.dispatch.cpus[ci].busy = true;
                         self.dispatch.n_idle_cpus -= 1;
-                        self.q
-                            .schedule(self.now + Tick(d), Event::CpuFreed(ci as u32));
+                        self.ctx
+                            .q
+                            .schedule(self.ctx.now + Tick(d), Event::CpuFreed(ci as u32));
                     }
                     break;
                 };
@@ -273,7 +271,7 @@ impl<'o> System<'o> {
         self.dispatch.n_idle_cpus += 1;
         let u = cpu.user;
         let e = cpu.elapsed_ns;
-        let warm = self.warm;
+        let warm = self.ctx.warm;
         let usr = &mut self.users[u as usize];
         usr.seg_left_ns -= e.min(usr.seg_left_ns);
         usr.minor_left_ns -= e.min(usr.minor_left_ns);
@@ -322,16 +320,16 @@ impl<'o> System<'o> {
         } else {
             self.vio.service_ns
         };
-        let start = self.vio.busy[d].max(self.now);
+        let start = self.vio.busy[d].max(self.ctx.now);
         let done = start + Tick(svc.round() as u64);
         self.vio.busy[d] = done;
-        self.monitor.c.vios += 1.0;
-        if self.warm {
+        self.ctx.c.vios += 1.0;
+        if self.ctx.warm {
             self.users[u as usize].t_vios += 1;
         }
-        self.dispatch.sup_debt_ns += self.dispatch.cost.vio_sio;
+        self.ctx.sup_debt_ns += self.ctx.cost.vio_sio;
         self.set_state(u, UState::VioWait);
-        self.q.schedule(done, Event::VioDone(u));
+        self.ctx.q.schedule(done, Event::VioDone(u));
     }
 
     fn segment_ended(&mut self, u: u32) {
@@ -346,36 +344,36 @@ impl<'o> System<'o> {
             match b {
                 Boundary::Vio => self.start_vio(u),
                 Boundary::Console => {
-                    let done = self.now + Tick::from_secs_f64(usr.console_ms / 1e3);
+                    let done = self.ctx.now + Tick::from_secs_f64(usr.console_ms / 1e3);
                     if !self.sched.lc.eliminates_false_drops() {
                         self.queue_drop(u, true);
                         self.admit();
                     }
                     self.set_state(u, UState::ConsoleWait);
-                    self.q.schedule(done, Event::ConsoleDone(u));
+                    self.ctx.q.schedule(done, Event::ConsoleDone(u));
                 }
             }
             return;
         }
         // The transaction is complete: terminal read, queue-drop, think.
-        usr.charge(self.now);
-        let resp = (self.now - usr.txn_start).as_secs_f64();
+        usr.charge(self.ctx.now);
+        let resp = (self.ctx.now - usr.txn_start).as_secs_f64();
         let trivial = !usr.went_q2;
         usr.n_txn += 1;
         let ci = usr.class as usize;
-        if self.warm {
+        if self.ctx.warm {
             usr.t_txn += 1;
             usr.t_resp += resp;
-            self.monitor.c.transactions += 1.0;
-            self.monitor.c.response_sum_s += resp;
+            self.ctx.c.transactions += 1.0;
+            self.ctx.c.response_sum_s += resp;
             let cl = &mut self.classes[ci];
             cl.resp.push(resp);
             if trivial {
                 cl.resp_trivial.push(resp);
                 cl.trivial += 1;
-                self.monitor.c.trivial_transactions += 1.0;
-                self.monitor.c.trivial_response_sum_s += resp;
-                users::add_trivial_split(&mut self.monitor.c, &usr.split_ns);
+                self.ctx.c.trivial_transactions += 1.0;
+                self.ctx.c.trivial_response_sum_s += resp;
+                users::add_trivial_split(&mut self.ctx.c, &usr.split_ns);
             } else {
                 cl.resp_nontrivial.push(resp);
             }
@@ -391,22 +389,23 @@ impl<'o> System<'o> {
             &mut self.users[u as usize].rng,
             k,
         );
-        if self.warm {
+        if self.ctx.warm {
             let cl = &mut self.classes[ci];
             cl.think_sum += z;
             cl.thinks += 1;
-            self.monitor.c.think_sum_s += z;
-            self.monitor.c.thinks += 1.0;
+            self.ctx.c.think_sum_s += z;
+            self.ctx.c.thinks += 1.0;
         }
         self.set_state(u, UState::Thinking);
-        self.q
-            .schedule(self.now + Tick::from_secs_f64(z), Event::ThinkEnded(u));
+        self.ctx
+            .q
+            .schedule(self.ctx.now + Tick::from_secs_f64(z), Event::ThinkEnded(u));
         self.admit();
     }
 
     fn handle_vio_done(&mut self, u: u32) {
-        self.dispatch.sup_debt_ns += self.dispatch.cost.vio_interrupt;
-        self.monitor.c.io_interrupts += 1.0;
+        self.ctx.sup_debt_ns += self.ctx.cost.vio_interrupt;
+        self.ctx.c.io_interrupts += 1.0;
         self.make_ready(u, false);
     }
 
@@ -427,6 +426,7 @@ pub(crate) use assemble::Parts;
 mod burst;
 mod components;
 mod cp_spool;
+mod ctx;
 mod guest_hooks;
 mod invariants;
 mod kernel_impl;
@@ -441,6 +441,7 @@ mod vmsp_dispatch;
 mod zswap_io;
 
 use components::{Dispatcher, GuestBooks, MonitorBooks, Paging, Reclaim, Scheduler, VirtualIo};
+use ctx::Ctx;
 use users::{Boundary, ClassRt, Cpu, Outcome, UState, User, N_USTATES};
 
 #[cfg(test)]

@@ -38,10 +38,11 @@ impl<'o> System<'o> {
         let mut sys = System {
             spec: spec.clone(),
             seed,
-            now: Tick::ZERO,
-            end: spec.run.duration_s.tick(),
-            warm: spec.run.warmup_s.get() <= 0.0,
-            q: EventQueue::new(),
+            ctx: Ctx::new(
+                spec.run.duration_s.tick(),
+                spec.run.warmup_s.get() <= 0.0,
+                SupCost::of(&spec.cpu.supervisor),
+            ),
             users,
             classes: class_books(spec, &parts.users),
             shared_owner: n_all,
@@ -70,7 +71,7 @@ impl<'o> System<'o> {
         self.mem.lifo_flush = self.spec.memory.lifo_flush;
         if self.paging.swap.is_some() && self.spec.swapping.garbage_collector {
             let first = Tick::from_secs_f64(self.spec.swapping.gc_period_s);
-            self.q.schedule(first, Event::Collect);
+            self.ctx.q.schedule(first, Event::Collect);
         }
         // Every user starts with a think period (staggered by the think law itself), or, in a
         // terminal-driver session, waits for its release (one every `every_s`, young ch. I §4).
@@ -97,17 +98,18 @@ impl<'o> System<'o> {
                 let cl = &self.classes[ci].spec.think;
                 think_time(cl, &mut self.users[u as usize].rng, 0)
             };
-            self.q
+            self.ctx
+                .q
                 .schedule(Tick::from_secs_f64(t), Event::ThinkEnded(u));
         }
         self.start_guests();
-        self.monitor.next_sample = self.monitor.interval.min(self.end);
-        self.q.schedule(self.monitor.next_sample, Event::Sample);
-        if !self.warm {
+        self.monitor.next_sample = self.monitor.interval.min(self.ctx.end);
+        self.ctx.q.schedule(self.monitor.next_sample, Event::Sample);
+        if !self.ctx.warm {
             let warm = self.spec.run.warmup_s.tick();
-            self.q.schedule(warm, Event::WarmupEnded);
+            self.ctx.q.schedule(warm, Event::WarmupEnded);
         }
-        self.q.schedule(self.end, Event::End);
+        self.ctx.q.schedule(self.ctx.end, Event::End);
     }
 }
 

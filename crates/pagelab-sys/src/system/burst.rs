@@ -89,13 +89,13 @@ impl System<'_> {
         let dispatch_cost = if std::mem::take(&mut self.users[u as usize].cont) {
             0
         } else {
-            self.monitor.c.dispatches += 1.0;
-            self.dispatch.cost.dispatch
+            self.ctx.c.dispatches += 1.0;
+            self.ctx.cost.dispatch
         };
-        let sup = dispatch_cost + std::mem::take(&mut self.dispatch.sup_debt_ns);
-        self.monitor.c.cpu_supervisor_s += sup as f64 / 1e9;
-        let start = self.now.as_ns() + sup;
-        let next_ev = self.q.peek_time().unwrap_or(self.end).as_ns();
+        let sup = dispatch_cost + std::mem::take(&mut self.ctx.sup_debt_ns);
+        self.ctx.c.cpu_supervisor_s += sup as f64 / 1e9;
+        let start = self.ctx.now.as_ns() + sup;
+        let next_ev = self.ctx.q.peek_time().unwrap_or(self.ctx.end).as_ns();
         let usr = &mut self.users[u as usize];
         if usr.minor_left_ns == 0 {
             usr.minor_left_ns = self.dispatch.dispatch_ns;
@@ -145,7 +145,7 @@ impl System<'_> {
             }
         };
         self.dispatch.n_runs += runs_done;
-        self.monitor.c.cpu_problem_s += elapsed as f64 / 1e9;
+        self.ctx.c.cpu_problem_s += elapsed as f64 / 1e9;
         usr.enter(UState::Running, Tick(start));
         self.dispatch.cpus[ci] = Cpu {
             user: u,

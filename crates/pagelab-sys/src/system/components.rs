@@ -65,15 +65,12 @@ pub(super) struct Dispatcher {
     pub(super) ready_q1: VecDeque<u32>,
     pub(super) ready_q2: VecDeque<u32>,
     pub(super) n_idle_cpus: u32,
-    /// Supervisor time the next dispatch pays before running its user [ns].
-    pub(super) sup_debt_ns: u64,
     /// Problem-state time per reference [ps].
     pub(super) reference_ps: u64,
     /// The dispatcher's own slice [ns].
     pub(super) dispatch_ns: u64,
     /// Q1 ready list ordered by CPU used in the stay (`cpu.dispatch_order = "least-cpu"`).
     pub(super) least_cpu_first: bool,
-    pub(super) cost: SupCost,
     /// The load controller's Q1 and Q2 slices [ns] (constant; read at every dispatch).
     pub(super) slices_ns: [u64; 2],
     /// VM/SP dispatcher books and the spool writer ([`vmsp_dispatch`], [`cp_spool`]).
@@ -93,11 +90,9 @@ impl Dispatcher {
             ready_q1: VecDeque::new(),
             ready_q2: VecDeque::new(),
             n_idle_cpus: spec.cpu.count,
-            sup_debt_ns: 0,
             reference_ps: (spec.cpu.reference_ns * 1e3).round().max(1.0) as u64,
             dispatch_ns: spec.cpu.dispatch_slice_ms.ns().max(1),
             least_cpu_first: spec.cpu.dispatch_order == crate::spec::DispatchOrder::LeastCpu,
-            cost: SupCost::of(&spec.cpu.supervisor),
             slices_ns: [Queue::Q1, Queue::Q2].map(|q| lc.slice_ns(q)),
             vmsp: vmsp_dispatch::VmspBooks::new(n_all as usize, streams.stream("spool", 0)),
             n_runs: 0,
@@ -197,7 +192,6 @@ impl VirtualIo {
 
 /// The monitor's books: the counters, their interval samples and the sampling clock.
 pub(super) struct MonitorBooks {
-    pub(super) c: Counters,
     pub(super) last_t: Tick,
     pub(super) samples: Vec<Counters>,
     pub(super) warm_sample: Counters,
@@ -212,7 +206,6 @@ pub(super) struct MonitorBooks {
 impl MonitorBooks {
     pub(super) fn build(spec: &SystemSpec) -> MonitorBooks {
         MonitorBooks {
-            c: Counters::default(),
             last_t: Tick::ZERO,
             samples: Vec::new(),
             warm_sample: Counters::default(),

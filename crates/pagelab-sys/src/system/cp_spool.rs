@@ -37,7 +37,7 @@ impl System<'_> {
                 // The ring came round to a page still in storage: its frame is reused.
                 if self.mem.frames[pte.frame as usize].state == FrameState::PageOut {
                     self.mem.set_state(pte.frame, FrameState::Resident);
-                    self.monitor.c.reclaims += 1.0;
+                    self.ctx.c.reclaims += 1.0;
                 }
                 let fr = &mut self.mem.frames[pte.frame as usize];
                 fr.referenced = true;
@@ -64,7 +64,7 @@ impl System<'_> {
             let fr = &mut self.mem.frames[f as usize];
             fr.referenced = true;
             fr.changed = true;
-            self.dispatch.sup_debt_ns += self.dispatch.cost.page;
+            self.ctx.sup_debt_ns += self.ctx.cost.page;
         }
     }
 }

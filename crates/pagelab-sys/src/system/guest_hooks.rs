@@ -39,14 +39,17 @@ impl System<'_> {
                 .collect();
             let partitions = os.job_partitions();
             for (s, t) in arrivals {
-                self.q.schedule(t, Event::GuestArrive(u, s as u16));
+                self.ctx.q.schedule(t, Event::GuestArrive(u, s as u16));
             }
             // A guest whose spooler is ready from the start.
-            self.q.schedule(Tick::ZERO, Event::GuestWake(u, u16::MAX));
+            self.ctx
+                .q
+                .schedule(Tick::ZERO, Event::GuestWake(u, u16::MAX));
             match &spec.pagemon {
                 Some(p) => {
                     self.guest.pagemons.push(Some(Pagemon::new(p, partitions)));
-                    self.q
+                    self.ctx
+                        .q
                         .schedule(Tick::from_secs_f64(p.period_s), Event::Pagemon(gi as u32));
                 }
                 None => self.guest.pagemons.push(None),
@@ -56,11 +59,13 @@ impl System<'_> {
 
     /// Jobs of stream `s` arrive at guest `u`.
     pub(super) fn guest_arrive(&mut self, u: u32, s: usize) {
-        let now = self.now;
+        let now = self.ctx.now;
         let os = self.os(u).expect("a guest user runs a guest");
         os.arrive(s, now);
         if let Some(t) = os.next_arrival(s) {
-            self.q.schedule(t.max(now), Event::GuestArrive(u, s as u16));
+            self.ctx
+                .q
+                .schedule(t.max(now), Event::GuestArrive(u, s as u16));
         }
         self.guest_kick(u);
     }
@@ -68,13 +73,14 @@ impl System<'_> {
     /// Task `t`'s I/O or timer is over (`u16::MAX`: only look at the virtual machine).
     pub(super) fn guest_wake(&mut self, u: u32, t: usize) {
         if t != u16::MAX as usize {
-            let now = self.now;
+            let now = self.ctx.now;
             let os = self.os(u).expect("a guest user runs a guest");
             if let Verdict::Timer(i, ns) = os.wake(t) {
-                self.q
+                self.ctx
+                    .q
                     .schedule(now + Tick(ns), Event::GuestWake(u, i as u16));
             }
-            self.dispatch.sup_debt_ns += self.dispatch.cost.vio_interrupt;
+            self.ctx.sup_debt_ns += self.ctx.cost.vio_interrupt;
         }
         self.guest_kick(u);
     }
@@ -82,7 +88,7 @@ impl System<'_> {
     /// The current task's CPU segment is spent: its I/O starts (on a minidisk server), or its
     /// step or job ends; the virtual machine runs on if another task is ready.
     pub(super) fn guest_segment_ended(&mut self, u: u32) {
-        let now = self.now;
+        let now = self.ctx.now;
         let os = self.os(u).expect("a guest user runs a guest");
         match os.segment_ended(now) {
             Verdict::Io(t) => {
@@ -95,15 +101,16 @@ impl System<'_> {
                 let start = self.vio.busy[d].max(now);
                 let done = start + Tick(svc.round() as u64);
                 self.vio.busy[d] = done;
-                self.monitor.c.vios += 1.0;
-                if self.warm {
+                self.ctx.c.vios += 1.0;
+                if self.ctx.warm {
                     self.users[u as usize].t_vios += 1;
                 }
-                self.dispatch.sup_debt_ns += self.dispatch.cost.vio_sio;
-                self.q.schedule(done, Event::GuestWake(u, t as u16));
+                self.ctx.sup_debt_ns += self.ctx.cost.vio_sio;
+                self.ctx.q.schedule(done, Event::GuestWake(u, t as u16));
             }
             Verdict::Timer(t, ns) => {
-                self.q
+                self.ctx
+                    .q
                     .schedule(now + Tick(ns), Event::GuestWake(u, t as u16));
             }
             Verdict::Continue => self.check_done(),
@@ -159,7 +166,7 @@ impl System<'_> {
             &mut usr.seg_left_ns,
         ) {
             if os.n_switches != before {
-                self.dispatch.sup_debt_ns += (os.spec.switch_us * 1e3).round() as u64;
+                self.ctx.sup_debt_ns += (os.spec.switch_us * 1e3).round() as u64;
             }
             return true;
         }
@@ -184,7 +191,7 @@ impl System<'_> {
             return self.set_state(w, state);
         }
         let u = w & !PSEUDO;
-        self.dispatch.sup_debt_ns += self.dispatch.cost.interrupt;
+        self.ctx.sup_debt_ns += self.ctx.cost.interrupt;
         let os = self.os(u).expect("pseudo faults are a guest's");
         os.pseudo_fault();
         if os.has_ready() {
@@ -213,7 +220,7 @@ impl System<'_> {
             // Resolved while the fault is being handled: no wait, no interrupt.
             return self.make_ready(u, front);
         }
-        self.dispatch.sup_debt_ns += self.dispatch.cost.interrupt;
+        self.ctx.sup_debt_ns += self.ctx.cost.interrupt;
         self.os(u)
             .expect("pseudo faults are a guest's")
             .page_arrived();
@@ -233,9 +240,9 @@ impl System<'_> {
             .map(|&e| self.users[e as usize].proj.p)
             .sum();
         let sample = Sample {
-            time_s: self.now.as_secs_f64(),
-            page_reads: self.monitor.c.page_reads,
-            steals: self.monitor.c.steals,
+            time_s: self.ctx.now.as_secs_f64(),
+            page_reads: self.ctx.c.page_reads,
+            steals: self.ctx.c.steals,
             demand_pages: self.sched.sumwss + eligible,
             apages: f64::from(self.spec.memory.frames.get()),
             counters: self.snapshot(),
@@ -248,11 +255,12 @@ impl System<'_> {
             .pagemon
             .as_ref()
             .map_or(1.0, |p| p.period_s);
-        let now = self.now;
+        let now = self.ctx.now;
         let os = self.os(u).expect("a guest");
         os.set_allowed(allowed);
         os.pagemon_trace.push((now.as_secs_f64(), m, allowed));
-        self.q
+        self.ctx
+            .q
             .schedule(now + Tick::from_secs_f64(period), Event::Pagemon(i as u32));
         self.guest_kick(u);
     }
@@ -265,7 +273,7 @@ impl System<'_> {
         if k < self.classes[ci].spec.commands.len() as u64 {
             return false;
         }
-        let now = self.now.as_secs_f64();
+        let now = self.ctx.now.as_secs_f64();
         if let Some(b) = self.guest.bench.as_mut() {
             let r = &mut b.sessions[row];
             r.signed_off_s = Some(now);
@@ -295,7 +303,7 @@ impl System<'_> {
             None => true,
         });
         if sessions_done && streams_done {
-            self.guest.done_at = Some(self.now);
+            self.guest.done_at = Some(self.ctx.now);
         }
     }
 
@@ -307,7 +315,7 @@ impl System<'_> {
                 b.guests.push(os.report());
             }
         }
-        b.ended_s = self.now.as_secs_f64();
+        b.ended_s = self.ctx.now.as_secs_f64();
         Some(b)
     }
 }

@@ -76,11 +76,11 @@ fn burst_to_a_slotted_fault(sys: &mut System<'_>) -> u32 {
 /// Handles queued device events until a page read completes.
 fn until_a_read_completes(sys: &mut System<'_>) {
     loop {
-        let (t, ev) = sys.q.pop().expect("a read is under way");
+        let (t, ev) = sys.ctx.q.pop().expect("a read is under way");
         sys.advance(t);
         match ev {
             Event::Reconnect(d) => {
-                let step = sys.paging.io.reconnect(d as usize, sys.now);
+                let step = sys.paging.io.reconnect(d as usize, sys.ctx.now);
                 sys.schedule_device(d as usize, step);
             }
             Event::IoComplete(d) => {

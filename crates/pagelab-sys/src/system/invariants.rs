@@ -31,7 +31,7 @@ impl System<'_> {
     pub(super) fn checked(&self) -> Result<(), SysError> {
         self.check_invariants().map_err(|e| SysError::Invalid {
             origin: "engine".into(),
-            path: format!("t={}", self.now.as_secs_f64()),
+            path: format!("t={}", self.ctx.now.as_secs_f64()),
             what: format!("invariant broken: {e}"),
         })
     }
@@ -187,7 +187,7 @@ impl System<'_> {
 
     /// Counters that are parts of others never exceed them.
     fn check_counters(&self) -> Result<(), String> {
-        let c = &self.monitor.c;
+        let c = &self.ctx.c;
         let parts = [
             (
                 "trivial_transactions",
@@ -267,7 +267,7 @@ mod tests {
     #[test]
     fn counters_that_do_not_add_up_are_caught() {
         let mut sys = small_system();
-        sys.monitor.c.steals = 1.0;
+        sys.ctx.c.steals = 1.0;
         let e = sys.check_invariants().unwrap_err();
         assert!(e.contains("steals"), "{e}");
     }
@@ -285,9 +285,9 @@ mod tests {
     fn full_pressure_longer_than_some_is_caught() {
         let mut sys = small_system();
         (
-            sys.monitor.c.time_s,
-            sys.monitor.c.pressure_some_s,
-            sys.monitor.c.pressure_full_s,
+            sys.ctx.c.time_s,
+            sys.ctx.c.pressure_some_s,
+            sys.ctx.c.pressure_full_s,
         ) = (2.0, 1.0, 1.5);
         let e = sys.check_invariants().unwrap_err();
         assert!(e.contains("pressure_full_s"), "{e}");

@@ -28,7 +28,7 @@ impl Engine for VmRun<'_> {
     type Error = SysError;
 
     fn queue(&mut self) -> &mut EventQueue<Event> {
-        &mut self.sys.q
+        &mut self.sys.ctx.q
     }
 
     /// The earliest burst end, lowest processor first.
@@ -57,7 +57,7 @@ impl Engine for VmRun<'_> {
                 s.dispatch.n_idle_cpus += 1;
             }
             Event::Reconnect(d) => {
-                let step = s.paging.io.reconnect(d as usize, s.now);
+                let step = s.paging.io.reconnect(d as usize, s.ctx.now);
                 s.schedule_device(d as usize, step);
             }
             Event::IoComplete(d) => s.handle_io_complete(d as usize)?,
@@ -68,7 +68,7 @@ impl Engine for VmRun<'_> {
             Event::Pagemon(i) => s.pagemon_step(i as usize),
             Event::ConsoleDone(u) => s.handle_console_done(u),
             Event::Sample => {
-                if s.now == s.monitor.next_sample {
+                if s.ctx.now == s.monitor.next_sample {
                     s.take_sample();
                     if s.check_every > 0 {
                         s.checked()?;
@@ -77,13 +77,13 @@ impl Engine for VmRun<'_> {
             }
             Event::Collect => {
                 s.collect_garbage();
-                let next = s.now + Tick::from_secs_f64(s.spec.swapping.gc_period_s);
-                if next < s.end {
-                    s.q.schedule(next, Event::Collect);
+                let next = s.ctx.now + Tick::from_secs_f64(s.spec.swapping.gc_period_s);
+                if next < s.ctx.end {
+                    s.ctx.q.schedule(next, Event::Collect);
                 }
             }
             Event::WarmupEnded => {
-                s.warm = true;
+                s.ctx.warm = true;
                 s.monitor.warm_sample = s.snapshot();
                 s.monitor.pressure.start_max();
                 if let Some(z) = &s.paging.zswap {
@@ -114,19 +114,19 @@ impl Engine for VmRun<'_> {
         if s.guest.done_at.is_some() {
             return Ok(Flow::Stop);
         }
-        if s.next_time() != s.now {
+        if s.next_time() != s.ctx.now {
             s.dispatch()?;
         }
         Ok(Flow::Continue)
     }
 
     fn progress(&self) -> f64 {
-        self.sys.now.as_secs_f64() / self.sys.end.as_secs_f64()
+        self.sys.ctx.now.as_secs_f64() / self.sys.ctx.end.as_secs_f64()
     }
 
     fn finish(self) -> Result<Report, SysError> {
         let mut s = self.sys;
-        let stop = s.guest.done_at.unwrap_or(s.end);
+        let stop = s.guest.done_at.unwrap_or(s.ctx.end);
         s.advance(stop);
         let last = s.snapshot();
         if s.monitor.samples.last().map(|x| x.time_s) != Some(last.time_s) {

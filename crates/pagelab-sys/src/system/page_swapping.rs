@@ -32,7 +32,7 @@ impl System<'_> {
                 continue;
             }
             if std::mem::take(&mut ps.prepaged[f as usize]) && !fr.referenced {
-                self.monitor.c.prepage_errors += 1.0;
+                self.ctx.c.prepage_errors += 1.0;
             }
             pages.push(i as u32);
             refs.push(fr.referenced);
@@ -46,7 +46,7 @@ impl System<'_> {
             let f = self.mem.tables[u as usize][pages[k] as usize].frame;
             self.mem.frames[f as usize].referenced = false;
             self.mem.push_flush(f);
-            self.monitor.c.trimmed += 1.0;
+            self.ctx.c.trimmed += 1.0;
         }
         if !ws.keep.is_empty() {
             let list = match q {
@@ -112,7 +112,7 @@ impl System<'_> {
                         continue;
                     }
                     let Some(f) = self.mem.take_free() else {
-                        self.monitor.c.prepage_short += 1.0;
+                        self.ctx.c.prepage_short += 1.0;
                         continue;
                     };
                     self.mem.map(u, p, f, FrameState::PageIn);
@@ -132,20 +132,19 @@ impl System<'_> {
                 op: IoOp::Read,
                 slot,
                 frame: f,
-                queued: self.now,
+                queued: self.ctx.now,
             });
         }
         if batch.is_empty() {
             return;
         }
-        self.monitor.c.swap_reads += batch.len() as f64;
-        self.monitor.c.swap_sets_in += 1.0;
-        self.dispatch.sup_debt_ns +=
-            self.dispatch.cost.sio + self.dispatch.cost.page * batch.len() as u64;
+        self.ctx.c.swap_reads += batch.len() as f64;
+        self.ctx.c.swap_sets_in += 1.0;
+        self.ctx.sup_debt_ns += self.ctx.cost.sio + self.ctx.cost.page * batch.len() as u64;
         if let Some(s) = self
             .paging
             .io
-            .submit_batch(set.dev as usize, &batch, self.now)
+            .submit_batch(set.dev as usize, &batch, self.ctx.now)
         {
             self.schedule_device(set.dev as usize, s);
         }
@@ -237,7 +236,7 @@ impl System<'_> {
                 op: IoOp::Write,
                 slot,
                 frame: f,
-                queued: self.now,
+                queued: self.ctx.now,
             });
         }
         ps.record(SwapSet {
@@ -247,14 +246,13 @@ impl System<'_> {
             pages,
         });
         self.paging.pending_outs += batch.len() as u32;
-        self.monitor.c.swap_writes += batch.len() as f64;
-        self.monitor.c.swap_sets_out += 1.0;
-        self.dispatch.sup_debt_ns +=
-            self.dispatch.cost.sio + self.dispatch.cost.page * batch.len() as u64;
+        self.ctx.c.swap_writes += batch.len() as f64;
+        self.ctx.c.swap_sets_out += 1.0;
+        self.ctx.sup_debt_ns += self.ctx.cost.sio + self.ctx.cost.page * batch.len() as u64;
         if let Some(s) = self
             .paging
             .io
-            .submit_batch(addr.dev as usize, &batch, self.now)
+            .submit_batch(addr.dev as usize, &batch, self.ctx.now)
         {
             self.schedule_device(addr.dev as usize, s);
         }
@@ -286,7 +284,7 @@ impl System<'_> {
                 self.mem.frames[f as usize].referenced = false;
             } else {
                 self.mem.push_flush(f);
-                self.monitor.c.gc_flushed += 1.0;
+                self.ctx.c.gc_flushed += 1.0;
             }
         }
     }

@@ -12,11 +12,11 @@ impl System<'_> {
             u
         };
         let (owner, idx) = self.owner_of(u, page);
-        self.monitor.c.faults += 1.0;
-        if self.warm {
+        self.ctx.c.faults += 1.0;
+        if self.ctx.warm {
             self.users[u as usize].t_faults += 1;
         }
-        self.dispatch.sup_debt_ns += self.dispatch.cost.fault;
+        self.ctx.sup_debt_ns += self.ctx.cost.fault;
         let f = self.mem.pte_mut(owner, idx).frame;
         if f != NONE {
             match self.mem.frames[f as usize].state {
@@ -27,7 +27,7 @@ impl System<'_> {
                 FrameState::PageOut => {
                     self.mem.set_state(f, FrameState::Resident);
                     self.mem.frames[f as usize].referenced = true;
-                    self.monitor.c.reclaims += 1.0;
+                    self.ctx.c.reclaims += 1.0;
                     self.mem.pte_mut(owner, idx).flushed_out = false;
                     self.fault_done(w, true);
                 }
@@ -47,7 +47,7 @@ impl System<'_> {
         self.pump_memory()?;
         // Waiters are served first come, first served: one left means this fault waits.
         if !self.paging.frame_waiters.is_empty() {
-            self.monitor.c.frame_waits += 1.0;
+            self.ctx.c.frame_waits += 1.0;
         }
         Ok(())
     }
@@ -90,7 +90,7 @@ impl System<'_> {
         } else {
             if st == FrameState::PageOut {
                 self.mem.set_state(cur, FrameState::Resident);
-                self.monitor.c.reclaims += 1.0;
+                self.ctx.c.reclaims += 1.0;
                 self.mem.pte_mut(owner, idx).flushed_out = false;
             }
             self.fault_done(w, true);
@@ -123,14 +123,14 @@ impl System<'_> {
             // First reference: a cleared frame, no I/O; it has no slot copy, so it is changed.
             self.mem.set_state(f, FrameState::Resident);
             self.mem.frames[f as usize].changed = true;
-            self.monitor.c.zero_fills += 1.0;
+            self.ctx.c.zero_fills += 1.0;
             self.reclaim.steal.reused(f);
             self.fault_done(w, true);
             return;
         }
         if owner == u {
             if let Some(id) = self.paging.swap.as_ref().and_then(|ps| ps.set_of(u, idx)) {
-                self.monitor.c.swap_faults += 1.0;
+                self.ctx.c.swap_faults += 1.0;
                 self.reclaim.steal.reused(f);
                 self.paging.page_waiters.push((f, w));
                 self.fault_still_waits(w);
@@ -138,32 +138,32 @@ impl System<'_> {
                 return;
             }
         }
-        self.monitor.c.page_reads += 1.0;
+        self.ctx.c.page_reads += 1.0;
         if flushed_out {
-            self.monitor.c.flush_rereads += 1.0;
+            self.ctx.c.flush_rereads += 1.0;
         }
         if self.reclaim.steal.read_into(f) {
-            self.monitor.c.stolen_reads += 1.0;
+            self.ctx.c.stolen_reads += 1.0;
         }
         let resident = self.mem.resident[u as usize];
         let usr = &mut self.users[u as usize];
         usr.stay.page_reads += 1;
         usr.stay.resident_at_reads += u64::from(resident);
-        if self.warm {
+        if self.ctx.warm {
             usr.t_reads += 1;
         }
-        self.dispatch.sup_debt_ns += self.dispatch.cost.sio + self.dispatch.cost.page;
+        self.ctx.sup_debt_ns += self.ctx.cost.sio + self.ctx.cost.page;
         self.paging.page_waiters.push((f, w));
         self.fault_still_waits(w);
         let io = PageIo {
             op: IoOp::Read,
             slot: pte.slot,
             frame: f,
-            queued: self.now,
+            queued: self.ctx.now,
         };
         let reads = self.reads_with_readahead(owner, idx, pte.dev, io);
         if reads.len() == 1 {
-            if let Some(s) = self.paging.io.submit(pte.dev as usize, io, self.now) {
+            if let Some(s) = self.paging.io.submit(pte.dev as usize, io, self.ctx.now) {
                 self.schedule_device(pte.dev as usize, s);
             }
         } else {
@@ -204,12 +204,12 @@ impl System<'_> {
                     }
                     match self.reclaim.supply.select_victim(&mut self.mem) {
                         Some(f) => {
-                            self.monitor.c.supply_victims += 1.0;
+                            self.ctx.c.supply_victims += 1.0;
                             let owner = self.mem.frames[f as usize].owner;
                             if owner != self.shared_owner
                                 && self.users[owner as usize].queue.is_some()
                             {
-                                self.monitor.c.supply_steals += 1.0;
+                                self.ctx.c.supply_steals += 1.0;
                             }
                             f
                         }
@@ -234,7 +234,7 @@ impl System<'_> {
                     op: IoOp::Write,
                     slot: addr.slot,
                     frame: f,
-                    queued: self.now,
+                    queued: self.ctx.now,
                 });
                 if closed {
                     self.submit_group(group_dev, &mut group);
@@ -277,8 +277,8 @@ impl System<'_> {
         frm.changed = false;
         frm.referenced = false;
         self.paging.pending_outs += 1;
-        self.monitor.c.page_writes += 1.0;
-        self.dispatch.sup_debt_ns += self.dispatch.cost.page;
+        self.ctx.c.page_writes += 1.0;
+        self.ctx.sup_debt_ns += self.ctx.cost.page;
         Ok((addr, closed))
     }
 
@@ -286,30 +286,30 @@ impl System<'_> {
     /// survival in interruptions (bard eq. 4).
     pub(super) fn count_victim(&mut self, f: u32) {
         self.readahead_taken(f);
-        self.monitor.c.victims += 1.0;
+        self.ctx.c.victims += 1.0;
         let fr = self.mem.frames[f as usize];
         let stolen = fr.owner != self.shared_owner && self.users[fr.owner as usize].queue.is_some();
         if stolen {
-            self.monitor.c.steals += 1.0;
+            self.ctx.c.steals += 1.0;
         }
         self.reclaim.steal.replaced(f, stolen);
         if let Some(n) = self.reclaim.survival.replaced(f) {
-            if self.warm {
+            if self.ctx.warm {
                 self.reclaim.survival.tally(f, n);
             }
-            self.monitor.c.psi_interruptions += n as f64;
-            self.monitor.c.psi_replaced += 1.0;
+            self.ctx.c.psi_interruptions += n as f64;
+            self.ctx.c.psi_replaced += 1.0;
             if stolen {
-                self.monitor.c.psi_stolen_interruptions += n as f64;
+                self.ctx.c.psi_stolen_interruptions += n as f64;
             }
         }
     }
 
     /// Queues a group of page-outs on `dev` at once (one SIO when they share a cylinder).
     pub(super) fn submit_group(&mut self, dev: usize, group: &mut Vec<PageIo>) {
-        self.dispatch.sup_debt_ns += self.dispatch.cost.sio;
-        self.monitor.c.page_out_groups += 1.0;
-        if let Some(s) = self.paging.io.submit_batch(dev, group, self.now) {
+        self.ctx.sup_debt_ns += self.ctx.cost.sio;
+        self.ctx.c.page_out_groups += 1.0;
+        if let Some(s) = self.paging.io.submit_batch(dev, group, self.ctx.now) {
             self.schedule_device(dev, s);
         }
         group.clear();
@@ -317,16 +317,16 @@ impl System<'_> {
 
     pub(super) fn schedule_device(&mut self, d: usize, step: DeviceStep) {
         match step {
-            DeviceStep::Reconnect(t) => self.q.schedule(t, Event::Reconnect(d as u16)),
-            DeviceStep::Complete(t) => self.q.schedule(t, Event::IoComplete(d as u16)),
-            DeviceStep::Exposure(t, k) => self.q.schedule(t, Event::Exposure(d as u16, k)),
+            DeviceStep::Reconnect(t) => self.ctx.q.schedule(t, Event::Reconnect(d as u16)),
+            DeviceStep::Complete(t) => self.ctx.q.schedule(t, Event::IoComplete(d as u16)),
+            DeviceStep::Exposure(t, k) => self.ctx.q.schedule(t, Event::Exposure(d as u16, k)),
         };
     }
 
     pub(super) fn handle_io_complete(&mut self, d: usize) -> Result<(), SysError> {
         let mut done = std::mem::take(&mut self.paging.done_io);
         done.clear();
-        if let Some(s) = self.paging.io.complete(d, self.now, &mut done) {
+        if let Some(s) = self.paging.io.complete(d, self.ctx.now, &mut done) {
             self.schedule_device(d, s);
         }
         self.finish_ios(done)
@@ -336,7 +336,7 @@ impl System<'_> {
     pub(super) fn handle_exposure(&mut self, d: usize, k: usize) -> Result<(), SysError> {
         let mut done = std::mem::take(&mut self.paging.done_io);
         done.clear();
-        match self.paging.io.exposure_step(d, k, self.now, &mut done) {
+        match self.paging.io.exposure_step(d, k, self.ctx.now, &mut done) {
             Some(t) => {
                 self.schedule_device(d, DeviceStep::Exposure(t, k as u16));
                 self.paging.done_io = done;
@@ -349,8 +349,8 @@ impl System<'_> {
     /// The I/O interrupt of a finished channel program, and its pages: reads made resident
     /// (their waiters run), written frames freed.
     fn finish_ios(&mut self, done: Vec<PageIo>) -> Result<(), SysError> {
-        self.dispatch.sup_debt_ns += self.dispatch.cost.interrupt;
-        self.monitor.c.io_interrupts += 1.0;
+        self.ctx.sup_debt_ns += self.ctx.cost.interrupt;
+        self.ctx.c.io_interrupts += 1.0;
         for io in &done {
             let f = io.frame;
             match io.op {
@@ -361,13 +361,13 @@ impl System<'_> {
                     let fr = &mut self.mem.frames[f as usize];
                     fr.referenced = referenced;
                     fr.changed = false;
-                    let waited = (self.now - io.queued).as_secs_f64();
+                    let waited = (self.ctx.now - io.queued).as_secs_f64();
                     let mut swapped = false;
                     if let Some(ps) = self.paging.swap.as_mut() {
                         if std::mem::take(&mut ps.in_swap_io[f as usize]) {
                             swapped = true;
-                            self.monitor.c.swap_io_sum_s += waited;
-                            self.monitor.c.swap_read_sum_s += waited;
+                            self.ctx.c.swap_io_sum_s += waited;
+                            self.ctx.c.swap_read_sum_s += waited;
                             // Reset after a swap-in so that prepage errors show (tetzlaff).
                             if ps.prepaged[f as usize] {
                                 fr.referenced = false;
@@ -375,7 +375,7 @@ impl System<'_> {
                         }
                     }
                     if !swapped && !self.read_ahead(f) {
-                        self.monitor.c.page_read_sum_s += waited;
+                        self.ctx.c.page_read_sum_s += waited;
                     }
                     let mut i = 0;
                     while i < self.paging.page_waiters.len() {
@@ -392,7 +392,7 @@ impl System<'_> {
                     self.paging.pending_outs -= 1;
                     if let Some(ps) = self.paging.swap.as_mut() {
                         if std::mem::take(&mut ps.in_swap_io[f as usize]) {
-                            self.monitor.c.swap_io_sum_s += (self.now - io.queued).as_secs_f64();
+                            self.ctx.c.swap_io_sum_s += (self.ctx.now - io.queued).as_secs_f64();
                         }
                     }
                     if self.mem.frames[f as usize].state == FrameState::PageOut {

@@ -37,7 +37,7 @@ fn one_cpu_io_waiters_do_not_prevent_full() {
     sys.set_state(2, UState::ConsoleWait);
     // 3-3.5 s: waiting for a frame is a stall too, and the writer to the terminal is idle.
     sys.advance(Tick(3 * S + S / 2));
-    let c = sys.monitor.c;
+    let c = sys.ctx.c;
     assert_eq!((c.pressure_some_s, c.pressure_full_s), (3.5, 1.5));
 }
 
@@ -54,7 +54,7 @@ fn two_cpus_share_by_threads() {
     sys.set_state(1, UState::VioWait);
     // 2-4 s: 2 threads, 1 productive: some 1/2, full min(1, 2 - 1)/2 = 1/2 → 2 s, 1 s.
     sys.advance(Tick(4 * S));
-    let c = sys.monitor.c;
+    let c = sys.ctx.c;
     assert_eq!((c.pressure_some_s, c.pressure_full_s), (2.0, 1.0));
     // Averages: the period ending at 2.004 s held 2.004 × 1/2 s of "some": 50 %; avg10 =
     // (50 × 2048 × 371 + 2047) / 2048 = 18,550 → 9.05. "full" held 0.004 × 1/2 s: 0 %.

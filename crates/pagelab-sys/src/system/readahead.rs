@@ -219,14 +219,14 @@ impl System<'_> {
                 .on_load(o, p, f, self.reclaim.supply_refs);
             self.reclaim.steal.reused(f);
             self.reclaim.survival.marks[f as usize] = Mark { user: NONE, at: 0 };
-            self.dispatch.sup_debt_ns += self.dispatch.cost.page;
+            self.ctx.sup_debt_ns += self.ctx.cost.page;
             let ra = self.paging.readahead.as_mut().expect("checked above");
             ra.filled(f, o);
             let read = PageIo {
                 op: IoOp::Read,
                 slot: pte.slot,
                 frame: f,
-                queued: self.now,
+                queued: self.ctx.now,
             };
             reads.push((pte.dev, read));
         }
@@ -244,12 +244,16 @@ impl System<'_> {
         }
         for d in devs {
             let batch: Vec<PageIo> = reads.iter().filter(|r| r.0 == d).map(|r| r.1).collect();
-            self.dispatch.sup_debt_ns += if d == reads[0].0 {
+            self.ctx.sup_debt_ns += if d == reads[0].0 {
                 0
             } else {
-                self.dispatch.cost.sio
+                self.ctx.cost.sio
             };
-            if let Some(s) = self.paging.io.submit_batch(d as usize, &batch, self.now) {
+            if let Some(s) = self
+                .paging
+                .io
+                .submit_batch(d as usize, &batch, self.ctx.now)
+            {
                 self.schedule_device(d as usize, s);
             }
         }

@@ -10,9 +10,9 @@ impl System<'_> {
         let prev = self.monitor.samples.last().copied().unwrap_or_default();
         self.monitor.samples.push(snap);
         self.monitor.cycles_at_sample = self.mem.n_cycles;
-        self.monitor.next_sample = self.now + self.monitor.interval;
-        if self.monitor.next_sample < self.end {
-            self.q.schedule(self.monitor.next_sample, Event::Sample);
+        self.monitor.next_sample = self.ctx.now + self.monitor.interval;
+        if self.monitor.next_sample < self.ctx.end {
+            self.ctx.q.schedule(self.monitor.next_sample, Event::Sample);
         }
         let d = snap.since(&prev);
         let mpl = self.sched.n_q1 + self.sched.n_q2;
@@ -27,14 +27,15 @@ impl System<'_> {
     /// bard §5: an interval also ends after `monitor.cycles` core-table scan cycles.
     pub(super) fn sample_on_cycles(&mut self) {
         if let Some(k) = self.spec.monitor.cycles {
-            if self.mem.n_cycles >= self.monitor.cycles_at_sample + k && self.now < self.end {
+            if self.mem.n_cycles >= self.monitor.cycles_at_sample + k && self.ctx.now < self.ctx.end
+            {
                 self.take_sample();
             }
         }
     }
 
     pub(super) fn snapshot(&self) -> Counters {
-        let mut c = self.monitor.c;
+        let mut c = self.ctx.c;
         c.scan_cycles = self.mem.n_cycles as f64;
         c.frames_scanned = self.mem.n_scanned as f64;
         let mut sios = 0;

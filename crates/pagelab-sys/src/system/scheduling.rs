@@ -39,7 +39,7 @@ impl System<'_> {
             self.dispatch.ready_q2.retain(|&x| x != u);
             self.users[u as usize].cont = false;
             self.queue_drop(u, false);
-            self.monitor.c.deactivations += 1.0;
+            self.ctx.c.deactivations += 1.0;
             self.users[u as usize].wants = q;
             self.set_state(u, UState::Eligible);
             match q {
@@ -70,7 +70,7 @@ impl System<'_> {
         } else if old != UState::VioWait && s == UState::VioWait {
             self.sched.n_vio_wait += 1;
         }
-        let now = self.now;
+        let now = self.ctx.now;
         self.users[u as usize].enter(s, now);
         if s == UState::Eligible && old != UState::Eligible {
             self.vmsp_eligible(u);
@@ -107,7 +107,7 @@ impl System<'_> {
     }
 
     pub(super) fn handle_think_ended(&mut self, u: u32) {
-        let now = self.now;
+        let now = self.ctx.now;
         let usr = &mut self.users[u as usize];
         let cl = &mut self.classes[usr.class as usize];
         let cmd_i = match cl.spec.order {
@@ -244,7 +244,7 @@ impl System<'_> {
         self.sched.lc.on_queue_drop(&mut usr.proj, &stay);
         if let Some(b) = self.guest.bench.as_mut() {
             b.schedule.push(ScheduleRow {
-                t_s: self.now.as_secs_f64(),
+                t_s: self.ctx.now.as_secs_f64(),
                 user: u,
                 queue: q,
                 cpu_s: usr.stay_cpu_ns as f64 / 1e9,
@@ -257,22 +257,22 @@ impl System<'_> {
         if self.sched.n_q1 + self.sched.n_q2 == 1 {
             self.sched.sumwss = 0.0; // no drift from float sums
         }
-        if self.warm {
+        if self.ctx.warm {
             usr.t_drops += 1;
         }
         match q {
             Queue::Q1 => {
                 self.sched.n_q1 -= 1;
-                self.monitor.c.q1_drops += 1.0;
-                self.monitor.c.q1_stay_page_reads += stay.page_reads as f64;
+                self.ctx.c.q1_drops += 1.0;
+                self.ctx.c.q1_stay_page_reads += stay.page_reads as f64;
             }
             Queue::Q2 => {
                 self.sched.n_q2 -= 1;
-                self.monitor.c.q2_drops += 1.0;
+                self.ctx.c.q2_drops += 1.0;
             }
         }
         if false_drop {
-            self.monitor.c.false_drops += 1.0;
+            self.ctx.c.false_drops += 1.0;
         }
         if self.paging.swap.is_some() {
             self.swap_queue_drop(u, q);

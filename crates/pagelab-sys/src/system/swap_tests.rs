@@ -91,8 +91,8 @@ fn swap_set_is_formed_in_address_order_on_consecutive_slots() {
         );
     }
     assert_eq!(a.first_slot / 150, (a.first_slot + 7) / 150);
-    assert_eq!(sys.monitor.c.swap_writes, 10.0);
-    assert_eq!(sys.monitor.c.swap_sets_out, 2.0);
+    assert_eq!(sys.ctx.c.swap_writes, 10.0);
+    assert_eq!(sys.ctx.c.swap_sets_out, 2.0);
     // One SIO per swap set: the first started, the second queued as one batch behind it.
     assert_eq!(sys.paging.io.counters[0].n_sios, 1);
     assert_eq!(sys.paging.io.pending(0), 10);
@@ -139,10 +139,10 @@ fn swap_fault_brings_exactly_its_set() {
     let ps = sys.paging.swap.as_ref().unwrap();
     assert!(ps.get(sets[0].0).is_none(), "the set read is dissolved");
     assert!(ps.get(sets[1].0).is_some());
-    assert_eq!(sys.monitor.c.swap_faults, 1.0);
-    assert_eq!(sys.monitor.c.swap_reads, 3.0);
+    assert_eq!(sys.ctx.c.swap_faults, 1.0);
+    assert_eq!(sys.ctx.c.swap_reads, 3.0);
     assert_eq!(
-        sys.monitor.c.page_reads, 0.0,
+        sys.ctx.c.page_reads, 0.0,
         "a swap fault is not a demand read"
     );
     assert_eq!(sys.paging.io.slots(0).used(), used_before - 3);
@@ -195,7 +195,7 @@ fn queue_drop_keeps_the_referenced_pages_and_trims_the_rest() {
             "unreferenced page trimmed"
         );
     }
-    assert_eq!(sys.monitor.c.trimmed, 2.0);
+    assert_eq!(sys.ctx.c.trimmed, 2.0);
     assert!(sys.paging.swap.as_ref().unwrap().is_listed(0));
     // The flush list gives the trimmed pages first, in order.
     assert_eq!(sys.mem.pop_flush(), Some(unref[0]));
@@ -224,7 +224,7 @@ fn garbage_collector_ages_then_flushes_pages_of_no_working_set() {
     assert!(sh
         .iter()
         .all(|&f| !sys.mem.frames[f as usize].referenced && !sys.mem.frames[f as usize].flushed));
-    assert_eq!(sys.monitor.c.gc_flushed, 4.0);
+    assert_eq!(sys.ctx.c.gc_flushed, 4.0);
     for _ in 0..7 {
         sys.collect_garbage();
     }
@@ -304,9 +304,6 @@ fn a_trimmed_page_read_back_counts_as_a_flush_reread() {
         "kept in the working set"
     );
     sys.handle_fault(0, 13).unwrap();
-    assert_eq!(
-        (sys.monitor.c.page_reads, sys.monitor.c.flush_rereads),
-        (1.0, 1.0)
-    );
+    assert_eq!((sys.ctx.c.page_reads, sys.ctx.c.flush_rereads), (1.0, 1.0));
     assert!(!sys.mem.pte_mut(0, 13).flushed_out, "mapped again");
 }

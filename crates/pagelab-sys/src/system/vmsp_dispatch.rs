@@ -90,7 +90,7 @@ impl System<'_> {
             slice = slice.saturating_mul(u64::from(spec.q3_slices));
         }
         let bias = (slice as f64 * spec.bias).round() as u64;
-        self.dispatch.vmsp.deadline[i] = self.now + Tick(bias);
+        self.dispatch.vmsp.deadline[i] = self.ctx.now + Tick(bias);
     }
 
     /// The eligible users in the order admission considers them: earliest deadline first
@@ -152,7 +152,7 @@ mod tests {
             sys.users[0].wants = Queue::Q2;
             sys.vmsp_eligible(0);
             sys.sched.e2.push_back(0);
-            sys.now = Tick::from_secs_f64(1.9);
+            sys.ctx.now = Tick::from_secs_f64(1.9);
             sys.users[1].wants = Queue::Q1;
             sys.vmsp_eligible(1);
             sys.sched.e1.push_back(1);

@@ -50,7 +50,7 @@ impl System<'_> {
         z.c.stores += 1;
         z.c.zero_filled += u64::from(len == 0);
         let cost = (z.spec.compress_us * 1e3).round() as u64;
-        self.dispatch.sup_debt_ns += cost;
+        self.ctx.sup_debt_ns += cost;
         self.mem.unmap(f);
         self.mem.put_free(f);
         Ok(true)
@@ -67,7 +67,7 @@ impl System<'_> {
             return false;
         }
         z.c.loads += 1;
-        self.dispatch.sup_debt_ns += (z.spec.decompress_us * 1e3).round() as u64;
+        self.ctx.sup_debt_ns += (z.spec.decompress_us * 1e3).round() as u64;
         self.zswap_shrink();
         self.mem.set_state(f, FrameState::Resident);
         self.mem.frames[f as usize].changed = true;
@@ -87,7 +87,7 @@ impl System<'_> {
             let z = self.zswap_mut();
             z.c.writebacks += 1;
             let cost = (z.spec.decompress_us * 1e3).round() as u64;
-            self.dispatch.sup_debt_ns += cost + self.dispatch.cost.page;
+            self.ctx.sup_debt_ns += cost + self.ctx.cost.page;
             let pte = *self.mem.pte_mut(owner, page);
             let addr = if pte.slot == NONE {
                 let (addr, _) = self.page_out_slot()?;
@@ -99,12 +99,12 @@ impl System<'_> {
                     slot: pte.slot,
                 }
             };
-            self.monitor.c.page_writes += 1.0;
+            self.ctx.c.page_writes += 1.0;
             let mut one = vec![PageIo {
                 op: IoOp::Write,
                 slot: addr.slot,
                 frame: NONE,
-                queued: self.now,
+                queued: self.ctx.now,
             }];
             self.submit_group(addr.dev as usize, &mut one);
         }
