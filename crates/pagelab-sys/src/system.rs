@@ -76,7 +76,6 @@ enum Event {
 
 /// The machine built from a spec, ready to run.
 pub struct System<'o> {
-    spec: SystemSpec,
     seed: u64,
     ctx: Ctx,
     users: Vec<User>,

@@ -36,7 +36,6 @@ impl<'o> System<'o> {
             })
             .collect();
         let mut sys = System {
-            spec: spec.clone(),
             seed,
             ctx: Ctx::new(
                 spec.run.duration_s.tick(),
@@ -49,28 +48,27 @@ impl<'o> System<'o> {
             shared_pages: spec.workload.shared_pages,
             mem: Memory::new(spec.memory.frames, n_all as usize + 1),
             dispatch: Dispatcher::build(spec, &lc, n_all, streams),
-            sched: Scheduler::build(spec, lc, n_all),
+            sched: Scheduler::build(spec, lc, n_all, parts.swap.is_some()),
             reclaim: Reclaim::build(spec, parts.supply, n_all),
             paging: Paging::build(spec, parts.io, parts.swap),
             vio: VirtualIo::build(spec, streams),
             monitor: MonitorBooks::build(spec),
-            guest: GuestBooks::new(n_users, n_all),
+            guest: GuestBooks::new(spec, n_users, n_all),
             opener,
             n_events: 0,
             check_every: DEFAULT_CHECK_EVERY,
             check_countdown: DEFAULT_CHECK_EVERY,
         };
-        sys.schedule_first_events();
+        sys.mem.lifo_flush = spec.memory.lifo_flush;
+        sys.schedule_first_events(spec);
         sys
     }
 
     /// The garbage collector's first pass, every user's first think (or session release),
     /// the guests' start, the first sample, the end of the warm-up and of the run.
-    fn schedule_first_events(&mut self) {
-        let n_users = self.spec.workload.users;
-        self.mem.lifo_flush = self.spec.memory.lifo_flush;
-        if self.paging.swap.is_some() && self.spec.swapping.garbage_collector {
-            let first = Tick::from_secs_f64(self.spec.swapping.gc_period_s);
+    fn schedule_first_events(&mut self, spec: &SystemSpec) {
+        let n_users = spec.workload.users;
+        if let Some(first) = self.paging.gc_period {
             self.ctx.q.schedule(first, Event::Collect);
         }
         // Every user starts with a think period (staggered by the think law itself), or, in a
@@ -106,7 +104,7 @@ impl<'o> System<'o> {
         self.monitor.next_sample = self.monitor.interval.min(self.ctx.end);
         self.ctx.q.schedule(self.monitor.next_sample, Event::Sample);
         if !self.ctx.warm {
-            let warm = self.spec.run.warmup_s.tick();
+            let warm = spec.run.warmup_s.tick();
             self.ctx.q.schedule(warm, Event::WarmupEnded);
         }
         self.ctx.q.schedule(self.ctx.end, Event::End);

@@ -36,10 +36,20 @@ pub(super) struct Scheduler {
     pub(super) reset_at_drop: bool,
     /// Move a dropped user's pages to the flush list (`memory.flush_at_drop`).
     pub(super) flush_at_drop: bool,
+    /// Frames available for paging, APAGES [frames] -- parameter (`memory.frames`).
+    pub(super) apages: u32,
+    /// The page-swapping prototype's fixed Q2 limit [users] (`swapping.q2_mpl_limit`; none
+    /// without page swapping).
+    pub(super) q2_mpl_limit: Option<u32>,
 }
 
 impl Scheduler {
-    pub(super) fn build(spec: &SystemSpec, lc: LoadController, n_all: u32) -> Scheduler {
+    pub(super) fn build(
+        spec: &SystemSpec,
+        lc: LoadController,
+        n_all: u32,
+        page_swapping: bool,
+    ) -> Scheduler {
         Scheduler {
             lc,
             e1: VecDeque::new(),
@@ -55,6 +65,8 @@ impl Scheduler {
             n_admitted: 0,
             reset_at_drop: spec.memory.reset_reference_at_drop,
             flush_at_drop: spec.memory.flush_at_drop,
+            apages: spec.memory.frames.get(),
+            q2_mpl_limit: spec.swapping.q2_mpl_limit.filter(|_| page_swapping),
         }
     }
 }
@@ -94,7 +106,11 @@ impl Dispatcher {
             dispatch_ns: spec.cpu.dispatch_slice_ms.ns().max(1),
             least_cpu_first: spec.cpu.dispatch_order == crate::spec::DispatchOrder::LeastCpu,
             slices_ns: [Queue::Q1, Queue::Q2].map(|q| lc.slice_ns(q)),
-            vmsp: vmsp_dispatch::VmspBooks::new(n_all as usize, streams.stream("spool", 0)),
+            vmsp: vmsp_dispatch::VmspBooks::new(
+                spec.vmsp.clone(),
+                n_all as usize,
+                streams.stream("spool", 0),
+            ),
             n_runs: 0,
         }
     }
@@ -138,6 +154,11 @@ pub(super) struct Paging {
     pub(super) frame_waiters: VecDeque<(u32, u32)>,
     pub(super) page_waiters: Vec<(u32, u32)>,
     pub(super) write_unchanged: bool,
+    /// Frames SELECT may take past its target to fill an open round-turkey group, halved
+    /// [frames] (`paging.round_turkey_run`).
+    pub(super) round_turkey_run: u32,
+    /// The garbage collector's period (`swapping.gc_period_s`; none without one).
+    pub(super) gc_period: Option<Tick>,
     /// Page swapping books (residency `page-swapping`).
     pub(super) swap: Option<PageSwap>,
     /// The compressed page pool (`[memory.zswap]`), and its counters at the warm-up's end.
@@ -160,6 +181,9 @@ impl Paging {
             frame_waiters: VecDeque::new(),
             page_waiters: Vec::new(),
             write_unchanged: spec.paging.write_unchanged,
+            round_turkey_run: spec.paging.round_turkey_run,
+            gc_period: (swap.is_some() && spec.swapping.garbage_collector)
+                .then(|| Tick::from_secs_f64(spec.swapping.gc_period_s)),
             swap,
             zswap: spec.memory.zswap.clone().map(|z| Zswap::new(z, frames)),
             zswap_warm: ZswapCounters::default(),
@@ -201,6 +225,16 @@ pub(super) struct MonitorBooks {
     pub(super) cycles_at_sample: u64,
     /// Memory PSI: totals and the avg10/60/300 of `kernel/sched/psi.c`.
     pub(super) pressure: crate::pressure::Pressure,
+    /// An interval also ends after this many core-table scan cycles (`monitor.cycles`).
+    pub(super) cycles: Option<u64>,
+    /// What the report divides by: frames, CPUs, terminal users.
+    pub(super) frames: u32,
+    pub(super) cpus: u32,
+    pub(super) users: u32,
+    /// Each paging actuator's name and whether it is a swap area, in device order.
+    pub(super) devices: Vec<(String, bool)>,
+    /// The resolved spec the report embeds.
+    pub(super) resolved: serde_json::Value,
 }
 
 impl MonitorBooks {
@@ -213,6 +247,16 @@ impl MonitorBooks {
             next_sample: Tick::ZERO,
             cycles_at_sample: 0,
             pressure: crate::pressure::Pressure::new(),
+            cycles: spec.monitor.cycles,
+            frames: spec.memory.frames.get(),
+            cpus: spec.cpu.count,
+            users: spec.workload.users,
+            devices: spec
+                .actuators()
+                .iter()
+                .map(|(name, ds)| (name.clone(), ds.swap_area))
+                .collect(),
+            resolved: serde_json::to_value(spec).unwrap_or(serde_json::Value::Null),
         }
     }
 }
@@ -224,16 +268,25 @@ pub(super) struct GuestBooks {
     pub(super) bench: Option<BenchmarkReport>,
     pub(super) sessions: BTreeMap<u32, usize>,
     pub(super) done_at: Option<Tick>,
+    /// Each guest's spec (`workload.guest`), in guest order.
+    pub(super) specs: Vec<crate::spec::guest::GuestSpec>,
+    /// Some guest ends the run when the benchmark is over (`end_when_done`).
+    pub(super) end_when_done: bool,
+    /// Frames PAGEMON counts as available [frames] (`memory.frames`).
+    pub(super) apages: f64,
 }
 
 impl GuestBooks {
-    pub(super) fn new(n_users: u32, n_all: u32) -> GuestBooks {
+    pub(super) fn new(spec: &SystemSpec, n_users: u32, n_all: u32) -> GuestBooks {
         GuestBooks {
             guests: (n_users..n_all).collect(),
             pagemons: Vec::new(),
             bench: None,
             sessions: BTreeMap::new(),
             done_at: None,
+            specs: spec.workload.guests.clone(),
+            end_when_done: spec.workload.guests.iter().any(|g| g.end_when_done),
+            apages: f64::from(spec.memory.frames.get()),
         }
     }
 }

@@ -28,7 +28,7 @@ impl System<'_> {
         let owners = self.mem.tables.len();
         for gi in 0..self.guest.guests.len() {
             let u = self.guest.guests[gi];
-            let spec = self.spec.workload.guests[gi].clone();
+            let spec = self.guest.specs[gi].clone();
             if spec.reserved_frames > 0 {
                 self.mem.reserve.resize(owners, 0);
                 self.mem.reserve[u as usize] = spec.reserved_frames;
@@ -244,14 +244,14 @@ impl System<'_> {
             page_reads: self.ctx.c.page_reads,
             steals: self.ctx.c.steals,
             demand_pages: self.sched.sumwss + eligible,
-            apages: f64::from(self.spec.memory.frames.get()),
+            apages: self.guest.apages,
             counters: self.snapshot(),
         };
         let Some(pm) = self.guest.pagemons[i].as_mut() else {
             return;
         };
         let (m, allowed) = pm.step(sample);
-        let period = self.spec.workload.guests[i]
+        let period = self.guest.specs[i]
             .pagemon
             .as_ref()
             .map_or(1.0, |p| p.period_s);
@@ -287,9 +287,7 @@ impl System<'_> {
     /// The benchmark is over when every guest's finite streams are done and every session
     /// signed off (if some guest asks to end then).
     pub(super) fn check_done(&mut self) {
-        if self.guest.done_at.is_some()
-            || !self.spec.workload.guests.iter().any(|g| g.end_when_done)
-        {
+        if self.guest.done_at.is_some() || !self.guest.end_when_done {
             return;
         }
         let sessions_done = self

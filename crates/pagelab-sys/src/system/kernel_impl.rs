@@ -77,7 +77,8 @@ impl Engine for VmRun<'_> {
             }
             Event::Collect => {
                 s.collect_garbage();
-                let next = s.ctx.now + Tick::from_secs_f64(s.spec.swapping.gc_period_s);
+                let period = s.paging.gc_period.expect("collects only with a period");
+                let next = s.ctx.now + period;
                 if next < s.ctx.end {
                     s.ctx.q.schedule(next, Event::Collect);
                 }

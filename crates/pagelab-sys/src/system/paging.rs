@@ -184,7 +184,7 @@ impl System<'_> {
         loop {
             let short = self.mem.free_len() + (self.paging.pending_outs as usize) < target;
             if !short {
-                if group.is_empty() || overshoot >= 2 * self.spec.paging.round_turkey_run {
+                if group.is_empty() || overshoot >= 2 * self.paging.round_turkey_run {
                     break;
                 }
                 overshoot += 1;

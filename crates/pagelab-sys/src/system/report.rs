@@ -16,17 +16,17 @@ impl System<'_> {
         }
         let d = snap.since(&prev);
         let mpl = self.sched.n_q1 + self.sched.n_q2;
-        let evict =
-            self.sched
-                .lc
-                .on_interval(&d, mpl, self.sched.sumwss, self.spec.memory.frames.get());
+        let evict = self
+            .sched
+            .lc
+            .on_interval(&d, mpl, self.sched.sumwss, self.sched.apages);
         self.deactivate(evict);
         self.admit();
     }
 
     /// bard §5: an interval also ends after `monitor.cycles` core-table scan cycles.
     pub(super) fn sample_on_cycles(&mut self) {
-        if let Some(k) = self.spec.monitor.cycles {
+        if let Some(k) = self.monitor.cycles {
             if self.mem.n_cycles >= self.monitor.cycles_at_sample + k && self.ctx.now < self.ctx.end
             {
                 self.take_sample();
@@ -54,13 +54,12 @@ impl System<'_> {
 
     pub(super) fn report(&mut self, last: Counters) -> Report {
         let d = last.since(&self.monitor.warm_sample);
-        let cpus = self.spec.cpu.count;
-        let mut metrics = monitor::summary_metrics(&d, cpus, self.spec.workload.users);
+        let cpus = self.monitor.cpus;
+        let mut metrics = monitor::summary_metrics(&d, cpus, self.monitor.users);
         self.zswap_metrics(&mut metrics, d.time_s);
         pressure_average_metrics(&self.monitor.pressure, &mut metrics);
         self.readahead_metrics(&mut metrics, d.time_s);
-        let intervals =
-            monitor::interval_table(&self.monitor.samples, cpus, self.spec.memory.frames.get());
+        let intervals = monitor::interval_table(&self.monitor.samples, cpus, self.monitor.frames);
         let users = self.user_rows();
         let mut all = Vec::new();
         let mut trivial = Vec::new();
@@ -109,7 +108,7 @@ impl System<'_> {
         Report {
             version: env!("CARGO_PKG_VERSION").to_string(),
             seed: self.seed,
-            spec: serde_json::to_value(&self.spec).unwrap_or(serde_json::Value::Null),
+            spec: std::mem::take(&mut self.monitor.resolved),
             metrics,
             intervals,
             users,
@@ -148,16 +147,16 @@ impl System<'_> {
 
     /// Each paging device's books.
     fn device_rows(&self) -> Vec<monitor::DeviceRow> {
-        self.spec
-            .actuators()
+        self.monitor
+            .devices
             .iter()
             .enumerate()
-            .map(|(d, (name, ds))| {
+            .map(|(d, (name, swap_area))| {
                 let map = self.paging.io.slots(d);
                 let c = self.paging.io.counters[d];
                 monitor::DeviceRow {
                     name: name.clone(),
-                    swap_area: ds.swap_area,
+                    swap_area: *swap_area,
                     first_cylinder: map.first_cylinder(),
                     slots_per_cylinder: map.slots_per_cyl(),
                     used_by_cylinder: map.used_by_cylinder(),

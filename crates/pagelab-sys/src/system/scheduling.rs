@@ -162,9 +162,9 @@ impl System<'_> {
         let proj =
             |u: &u32| lc.projected(&self.users[*u as usize].proj, self.users[*u as usize].wants);
         // The prototype's fixed Q2 limit: Q2 candidates beyond it are not offered.
-        let mut q2_room = match (&self.paging.swap, self.spec.swapping.q2_mpl_limit) {
-            (Some(_), Some(lim)) => lim.saturating_sub(self.sched.n_q2),
-            _ => u32::MAX,
+        let mut q2_room = match self.sched.q2_mpl_limit {
+            Some(lim) => lim.saturating_sub(self.sched.n_q2),
+            None => u32::MAX,
         };
         for u in self.eligible_order() {
             let queue = self.users[u as usize].wants;
@@ -189,7 +189,7 @@ impl System<'_> {
         }
         self.sched.actions.clear();
         let view = LoadView {
-            apages: self.spec.memory.frames.get(),
+            apages: self.sched.apages,
             sumwss: self.sched.sumwss,
             in_queue: self.sched.n_q1 + self.sched.n_q2,
             eligible: &self.sched.candidates,

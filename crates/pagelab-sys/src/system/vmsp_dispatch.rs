@@ -17,11 +17,13 @@
 
 use super::System;
 use crate::load_control::Queue;
-use crate::vmsp_spec::VmspDispatch;
+use crate::vmsp_spec::{VmspDispatch, VmspSpec};
 use pagelab_core::{Rng, Tick};
 
 /// The dispatcher's books, one entry per user.
 pub(super) struct VmspBooks {
+    /// Its settings (`[vmsp]`).
+    pub(super) spec: VmspSpec,
     /// Deadline of the current stay.
     deadline: Vec<Tick>,
     /// Q2 stays since the transaction began [stays].
@@ -35,8 +37,9 @@ pub(super) struct VmspBooks {
 }
 
 impl VmspBooks {
-    pub(super) fn new(users: usize, spool_rng: Rng) -> VmspBooks {
+    pub(super) fn new(spec: VmspSpec, users: usize, spool_rng: Rng) -> VmspBooks {
         VmspBooks {
+            spec,
             deadline: vec![Tick::ZERO; users],
             q2_stays: vec![0; users],
             in_q3: vec![false; users],
@@ -56,7 +59,7 @@ impl System<'_> {
     pub(super) fn stay_slice_ns(&self, u: u32) -> u64 {
         let s = self.slice_ns(self.users[u as usize].queue.unwrap_or(Queue::Q2));
         if self.dispatch.vmsp.in_q3[u as usize] {
-            s.saturating_mul(u64::from(self.spec.vmsp.q3_slices))
+            s.saturating_mul(u64::from(self.dispatch.vmsp.spec.q3_slices))
         } else {
             s
         }
@@ -69,19 +72,18 @@ impl System<'_> {
 
     /// Queue-add of `u` to `queue`: whether this stay is a Q3 stay.
     pub(super) fn vmsp_admitted(&mut self, u: u32, queue: Queue) {
-        let spec = &self.spec.vmsp;
+        let v = &mut self.dispatch.vmsp;
         let i = u as usize;
-        self.dispatch.vmsp.in_q3[i] = false;
+        v.in_q3[i] = false;
         if queue == Queue::Q2 {
-            self.dispatch.vmsp.q2_stays[i] += 1;
-            self.dispatch.vmsp.in_q3[i] =
-                spec.q3_after > 0 && self.dispatch.vmsp.q2_stays[i] > spec.q3_after;
+            v.q2_stays[i] += 1;
+            v.in_q3[i] = v.spec.q3_after > 0 && v.q2_stays[i] > v.spec.q3_after;
         }
     }
 
     /// `u` joins the eligible list: its deadline, a biased slice of the queue it waits for.
     pub(super) fn vmsp_eligible(&mut self, u: u32) {
-        let spec = &self.spec.vmsp;
+        let spec = &self.dispatch.vmsp.spec;
         let i = u as usize;
         let queue = self.users[i].wants;
         let mut slice = self.slice_ns(queue);
@@ -103,7 +105,7 @@ impl System<'_> {
             .chain(self.sched.e2.iter())
             .copied()
             .collect();
-        if self.spec.vmsp.dispatch == VmspDispatch::Deadline {
+        if self.dispatch.vmsp.spec.dispatch == VmspDispatch::Deadline {
             let d = &self.dispatch.vmsp.deadline;
             order.sort_by_key(|&u| d[u as usize]); // stable: ties keep list order
         }

@@ -152,7 +152,7 @@ impl System<'_> {
         let Some(z) = &self.paging.zswap else { return };
         let w = self.paging.zswap_warm;
         let t = time_s.max(f64::MIN_POSITIVE);
-        let frames = f64::from(self.spec.memory.frames.get());
+        let frames = f64::from(self.monitor.frames);
         let rate = |now: u64, then: u64| (now - then) as f64 / t;
         for (name, value, unit, what) in [
             (
