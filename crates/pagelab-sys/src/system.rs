@@ -29,7 +29,7 @@
 //! the next dispatch on any processor pays before running the user; an idle processor pays it
 //! at once.
 
-use crate::device::{DeviceStep, IoOp, PageIo, PagingIo, SlotAddr};
+use crate::device::{IoOp, PageIo, PagingIo, SlotAddr};
 use crate::error::SysError;
 use crate::guest::pagemon::Pagemon;
 use crate::guest::{BenchmarkReport, ScheduleRow, SessionRow};
@@ -432,6 +432,7 @@ mod kernel_impl;
 mod page_swapping;
 mod paging;
 mod paging_full;
+mod paging_io;
 mod readahead;
 mod report;
 mod scheduling;

@@ -153,6 +153,8 @@ pub(super) struct Paging {
     /// Users waiting for a frame, with the page (a guest's may be tagged [`PSEUDO`]).
     pub(super) frame_waiters: VecDeque<(u32, u32)>,
     pub(super) page_waiters: Vec<(u32, u32)>,
+    /// The page waiters a finished channel program wakes, in order ([`paging_io::IoVerdict`]).
+    pub(super) wakes: Vec<u32>,
     pub(super) write_unchanged: bool,
     /// Frames SELECT may take past its target to fill an open round-turkey group, halved
     /// [frames] (`paging.round_turkey_run`).
@@ -180,6 +182,7 @@ impl Paging {
             done_io: Vec::new(),
             frame_waiters: VecDeque::new(),
             page_waiters: Vec::new(),
+            wakes: Vec::new(),
             write_unchanged: spec.paging.write_unchanged,
             round_turkey_run: spec.paging.round_turkey_run,
             gc_period: (swap.is_some() && spec.swapping.garbage_collector)

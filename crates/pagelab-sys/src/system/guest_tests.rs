@@ -79,10 +79,7 @@ fn until_a_read_completes(sys: &mut System<'_>) {
         let (t, ev) = sys.ctx.q.pop().expect("a read is under way");
         sys.advance(t);
         match ev {
-            Event::Reconnect(d) => {
-                let step = sys.paging.io.reconnect(d as usize, sys.ctx.now);
-                sys.schedule_device(d as usize, step);
-            }
+            Event::Reconnect(d) => sys.paging.on_reconnect(&mut sys.ctx, d as usize),
             Event::IoComplete(d) => {
                 sys.handle_io_complete(d as usize).unwrap();
                 return;

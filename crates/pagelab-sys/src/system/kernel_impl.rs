@@ -56,10 +56,7 @@ impl Engine for VmRun<'_> {
                 s.dispatch.cpus[c as usize].busy = false;
                 s.dispatch.n_idle_cpus += 1;
             }
-            Event::Reconnect(d) => {
-                let step = s.paging.io.reconnect(d as usize, s.ctx.now);
-                s.schedule_device(d as usize, step);
-            }
+            Event::Reconnect(d) => s.paging.on_reconnect(&mut s.ctx, d as usize),
             Event::IoComplete(d) => s.handle_io_complete(d as usize)?,
             Event::Exposure(d, k) => s.handle_exposure(d as usize, k as usize)?,
             Event::VioDone(u) => s.handle_vio_done(u),

@@ -141,13 +141,7 @@ impl System<'_> {
         self.ctx.c.swap_reads += batch.len() as f64;
         self.ctx.c.swap_sets_in += 1.0;
         self.ctx.sup_debt_ns += self.ctx.cost.sio + self.ctx.cost.page * batch.len() as u64;
-        if let Some(s) = self
-            .paging
-            .io
-            .submit_batch(set.dev as usize, &batch, self.ctx.now)
-        {
-            self.schedule_device(set.dev as usize, s);
-        }
+        self.paging.submit(&mut self.ctx, set.dev as usize, &batch);
     }
 
     /// Physical swap-out: the next user on the swap lists (Q2 before Q1) writes swap sets of
@@ -249,13 +243,7 @@ impl System<'_> {
         self.ctx.c.swap_writes += batch.len() as f64;
         self.ctx.c.swap_sets_out += 1.0;
         self.ctx.sup_debt_ns += self.ctx.cost.sio + self.ctx.cost.page * batch.len() as u64;
-        if let Some(s) = self
-            .paging
-            .io
-            .submit_batch(addr.dev as usize, &batch, self.ctx.now)
-        {
-            self.schedule_device(addr.dev as usize, s);
-        }
+        self.paging.submit(&mut self.ctx, addr.dev as usize, &batch);
         true
     }
 

@@ -163,11 +163,9 @@ impl System<'_> {
         };
         let reads = self.reads_with_readahead(owner, idx, pte.dev, io);
         if reads.len() == 1 {
-            if let Some(s) = self.paging.io.submit(pte.dev as usize, io, self.ctx.now) {
-                self.schedule_device(pte.dev as usize, s);
-            }
+            self.paging.submit_one(&mut self.ctx, pte.dev as usize, io);
         } else {
-            self.submit_reads(reads);
+            self.paging.submit_reads(&mut self.ctx, reads);
         }
     }
 
@@ -227,7 +225,8 @@ impl System<'_> {
                 }
                 let (addr, closed) = self.page_out(f, fr, pte)?;
                 if !group.is_empty() && group_dev != addr.dev as usize {
-                    self.submit_group(group_dev, &mut group);
+                    self.paging
+                        .submit_group(&mut self.ctx, group_dev, &mut group);
                 }
                 group_dev = addr.dev as usize;
                 group.push(PageIo {
@@ -237,7 +236,8 @@ impl System<'_> {
                     queued: self.ctx.now,
                 });
                 if closed {
-                    self.submit_group(group_dev, &mut group);
+                    self.paging
+                        .submit_group(&mut self.ctx, group_dev, &mut group);
                 }
             } else {
                 self.mem.unmap(f);
@@ -245,7 +245,8 @@ impl System<'_> {
             }
         }
         if !group.is_empty() {
-            self.submit_group(group_dev, &mut group);
+            self.paging
+                .submit_group(&mut self.ctx, group_dev, &mut group);
         }
         Ok(())
     }
@@ -303,106 +304,5 @@ impl System<'_> {
                 self.ctx.c.psi_stolen_interruptions += n as f64;
             }
         }
-    }
-
-    /// Queues a group of page-outs on `dev` at once (one SIO when they share a cylinder).
-    pub(super) fn submit_group(&mut self, dev: usize, group: &mut Vec<PageIo>) {
-        self.ctx.sup_debt_ns += self.ctx.cost.sio;
-        self.ctx.c.page_out_groups += 1.0;
-        if let Some(s) = self.paging.io.submit_batch(dev, group, self.ctx.now) {
-            self.schedule_device(dev, s);
-        }
-        group.clear();
-    }
-
-    pub(super) fn schedule_device(&mut self, d: usize, step: DeviceStep) {
-        match step {
-            DeviceStep::Reconnect(t) => self.ctx.q.schedule(t, Event::Reconnect(d as u16)),
-            DeviceStep::Complete(t) => self.ctx.q.schedule(t, Event::IoComplete(d as u16)),
-            DeviceStep::Exposure(t, k) => self.ctx.q.schedule(t, Event::Exposure(d as u16, k)),
-        };
-    }
-
-    pub(super) fn handle_io_complete(&mut self, d: usize) -> Result<(), SysError> {
-        let mut done = std::mem::take(&mut self.paging.done_io);
-        done.clear();
-        if let Some(s) = self.paging.io.complete(d, self.ctx.now, &mut done) {
-            self.schedule_device(d, s);
-        }
-        self.finish_ios(done)
-    }
-
-    /// A step of the channel program on exposure `k` of device `d`; its page, when done.
-    pub(super) fn handle_exposure(&mut self, d: usize, k: usize) -> Result<(), SysError> {
-        let mut done = std::mem::take(&mut self.paging.done_io);
-        done.clear();
-        match self.paging.io.exposure_step(d, k, self.ctx.now, &mut done) {
-            Some(t) => {
-                self.schedule_device(d, DeviceStep::Exposure(t, k as u16));
-                self.paging.done_io = done;
-                Ok(())
-            }
-            None => self.finish_ios(done),
-        }
-    }
-
-    /// The I/O interrupt of a finished channel program, and its pages: reads made resident
-    /// (their waiters run), written frames freed.
-    fn finish_ios(&mut self, done: Vec<PageIo>) -> Result<(), SysError> {
-        self.ctx.sup_debt_ns += self.ctx.cost.interrupt;
-        self.ctx.c.io_interrupts += 1.0;
-        for io in &done {
-            let f = io.frame;
-            match io.op {
-                IoOp::Read => {
-                    debug_assert_eq!(self.mem.frames[f as usize].state, FrameState::PageIn);
-                    self.mem.set_state(f, FrameState::Resident);
-                    let referenced = self.read_referenced(f);
-                    let fr = &mut self.mem.frames[f as usize];
-                    fr.referenced = referenced;
-                    fr.changed = false;
-                    let waited = (self.ctx.now - io.queued).as_secs_f64();
-                    let mut swapped = false;
-                    if let Some(ps) = self.paging.swap.as_mut() {
-                        if std::mem::take(&mut ps.in_swap_io[f as usize]) {
-                            swapped = true;
-                            self.ctx.c.swap_io_sum_s += waited;
-                            self.ctx.c.swap_read_sum_s += waited;
-                            // Reset after a swap-in so that prepage errors show (tetzlaff).
-                            if ps.prepaged[f as usize] {
-                                fr.referenced = false;
-                            }
-                        }
-                    }
-                    if !swapped && !self.read_ahead(f) {
-                        self.ctx.c.page_read_sum_s += waited;
-                    }
-                    let mut i = 0;
-                    while i < self.paging.page_waiters.len() {
-                        if self.paging.page_waiters[i].0 == f {
-                            let (_, w) = self.paging.page_waiters.swap_remove(i);
-                            self.fault_done(w, false);
-                        } else {
-                            i += 1;
-                        }
-                    }
-                }
-                IoOp::Write if f == NONE => {} // a zswap writeback: no frame waits on it
-                IoOp::Write => {
-                    self.paging.pending_outs -= 1;
-                    if let Some(ps) = self.paging.swap.as_mut() {
-                        if std::mem::take(&mut ps.in_swap_io[f as usize]) {
-                            self.ctx.c.swap_io_sum_s += (self.ctx.now - io.queued).as_secs_f64();
-                        }
-                    }
-                    if self.mem.frames[f as usize].state == FrameState::PageOut {
-                        self.mem.unmap(f);
-                        self.mem.put_free(f);
-                    }
-                }
-            }
-        }
-        self.paging.done_io = done;
-        self.pump_memory()
     }
 }

@@ -19,6 +19,8 @@
 //! as after any fault); a read-ahead page counts as a hit if it was referenced before its frame
 //! was taken back, as a miss if not (Linux's swap_ra / swap_ra_hit).
 
+use super::components::Paging;
+use super::ctx::Ctx;
 use super::*;
 use crate::device::{IoOp, PageIo, SlotAddr};
 use crate::monitor::{put_metric, Metric};
@@ -153,6 +155,40 @@ impl Readahead {
     }
 }
 
+/// Submitting a fault's reads and the readahead's view of a finished read, on [`Paging`].
+impl Paging {
+    /// Queues `reads` (device, page read) as one batch per device, in the order given: the
+    /// faulting page's device first, its read-ahead pages in the same channel program.
+    pub(super) fn submit_reads(&mut self, ctx: &mut Ctx, reads: Vec<(u16, PageIo)>) {
+        let mut devs: Vec<u16> = Vec::new();
+        for &(d, _) in &reads {
+            if !devs.contains(&d) {
+                devs.push(d);
+            }
+        }
+        for d in devs {
+            let batch: Vec<PageIo> = reads.iter().filter(|r| r.0 == d).map(|r| r.1).collect();
+            ctx.sup_debt_ns += if d == reads[0].0 { 0 } else { ctx.cost.sio };
+            self.submit(ctx, d as usize, &batch);
+        }
+    }
+
+    /// A read into frame `f` completed: whether its page counts as referenced (`false` for a
+    /// page read ahead that no fault has asked for).
+    pub(super) fn read_referenced(&self, marks: &[Mark], f: u32) -> bool {
+        self.readahead
+            .as_ref()
+            .is_none_or(|ra| !ra.ahead[f as usize] || marks[f as usize].user != NONE)
+    }
+
+    /// Whether frame `f` holds (or is reading) a page read ahead.
+    pub(super) fn read_ahead(&self, f: u32) -> bool {
+        self.readahead
+            .as_ref()
+            .is_some_and(|ra| ra.ahead[f as usize])
+    }
+}
+
 impl System<'_> {
     /// Gives `(owner, page)` the slot at `addr` (page table and, with readahead, its map).
     pub(super) fn give_slot(&mut self, owner: u32, page: u32, addr: SlotAddr) {
@@ -231,48 +267,6 @@ impl System<'_> {
             reads.push((pte.dev, read));
         }
         reads
-    }
-
-    /// Queues `reads` (device, page read) as one batch per device, in the order given: the
-    /// faulting page's device first, its read-ahead pages in the same channel program.
-    pub(super) fn submit_reads(&mut self, reads: Vec<(u16, PageIo)>) {
-        let mut devs: Vec<u16> = Vec::new();
-        for &(d, _) in &reads {
-            if !devs.contains(&d) {
-                devs.push(d);
-            }
-        }
-        for d in devs {
-            let batch: Vec<PageIo> = reads.iter().filter(|r| r.0 == d).map(|r| r.1).collect();
-            self.ctx.sup_debt_ns += if d == reads[0].0 {
-                0
-            } else {
-                self.ctx.cost.sio
-            };
-            if let Some(s) = self
-                .paging
-                .io
-                .submit_batch(d as usize, &batch, self.ctx.now)
-            {
-                self.schedule_device(d as usize, s);
-            }
-        }
-    }
-
-    /// A read into frame `f` completed: whether its page counts as referenced (`false` for a
-    /// page read ahead that no fault has asked for).
-    pub(super) fn read_referenced(&self, f: u32) -> bool {
-        self.paging.readahead.as_ref().is_none_or(|ra| {
-            !ra.ahead[f as usize] || self.reclaim.survival.marks[f as usize].user != NONE
-        })
-    }
-
-    /// Whether frame `f` holds (or is reading) a page read ahead.
-    pub(super) fn read_ahead(&self, f: u32) -> bool {
-        self.paging
-            .readahead
-            .as_ref()
-            .is_some_and(|ra| ra.ahead[f as usize])
     }
 
     /// A fault found frame `f` still being read: a read-ahead page is referenced by `u`.

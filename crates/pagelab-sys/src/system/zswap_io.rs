@@ -106,7 +106,8 @@ impl System<'_> {
                 frame: NONE,
                 queued: self.ctx.now,
             }];
-            self.submit_group(addr.dev as usize, &mut one);
+            self.paging
+                .submit_group(&mut self.ctx, addr.dev as usize, &mut one);
         }
         self.zswap_shrink();
         Ok(())

@@ -1,0 +1,210 @@
+//! Paging I/O's own handlers, on [`Paging`] with the context: submitting page reads and
+//! writes to the paging devices, the devices' events, and the pages of a finished channel
+//! program. Making the waiters of those pages ready is the dispatcher's and the guests'
+//! business: the handlers name them in an [`IoVerdict`] and [`System`] carries it out.
+
+use super::components::Paging;
+use super::ctx::Ctx;
+use super::{Event, System};
+use crate::device::{DeviceStep, IoOp, PageIo};
+use crate::error::SysError;
+use crate::memory::{FrameState, Memory, NONE};
+use crate::survival::Mark;
+
+/// What a paging device's event leaves for the system to do.
+#[must_use]
+pub(super) enum IoVerdict {
+    /// A step of a channel program on a spare exposure: the program goes on, storage is as
+    /// it was.
+    Pending,
+    /// A channel program ended (its interrupt charged and counted): its reads are resident, the
+    /// frames it wrote are free, and [`Paging::wakes`] holds, in order, the fault waiters whose
+    /// page came in. The system makes them ready, then serves the users waiting for a frame.
+    Finished,
+}
+
+impl Ctx {
+    /// Queues device `d`'s next step.
+    pub(super) fn schedule_device(&mut self, d: usize, step: DeviceStep) {
+        match step {
+            DeviceStep::Reconnect(t) => self.q.schedule(t, Event::Reconnect(d as u16)),
+            DeviceStep::Complete(t) => self.q.schedule(t, Event::IoComplete(d as u16)),
+            DeviceStep::Exposure(t, k) => self.q.schedule(t, Event::Exposure(d as u16, k)),
+        };
+    }
+}
+
+impl Paging {
+    /// Queues `batch` on device `dev` (one channel program when they share a cylinder).
+    pub(super) fn submit(&mut self, ctx: &mut Ctx, dev: usize, batch: &[PageIo]) {
+        if let Some(s) = self.io.submit_batch(dev, batch, ctx.now) {
+            ctx.schedule_device(dev, s);
+        }
+    }
+
+    /// Queues one page read or write on device `dev`.
+    pub(super) fn submit_one(&mut self, ctx: &mut Ctx, dev: usize, io: PageIo) {
+        if let Some(s) = self.io.submit(dev, io, ctx.now) {
+            ctx.schedule_device(dev, s);
+        }
+    }
+
+    /// Queues a group of page-outs on `dev` at once (one SIO when they share a cylinder).
+    pub(super) fn submit_group(&mut self, ctx: &mut Ctx, dev: usize, group: &mut Vec<PageIo>) {
+        ctx.sup_debt_ns += ctx.cost.sio;
+        ctx.c.page_out_groups += 1.0;
+        self.submit(ctx, dev, group);
+        group.clear();
+    }
+
+    /// Device `d` reconnects to its channel (or misses it).
+    pub(super) fn on_reconnect(&mut self, ctx: &mut Ctx, d: usize) {
+        let step = self.io.reconnect(d, ctx.now);
+        ctx.schedule_device(d, step);
+    }
+
+    /// Device `d`'s channel program is done; `marks` are the frames' last references.
+    pub(super) fn on_io_complete(
+        &mut self,
+        ctx: &mut Ctx,
+        mem: &mut Memory,
+        marks: &[Mark],
+        d: usize,
+    ) -> IoVerdict {
+        let mut done = std::mem::take(&mut self.done_io);
+        done.clear();
+        if let Some(s) = self.io.complete(d, ctx.now, &mut done) {
+            ctx.schedule_device(d, s);
+        }
+        self.finish_ios(ctx, mem, marks, done)
+    }
+
+    /// A step of the channel program on exposure `k` of device `d`; its page, when done.
+    pub(super) fn on_exposure(
+        &mut self,
+        ctx: &mut Ctx,
+        mem: &mut Memory,
+        marks: &[Mark],
+        d: usize,
+        k: usize,
+    ) -> IoVerdict {
+        let mut done = std::mem::take(&mut self.done_io);
+        done.clear();
+        match self.io.exposure_step(d, k, ctx.now, &mut done) {
+            Some(t) => {
+                ctx.schedule_device(d, DeviceStep::Exposure(t, k as u16));
+                self.done_io = done;
+                IoVerdict::Pending
+            }
+            None => self.finish_ios(ctx, mem, marks, done),
+        }
+    }
+
+    /// The I/O interrupt of a finished channel program, and its pages: reads made resident
+    /// (their waiters go to [`Paging::wakes`]), written frames freed.
+    fn finish_ios(
+        &mut self,
+        ctx: &mut Ctx,
+        mem: &mut Memory,
+        marks: &[Mark],
+        done: Vec<PageIo>,
+    ) -> IoVerdict {
+        ctx.sup_debt_ns += ctx.cost.interrupt;
+        ctx.c.io_interrupts += 1.0;
+        self.wakes.clear();
+        for io in &done {
+            match io.op {
+                IoOp::Read => self.read_done(ctx, mem, marks, io),
+                IoOp::Write if io.frame == NONE => {} // a zswap writeback: no frame waits on it
+                IoOp::Write => self.write_done(ctx, mem, io),
+            }
+        }
+        self.done_io = done;
+        IoVerdict::Finished
+    }
+
+    fn read_done(&mut self, ctx: &mut Ctx, mem: &mut Memory, marks: &[Mark], io: &PageIo) {
+        let f = io.frame;
+        debug_assert_eq!(mem.frames[f as usize].state, FrameState::PageIn);
+        mem.set_state(f, FrameState::Resident);
+        let referenced = self.read_referenced(marks, f);
+        let fr = &mut mem.frames[f as usize];
+        fr.referenced = referenced;
+        fr.changed = false;
+        let waited = (ctx.now - io.queued).as_secs_f64();
+        let mut swapped = false;
+        if let Some(ps) = self.swap.as_mut() {
+            if std::mem::take(&mut ps.in_swap_io[f as usize]) {
+                swapped = true;
+                ctx.c.swap_io_sum_s += waited;
+                ctx.c.swap_read_sum_s += waited;
+                // Reset after a swap-in so that prepage errors show (tetzlaff).
+                if ps.prepaged[f as usize] {
+                    fr.referenced = false;
+                }
+            }
+        }
+        if !swapped && !self.read_ahead(f) {
+            ctx.c.page_read_sum_s += waited;
+        }
+        let mut i = 0;
+        while i < self.page_waiters.len() {
+            if self.page_waiters[i].0 == f {
+                let (_, w) = self.page_waiters.swap_remove(i);
+                self.wakes.push(w);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn write_done(&mut self, ctx: &mut Ctx, mem: &mut Memory, io: &PageIo) {
+        let f = io.frame;
+        self.pending_outs -= 1;
+        if let Some(ps) = self.swap.as_mut() {
+            if std::mem::take(&mut ps.in_swap_io[f as usize]) {
+                ctx.c.swap_io_sum_s += (ctx.now - io.queued).as_secs_f64();
+            }
+        }
+        if mem.frames[f as usize].state == FrameState::PageOut {
+            mem.unmap(f);
+            mem.put_free(f);
+        }
+    }
+}
+
+impl System<'_> {
+    /// Device `d`'s channel program is done: its pages, then their waiters.
+    pub(super) fn handle_io_complete(&mut self, d: usize) -> Result<(), SysError> {
+        let marks = &self.reclaim.survival.marks;
+        let v = self
+            .paging
+            .on_io_complete(&mut self.ctx, &mut self.mem, marks, d);
+        self.carry_out_io(v)
+    }
+
+    /// A step of the channel program on exposure `k` of device `d`.
+    pub(super) fn handle_exposure(&mut self, d: usize, k: usize) -> Result<(), SysError> {
+        let marks = &self.reclaim.survival.marks;
+        let v = self
+            .paging
+            .on_exposure(&mut self.ctx, &mut self.mem, marks, d, k);
+        self.carry_out_io(v)
+    }
+
+    /// Carries out a device event's verdict: the waiters of the pages that came in run (a
+    /// guest's pseudo fault ends), then the users waiting for a frame are served.
+    fn carry_out_io(&mut self, v: IoVerdict) -> Result<(), SysError> {
+        match v {
+            IoVerdict::Pending => Ok(()),
+            IoVerdict::Finished => {
+                let wakes = std::mem::take(&mut self.paging.wakes);
+                for &w in &wakes {
+                    self.fault_done(w, false);
+                }
+                self.paging.wakes = wakes;
+                self.pump_memory()
+            }
+        }
+    }
+}
