@@ -313,22 +313,11 @@ impl<'o> System<'o> {
     /// User `u` starts a virtual I/O on its device (users dealt round the devices), queued
     /// behind the ones before it.
     fn start_vio(&mut self, u: u32) {
-        let d = u as usize % self.vio.busy.len();
-        let svc = if self.vio.exponential {
-            exponential(&mut self.vio.rng, self.vio.service_ns)
-        } else {
-            self.vio.service_ns
-        };
-        let start = self.vio.busy[d].max(self.ctx.now);
-        let done = start + Tick(svc.round() as u64);
-        self.vio.busy[d] = done;
-        self.ctx.c.vios += 1.0;
+        self.vio.start(&mut self.ctx, u as usize, Event::VioDone(u));
         if self.ctx.warm {
             self.users[u as usize].t_vios += 1;
         }
-        self.ctx.sup_debt_ns += self.ctx.cost.vio_sio;
         self.set_state(u, UState::VioWait);
-        self.ctx.q.schedule(done, Event::VioDone(u));
     }
 
     fn segment_ended(&mut self, u: u32) {
@@ -403,8 +392,7 @@ impl<'o> System<'o> {
     }
 
     fn handle_vio_done(&mut self, u: u32) {
-        self.ctx.sup_debt_ns += self.ctx.cost.vio_interrupt;
-        self.ctx.c.io_interrupts += 1.0;
+        self.vio.on_done(&mut self.ctx);
         self.make_ready(u, false);
     }
 
@@ -437,12 +425,14 @@ mod readahead;
 mod report;
 mod scheduling;
 mod users;
+mod virtual_io;
 mod vmsp_dispatch;
 mod zswap_io;
 
-use components::{Dispatcher, GuestBooks, MonitorBooks, Paging, Reclaim, Scheduler, VirtualIo};
+use components::{Dispatcher, GuestBooks, MonitorBooks, Paging, Reclaim, Scheduler};
 use ctx::Ctx;
 use users::{Boundary, ClassRt, Cpu, Outcome, UState, User, N_USTATES};
+use virtual_io::VirtualIo;
 
 #[cfg(test)]
 mod guest_tests;

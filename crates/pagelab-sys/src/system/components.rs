@@ -7,7 +7,7 @@
 //!  Dispatcher ── runs the ready users on the CPUs, pays the supervisor's costs
 //!  Reclaim ── which frame SELECT frees next (the frame supply), the free-list targets
 //!  Paging ── page-in and page-out I/O on the paging devices, swap sets, zswap, readahead
-//!  VirtualIo ── the virtual machines' own I/O devices
+//!  VirtualIo ── the virtual machines' own I/O devices (virtual_io.rs)
 //!  MonitorBooks ── the counters, their samples and the sampling clock
 //!  GuestBooks ── guest operating systems, PAGEMON, the terminal-driver benchmark
 //! ```
@@ -192,27 +192,6 @@ impl Paging {
             zswap_warm: ZswapCounters::default(),
             readahead,
             io,
-        }
-    }
-}
-
-/// The virtual machines' own I/O devices (`[vio]`): when each is next free.
-pub(super) struct VirtualIo {
-    pub(super) busy: Vec<Tick>,
-    /// Service time of one virtual I/O [ns].
-    pub(super) service_ns: f64,
-    /// Exponential service times, else constant.
-    pub(super) exponential: bool,
-    pub(super) rng: Rng,
-}
-
-impl VirtualIo {
-    pub(super) fn build(spec: &SystemSpec, streams: &RngStreams) -> VirtualIo {
-        VirtualIo {
-            busy: vec![Tick::ZERO; spec.vio.devices as usize],
-            service_ns: spec.vio.service_ms.get() * 1e6,
-            exponential: spec.vio.exponential,
-            rng: streams.stream("vio", 0),
         }
     }
 }

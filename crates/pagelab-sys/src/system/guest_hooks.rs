@@ -6,7 +6,6 @@ use super::{Event, Program, System, UState, PSEUDO};
 use crate::guest::pagemon::{Pagemon, Sample};
 use crate::guest::{BenchmarkReport, Verdict};
 use crate::load_control::Queue;
-use pagelab_core::random::exponential;
 use pagelab_core::Tick;
 
 impl System<'_> {
@@ -92,21 +91,11 @@ impl System<'_> {
         let os = self.os(u).expect("a guest user runs a guest");
         match os.segment_ended(now) {
             Verdict::Io(t) => {
-                let d = t % self.vio.busy.len();
-                let svc = if self.vio.exponential {
-                    exponential(&mut self.vio.rng, self.vio.service_ns)
-                } else {
-                    self.vio.service_ns
-                };
-                let start = self.vio.busy[d].max(now);
-                let done = start + Tick(svc.round() as u64);
-                self.vio.busy[d] = done;
-                self.ctx.c.vios += 1.0;
+                let done = Event::GuestWake(u, t as u16);
+                self.vio.start(&mut self.ctx, t, done);
                 if self.ctx.warm {
                     self.users[u as usize].t_vios += 1;
                 }
-                self.ctx.sup_debt_ns += self.ctx.cost.vio_sio;
-                self.ctx.q.schedule(done, Event::GuestWake(u, t as u16));
             }
             Verdict::Timer(t, ns) => {
                 self.ctx
