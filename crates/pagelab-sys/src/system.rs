@@ -160,29 +160,23 @@ impl<'o> System<'o> {
             .min(self.ctx.q.peek_time().unwrap_or(Tick::NEVER))
     }
 
+    /// Moves the clock to `t`, the monitor integrating the machine's occupancy up to it.
     fn advance(&mut self, t: Tick) {
         if t <= self.monitor.last_t {
             self.ctx.now = self.ctx.now.max(t);
             return;
         }
-        let dt = (t - self.monitor.last_t).as_secs_f64();
-        let c = &mut self.ctx.c;
-        c.time_s += dt;
-        let mpl = f64::from(self.sched.n_q1 + self.sched.n_q2);
-        c.mpl_user_s += mpl * dt;
-        c.q1_user_s += f64::from(self.sched.n_q1) * dt;
-        c.q2_user_s += f64::from(self.sched.n_q2) * dt;
-        c.eligible_user_s += (self.sched.e1.len() + self.sched.e2.len()) as f64 * dt;
-        c.page_wait_user_s += f64::from(self.sched.n_page_wait) * dt;
-        if self.sched.n_page_wait > 0 {
-            c.page_wait_cpu_s += f64::from(self.dispatch.n_idle_cpus) * dt;
-        }
-        let (some, full) = self.mem_tasks().shares(self.dispatch.cpus.len() as u32);
-        let c = &mut self.ctx.c;
-        c.pressure_some_s += some * dt;
-        c.pressure_full_s += full * dt;
-        let last = self.monitor.last_t.0;
-        self.monitor.pressure.advance(last, t.0, (some, full));
+        let occ = Occupancy {
+            n_q1: self.sched.n_q1,
+            n_q2: self.sched.n_q2,
+            n_eligible: self.sched.e1.len() + self.sched.e2.len(),
+            n_page_wait: self.sched.n_page_wait,
+            n_idle_cpus: self.dispatch.n_idle_cpus,
+            pressure: self.mem_tasks().shares(self.dispatch.cpus.len() as u32),
+        };
+        let Some(dt) = self.monitor.advance(&mut self.ctx, t, occ) else {
+            return;
+        };
         if let Some(z) = self.paging.zswap.as_mut() {
             z.c.frame_s += z.frames.len() as f64 * dt;
         }
@@ -194,8 +188,6 @@ impl<'o> System<'o> {
                 os.accumulate(dt, t, blocked, waiting);
             }
         }
-        self.monitor.last_t = t;
-        self.ctx.now = t;
     }
 
     /// The users as Linux PSI's memory task counts (docs/system.md, "Memory pressure"): a user
@@ -417,6 +409,7 @@ mod ctx;
 mod guest_hooks;
 mod invariants;
 mod kernel_impl;
+mod monitor_books;
 mod page_swapping;
 mod paging;
 mod paging_full;
@@ -429,8 +422,9 @@ mod virtual_io;
 mod vmsp_dispatch;
 mod zswap_io;
 
-use components::{Dispatcher, GuestBooks, MonitorBooks, Paging, Reclaim, Scheduler};
+use components::{Dispatcher, GuestBooks, Paging, Reclaim, Scheduler};
 use ctx::Ctx;
+use monitor_books::{MonitorBooks, Occupancy};
 use users::{Boundary, ClassRt, Cpu, Outcome, UState, User, N_USTATES};
 use virtual_io::VirtualIo;
 

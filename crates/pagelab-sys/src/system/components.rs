@@ -8,7 +8,7 @@
 //!  Reclaim ── which frame SELECT frees next (the frame supply), the free-list targets
 //!  Paging ── page-in and page-out I/O on the paging devices, swap sets, zswap, readahead
 //!  VirtualIo ── the virtual machines' own I/O devices (virtual_io.rs)
-//!  MonitorBooks ── the counters, their samples and the sampling clock
+//!  MonitorBooks ── the counters' samples and the sampling clock (monitor_books.rs)
 //!  GuestBooks ── guest operating systems, PAGEMON, the terminal-driver benchmark
 //! ```
 
@@ -192,53 +192,6 @@ impl Paging {
             zswap_warm: ZswapCounters::default(),
             readahead,
             io,
-        }
-    }
-}
-
-/// The monitor's books: the counters, their interval samples and the sampling clock.
-pub(super) struct MonitorBooks {
-    pub(super) last_t: Tick,
-    pub(super) samples: Vec<Counters>,
-    pub(super) warm_sample: Counters,
-    pub(super) interval: Tick,
-    /// When the pending `Sample` is due (an earlier one ended by scan cycles makes it stale).
-    pub(super) next_sample: Tick,
-    pub(super) cycles_at_sample: u64,
-    /// Memory PSI: totals and the avg10/60/300 of `kernel/sched/psi.c`.
-    pub(super) pressure: crate::pressure::Pressure,
-    /// An interval also ends after this many core-table scan cycles (`monitor.cycles`).
-    pub(super) cycles: Option<u64>,
-    /// What the report divides by: frames, CPUs, terminal users.
-    pub(super) frames: u32,
-    pub(super) cpus: u32,
-    pub(super) users: u32,
-    /// Each paging actuator's name and whether it is a swap area, in device order.
-    pub(super) devices: Vec<(String, bool)>,
-    /// The resolved spec the report embeds.
-    pub(super) resolved: serde_json::Value,
-}
-
-impl MonitorBooks {
-    pub(super) fn build(spec: &SystemSpec) -> MonitorBooks {
-        MonitorBooks {
-            last_t: Tick::ZERO,
-            samples: Vec::new(),
-            warm_sample: Counters::default(),
-            interval: spec.monitor.interval_s.tick().max(Tick(1)),
-            next_sample: Tick::ZERO,
-            cycles_at_sample: 0,
-            pressure: crate::pressure::Pressure::new(),
-            cycles: spec.monitor.cycles,
-            frames: spec.memory.frames.get(),
-            cpus: spec.cpu.count,
-            users: spec.workload.users,
-            devices: spec
-                .actuators()
-                .iter()
-                .map(|(name, ds)| (name.clone(), ds.swap_area))
-                .collect(),
-            resolved: serde_json::to_value(spec).unwrap_or(serde_json::Value::Null),
         }
     }
 }

@@ -65,7 +65,7 @@ impl Engine for VmRun<'_> {
             Event::Pagemon(i) => s.pagemon_step(i as usize),
             Event::ConsoleDone(u) => s.handle_console_done(u),
             Event::Sample => {
-                if s.ctx.now == s.monitor.next_sample {
+                if s.monitor.is_due(&s.ctx) {
                     s.take_sample();
                     if s.check_every > 0 {
                         s.checked()?;
@@ -82,8 +82,7 @@ impl Engine for VmRun<'_> {
             }
             Event::WarmupEnded => {
                 s.ctx.warm = true;
-                s.monitor.warm_sample = s.snapshot();
-                s.monitor.pressure.start_max();
+                s.monitor.on_warmup_ended(&s.ctx, &s.mem, &s.paging.io);
                 if let Some(z) = &s.paging.zswap {
                     s.paging.zswap_warm = z.c;
                 }

@@ -6,15 +6,9 @@ use super::*;
 impl System<'_> {
     /// Ends a monitor interval: records the counters and gives load control its feedback.
     pub(super) fn take_sample(&mut self) {
-        let snap = self.snapshot();
-        let prev = self.monitor.samples.last().copied().unwrap_or_default();
-        self.monitor.samples.push(snap);
-        self.monitor.cycles_at_sample = self.mem.n_cycles;
-        self.monitor.next_sample = self.ctx.now + self.monitor.interval;
-        if self.monitor.next_sample < self.ctx.end {
-            self.ctx.q.schedule(self.monitor.next_sample, Event::Sample);
-        }
-        let d = snap.since(&prev);
+        let d = self
+            .monitor
+            .sample(&mut self.ctx, &self.mem, &self.paging.io);
         let mpl = self.sched.n_q1 + self.sched.n_q2;
         let evict = self
             .sched
@@ -26,30 +20,13 @@ impl System<'_> {
 
     /// bard §5: an interval also ends after `monitor.cycles` core-table scan cycles.
     pub(super) fn sample_on_cycles(&mut self) {
-        if let Some(k) = self.monitor.cycles {
-            if self.mem.n_cycles >= self.monitor.cycles_at_sample + k && self.ctx.now < self.ctx.end
-            {
-                self.take_sample();
-            }
+        if self.monitor.cycles_due(&self.ctx, &self.mem) {
+            self.take_sample();
         }
     }
 
     pub(super) fn snapshot(&self) -> Counters {
-        let mut c = self.ctx.c;
-        c.scan_cycles = self.mem.n_cycles as f64;
-        c.frames_scanned = self.mem.n_scanned as f64;
-        let mut sios = 0;
-        let mut miss = 0;
-        let mut resp = 0;
-        for d in &self.paging.io.counters {
-            sios += d.n_sios;
-            miss += d.n_rps_misses;
-            resp += d.page_response_ns;
-        }
-        c.paging_sios = sios as f64;
-        c.rps_misses = miss as f64;
-        c.page_io_sum_s = resp as f64 / 1e9;
-        c
+        MonitorBooks::snapshot(&self.ctx, &self.mem, &self.paging.io)
     }
 
     pub(super) fn report(&mut self, last: Counters) -> Report {
