@@ -145,13 +145,7 @@ impl<'o> System<'o> {
     }
 
     fn next_burst_end(&self) -> (u32, Tick) {
-        let mut best = (0, Tick::NEVER);
-        for (i, c) in self.dispatch.cpus.iter().enumerate() {
-            if c.user != NONE && c.burst_end < best.1 {
-                best = (i as u32, c.burst_end);
-            }
-        }
-        best
+        self.dispatch.next_burst_end()
     }
 
     fn next_time(&self) -> Tick {
@@ -221,21 +215,8 @@ impl<'o> System<'o> {
                 continue;
             }
             loop {
-                let Some(u) = self
-                    .dispatch
-                    .ready_q1
-                    .pop_front()
-                    .or_else(|| self.dispatch.ready_q2.pop_front())
-                else {
-                    if self.ctx.sup_debt_ns > 0 {
-                        let d = std::mem::take(&mut self.ctx.sup_debt_ns);
-                        self.ctx.c.cpu_supervisor_s += d as f64 / 1e9;
-                        self.dispatch.cpus[ci].busy = true;
-                        self.dispatch.n_idle_cpus -= 1;
-                        self.ctx
-                            .q
-                            .schedule(self.ctx.now + Tick(d), Event::CpuFreed(ci as u32));
-                    }
+                let Some(u) = self.dispatch.next_ready() else {
+                    self.dispatch.pay_debt(&mut self.ctx, ci);
                     break;
                 };
                 // In-queue slice already spent (a fault landed on its last nanosecond).
@@ -255,11 +236,7 @@ impl<'o> System<'o> {
     }
 
     fn handle_burst_ended(&mut self, ci: u32) -> Result<(), SysError> {
-        let cpu = self.dispatch.cpus[ci as usize];
-        self.dispatch.cpus[ci as usize].busy = false;
-        self.dispatch.cpus[ci as usize].user = NONE;
-        self.dispatch.cpus[ci as usize].burst_end = Tick::NEVER;
-        self.dispatch.n_idle_cpus += 1;
+        let cpu = self.dispatch.end_burst(ci as usize);
         let u = cpu.user;
         let e = cpu.elapsed_ns;
         let warm = self.ctx.warm;
@@ -406,6 +383,7 @@ mod burst;
 mod components;
 mod cp_spool;
 mod ctx;
+mod dispatcher;
 mod guest_hooks;
 mod invariants;
 mod kernel_impl;
@@ -422,8 +400,9 @@ mod virtual_io;
 mod vmsp_dispatch;
 mod zswap_io;
 
-use components::{Dispatcher, GuestBooks, Paging, Reclaim, Scheduler};
+use components::{GuestBooks, Paging, Reclaim, Scheduler};
 use ctx::Ctx;
+use dispatcher::Dispatcher;
 use monitor_books::{MonitorBooks, Occupancy};
 use users::{Boundary, ClassRt, Cpu, Outcome, UState, User, N_USTATES};
 use virtual_io::VirtualIo;

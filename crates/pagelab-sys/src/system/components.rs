@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!  Scheduler ── admits to / drops from the multiprogramming set (the load controller, E1/E2)
-//!  Dispatcher ── runs the ready users on the CPUs, pays the supervisor's costs
+//!  Dispatcher ── runs the ready users on the CPUs, pays the supervisor's costs (dispatcher.rs)
 //!  Reclaim ── which frame SELECT frees next (the frame supply), the free-list targets
 //!  Paging ── page-in and page-out I/O on the paging devices, swap sets, zswap, readahead
 //!  VirtualIo ── the virtual machines' own I/O devices (virtual_io.rs)
@@ -67,51 +67,6 @@ impl Scheduler {
             flush_at_drop: spec.memory.flush_at_drop,
             apages: spec.memory.frames.get(),
             q2_mpl_limit: spec.swapping.q2_mpl_limit.filter(|_| page_swapping),
-        }
-    }
-}
-
-/// CPUs and dispatching: the ready lists, the supervisor's costs and its debt.
-pub(super) struct Dispatcher {
-    pub(super) cpus: Vec<Cpu>,
-    pub(super) ready_q1: VecDeque<u32>,
-    pub(super) ready_q2: VecDeque<u32>,
-    pub(super) n_idle_cpus: u32,
-    /// Problem-state time per reference [ps].
-    pub(super) reference_ps: u64,
-    /// The dispatcher's own slice [ns].
-    pub(super) dispatch_ns: u64,
-    /// Q1 ready list ordered by CPU used in the stay (`cpu.dispatch_order = "least-cpu"`).
-    pub(super) least_cpu_first: bool,
-    /// The load controller's Q1 and Q2 slices [ns] (constant; read at every dispatch).
-    pub(super) slices_ns: [u64; 2],
-    /// VM/SP dispatcher books and the spool writer ([`vmsp_dispatch`], [`cp_spool`]).
-    pub(super) vmsp: vmsp_dispatch::VmspBooks,
-    pub(super) n_runs: u64,
-}
-
-impl Dispatcher {
-    pub(super) fn build(
-        spec: &SystemSpec,
-        lc: &LoadController,
-        n_all: u32,
-        streams: &RngStreams,
-    ) -> Dispatcher {
-        Dispatcher {
-            cpus: vec![Cpu::idle(); spec.cpu.count as usize],
-            ready_q1: VecDeque::new(),
-            ready_q2: VecDeque::new(),
-            n_idle_cpus: spec.cpu.count,
-            reference_ps: (spec.cpu.reference_ns * 1e3).round().max(1.0) as u64,
-            dispatch_ns: spec.cpu.dispatch_slice_ms.ns().max(1),
-            least_cpu_first: spec.cpu.dispatch_order == crate::spec::DispatchOrder::LeastCpu,
-            slices_ns: [Queue::Q1, Queue::Q2].map(|q| lc.slice_ns(q)),
-            vmsp: vmsp_dispatch::VmspBooks::new(
-                spec.vmsp.clone(),
-                n_all as usize,
-                streams.stream("spool", 0),
-            ),
-            n_runs: 0,
         }
     }
 }

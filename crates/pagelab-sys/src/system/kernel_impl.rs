@@ -52,10 +52,7 @@ impl Engine for VmRun<'_> {
         match ev {
             Event::End => return Ok(Flow::Stop),
             Event::ThinkEnded(u) => s.handle_think_ended(u),
-            Event::CpuFreed(c) => {
-                s.dispatch.cpus[c as usize].busy = false;
-                s.dispatch.n_idle_cpus += 1;
-            }
+            Event::CpuFreed(c) => s.dispatch.on_cpu_freed(c as usize),
             Event::Reconnect(d) => s.paging.on_reconnect(&mut s.ctx, d as usize),
             Event::IoComplete(d) => s.handle_io_complete(d as usize)?,
             Event::Exposure(d, k) => s.handle_exposure(d as usize, k as usize)?,

@@ -12,13 +12,7 @@ impl System<'_> {
         if e.at_least == 0 && self.sched.sumwss <= e.until_sumwss {
             return;
         }
-        let mut ready: Vec<u32> = self
-            .dispatch
-            .ready_q1
-            .iter()
-            .chain(self.dispatch.ready_q2.iter())
-            .copied()
-            .collect();
+        let mut ready: Vec<u32> = self.dispatch.ready().copied().collect();
         ready.sort_by_key(|&u| {
             (
                 self.users[u as usize].queue == Some(Queue::Q1),
@@ -35,8 +29,7 @@ impl System<'_> {
             let Some(q) = self.users[u as usize].queue else {
                 continue;
             };
-            self.dispatch.ready_q1.retain(|&x| x != u);
-            self.dispatch.ready_q2.retain(|&x| x != u);
+            self.dispatch.withdraw(u);
             self.users[u as usize].cont = false;
             self.queue_drop(u, false);
             self.ctx.c.deactivations += 1.0;
@@ -79,31 +72,7 @@ impl System<'_> {
 
     pub(super) fn make_ready(&mut self, u: u32, front: bool) {
         self.set_state(u, UState::Ready);
-        let q1 = self.users[u as usize].queue == Some(Queue::Q1);
-        if q1 && self.dispatch.least_cpu_first {
-            // FN §2.4 (VM/370 Logic p.143): infrequent CPU users first; read as least CPU
-            // used in the current stay first, ties in arrival order.
-            let key = self.users[u as usize].stay_cpu_ns;
-            let users = &self.users;
-            let at = self
-                .dispatch
-                .ready_q1
-                .iter()
-                .position(|&v| users[v as usize].stay_cpu_ns > key)
-                .unwrap_or(self.dispatch.ready_q1.len());
-            self.dispatch.ready_q1.insert(at, u);
-            return;
-        }
-        let q = if q1 {
-            &mut self.dispatch.ready_q1
-        } else {
-            &mut self.dispatch.ready_q2
-        };
-        if front {
-            q.push_front(u);
-        } else {
-            q.push_back(u);
-        }
+        self.dispatch.enqueue(&self.users, u, front);
     }
 
     pub(super) fn handle_think_ended(&mut self, u: u32) {
@@ -150,7 +119,7 @@ impl System<'_> {
         usr.start_transaction(cmd.set_fraction);
         usr.wants = Queue::Q1;
         self.set_state(u, UState::Eligible);
-        self.vmsp_transaction_started(u);
+        self.dispatch.vmsp.on_transaction_started(u);
         self.write_spool_pages();
         self.sched.e1.push_back(u);
         self.admit();
@@ -225,7 +194,7 @@ impl System<'_> {
                 Queue::Q1 => self.sched.n_q1 += 1,
                 Queue::Q2 => self.sched.n_q2 += 1,
             }
-            self.vmsp_admitted(user, queue);
+            self.dispatch.vmsp.on_admitted(user, queue);
             self.make_ready(user, false);
             if self.paging.swap.is_some() {
                 self.swap_queue_add(user, queue);

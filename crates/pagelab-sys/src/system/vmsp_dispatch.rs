@@ -15,6 +15,7 @@
 //! scale by share and working set is not given; every user has the same share); the deadline
 //! is set when the user joins the eligible list and kept until it is admitted.
 
+use super::ctx::Ctx;
 use super::System;
 use crate::load_control::Queue;
 use crate::vmsp_spec::{VmspDispatch, VmspSpec};
@@ -49,54 +50,68 @@ impl VmspBooks {
     }
 }
 
-impl System<'_> {
-    /// The load controller's slice of `queue` [ns].
-    pub(super) fn slice_ns(&self, queue: Queue) -> u64 {
-        self.dispatch.slices_ns[queue as usize]
-    }
-
-    /// The in-queue slice of `u`'s stay [ns]: its queue's, times `q3_slices` in Q3.
-    pub(super) fn stay_slice_ns(&self, u: u32) -> u64 {
-        let s = self.slice_ns(self.users[u as usize].queue.unwrap_or(Queue::Q2));
-        if self.dispatch.vmsp.in_q3[u as usize] {
-            s.saturating_mul(u64::from(self.dispatch.vmsp.spec.q3_slices))
+impl VmspBooks {
+    /// `u`'s in-queue slice [ns] given its queue's `slice`: times `q3_slices` in Q3.
+    pub(super) fn stay_slice_ns(&self, u: u32, slice: u64) -> u64 {
+        if self.in_q3[u as usize] {
+            slice.saturating_mul(u64::from(self.spec.q3_slices))
         } else {
-            s
+            slice
         }
     }
 
     /// A new transaction: the Q2 run that leads to Q3 starts again (a Q1 interaction).
-    pub(super) fn vmsp_transaction_started(&mut self, u: u32) {
-        self.dispatch.vmsp.q2_stays[u as usize] = 0;
+    pub(super) fn on_transaction_started(&mut self, u: u32) {
+        self.q2_stays[u as usize] = 0;
     }
 
-    /// Queue-add of `u` to `queue`: whether this stay is a Q3 stay.
-    pub(super) fn vmsp_admitted(&mut self, u: u32, queue: Queue) {
-        let v = &mut self.dispatch.vmsp;
+    /// Queue-add of `u` to `queue`. Post: whether this stay is a Q3 stay is set.
+    pub(super) fn on_admitted(&mut self, u: u32, queue: Queue) {
         let i = u as usize;
-        v.in_q3[i] = false;
+        self.in_q3[i] = false;
         if queue == Queue::Q2 {
-            v.q2_stays[i] += 1;
-            v.in_q3[i] = v.spec.q3_after > 0 && v.q2_stays[i] > v.spec.q3_after;
+            self.q2_stays[i] += 1;
+            self.in_q3[i] = self.spec.q3_after > 0 && self.q2_stays[i] > self.spec.q3_after;
         }
     }
 
-    /// `u` joins the eligible list: its deadline, a biased slice of the queue it waits for.
-    pub(super) fn vmsp_eligible(&mut self, u: u32) {
-        let spec = &self.dispatch.vmsp.spec;
+    /// `u` joins the eligible list waiting for `queue`, whose slice is `slice` [ns]. Post: its
+    /// deadline is now plus a biased slice of that stay.
+    pub(super) fn on_eligible(&mut self, ctx: &Ctx, u: u32, queue: Queue, slice: u64) {
         let i = u as usize;
-        let queue = self.users[i].wants;
-        let mut slice = self.slice_ns(queue);
-        let next_q2 = self.dispatch.vmsp.q2_stays[i] + 1;
-        if queue == Queue::Q2 && spec.q3_after > 0 && next_q2 > spec.q3_after {
-            slice = slice.saturating_mul(u64::from(spec.q3_slices));
+        let mut slice = slice;
+        let next_q2 = self.q2_stays[i] + 1;
+        if queue == Queue::Q2 && self.spec.q3_after > 0 && next_q2 > self.spec.q3_after {
+            slice = slice.saturating_mul(u64::from(self.spec.q3_slices));
         }
-        let bias = (slice as f64 * spec.bias).round() as u64;
-        self.dispatch.vmsp.deadline[i] = self.ctx.now + Tick(bias);
+        let bias = (slice as f64 * self.spec.bias).round() as u64;
+        self.deadline[i] = ctx.now + Tick(bias);
     }
 
-    /// The eligible users in the order admission considers them: earliest deadline first
-    /// (`vmsp.dispatch = "deadline"`), else every Q1 waiter before any Q2 waiter.
+    /// Puts `order` (the eligible users, Q1 waiters first) in the order admission considers
+    /// them: earliest deadline first with `vmsp.dispatch = "deadline"`, else as it is.
+    pub(super) fn order(&self, order: &mut [u32]) {
+        if self.spec.dispatch == VmspDispatch::Deadline {
+            let d = &self.deadline;
+            order.sort_by_key(|&u| d[u as usize]); // stable: ties keep list order
+        }
+    }
+}
+
+impl System<'_> {
+    /// The in-queue slice of `u`'s stay [ns].
+    pub(super) fn stay_slice_ns(&self, u: u32) -> u64 {
+        self.dispatch.stay_slice_ns(u, self.users[u as usize].queue)
+    }
+
+    /// `u` joins the eligible list: VM/SP's deadline for it.
+    pub(super) fn vmsp_eligible(&mut self, u: u32) {
+        let queue = self.users[u as usize].wants;
+        let slice = self.dispatch.slice_ns(queue);
+        self.dispatch.vmsp.on_eligible(&self.ctx, u, queue, slice);
+    }
+
+    /// The eligible users in the order admission considers them.
     pub(super) fn eligible_order(&self) -> Vec<u32> {
         let mut order: Vec<u32> = self
             .sched
@@ -105,10 +120,7 @@ impl System<'_> {
             .chain(self.sched.e2.iter())
             .copied()
             .collect();
-        if self.dispatch.vmsp.spec.dispatch == VmspDispatch::Deadline {
-            let d = &self.dispatch.vmsp.deadline;
-            order.sort_by_key(|&u| d[u as usize]); // stable: ties keep list order
-        }
+        self.dispatch.vmsp.order(&mut order);
         order
     }
 }
