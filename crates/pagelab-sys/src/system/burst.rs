@@ -6,7 +6,7 @@ use crate::memory::Frame;
 use crate::survival::Mark;
 
 /// What the reference loop may touch, borrowed apart from the user.
-struct Refs<'a> {
+pub(super) struct Refs<'a> {
     /// Resident frame per page ([`Memory::live`]) of the user and of the shared segment.
     own: &'a [u32],
     shared: &'a [u32],
@@ -84,30 +84,11 @@ impl Refs<'_> {
 }
 
 impl System<'_> {
+    /// Processor `ci` runs user `u` (whose in-queue slice is `slice` [ns]), over memory's
+    /// frames and reclaim's books.
     pub(super) fn run_burst(&mut self, ci: usize, u: u32, slice: u64) -> Result<(), SysError> {
-        // A burst cut short by an event continues without a new dispatch.
-        let dispatch_cost = if std::mem::take(&mut self.users[u as usize].cont) {
-            0
-        } else {
-            self.ctx.c.dispatches += 1.0;
-            self.ctx.cost.dispatch
-        };
-        let sup = dispatch_cost + std::mem::take(&mut self.ctx.sup_debt_ns);
-        self.ctx.c.cpu_supervisor_s += sup as f64 / 1e9;
-        let start = self.ctx.now.as_ns() + sup;
-        let next_ev = self.ctx.q.peek_time().unwrap_or(self.ctx.end).as_ns();
-        let usr = &mut self.users[u as usize];
-        if usr.minor_left_ns == 0 {
-            usr.minor_left_ns = self.dispatch.dispatch_ns;
-        }
-        let budget_ns = usr
-            .seg_left_ns
-            .min(usr.minor_left_ns)
-            .min(slice - usr.stay_cpu_ns)
-            .min(next_ev.saturating_sub(start));
-        let avail_ps = budget_ns * 1000 + usr.carry_ps;
         let tell_supply = self.reclaim.supply.wants_references();
-        let mut refs = Refs {
+        let refs = Refs {
             own: &self.mem.live[u as usize],
             shared: &self.mem.live[self.shared_owner as usize],
             shared_pages: self.shared_pages,
@@ -122,11 +103,54 @@ impl System<'_> {
                 .then_some((&mut self.reclaim.supply, &mut self.reclaim.supply_refs)),
             reference_ps: self.dispatch.reference_ps,
         };
+        let usr = &mut self.users[u as usize];
+        self.dispatch
+            .run_burst(&mut self.ctx, ci, slice, usr, refs, self.opener)
+    }
+}
+
+impl Dispatcher {
+    /// Processor `ci` runs `usr` (the user `refs` marks): the supervisor's debt and, unless
+    /// the burst continues one cut short, the dispatch cost are paid first; then its runs are
+    /// applied until a fault or the budget's end (the segment, the dispatch slice, the
+    /// in-queue `slice`, the next queued event). Post: the processor is busy with the burst,
+    /// its end and outcome recorded ([`Dispatcher::end_burst`] hands them back).
+    #[inline]
+    pub(super) fn run_burst(
+        &mut self,
+        ctx: &mut Ctx,
+        ci: usize,
+        slice: u64,
+        usr: &mut User,
+        mut refs: Refs<'_>,
+        opener: Option<&TraceOpener>,
+    ) -> Result<(), SysError> {
+        let u = refs.mark.user;
+        // A burst cut short by an event continues without a new dispatch.
+        let dispatch_cost = if std::mem::take(&mut usr.cont) {
+            0
+        } else {
+            ctx.c.dispatches += 1.0;
+            ctx.cost.dispatch
+        };
+        let sup = dispatch_cost + std::mem::take(&mut ctx.sup_debt_ns);
+        ctx.c.cpu_supervisor_s += sup as f64 / 1e9;
+        let start = ctx.now.as_ns() + sup;
+        let next_ev = ctx.q.peek_time().unwrap_or(ctx.end).as_ns();
+        if usr.minor_left_ns == 0 {
+            usr.minor_left_ns = self.dispatch_ns;
+        }
+        let budget_ns = usr
+            .seg_left_ns
+            .min(usr.minor_left_ns)
+            .min(slice - usr.stay_cpu_ns)
+            .min(next_ev.saturating_sub(start));
+        let avail_ps = budget_ns * 1000 + usr.carry_ps;
         let mut used_ps = 0u64;
         let mut runs_done = 0u64;
         let outcome = loop {
             if usr.pos >= usr.runs.len() {
-                usr.refill_runs(self.opener)?;
+                usr.refill_runs(opener)?;
             }
             match refs.apply(usr, avail_ps, &mut used_ps, &mut runs_done) {
                 Stop::Drained => continue,
@@ -144,17 +168,17 @@ impl System<'_> {
                 used_ps.div_ceil(1000).min(budget_ns)
             }
         };
-        self.dispatch.n_runs += runs_done;
-        self.ctx.c.cpu_problem_s += elapsed as f64 / 1e9;
+        self.n_runs += runs_done;
+        ctx.c.cpu_problem_s += elapsed as f64 / 1e9;
         usr.enter(UState::Running, Tick(start));
-        self.dispatch.cpus[ci] = Cpu {
+        self.cpus[ci] = Cpu {
             user: u,
             busy: true,
             outcome,
             elapsed_ns: elapsed,
             burst_end: Tick(start + elapsed),
         };
-        self.dispatch.n_idle_cpus -= 1;
+        self.n_idle_cpus -= 1;
         Ok(())
     }
 }
