@@ -34,9 +34,7 @@ use crate::error::SysError;
 use crate::guest::pagemon::Pagemon;
 use crate::guest::{BenchmarkReport, ScheduleRow, SessionRow};
 use crate::load_control::psi_scheduler::Evict;
-use crate::load_control::{
-    Candidate, LoadAction, LoadControl, LoadController, LoadView, Projection, Queue, StayStats,
-};
+use crate::load_control::{LoadAction, LoadControl, LoadController, Projection, Queue, StayStats};
 use crate::memory::{FrameState, Memory, NONE};
 use crate::monitor::{self, ClassRow, Counters, Percentiles, Report, UserRow};
 use crate::page_swap::PageSwap;
@@ -275,7 +273,7 @@ impl<'o> System<'o> {
         usr.went_q2 = true;
         usr.wants = Queue::Q2;
         self.set_state(u, UState::Eligible);
-        self.sched.e2.push_back(u);
+        self.sched.make_eligible(u, Queue::Q2);
         self.admit();
     }
 
@@ -371,7 +369,7 @@ impl<'o> System<'o> {
         } else {
             self.users[u as usize].wants = Queue::Q1;
             self.set_state(u, UState::Eligible);
-            self.sched.e1.push_back(u);
+            self.sched.make_eligible(u, Queue::Q1);
             self.admit();
         }
     }
@@ -394,16 +392,18 @@ mod paging_full;
 mod paging_io;
 mod readahead;
 mod report;
+mod scheduler;
 mod scheduling;
 mod users;
 mod virtual_io;
 mod vmsp_dispatch;
 mod zswap_io;
 
-use components::{GuestBooks, Paging, Reclaim, Scheduler};
+use components::{GuestBooks, Paging, Reclaim};
 use ctx::Ctx;
 use dispatcher::Dispatcher;
 use monitor_books::{MonitorBooks, Occupancy};
+use scheduler::Scheduler;
 use users::{Boundary, ClassRt, Cpu, Outcome, UState, User, N_USTATES};
 use virtual_io::VirtualIo;
 

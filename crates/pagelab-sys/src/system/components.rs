@@ -3,7 +3,8 @@
 //! them).
 //!
 //! ```text
-//!  Scheduler ── admits to / drops from the multiprogramming set (the load controller, E1/E2)
+//!  Scheduler ── admits to / drops from the multiprogramming set (the load controller, E1/E2;
+//!               scheduler.rs)
 //!  Dispatcher ── runs the ready users on the CPUs, pays the supervisor's costs (dispatcher.rs)
 //!  Reclaim ── which frame SELECT frees next (the frame supply), the free-list targets
 //!  Paging ── page-in and page-out I/O on the paging devices, swap sets, zswap, readahead
@@ -13,63 +14,6 @@
 //! ```
 
 use super::*;
-
-/// Load control: the eligible lists, the multiprogramming set's books and the controller.
-pub(super) struct Scheduler {
-    pub(super) lc: LoadController,
-    pub(super) e1: VecDeque<u32>,
-    pub(super) e2: VecDeque<u32>,
-    /// Sum of the projected working sets of the users in queue [pages].
-    pub(super) sumwss: f64,
-    pub(super) n_q1: u32,
-    pub(super) n_q2: u32,
-    /// Users in queue waiting for a page or a frame (Linux PSI's memory stalls).
-    pub(super) n_page_wait: u32,
-    /// Users in queue waiting for a virtual I/O (Linux PSI's I/O waits).
-    pub(super) n_vio_wait: u32,
-    pub(super) candidates: Vec<Candidate>,
-    pub(super) actions: Vec<LoadAction>,
-    /// Admission order per user (the latest admitted has the lowest priority in queue).
-    pub(super) admit_seq: Vec<u64>,
-    pub(super) n_admitted: u64,
-    /// Clear the reference bits of a dropped user's pages (`memory.reset_reference_at_drop`).
-    pub(super) reset_at_drop: bool,
-    /// Move a dropped user's pages to the flush list (`memory.flush_at_drop`).
-    pub(super) flush_at_drop: bool,
-    /// Frames available for paging, APAGES [frames] -- parameter (`memory.frames`).
-    pub(super) apages: u32,
-    /// The page-swapping prototype's fixed Q2 limit [users] (`swapping.q2_mpl_limit`; none
-    /// without page swapping).
-    pub(super) q2_mpl_limit: Option<u32>,
-}
-
-impl Scheduler {
-    pub(super) fn build(
-        spec: &SystemSpec,
-        lc: LoadController,
-        n_all: u32,
-        page_swapping: bool,
-    ) -> Scheduler {
-        Scheduler {
-            lc,
-            e1: VecDeque::new(),
-            e2: VecDeque::new(),
-            sumwss: 0.0,
-            n_q1: 0,
-            n_q2: 0,
-            n_page_wait: 0,
-            n_vio_wait: 0,
-            candidates: Vec::new(),
-            actions: Vec::new(),
-            admit_seq: vec![0; n_all as usize],
-            n_admitted: 0,
-            reset_at_drop: spec.memory.reset_reference_at_drop,
-            flush_at_drop: spec.memory.flush_at_drop,
-            apages: spec.memory.frames.get(),
-            q2_mpl_limit: spec.swapping.q2_mpl_limit.filter(|_| page_swapping),
-        }
-    }
-}
 
 /// Frame supply and reclaim: which resident frame SELECT frees next, the free-list targets,
 /// and the books of Bard's survival measure and of steals.

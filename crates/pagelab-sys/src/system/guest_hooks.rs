@@ -132,7 +132,7 @@ impl System<'_> {
             UState::Thinking if ready => {
                 self.users[u as usize].wants = Queue::Q1;
                 self.set_state(u, UState::Eligible);
-                self.sched.e1.push_back(u);
+                self.sched.make_eligible(u, Queue::Q1);
                 self.admit();
             }
             _ => {}

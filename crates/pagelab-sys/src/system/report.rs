@@ -9,11 +9,7 @@ impl System<'_> {
         let d = self
             .monitor
             .sample(&mut self.ctx, &self.mem, &self.paging.io);
-        let mpl = self.sched.n_q1 + self.sched.n_q2;
-        let evict = self
-            .sched
-            .lc
-            .on_interval(&d, mpl, self.sched.sumwss, self.sched.apages);
+        let evict = self.sched.on_interval(&d);
         self.deactivate(evict);
         self.admit();
     }

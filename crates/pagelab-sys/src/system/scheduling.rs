@@ -12,18 +12,10 @@ impl System<'_> {
         if e.at_least == 0 && self.sched.sumwss <= e.until_sumwss {
             return;
         }
-        let mut ready: Vec<u32> = self.dispatch.ready().copied().collect();
-        ready.sort_by_key(|&u| {
-            (
-                self.users[u as usize].queue == Some(Queue::Q1),
-                std::cmp::Reverse(self.sched.admit_seq[u as usize]),
-            )
-        });
+        let ready = self.dispatch.ready().copied().collect();
         let mut n = 0;
-        for u in ready {
-            if (n >= e.at_least && self.sched.sumwss <= e.until_sumwss)
-                || self.sched.n_q1 + self.sched.n_q2 <= 1
-            {
+        for u in self.sched.deactivation_order(&self.users, ready) {
+            if self.sched.evicted_enough(e, n) {
                 break;
             }
             let Some(q) = self.users[u as usize].queue else {
@@ -35,10 +27,7 @@ impl System<'_> {
             self.ctx.c.deactivations += 1.0;
             self.users[u as usize].wants = q;
             self.set_state(u, UState::Eligible);
-            match q {
-                Queue::Q1 => self.sched.e1.push_back(u),
-                Queue::Q2 => self.sched.e2.push_back(u),
-            }
+            self.sched.make_eligible(u, q);
             n += 1;
         }
     }
@@ -53,16 +42,7 @@ impl System<'_> {
         if old == UState::Running && essential {
             self.reclaim.survival.interrupted(u);
         }
-        if waits(old) && !waits(s) {
-            self.sched.n_page_wait -= 1;
-        } else if !waits(old) && waits(s) {
-            self.sched.n_page_wait += 1;
-        }
-        if old == UState::VioWait && s != UState::VioWait {
-            self.sched.n_vio_wait -= 1;
-        } else if old != UState::VioWait && s == UState::VioWait {
-            self.sched.n_vio_wait += 1;
-        }
+        self.sched.on_state_change(old, s);
         let now = self.ctx.now;
         self.users[u as usize].enter(s, now);
         if s == UState::Eligible && old != UState::Eligible {
@@ -121,65 +101,19 @@ impl System<'_> {
         self.set_state(u, UState::Eligible);
         self.dispatch.vmsp.on_transaction_started(u);
         self.write_spool_pages();
-        self.sched.e1.push_back(u);
+        self.sched.make_eligible(u, Queue::Q1);
         self.admit();
     }
 
+    /// Offers the eligible users to the load controller and carries out its admissions: each
+    /// admitted user's stay begins, it is made ready and, with page swapping, swapped in.
     pub(super) fn admit(&mut self) {
-        self.sched.candidates.clear();
-        let lc = &self.sched.lc;
-        let proj =
-            |u: &u32| lc.projected(&self.users[*u as usize].proj, self.users[*u as usize].wants);
-        // The prototype's fixed Q2 limit: Q2 candidates beyond it are not offered.
-        let mut q2_room = match self.sched.q2_mpl_limit {
-            Some(lim) => lim.saturating_sub(self.sched.n_q2),
-            None => u32::MAX,
-        };
-        for u in self.eligible_order() {
-            let queue = self.users[u as usize].wants;
-            if queue == Queue::Q2 {
-                if q2_room == 0 {
-                    continue;
-                }
-                q2_room -= 1;
-            }
-            self.sched.candidates.push(Candidate {
-                user: u,
-                queue,
-                projected: proj(&u),
-            });
-            // The controller stops at the first misfit; a bounded look-ahead is enough.
-            if self.sched.candidates.len() >= 64 {
-                break;
-            }
-        }
-        if self.sched.candidates.is_empty() {
-            return;
-        }
-        self.sched.actions.clear();
-        let view = LoadView {
-            apages: self.sched.apages,
-            sumwss: self.sched.sumwss,
-            in_queue: self.sched.n_q1 + self.sched.n_q2,
-            eligible: &self.sched.candidates,
-        };
-        self.sched.lc.admit(&view, &mut self.sched.actions);
-        let actions = std::mem::take(&mut self.sched.actions);
+        let order = self.eligible_order();
+        let actions = self.sched.decide_admissions(&self.users, order);
         for a in &actions {
             let LoadAction::Admit { user, queue } = *a;
-            let projected = self
-                .sched
-                .candidates
-                .iter()
-                .find(|c| c.user == user)
-                .map_or(self.users[user as usize].proj.p, |c| c.projected);
-            self.sched.n_admitted += 1;
-            self.sched.admit_seq[user as usize] = self.sched.n_admitted;
-            if let Some(i) = self.sched.e1.iter().position(|&x| x == user) {
-                self.sched.e1.remove(i);
-            } else if let Some(i) = self.sched.e2.iter().position(|&x| x == user) {
-                self.sched.e2.remove(i);
-            }
+            let fallback = self.users[user as usize].proj.p;
+            let projected = self.sched.on_admitted(user, queue, fallback);
             let usr = &mut self.users[user as usize];
             usr.queue = Some(queue);
             usr.admitted_p = projected;
@@ -189,18 +123,13 @@ impl System<'_> {
             };
             usr.stay_cpu_ns = 0;
             usr.minor_left_ns = self.dispatch.dispatch_ns;
-            self.sched.sumwss += usr.admitted_p;
-            match queue {
-                Queue::Q1 => self.sched.n_q1 += 1,
-                Queue::Q2 => self.sched.n_q2 += 1,
-            }
             self.dispatch.vmsp.on_admitted(user, queue);
             self.make_ready(user, false);
             if self.paging.swap.is_some() {
                 self.swap_queue_add(user, queue);
             }
         }
-        self.sched.actions = actions;
+        self.sched.done_admitting(actions);
     }
 
     /// Takes `u` out of the multiprogramming set. `false_drop` marks a terminal write.
@@ -209,8 +138,8 @@ impl System<'_> {
         let Some(q) = usr.queue.take() else { return };
         usr.stay.resident_now = self.mem.resident[u as usize];
         usr.stay.cpu_ns = usr.stay_cpu_ns;
+        self.sched.on_queue_drop(&mut self.ctx, usr, q, false_drop);
         let stay = usr.stay;
-        self.sched.lc.on_queue_drop(&mut usr.proj, &stay);
         if let Some(b) = self.guest.bench.as_mut() {
             b.schedule.push(ScheduleRow {
                 t_s: self.ctx.now.as_secs_f64(),
@@ -221,27 +150,6 @@ impl System<'_> {
                 page_reads: stay.page_reads,
                 projected_ws: usr.proj.p,
             });
-        }
-        self.sched.sumwss -= usr.admitted_p;
-        if self.sched.n_q1 + self.sched.n_q2 == 1 {
-            self.sched.sumwss = 0.0; // no drift from float sums
-        }
-        if self.ctx.warm {
-            usr.t_drops += 1;
-        }
-        match q {
-            Queue::Q1 => {
-                self.sched.n_q1 -= 1;
-                self.ctx.c.q1_drops += 1.0;
-                self.ctx.c.q1_stay_page_reads += stay.page_reads as f64;
-            }
-            Queue::Q2 => {
-                self.sched.n_q2 -= 1;
-                self.ctx.c.q2_drops += 1.0;
-            }
-        }
-        if false_drop {
-            self.ctx.c.false_drops += 1.0;
         }
         if self.paging.swap.is_some() {
             self.swap_queue_drop(u, q);
