@@ -7,6 +7,7 @@
 //!               scheduler.rs)
 //!  Dispatcher ── runs the ready users on the CPUs, pays the supervisor's costs (dispatcher.rs)
 //!  Reclaim ── which frame SELECT frees next (the frame supply), the free-list targets
+//!             (reclaim.rs)
 //!  Paging ── page-in and page-out I/O on the paging devices, swap sets, zswap, readahead
 //!  VirtualIo ── the virtual machines' own I/O devices (virtual_io.rs)
 //!  MonitorBooks ── the counters' samples and the sampling clock (monitor_books.rs)
@@ -14,34 +15,6 @@
 //! ```
 
 use super::*;
-
-/// Frame supply and reclaim: which resident frame SELECT frees next, the free-list targets,
-/// and the books of Bard's survival measure and of steals.
-pub(super) struct Reclaim {
-    /// Frame supply: which resident frame SELECT frees next.
-    pub(super) supply: Supply,
-    /// References reported to the supply [references].
-    pub(super) supply_refs: u64,
-    pub(super) free_extra: u32,
-    pub(super) free_min: u32,
-    /// Bard's eq. 4 books: essential interruptions per user, last-reference marks per frame.
-    pub(super) survival: SurvivalBooks,
-    pub(super) steal: StealBooks,
-}
-
-impl Reclaim {
-    pub(super) fn build(spec: &SystemSpec, supply: Supply, n_all: u32) -> Reclaim {
-        let frames = spec.memory.frames;
-        Reclaim {
-            supply,
-            supply_refs: 0,
-            free_extra: spec.memory.free_target_extra,
-            free_min: spec.memory.free_target_min,
-            survival: SurvivalBooks::of_kind(n_all, frames, spec.monitor.essential),
-            steal: StealBooks::new(frames.get() as usize),
-        }
-    }
-}
 
 /// Paging I/O: the paging devices and their queues, the users waiting on frames and pages,
 /// page swapping's swap sets, the compressed pool and swap readahead.

@@ -174,8 +174,7 @@ impl System<'_> {
     /// group closes; while a group is open SELECT goes on, a bounded number of frames past the
     /// target, to fill it.
     pub(super) fn replenish(&mut self) -> Result<(), SysError> {
-        let target = (self.sched.n_q1 + self.sched.n_q2 + self.reclaim.free_extra)
-            .max(self.reclaim.free_min) as usize;
+        let target = self.reclaim.free_target(self.sched.mpl());
         let mut group: Vec<PageIo> = Vec::new();
         let mut group_dev = 0usize;
         let mut overshoot = 0u32;
@@ -188,21 +187,14 @@ impl System<'_> {
                 overshoot += 1;
             }
             // Frame supply order: flush list, then physical swap-out, then the scan.
-            let f = match self.mem.pop_flush() {
-                Some(f) => {
-                    // Trimmed or flushed at queue-drop: not the supply's choice.
-                    let fr = self.mem.frames[f as usize];
-                    self.reclaim.supply.on_free(fr.owner, fr.page);
-                    self.mem.pte_mut(fr.owner, fr.page).flushed_out = true;
-                    f
-                }
+            let f = match self.reclaim.take_flushed(&mut self.mem) {
+                Some(f) => f,
                 None => {
                     if self.paging.swap.is_some() && self.swap_out()? {
                         continue;
                     }
-                    match self.reclaim.supply.select_victim(&mut self.mem) {
+                    match self.reclaim.select_victim(&mut self.ctx, &mut self.mem) {
                         Some(f) => {
-                            self.ctx.c.supply_victims += 1.0;
                             let owner = self.mem.frames[f as usize].owner;
                             if owner != self.shared_owner
                                 && self.users[owner as usize].queue.is_some()
@@ -287,22 +279,8 @@ impl System<'_> {
     /// survival in interruptions (bard eq. 4).
     pub(super) fn count_victim(&mut self, f: u32) {
         self.readahead_taken(f);
-        self.ctx.c.victims += 1.0;
-        let fr = self.mem.frames[f as usize];
-        let stolen = fr.owner != self.shared_owner && self.users[fr.owner as usize].queue.is_some();
-        if stolen {
-            self.ctx.c.steals += 1.0;
-        }
-        self.reclaim.steal.replaced(f, stolen);
-        if let Some(n) = self.reclaim.survival.replaced(f) {
-            if self.ctx.warm {
-                self.reclaim.survival.tally(f, n);
-            }
-            self.ctx.c.psi_interruptions += n as f64;
-            self.ctx.c.psi_replaced += 1.0;
-            if stolen {
-                self.ctx.c.psi_stolen_interruptions += n as f64;
-            }
-        }
+        let owner = self.mem.frames[f as usize].owner;
+        let stolen = owner != self.shared_owner && self.users[owner as usize].queue.is_some();
+        self.reclaim.count_victim(&mut self.ctx, f, stolen);
     }
 }
