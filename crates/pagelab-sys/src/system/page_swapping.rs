@@ -200,7 +200,7 @@ impl System<'_> {
         // longest run found (the rest of the pages wait for the next swap set); with no
         // slot left at all swap-out stops and SELECT goes on to the scan.
         let mut pages = pages;
-        let Some(addr) = self.swap_set_slots(&mut pages) else {
+        let Some(addr) = self.paging.swap_set_slots(&mut pages) else {
             return false;
         };
         let ps = self.paging.swap.as_mut().expect("page swapping");

@@ -32,7 +32,10 @@ impl System<'_> {
                     self.fault_done(w, true);
                 }
                 FrameState::PageIn => {
-                    self.readahead_awaited(f, u);
+                    // A fault found a read-ahead page still being read: it is referenced.
+                    if self.paging.read_ahead(f) {
+                        self.reclaim.survival.referenced(f, u);
+                    }
                     self.paging.page_waiters.push((f, w));
                     self.fault_wait(w, UState::PageWait);
                 }
@@ -114,7 +117,7 @@ impl System<'_> {
             .supply
             .on_load(owner, idx, f, self.reclaim.supply_refs);
         self.reclaim.survival.referenced(f, u);
-        self.readahead_forget(f);
+        self.paging.readahead_forget(f);
         if self.zswap_load(w, owner, idx, f) {
             return;
         }
@@ -263,8 +266,9 @@ impl System<'_> {
                 }
             }
         }
-        let (addr, closed) = self.page_out_slot()?;
-        self.give_slot(fr.owner, fr.page, addr);
+        let (addr, closed) = self.paging.page_out_slot()?;
+        self.paging
+            .give_slot(&mut self.mem, fr.owner, fr.page, addr);
         self.mem.set_state(f, FrameState::PageOut);
         let frm = &mut self.mem.frames[f as usize];
         frm.changed = false;
@@ -278,7 +282,7 @@ impl System<'_> {
     /// Counts frame `f` taken by SELECT: a steal if its owner is in queue, and its page's
     /// survival in interruptions (bard eq. 4).
     pub(super) fn count_victim(&mut self, f: u32) {
-        self.readahead_taken(f);
+        self.paging.readahead_taken(&self.reclaim.survival.marks, f);
         let owner = self.mem.frames[f as usize].owner;
         let stolen = owner != self.shared_owner && self.users[owner as usize].queue.is_some();
         self.reclaim.count_victim(&mut self.ctx, f, stolen);

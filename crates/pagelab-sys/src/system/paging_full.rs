@@ -7,20 +7,20 @@
 //! not an abort. Only when no slot is left on any device does the run stop, as CP does when
 //! its paging space is exhausted [I].
 
-use super::System;
+use super::components::Paging;
 use crate::device::SlotAddr;
 use crate::error::SysError;
 
-impl System<'_> {
+impl Paging {
     /// A slot for a page-out and whether its device's group is closed: the paging areas by
     /// the device selection and slot allocation policies, else one slot of a swap area (a group
     /// of its own), else an error (no paging space left at all).
     pub(super) fn page_out_slot(&mut self) -> Result<(SlotAddr, bool), SysError> {
-        if let Some(found) = self.paging.io.allocate_page_out() {
+        if let Some(found) = self.io.allocate_page_out() {
             return Ok(found);
         }
-        if self.paging.io.has_swap_areas() {
-            if let Some(addr) = self.paging.io.allocate_swap_set(1) {
+        if self.io.has_swap_areas() {
+            if let Some(addr) = self.io.allocate_swap_set(1) {
                 return Ok((addr, true));
             }
         }
@@ -38,7 +38,7 @@ impl System<'_> {
     /// set and wait for the next. `None` when not even one slot is free: swap-out stops.
     pub(super) fn swap_set_slots(&mut self, pages: &mut Vec<u32>) -> Option<SlotAddr> {
         while !pages.is_empty() {
-            if let Some(a) = self.paging.io.allocate_swap_set(pages.len() as u32) {
+            if let Some(a) = self.io.allocate_swap_set(pages.len() as u32) {
                 return Some(a);
             }
             pages.pop();

@@ -155,8 +155,39 @@ impl Readahead {
     }
 }
 
-/// Submitting a fault's reads and the readahead's view of a finished read, on [`Paging`].
+/// Submitting a fault's reads and the readahead's view of a frame, on [`Paging`].
 impl Paging {
+    /// Gives `(owner, page)` the slot at `addr` (page table and, with readahead, its map).
+    pub(super) fn give_slot(&mut self, mem: &mut Memory, owner: u32, page: u32, addr: SlotAddr) {
+        let p = mem.pte_mut(owner, page);
+        p.slot = addr.slot;
+        p.dev = addr.dev;
+        if let Some(ra) = self.readahead.as_mut().filter(|ra| !ra.by_page) {
+            if let Some(e) = ra.owners[addr.dev as usize].get_mut(addr.slot as usize) {
+                *e = (u64::from(owner) << 32) | u64::from(page);
+            }
+        }
+    }
+
+    /// Frame `f` now holds a demanded page.
+    pub(super) fn readahead_forget(&mut self, f: u32) {
+        if let Some(ra) = self.readahead.as_mut() {
+            ra.ahead[f as usize] = false;
+        }
+    }
+
+    /// Frame `f` is taken back (`marks`: the frames' last references): a read-ahead page in
+    /// it was a hit if it was referenced.
+    pub(super) fn readahead_taken(&mut self, marks: &[Mark], f: u32) {
+        let Some(ra) = self.readahead.as_mut() else {
+            return;
+        };
+        if std::mem::take(&mut ra.ahead[f as usize]) {
+            let hit = marks[f as usize].user != NONE;
+            ra.c[if hit { 1 } else { 2 }] += 1;
+        }
+    }
+
     /// Queues `reads` (device, page read) as one batch per device, in the order given: the
     /// faulting page's device first, its read-ahead pages in the same channel program.
     pub(super) fn submit_reads(&mut self, ctx: &mut Ctx, reads: Vec<(u16, PageIo)>) {
@@ -190,18 +221,6 @@ impl Paging {
 }
 
 impl System<'_> {
-    /// Gives `(owner, page)` the slot at `addr` (page table and, with readahead, its map).
-    pub(super) fn give_slot(&mut self, owner: u32, page: u32, addr: SlotAddr) {
-        let p = self.mem.pte_mut(owner, page);
-        p.slot = addr.slot;
-        p.dev = addr.dev;
-        if let Some(ra) = self.paging.readahead.as_mut().filter(|ra| !ra.by_page) {
-            if let Some(e) = ra.owners[addr.dev as usize].get_mut(addr.slot as usize) {
-                *e = (u64::from(owner) << 32) | u64::from(page);
-            }
-        }
-    }
-
     /// The reads of a demand fault on `(owner, page)`: `io` (the faulting page, on `dev`) and,
     /// with readahead, its neighbours out of storage, mapped into free frames; each with its
     /// device.
@@ -267,36 +286,6 @@ impl System<'_> {
             reads.push((pte.dev, read));
         }
         reads
-    }
-
-    /// A fault found frame `f` still being read: a read-ahead page is referenced by `u`.
-    pub(super) fn readahead_awaited(&mut self, f: u32, u: u32) {
-        if self
-            .paging
-            .readahead
-            .as_ref()
-            .is_some_and(|ra| ra.ahead[f as usize])
-        {
-            self.reclaim.survival.referenced(f, u);
-        }
-    }
-
-    /// Frame `f` now holds a demanded page.
-    pub(super) fn readahead_forget(&mut self, f: u32) {
-        if let Some(ra) = self.paging.readahead.as_mut() {
-            ra.ahead[f as usize] = false;
-        }
-    }
-
-    /// Frame `f` is taken back: a read-ahead page in it was a hit if it was referenced.
-    pub(super) fn readahead_taken(&mut self, f: u32) {
-        let Some(ra) = self.paging.readahead.as_mut() else {
-            return;
-        };
-        if std::mem::take(&mut ra.ahead[f as usize]) {
-            let hit = self.reclaim.survival.marks[f as usize].user != NONE;
-            ra.c[if hit { 1 } else { 2 }] += 1;
-        }
     }
 
     /// The readahead's metrics since the warm-up (none without readahead).

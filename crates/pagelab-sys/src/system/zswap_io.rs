@@ -43,8 +43,9 @@ impl System<'_> {
                 slot: pte.slot,
             });
         }
-        let (addr, _) = self.page_out_slot()?;
-        self.give_slot(fr.owner, fr.page, addr);
+        let (addr, _) = self.paging.page_out_slot()?;
+        self.paging
+            .give_slot(&mut self.mem, fr.owner, fr.page, addr);
         let z = self.zswap_mut();
         z.insert(fr.owner, fr.page, len);
         z.c.stores += 1;
@@ -90,8 +91,8 @@ impl System<'_> {
             self.ctx.sup_debt_ns += cost + self.ctx.cost.page;
             let pte = *self.mem.pte_mut(owner, page);
             let addr = if pte.slot == NONE {
-                let (addr, _) = self.page_out_slot()?;
-                self.give_slot(owner, page, addr);
+                let (addr, _) = self.paging.page_out_slot()?;
+                self.paging.give_slot(&mut self.mem, owner, page, addr);
                 addr
             } else {
                 SlotAddr {
