@@ -41,12 +41,12 @@ use crate::page_swap::PageSwap;
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
 use crate::supply::{FrameSupply, Supply};
 use crate::workload::{think_time, Program, TraceOpener};
-use crate::zswap::{Zswap, ZswapCounters};
+use crate::zswap::Zswap;
 use pagelab_core::random::exponential;
 use pagelab_core::{Rng, RngStreams, Tick};
 use pagelab_trace::Run;
 use rand::Rng as _;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
@@ -398,10 +398,11 @@ mod virtual_io;
 mod vmsp_dispatch;
 mod zswap_io;
 
-use components::{GuestBooks, Paging};
+use components::GuestBooks;
 use ctx::Ctx;
 use dispatcher::Dispatcher;
 use monitor_books::{MonitorBooks, Occupancy};
+use paging_io::Paging;
 use reclaim::Reclaim;
 use scheduler::Scheduler;
 use users::{Boundary, ClassRt, Cpu, Outcome, UState, User, N_USTATES};

@@ -9,64 +9,13 @@
 //!  Reclaim ── which frame SELECT frees next (the frame supply), the free-list targets
 //!             (reclaim.rs)
 //!  Paging ── page-in and page-out I/O on the paging devices, swap sets, zswap, readahead
+//!            (paging_io.rs)
 //!  VirtualIo ── the virtual machines' own I/O devices (virtual_io.rs)
 //!  MonitorBooks ── the counters' samples and the sampling clock (monitor_books.rs)
 //!  GuestBooks ── guest operating systems, PAGEMON, the terminal-driver benchmark
 //! ```
 
 use super::*;
-
-/// Paging I/O: the paging devices and their queues, the users waiting on frames and pages,
-/// page swapping's swap sets, the compressed pool and swap readahead.
-pub(super) struct Paging {
-    pub(super) io: PagingIo,
-    pub(super) pending_outs: u32,
-    pub(super) done_io: Vec<PageIo>,
-    /// Users waiting for a frame, with the page (a guest's may be tagged [`PSEUDO`]).
-    pub(super) frame_waiters: VecDeque<(u32, u32)>,
-    pub(super) page_waiters: Vec<(u32, u32)>,
-    /// The page waiters a finished channel program wakes, in order ([`paging_io::IoVerdict`]).
-    pub(super) wakes: Vec<u32>,
-    pub(super) write_unchanged: bool,
-    /// Frames SELECT may take past its target to fill an open round-turkey group, halved
-    /// [frames] (`paging.round_turkey_run`).
-    pub(super) round_turkey_run: u32,
-    /// The garbage collector's period (`swapping.gc_period_s`; none without one).
-    pub(super) gc_period: Option<Tick>,
-    /// Page swapping books (residency `page-swapping`).
-    pub(super) swap: Option<PageSwap>,
-    /// The compressed page pool (`[memory.zswap]`), and its counters at the warm-up's end.
-    pub(super) zswap: Option<Zswap>,
-    pub(super) zswap_warm: ZswapCounters,
-    /// Swap readahead's books (`paging.page_cluster` > 0).
-    pub(super) readahead: Option<readahead::Readahead>,
-}
-
-impl Paging {
-    pub(super) fn build(spec: &SystemSpec, io: PagingIo, swap: Option<PageSwap>) -> Paging {
-        let frames = spec.memory.frames.get();
-        let readahead = (spec.paging.page_cluster > 0).then(|| {
-            let p = &spec.paging;
-            readahead::Readahead::new(p.page_cluster, p.readahead, p.readahead_window, &io, frames)
-        });
-        Paging {
-            pending_outs: 0,
-            done_io: Vec::new(),
-            frame_waiters: VecDeque::new(),
-            page_waiters: Vec::new(),
-            wakes: Vec::new(),
-            write_unchanged: spec.paging.write_unchanged,
-            round_turkey_run: spec.paging.round_turkey_run,
-            gc_period: (swap.is_some() && spec.swapping.garbage_collector)
-                .then(|| Tick::from_secs_f64(spec.swapping.gc_period_s)),
-            swap,
-            zswap: spec.memory.zswap.clone().map(|z| Zswap::new(z, frames)),
-            zswap_warm: ZswapCounters::default(),
-            readahead,
-            io,
-        }
-    }
-}
 
 /// Guest virtual machines (user indices), their PAGEMON, the benchmark's report sections.
 pub(super) struct GuestBooks {

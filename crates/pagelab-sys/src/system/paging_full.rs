@@ -7,7 +7,7 @@
 //! not an abort. Only when no slot is left on any device does the run stop, as CP does when
 //! its paging space is exhausted [I].
 
-use super::components::Paging;
+use super::paging_io::Paging;
 use crate::device::SlotAddr;
 use crate::error::SysError;
 

@@ -1,15 +1,72 @@
-//! Paging I/O's own handlers, on [`Paging`] with the context: submitting page reads and
+//! Paging I/O: its books ([`Paging`]: the paging devices, the fault waiters, swap sets,
+//! zswap, readahead) and its own handlers, called with the context: submitting page reads and
 //! writes to the paging devices, the devices' events, and the pages of a finished channel
 //! program. Making the waiters of those pages ready is the dispatcher's and the guests'
 //! business: the handlers name them in an [`IoVerdict`] and [`System`] carries it out.
 
-use super::components::Paging;
 use super::ctx::Ctx;
-use super::{Event, System};
-use crate::device::{DeviceStep, IoOp, PageIo};
+use super::{readahead, Event, System};
+use crate::device::{DeviceStep, IoOp, PageIo, PagingIo};
 use crate::error::SysError;
 use crate::memory::{FrameState, Memory, NONE};
+use crate::page_swap::PageSwap;
+use crate::spec::SystemSpec;
 use crate::survival::Mark;
+use crate::zswap::{Zswap, ZswapCounters};
+use pagelab_core::Tick;
+use std::collections::VecDeque;
+
+/// Paging I/O: the paging devices and their queues, the users waiting on frames and pages,
+/// page swapping's swap sets, the compressed pool and swap readahead.
+pub(super) struct Paging {
+    pub(super) io: PagingIo,
+    pub(super) pending_outs: u32,
+    pub(super) done_io: Vec<PageIo>,
+    /// Users waiting for a frame, with the page (a guest's may be tagged [`PSEUDO`]).
+    pub(super) frame_waiters: VecDeque<(u32, u32)>,
+    pub(super) page_waiters: Vec<(u32, u32)>,
+    /// The page waiters a finished channel program wakes, in order ([`paging_io::IoVerdict`]).
+    pub(super) wakes: Vec<u32>,
+    pub(super) write_unchanged: bool,
+    /// Frames SELECT may take past its target to fill an open round-turkey group, halved
+    /// [frames] (`paging.round_turkey_run`).
+    pub(super) round_turkey_run: u32,
+    /// The garbage collector's period (`swapping.gc_period_s`; none without one).
+    pub(super) gc_period: Option<Tick>,
+    /// Page swapping books (residency `page-swapping`).
+    pub(super) swap: Option<PageSwap>,
+    /// The compressed page pool (`[memory.zswap]`), and its counters at the warm-up's end.
+    pub(super) zswap: Option<Zswap>,
+    pub(super) zswap_warm: ZswapCounters,
+    /// Swap readahead's books (`paging.page_cluster` > 0).
+    pub(super) readahead: Option<readahead::Readahead>,
+}
+
+impl Paging {
+    pub(super) fn build(spec: &SystemSpec, io: PagingIo, swap: Option<PageSwap>) -> Paging {
+        let frames = spec.memory.frames.get();
+        let readahead = (spec.paging.page_cluster > 0).then(|| {
+            let p = &spec.paging;
+            readahead::Readahead::new(p.page_cluster, p.readahead, p.readahead_window, &io, frames)
+        });
+        Paging {
+            pending_outs: 0,
+            done_io: Vec::new(),
+            frame_waiters: VecDeque::new(),
+            page_waiters: Vec::new(),
+            wakes: Vec::new(),
+            write_unchanged: spec.paging.write_unchanged,
+            round_turkey_run: spec.paging.round_turkey_run,
+            gc_period: (swap.is_some() && spec.swapping.garbage_collector)
+                .then(|| Tick::from_secs_f64(spec.swapping.gc_period_s)),
+            swap,
+            zswap: spec.memory.zswap.clone().map(|z| Zswap::new(z, frames)),
+            zswap_warm: ZswapCounters::default(),
+            readahead,
+            io,
+        }
+    }
+}
 
 /// What a paging device's event leaves for the system to do.
 #[must_use]

@@ -19,7 +19,6 @@
 //! as after any fault); a read-ahead page counts as a hit if it was referenced before its frame
 //! was taken back, as a miss if not (Linux's swap_ra / swap_ra_hit).
 
-use super::components::Paging;
 use super::ctx::Ctx;
 use super::*;
 use crate::device::{IoOp, PageIo, SlotAddr};
