@@ -199,7 +199,7 @@ impl ServiceDemands {
         ServiceDemands {
             cpus: spec.cpu.count,
             reference_s: spec.cpu.reference_ns * 1e-9,
-            // As the dispatcher builds it (`system/components.rs`): at least a nanosecond.
+            // As the dispatcher builds it (`system/dispatcher.rs`): at least a nanosecond.
             dispatch_slice_s: spec.cpu.dispatch_slice_ms.ns().max(1) as f64 * 1e-9,
             frames: spec.memory.frames.get(),
             shared_pages: spec.workload.shared_pages,

@@ -17,7 +17,7 @@ pub(super) struct Ctx {
     pub(super) warm: bool,
     /// The pending events, `(time, seq)` ordered.
     pub(super) q: EventQueue<Event>,
-    /// The monitor's counters (sampled by [`MonitorBooks`](super::components::MonitorBooks)).
+    /// The monitor's counters (sampled by [`MonitorBooks`](super::MonitorBooks)).
     pub(super) c: Counters,
     /// The supervisor's costs [ns] -- parameters (`cpu.supervisor`).
     pub(super) cost: SupCost,

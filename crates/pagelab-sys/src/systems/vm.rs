@@ -13,7 +13,7 @@
 //! ```
 //!
 //! The dispatcher, the scheduler's lists, reclaim's targets and the monitor's books are read
-//! from the same spec by the machine itself ([`crate::system`], `components.rs`).
+//! from the same spec by the machine itself, once, at assembly ([`crate::system`]).
 
 use crate::device::{DeviceSelection, Geometry, PagingIo, SlotAllocator};
 use crate::error::SysError;
