@@ -20,14 +20,14 @@ use rand::Rng as _;
 impl System<'_> {
     /// CP writes the spool buffers of a transaction that has just begun.
     pub(super) fn write_spool_pages(&mut self) {
-        let x = self.dispatch.vmsp.spec.spool_pages_per_txn;
+        let x = self.dispatch.vmsp.settings.spool_pages_per_txn;
         if x <= 0.0 {
             return;
         }
         let whole = x.floor();
         let extra = self.dispatch.vmsp.spool_rng.gen::<f64>() < x - whole;
         let n = whole as u32 + u32::from(extra);
-        let ring = u64::from(self.dispatch.vmsp.spec.spool_ring_pages);
+        let ring = u64::from(self.dispatch.vmsp.settings.spool_ring_pages);
         let owner = self.shared_owner;
         for _ in 0..n {
             let idx = self.shared_pages + (self.dispatch.vmsp.spool_next % ring) as u32;

@@ -24,7 +24,7 @@ use pagelab_core::{Rng, Tick};
 /// The dispatcher's books, one entry per user.
 pub(super) struct VmspBooks {
     /// Its settings (`[vmsp]`).
-    pub(super) spec: VmspSpec,
+    pub(super) settings: VmspSpec,
     /// Deadline of the current stay.
     deadline: Vec<Tick>,
     /// Q2 stays since the transaction began [stays].
@@ -38,9 +38,9 @@ pub(super) struct VmspBooks {
 }
 
 impl VmspBooks {
-    pub(super) fn new(spec: VmspSpec, users: usize, spool_rng: Rng) -> VmspBooks {
+    pub(super) fn new(settings: VmspSpec, users: usize, spool_rng: Rng) -> VmspBooks {
         VmspBooks {
-            spec,
+            settings,
             deadline: vec![Tick::ZERO; users],
             q2_stays: vec![0; users],
             in_q3: vec![false; users],
@@ -54,7 +54,7 @@ impl VmspBooks {
     /// `u`'s in-queue slice [ns] given its queue's `slice`: times `q3_slices` in Q3.
     pub(super) fn stay_slice_ns(&self, u: u32, slice: u64) -> u64 {
         if self.in_q3[u as usize] {
-            slice.saturating_mul(u64::from(self.spec.q3_slices))
+            slice.saturating_mul(u64::from(self.settings.q3_slices))
         } else {
             slice
         }
@@ -71,7 +71,7 @@ impl VmspBooks {
         self.in_q3[i] = false;
         if queue == Queue::Q2 {
             self.q2_stays[i] += 1;
-            self.in_q3[i] = self.spec.q3_after > 0 && self.q2_stays[i] > self.spec.q3_after;
+            self.in_q3[i] = self.settings.q3_after > 0 && self.q2_stays[i] > self.settings.q3_after;
         }
     }
 
@@ -81,17 +81,17 @@ impl VmspBooks {
         let i = u as usize;
         let mut slice = slice;
         let next_q2 = self.q2_stays[i] + 1;
-        if queue == Queue::Q2 && self.spec.q3_after > 0 && next_q2 > self.spec.q3_after {
-            slice = slice.saturating_mul(u64::from(self.spec.q3_slices));
+        if queue == Queue::Q2 && self.settings.q3_after > 0 && next_q2 > self.settings.q3_after {
+            slice = slice.saturating_mul(u64::from(self.settings.q3_slices));
         }
-        let bias = (slice as f64 * self.spec.bias).round() as u64;
+        let bias = (slice as f64 * self.settings.bias).round() as u64;
         self.deadline[i] = ctx.now + Tick(bias);
     }
 
     /// Puts `order` (the eligible users, Q1 waiters first) in the order admission considers
     /// them: earliest deadline first with `vmsp.dispatch = "deadline"`, else as it is.
     pub(super) fn order(&self, order: &mut [u32]) {
-        if self.spec.dispatch == VmspDispatch::Deadline {
+        if self.settings.dispatch == VmspDispatch::Deadline {
             let d = &self.deadline;
             order.sort_by_key(|&u| d[u as usize]); // stable: ties keep list order
         }
