@@ -6,7 +6,7 @@
 
 use super::ctx::Ctx;
 use super::{readahead, Event, System};
-use crate::device::{DeviceStep, IoOp, PageIo, PagingIo};
+use crate::device::{DeviceStep, IoOp, PageIo, PagingIo, SlotAddr};
 use crate::error::SysError;
 use crate::memory::{FrameState, Memory, NONE};
 use crate::page_swap::PageSwap;
@@ -263,5 +263,60 @@ impl System<'_> {
                 self.pump_memory()
             }
         }
+    }
+}
+
+/// Submitting a fault's reads and the readahead's view of a frame.
+impl Paging {
+    /// Gives `(owner, page)` the slot at `addr` (page table and, with readahead, its map).
+    pub(super) fn give_slot(&mut self, mem: &mut Memory, owner: u32, page: u32, addr: SlotAddr) {
+        let p = mem.pte_mut(owner, page);
+        p.slot = addr.slot;
+        p.dev = addr.dev;
+        if let Some(ra) = self.readahead.as_mut() {
+            ra.note_slot(addr, owner, page);
+        }
+    }
+
+    /// Frame `f` now holds a demanded page.
+    pub(super) fn readahead_forget(&mut self, f: u32) {
+        if let Some(ra) = self.readahead.as_mut() {
+            ra.forget(f);
+        }
+    }
+
+    /// Frame `f` is taken back (`marks`: the frames' last references): a read-ahead page in
+    /// it was a hit if it was referenced.
+    pub(super) fn readahead_taken(&mut self, marks: &[Mark], f: u32) {
+        if let Some(ra) = self.readahead.as_mut() {
+            ra.taken(marks, f);
+        }
+    }
+
+    /// Queues `reads` (device, page read) as one batch per device, in the order given: the
+    /// faulting page's device first, its read-ahead pages in the same channel program.
+    pub(super) fn submit_reads(&mut self, ctx: &mut Ctx, reads: Vec<(u16, PageIo)>) {
+        let mut devs: Vec<u16> = Vec::new();
+        for &(d, _) in &reads {
+            if !devs.contains(&d) {
+                devs.push(d);
+            }
+        }
+        for d in devs {
+            let batch: Vec<PageIo> = reads.iter().filter(|r| r.0 == d).map(|r| r.1).collect();
+            ctx.sup_debt_ns += if d == reads[0].0 { 0 } else { ctx.cost.sio };
+            self.submit(ctx, d as usize, &batch);
+        }
+    }
+
+    /// A read into frame `f` completed: whether its page counts as referenced (`false` for a
+    /// page read ahead that no fault has asked for).
+    pub(super) fn read_referenced(&self, marks: &[Mark], f: u32) -> bool {
+        !self.read_ahead(f) || marks[f as usize].user != NONE
+    }
+
+    /// Whether frame `f` holds (or is reading) a page read ahead.
+    pub(super) fn read_ahead(&self, f: u32) -> bool {
+        self.readahead.as_ref().is_some_and(|ra| ra.is_ahead(f))
     }
 }

@@ -19,7 +19,6 @@
 //! as after any fault); a read-ahead page counts as a hit if it was referenced before its frame
 //! was taken back, as a miss if not (Linux's swap_ra / swap_ra_hit).
 
-use super::ctx::Ctx;
 use super::*;
 use crate::device::{IoOp, PageIo, SlotAddr};
 use crate::monitor::{put_metric, Metric};
@@ -154,68 +153,35 @@ impl Readahead {
     }
 }
 
-/// Submitting a fault's reads and the readahead's view of a frame, on [`Paging`].
-impl Paging {
-    /// Gives `(owner, page)` the slot at `addr` (page table and, with readahead, its map).
-    pub(super) fn give_slot(&mut self, mem: &mut Memory, owner: u32, page: u32, addr: SlotAddr) {
-        let p = mem.pte_mut(owner, page);
-        p.slot = addr.slot;
-        p.dev = addr.dev;
-        if let Some(ra) = self.readahead.as_mut().filter(|ra| !ra.by_page) {
-            if let Some(e) = ra.owners[addr.dev as usize].get_mut(addr.slot as usize) {
-                *e = (u64::from(owner) << 32) | u64::from(page);
-            }
+/// The readahead's view of a frame and of a slot, asked by [`Paging`](super::Paging).
+impl Readahead {
+    /// `(owner, page)` was given the slot at `addr` (slot neighbours keep the slot's page).
+    pub(super) fn note_slot(&mut self, addr: SlotAddr, owner: u32, page: u32) {
+        if self.by_page {
+            return;
+        }
+        if let Some(e) = self.owners[addr.dev as usize].get_mut(addr.slot as usize) {
+            *e = (u64::from(owner) << 32) | u64::from(page);
         }
     }
 
     /// Frame `f` now holds a demanded page.
-    pub(super) fn readahead_forget(&mut self, f: u32) {
-        if let Some(ra) = self.readahead.as_mut() {
-            ra.ahead[f as usize] = false;
-        }
+    pub(super) fn forget(&mut self, f: u32) {
+        self.ahead[f as usize] = false;
     }
 
     /// Frame `f` is taken back (`marks`: the frames' last references): a read-ahead page in
     /// it was a hit if it was referenced.
-    pub(super) fn readahead_taken(&mut self, marks: &[Mark], f: u32) {
-        let Some(ra) = self.readahead.as_mut() else {
-            return;
-        };
-        if std::mem::take(&mut ra.ahead[f as usize]) {
+    pub(super) fn taken(&mut self, marks: &[Mark], f: u32) {
+        if std::mem::take(&mut self.ahead[f as usize]) {
             let hit = marks[f as usize].user != NONE;
-            ra.c[if hit { 1 } else { 2 }] += 1;
+            self.c[if hit { 1 } else { 2 }] += 1;
         }
-    }
-
-    /// Queues `reads` (device, page read) as one batch per device, in the order given: the
-    /// faulting page's device first, its read-ahead pages in the same channel program.
-    pub(super) fn submit_reads(&mut self, ctx: &mut Ctx, reads: Vec<(u16, PageIo)>) {
-        let mut devs: Vec<u16> = Vec::new();
-        for &(d, _) in &reads {
-            if !devs.contains(&d) {
-                devs.push(d);
-            }
-        }
-        for d in devs {
-            let batch: Vec<PageIo> = reads.iter().filter(|r| r.0 == d).map(|r| r.1).collect();
-            ctx.sup_debt_ns += if d == reads[0].0 { 0 } else { ctx.cost.sio };
-            self.submit(ctx, d as usize, &batch);
-        }
-    }
-
-    /// A read into frame `f` completed: whether its page counts as referenced (`false` for a
-    /// page read ahead that no fault has asked for).
-    pub(super) fn read_referenced(&self, marks: &[Mark], f: u32) -> bool {
-        self.readahead
-            .as_ref()
-            .is_none_or(|ra| !ra.ahead[f as usize] || marks[f as usize].user != NONE)
     }
 
     /// Whether frame `f` holds (or is reading) a page read ahead.
-    pub(super) fn read_ahead(&self, f: u32) -> bool {
-        self.readahead
-            .as_ref()
-            .is_some_and(|ra| ra.ahead[f as usize])
+    pub(super) fn is_ahead(&self, f: u32) -> bool {
+        self.ahead[f as usize]
     }
 }
 
