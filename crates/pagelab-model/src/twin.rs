@@ -570,7 +570,7 @@ impl Twin {
                     continue;
                 }
                 let mu = self.rates(c, counts, &means);
-                let (p, m) = self.occupancy(counts[c], self.d.classes[c].think_s, &mu);
+                let (p, m) = self.inside_over_window(counts[c], self.d.classes[c].think_s, &mu);
                 modes[c] = m;
                 x[c] = (1..p.len()).map(|k| p[k] * mu[k - 1]).sum();
                 let mean: f64 = (0..p.len()).map(|k| k as f64 * p[k]).sum();
@@ -587,7 +587,7 @@ impl Twin {
 
     /// The distribution of a class's users inside over the twin's window: `n` terminals
     /// thinking `z` [s] in front of the rates `mu`, with the modes where there are two.
-    fn occupancy(&self, n: u32, z: f64, mu: &[f64]) -> (Vec<f64>, Option<Modes>) {
+    fn inside_over_window(&self, n: u32, z: f64, mu: &[f64]) -> (Vec<f64>, Option<Modes>) {
         match self.window {
             Some((from, to)) if z > 0.0 => {
                 let lnp = terminals_and_fes_ln(n, z, mu);
