@@ -8,7 +8,9 @@ deepest module they reach; a name a module re-exports (`pub use x::Name`) resolv
 cycle is looked for among the children of every module, an edge between two children being any
 edge between their subtrees: `unix::cpu` naming `super::machine::Machine` while
 `unix::machine` names `super::cpu::f` is a cycle of the folder `unix`. An edge to an ancestor
-(`use super::*`) is none. `#[cfg(test)]` items are left out.
+(`use super::*`) is none, but what the glob brings in is: a name the parent imports from one of
+its own submodules, used in the module, is an edge to that submodule, and so is a path through
+a sibling (`sibling::Name`). `#[cfg(test)]` items are left out.
 
 Python: a module is a file of `python/` (`pagelab/report/__init__.py` is `pagelab.report`); its
 edges are its imports of other modules of the tree wherever they stand (in a function too), save
@@ -25,6 +27,8 @@ from pathlib import Path
 USE = re.compile(r"\b(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.S)
 PUB_USE = re.compile(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]+);", re.S)
 INLINE = re.compile(r"\b(?:crate|super|self)(?:::\w+)+")
+GLOB_SUPER = re.compile(r"\buse\s+super::\*\s*;")
+COMMENT = re.compile(r"//[^\n]*")
 Module = tuple[str, ...]
 
 
@@ -146,6 +150,28 @@ class RustCrate:
                 target = self.resolve(path, here)
                 if target is not None and target != here:
                     out[here].add(target)
+            if GLOB_SUPER.search(text):
+                out[here] |= self.glob_edges(here, text) - {here}
+        return out
+
+    def glob_edges(self, here: Module, text: str) -> set[Module]:
+        """What a module reaches through `use super::*`: the names its parent brings in from
+        the parent's own submodules, and paths through a sibling (`sibling::Name`)."""
+        parent = here[:-1]
+        code = COMMENT.sub("", text)
+        out: set[Module] = set()
+        for stmt in USE.findall(self.files.get(parent, "")):
+            for path in expand_use(stmt):
+                alias = re.search(r"\sas\s+(\w+)$", path)
+                path = strip_alias(path)
+                name = alias.group(1) if alias else path.split("::")[-1]
+                target = self.resolve(path, parent)
+                inside = target is not None and target[: len(parent)] == parent
+                if inside and target != parent and re.search(rf"\b{name}\b", code):
+                    out.add(target)
+        for m in self.modules:
+            if m[:-1] == parent and len(m) == len(here) and re.search(rf"\b{m[-1]}::", code):
+                out.add(m)
         return out
 
 

@@ -76,3 +76,18 @@ def test_python_cycle_and_compiled_module(tmp_path):
     graph = layout_graph.python_graph(tmp_path)
     assert graph["pkg"] == {"pkg.a"}
     assert layout_graph.cycles(graph) == [["pkg.a", "pkg.sub.b"]]
+
+
+def test_a_sibling_reached_through_the_parents_glob_is_an_edge(tmp_path):
+    # readahead implements Paging, which it sees only through `use super::*` (the parent
+    # imports it from paging_io), while paging_io names readahead: a cycle of `system`.
+    files = {
+        "lib.rs": "pub mod system;\n",
+        "system/mod.rs": "mod paging_io;\nmod readahead;\nuse paging_io::Paging;\n",
+        "system/paging_io.rs": "use super::readahead;\npub struct Paging(readahead::R);\n",
+        "system/readahead.rs": "use super::*;\npub struct R;\nimpl Paging { fn f(&self) {} }\n",
+    }
+    assert crate(tmp_path, files) == [["system::paging_io", "system::readahead"]]
+    # The same name in a comment is no edge.
+    files["system/readahead.rs"] = "use super::*;\npub struct R; // asked by Paging\n"
+    assert crate(tmp_path / "again", files) == []
