@@ -414,22 +414,24 @@ fn finish(class: &str, t: Tally) -> Lifetime {
 mod tests {
     use super::*;
 
-    #[test]
-    fn faults_fall_with_frames_to_the_working_set() {
-        let text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../presets/cp67.toml"
-        ))
-        .unwrap();
-        let spec = pagelab_sys::load_spec(&text, "cp67.toml", &[]).unwrap();
+    /// The lifetime curve of the first class of `presets/<name>.toml`, seed 1.
+    fn first_class(name: &str) -> Lifetime {
+        let path = format!("{}/../../presets/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let spec = pagelab_sys::load_spec(&text, &path, &[]).unwrap();
         let d = pagelab_sys::demands::ServiceDemands::of(&spec);
-        let lt = of_locality(
+        of_locality(
             &d.classes[0],
             d.shared_pages,
             (d.reference_s, d.slices_s),
             1,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn faults_fall_with_frames_to_the_working_set() {
+        let lt = first_class("cp67");
         let f: Vec<f64> = lt.points.iter().map(|p| p.faults).collect();
         assert!(f.windows(2).all(|w| w[1] <= w[0] + 1e-9), "{f:?}");
         // With every page of the address space, only cold misses: each stay reloads its
@@ -463,20 +465,7 @@ mod tests {
 
     #[test]
     fn a_stay_holds_on_average_less_than_it_loads_and_more_with_more_frames() {
-        let text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../presets/vm370.toml"
-        ))
-        .unwrap();
-        let spec = pagelab_sys::load_spec(&text, "vm370.toml", &[]).unwrap();
-        let d = pagelab_sys::demands::ServiceDemands::of(&spec);
-        let lt = of_locality(
-            &d.classes[0],
-            d.shared_pages,
-            (d.reference_s, d.slices_s),
-            1,
-        )
-        .unwrap();
+        let lt = first_class("vm370");
         let occ: Vec<f64> = lt.points.iter().map(|p| p.occupancy).collect();
         assert!(occ.windows(2).all(|w| w[1] >= w[0] - 1e-9), "{occ:?}");
         for p in &lt.points {
