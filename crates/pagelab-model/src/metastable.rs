@@ -55,12 +55,7 @@ pub fn modes(lnp: &[f64]) -> Option<(usize, usize, usize)> {
     if n < 3 {
         return None;
     }
-    let argmax = |r: std::ops::Range<usize>| {
-        r.fold(None, |best: Option<usize>, k| match best {
-            Some(b) if lnp[b] >= lnp[k] => Some(b),
-            _ => Some(k),
-        })
-    };
+    // The first maximum at or left of k, and at or right of k.
     let mut left = vec![0usize; n];
     for k in 1..n {
         left[k] = if lnp[k] > lnp[left[k - 1]] {
@@ -85,7 +80,7 @@ pub fn modes(lnp: &[f64]) -> Option<(usize, usize, usize)> {
         }
     }
     let (_, s) = best?;
-    Some((argmax(0..s + 1)?, s, argmax(s + 1..n)?))
+    Some((left[s], s, right[s + 1]))
 }
 
 /// ln Σ e^{x_i}.
