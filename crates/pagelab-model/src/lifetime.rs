@@ -223,19 +223,63 @@ fn push_private(stack: &mut LruStack, runs: &[Run], shared: u32, buf: &mut Vec<R
     refs
 }
 
+/// Where the simulator ends a transaction's stays: the in-queue CPU slices, and the terminal
+/// writes where the load controller drops the user (reading `twin-false-drop-stays`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StayRules {
+    /// Seconds of CPU per reference [s].
+    pub reference_s: f64,
+    /// In-queue CPU slices of a first (Q1) and of each later (Q2) stay [s].
+    pub slices_s: [f64; 2],
+    /// A stay ends at each intra-transaction terminal write, the next one a Q1 stay.
+    pub false_drops: bool,
+}
+
+impl StayRules {
+    /// The rules of `d`, as the simulator's dispatcher and load controller apply them.
+    pub fn of(d: &ServiceDemands) -> StayRules {
+        StayRules {
+            reference_s: d.reference_s,
+            slices_s: d.slices_s,
+            false_drops: d.false_drops,
+        }
+    }
+
+    /// The slices in references [references].
+    fn slices(&self) -> [f64; 2] {
+        self.slices_s.map(|s| (s / self.reference_s).max(1.0))
+    }
+}
+
+/// Where a transaction of `target` references of `cmd` is dropped at a terminal write
+/// [references], in order, into `out`: the simulator cuts the CPU demand into v + w + 1 equal
+/// segments and spreads the w writes among the v VIOs (`system/scheduling.rs`), a write
+/// ending segment k + 1.
+fn write_drops(cmd: &CommandDemand, target: f64, out: &mut Vec<f64>) {
+    out.clear();
+    let (v, w) = (cmd.vio as usize, cmd.console_writes as usize);
+    for k in 0..(v + w) {
+        if (k + 1) * w / (v + w) > k * w / (v + w) {
+            out.push(target * (k + 1) as f64 / (v + w + 1) as f64);
+        }
+    }
+}
+
 /// One command's transactions, each stay on a fresh stack (a stay ends at the in-queue
-/// slice: `slices` [references] of the first stay and of each later one), and one stack kept
-/// across them all.
+/// slice, of the first stay and of each later one, and at a write where the user is dropped),
+/// and one stack kept across them all.
 fn measure_command(
     class: &ClassDemand,
     cmd: &CommandDemand,
     model: &mut LocalityModel,
     shared: u32,
-    (reference_s, slices): (f64, [f64; 2]),
+    rules: &StayRules,
     streams: &RngStreams,
     size: usize,
 ) -> Result<Tally, TraceError> {
     let mut tally = Tally::new(size);
+    let (reference_s, slices) = (rules.reference_s, rules.slices());
+    let mut drops = Vec::new();
     let mean_refs = (cmd.cpu_s / reference_s).max(1.0);
     let l = class.locality.as_ref().expect("a locality program");
     let runs_per_txn = mean_refs / l.refs_per_run.max(1.0);
@@ -252,8 +296,12 @@ fn measure_command(
             mean_refs
         };
         model.on_transaction_start(cmd.set_fraction);
+        if rules.false_drops {
+            write_drops(cmd, target, &mut drops);
+        }
         let mut stack = LruStack::new(l.address_pages + 1, 0);
         let (mut done, mut stay_end, mut stay_start) = (0u64, slices[0], 0u64);
+        let mut next_drop = 0;
         while (done as f64) < target {
             batch.clear();
             model.next_batch(&mut batch)?;
@@ -261,13 +309,20 @@ fn measure_command(
                 if done as f64 >= target {
                     break;
                 }
-                if done as f64 >= stay_end {
-                    // Dropped at the slice's end: the next stay reloads what it touches.
+                let at_write = drops.get(next_drop).is_some_and(|&d| done as f64 >= d);
+                if at_write || done as f64 >= stay_end {
+                    // Dropped at the slice's end or at a write: the next stay reloads what it
+                    // touches; after a write it is readmitted to Q1 with a fresh slice.
                     tally.add(&stack, (done - stay_start) as f64, &mut res);
                     stays += 1.0;
                     stack = LruStack::new(l.address_pages + 1, 0);
                     stay_start = done;
-                    stay_end += slices[1];
+                    if at_write {
+                        next_drop += 1;
+                        stay_end = done as f64 + slices[0];
+                    } else {
+                        stay_end += slices[1];
+                    }
                 }
                 let refs = push_private(&mut stack, std::slice::from_ref(r), shared, &mut buf);
                 done += refs;
@@ -291,7 +346,7 @@ fn measure_command(
 pub fn of_locality(
     class: &ClassDemand,
     shared: u32,
-    (reference_s, slices_s): (f64, [f64; 2]),
+    rules: &StayRules,
     seed: u64,
 ) -> Result<Lifetime, TraceError> {
     let l = class.locality.as_ref().expect("a locality program");
@@ -300,8 +355,7 @@ pub fn of_locality(
     let mut model = LocalityModel::new(l, shared, streams.stream("lifetime-program", 0));
     let mut mix = Tally::new(size);
     for cmd in &class.commands {
-        let timing = (reference_s, slices_s.map(|s| (s / reference_s).max(1.0)));
-        let t = measure_command(class, cmd, &mut model, shared, timing, &streams, size)?;
+        let t = measure_command(class, cmd, &mut model, shared, rules, &streams, size)?;
         let w = cmd.probability / t.n.max(1.0);
         for m in 0..=size {
             mix.faults[m] += w * t.faults[m];
@@ -372,7 +426,7 @@ pub fn of_classes(
     d.classes
         .iter()
         .map(|c| match (&c.locality, &c.trace, open) {
-            (Some(_), _, _) => of_locality(c, d.shared_pages, (d.reference_s, d.slices_s), seed),
+            (Some(_), _, _) => of_locality(c, d.shared_pages, &StayRules::of(d), seed),
             (None, Some(path), Some(open)) => {
                 let mut src = open(std::path::Path::new(path))?;
                 of_source(c, src.as_mut(), d.reference_s)
@@ -423,7 +477,7 @@ mod tests {
         of_locality(
             &d.classes[0],
             d.shared_pages,
-            (d.reference_s, d.slices_s),
+            &StayRules::of(&d),
             1,
         )
         .unwrap()
@@ -478,5 +532,48 @@ mod tests {
         let last = lt.points.last().unwrap();
         assert!(last.occupancy < 0.9 * f64::from(last.frames), "{last:?}");
         assert!(last.occupancy > 0.3 * lt.working_set, "{last:?}");
+    }
+
+    #[test]
+    fn a_write_drops_the_user_where_the_simulator_puts_the_write() {
+        let cmd = |vio, writes| CommandDemand {
+            name: "c".into(),
+            probability: 1.0,
+            cpu_s: 1.0,
+            exponential: false,
+            vio,
+            console_writes: writes,
+            console_write_s: 0.1,
+            set_fraction: 1.0,
+        };
+        let mut out = Vec::new();
+        // 4 VIOs and a write: six segments, the write ends the fifth.
+        write_drops(&cmd(4, 1), 600.0, &mut out);
+        assert_eq!(out, vec![500.0]);
+        // 20 VIOs and 2 writes: 23 segments, the writes end the 11th and the 22nd.
+        write_drops(&cmd(20, 2), 2300.0, &mut out);
+        assert_eq!(out, vec![1100.0, 2200.0]);
+        write_drops(&cmd(3, 0), 100.0, &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn stays_cut_at_writes_reload_more_and_leave_the_warm_curve_alone() {
+        let path = format!("{}/../../presets/cp67.toml", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let spec = pagelab_sys::load_spec(&text, &path, &[]).unwrap();
+        let d = pagelab_sys::demands::ServiceDemands::of(&spec);
+        assert!(d.false_drops, "CP-67 drops the user at a terminal write (TETZ)");
+        let with = of_locality(&d.classes[0], d.shared_pages, &StayRules::of(&d), 1).unwrap();
+        let rules = StayRules {
+            false_drops: false,
+            ..StayRules::of(&d)
+        };
+        let without = of_locality(&d.classes[0], d.shared_pages, &rules, 1).unwrap();
+        let (a, b) = (with.points.last().unwrap(), without.points.last().unwrap());
+        // Every stay reloads its pages, and a transaction has more stays.
+        assert!(a.faults > 1.2 * b.faults, "{a:?} {b:?}");
+        assert!(with.working_set < without.working_set);
+        assert_eq!(a.warm_faults, b.warm_faults);
     }
 }

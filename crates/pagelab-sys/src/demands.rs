@@ -10,6 +10,7 @@
 
 use crate::device::Geometry;
 use crate::load_control::spec::LoadControlSpec;
+use crate::load_control::{LoadControl, LoadController};
 use crate::spec::{ProgramSpec, SystemSpec, ThinkSpec};
 use serde::Serialize;
 
@@ -128,6 +129,9 @@ pub struct ServiceDemands {
     /// In-queue CPU slices of a first (Q1) and of each later (Q2) stay [s]: a transaction
     /// longer than the first is dropped and admitted again, a stay per slice.
     pub slices_s: [f64; 2],
+    /// The load controller drops a user at each intra-transaction terminal write and
+    /// readmits it to Q1 when the write completes (TETZ's "false" queue-drops).
+    pub false_drops: bool,
     /// The classes, with users dealt as the simulator deals them.
     pub classes: Vec<ClassDemand>,
 }
@@ -224,6 +228,7 @@ impl ServiceDemands {
             },
             initial_ws_pages: initial,
             slices_s,
+            false_drops: !LoadController::build(&spec.load_control).eliminates_false_drops(),
             classes: classes(spec),
         }
     }
