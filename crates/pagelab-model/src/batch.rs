@@ -101,6 +101,8 @@ pub fn solve(
                 // A copy runs from its start with its share of the store: it holds it.
                 occupancy: f64::from(m),
                 warm_occupancy: f64::from(m),
+                estimate: None,
+                warm_estimate: None,
             }
         })
         .collect();

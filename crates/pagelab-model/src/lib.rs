@@ -18,6 +18,7 @@
 //! from [`pagelab_sys::demands`], the code the simulator builds its machine with.
 
 pub mod batch;
+mod estimate;
 pub mod lifetime;
 pub mod metastable;
 pub mod mva;

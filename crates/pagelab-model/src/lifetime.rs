@@ -18,7 +18,9 @@
 //! its curve is one warm stack over the trace: faults per reference at each size, times the
 //! references of a transaction.
 
+use crate::estimate::EstimateSums;
 use pagelab_core::random::{exponential, RngStreams};
+use pagelab_sys::load_control::cp67_scheduler::Cp67Spec;
 use pagelab_sys::demands::{ClassDemand, CommandDemand, ServiceDemands};
 use pagelab_sys::workload::LocalityModel;
 use pagelab_sys::TraceOpener;
@@ -51,6 +53,11 @@ pub struct LifetimePoint {
     pub occupancy: f64,
     /// The same with the program's pages surviving its think time [pages].
     pub warm_occupancy: f64,
+    /// CP-67's storage estimate at this size, averaged over the cold stays (reading
+    /// `twin-cp67-estimate`) [pages]; `None` under another scheduler.
+    pub estimate: Option<f64>,
+    /// The same over the stays with the program's pages surviving [pages].
+    pub warm_estimate: Option<f64>,
 }
 
 /// A class's lifetime curve, per transaction (its commands mixed by their probabilities).
@@ -87,6 +94,16 @@ impl Lifetime {
         s * self.lerp(m, |p| p.warm_occupancy) + (1.0 - s) * self.lerp(m, |p| p.occupancy)
     }
 
+    /// CP-67's storage estimate of a stay that may grow to `m` frames, a share `survive` of
+    /// the program's pages outliving its drops [pages]; `None` under another scheduler.
+    pub fn estimate_at(&self, m: f64, survive: f64) -> Option<f64> {
+        self.points.first()?.estimate?;
+        let s = survive.clamp(0.0, 1.0);
+        let cold = self.lerp(m, |p| p.estimate.unwrap_or(0.0));
+        let warm = self.lerp(m, |p| p.warm_estimate.unwrap_or(0.0));
+        Some(s * warm + (1.0 - s) * cold)
+    }
+
     /// `f` of the points, linear between whole frames; beyond the last, the last.
     fn lerp(&self, m: f64, f: fn(&LifetimePoint) -> f64) -> f64 {
         let last = self.points.len() - 1;
@@ -111,6 +128,11 @@ struct Tally {
     refs: f64,
     distinct: f64,
     n: f64,
+    /// CP-67's estimate over the cold stays and over the warm ones, and the warm stack's
+    /// faults at the last stay's end (`None`: another scheduler).
+    estimate: Option<(EstimateSums, EstimateSums, Vec<f64>)>,
+    /// CPU seconds per reference [s].
+    reference_s: f64,
 }
 
 /// References counted by the distinct pages a stack held when they were made.
@@ -161,12 +183,38 @@ impl Tally {
             refs: 0.0,
             distinct: 0.0,
             n: 0.0,
+            estimate: None,
+            reference_s: 0.0,
+        }
+    }
+
+    /// The sums with CP-67's estimate kept under `rules`, where its scheduler runs.
+    fn with_rules(size: usize, rules: &StayRules) -> Tally {
+        let mut t = Tally::new(size);
+        t.reference_s = rules.reference_s;
+        t.estimate = rules.estimate.as_ref().map(|r| {
+            let e = EstimateSums::new(r, size + 1);
+            (e.clone(), e, vec![0.0; size + 1])
+        });
+        t
+    }
+
+    /// Ends a stay of `refs` references on `stack`, `warm` the stack kept across stays.
+    fn end_stay(&mut self, stack: &LruStack, warm: &LruStack, refs: f64, res: &mut Residency) {
+        let f = self.add(stack, refs, res);
+        let cpu_s = refs * self.reference_s;
+        if let Some((cold, hot, last)) = self.estimate.as_mut() {
+            cold.add(&f, stack.distinct(), cpu_s);
+            let (now, _) = per_size(warm, refs, last.len());
+            let stay: Vec<f64> = now.iter().zip(last.iter()).map(|(a, b)| a - b).collect();
+            hot.add(&stay, warm.distinct(), cpu_s);
+            *last = now;
         }
     }
 
     /// Adds one stay's stack (`refs` references, the shared segment's included) and its
     /// residency.
-    fn add(&mut self, stack: &LruStack, refs: f64, res: &mut Residency) {
+    fn add(&mut self, stack: &LruStack, refs: f64, res: &mut Residency) -> Vec<f64> {
         let (f, w) = per_size(stack, refs, self.faults.len());
         let occ = res.take(self.faults.len());
         for m in 0..self.faults.len() {
@@ -176,6 +224,7 @@ impl Tally {
         }
         self.refs += refs;
         self.distinct += f64::from(stack.distinct());
+        f
     }
 
     /// Adds the stack kept across all `n` transactions, as per-transaction means.
@@ -225,7 +274,7 @@ fn push_private(stack: &mut LruStack, runs: &[Run], shared: u32, buf: &mut Vec<R
 
 /// Where the simulator ends a transaction's stays: the in-queue CPU slices, and the terminal
 /// writes where the load controller drops the user (reading `twin-false-drop-stays`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StayRules {
     /// Seconds of CPU per reference [s].
     pub reference_s: f64,
@@ -233,6 +282,8 @@ pub struct StayRules {
     pub slices_s: [f64; 2],
     /// A stay ends at each intra-transaction terminal write, the next one a Q1 stay.
     pub false_drops: bool,
+    /// CP-67's scheduler, whose storage estimate is kept over the stays.
+    pub estimate: Option<Cp67Spec>,
 }
 
 impl StayRules {
@@ -242,6 +293,7 @@ impl StayRules {
             reference_s: d.reference_s,
             slices_s: d.slices_s,
             false_drops: d.false_drops,
+            estimate: d.cp67.clone(),
         }
     }
 
@@ -277,7 +329,7 @@ fn measure_command(
     streams: &RngStreams,
     size: usize,
 ) -> Result<Tally, TraceError> {
-    let mut tally = Tally::new(size);
+    let mut tally = Tally::with_rules(size, rules);
     let (reference_s, slices) = (rules.reference_s, rules.slices());
     let mut drops = Vec::new();
     let mean_refs = (cmd.cpu_s / reference_s).max(1.0);
@@ -313,7 +365,7 @@ fn measure_command(
                 if at_write || done as f64 >= stay_end {
                     // Dropped at the slice's end or at a write: the next stay reloads what it
                     // touches; after a write it is readmitted to Q1 with a fresh slice.
-                    tally.add(&stack, (done - stay_start) as f64, &mut res);
+                    tally.end_stay(&stack, &warm, (done - stay_start) as f64, &mut res);
                     stays += 1.0;
                     stack = LruStack::new(l.address_pages + 1, 0);
                     stay_start = done;
@@ -331,7 +383,7 @@ fn measure_command(
                 warm_res.note(warm.distinct(), refs);
             }
         }
-        tally.add(&stack, (done - stay_start) as f64, &mut res);
+        tally.end_stay(&stack, &warm, (done - stay_start) as f64, &mut res);
         stays += 1.0;
         warm_refs += done as f64;
     }
@@ -353,7 +405,7 @@ pub fn of_locality(
     let size = l.address_pages as usize;
     let streams = RngStreams::new(seed);
     let mut model = LocalityModel::new(l, shared, streams.stream("lifetime-program", 0));
-    let mut mix = Tally::new(size);
+    let mut mix = Tally::with_rules(size, rules);
     for cmd in &class.commands {
         let t = measure_command(class, cmd, &mut model, shared, rules, &streams, size)?;
         let w = cmd.probability / t.n.max(1.0);
@@ -367,6 +419,10 @@ pub fn of_locality(
         }
         mix.refs += w * t.refs;
         mix.distinct += cmd.probability * t.distinct;
+        if let (Some(m), Some(t)) = (mix.estimate.as_mut(), t.estimate.as_ref()) {
+            m.0.add_weighted(&t.0, w);
+            m.1.add_weighted(&t.1, w);
+        }
     }
     Ok(finish(&class.name, mix))
 }
@@ -412,6 +468,9 @@ pub fn of_source(
         // A warm program reloads only what it faults; its working set is its footprint.
         distinct: size as f64,
         n: 1.0,
+        // A program that never leaves its stay has no stays to estimate.
+        estimate: None,
+        reference_s,
     };
     Ok(finish(&class.name, mix))
 }
@@ -440,6 +499,7 @@ pub fn of_classes(
 }
 
 fn finish(class: &str, t: Tally) -> Lifetime {
+    let means = t.estimate.as_ref().map(|e| (e.0.means(), e.1.means()));
     let points = (0..t.faults.len())
         .map(|m| LifetimePoint {
             frames: m as u32,
@@ -454,6 +514,8 @@ fn finish(class: &str, t: Tally) -> Lifetime {
             warm_writes: t.warm_writes[m],
             occupancy: t.occupancy[m] / t.refs.max(1.0),
             warm_occupancy: t.warm_occupancy[m] / t.refs.max(1.0),
+            estimate: means.as_ref().map(|e| e.0[m]),
+            warm_estimate: means.as_ref().map(|e| e.1[m]),
         })
         .collect();
     Lifetime {

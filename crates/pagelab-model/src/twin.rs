@@ -26,7 +26,8 @@
 //! bursts ahead of it rather than sharing the processor ([`crate::mva::schweitzer_visits`]).
 //!
 //! P_c is a stay's working set (the lifetime curve's cold misses) under VM/370, and under
-//! CP-67 the storage at which the stay would page at the desirable rate. Users the load controller
+//! CP-67 the scheduler's own estimate over the lifetime pass's stays at the frames they get
+//! ([`crate::estimate`]; admission and split iterated to a fixed point). Users the load controller
 //! holds back wait in the eligible list, inside the flow-equivalent server: their class's rate
 //! is that of the admitted ones. A drum's time per page falls with its queue (chained SIOs in
 //! rotational order). MVA solves the subsystem: exact with one class in it, Schweitzer's
@@ -163,6 +164,8 @@ pub struct Twin {
     window: Option<(f64, f64)>,
     /// The paging queue and the open loads where the last subsystem solve ended.
     warm: RefCell<(f64, Vec<f64>)>,
+    /// CP-67's projections where the last fixed point of [`Twin::settle`] ended.
+    settled: RefCell<Vec<f64>>,
 }
 
 const CPU: usize = 0;
@@ -207,6 +210,7 @@ impl Twin {
             opts,
             window,
             warm: RefCell::new((0.0, vec![0.0; ns])),
+            settled: RefCell::new(Vec::new()),
         }
     }
 
@@ -220,7 +224,7 @@ impl Twin {
     /// limit. The storage test admits while the projections ([`Twin::projection`]) fit in
     /// c·APAGES, the eligible list for interactive stays first (E1 before E2): the classes
     /// that think, smallest projection first, then those that do not.
-    fn admitted(&self, pop: &[f64]) -> Vec<f64> {
+    fn admitted(&self, pop: &[f64], proj: &[f64]) -> Vec<f64> {
         let total: f64 = pop.iter().sum();
         if total <= 0.0 {
             return pop.to_vec();
@@ -240,7 +244,7 @@ impl Twin {
             f64::INFINITY
         };
         let want: f64 = (0..pop.len())
-            .map(|c| pop[c] * self.projection(c).min(share))
+            .map(|c| pop[c] * proj[c].min(share))
             .sum();
         let s = (self.d.overcommit * apages / want.max(1e-9)).clamp(floor, 1.0);
         pop.iter().map(|p| p * s).collect()
@@ -248,7 +252,8 @@ impl Twin {
 
     /// The storage a stay of class `c` is projected to need [frames]: its working set under
     /// VM/370; under CP-67, the storage at which it would page at the desirable rate per
-    /// CPU second (bard §12; `load_control/cp67_scheduler.rs`), read off its lifetime curve.
+    /// CPU second (bard §12; `load_control/cp67_scheduler.rs`), read off its lifetime curve:
+    /// there the start of [`Twin::settle`]'s fixed point.
     fn projection(&self, c: usize) -> f64 {
         let l = &self.life[c];
         let Some(rate) = self.d.desirable_rate else {
@@ -291,7 +296,7 @@ impl Twin {
 
     /// Per-class demands at each station, and the frames and faults behind them, with `a`
     /// users of each class admitted out of `counts`.
-    fn demands(&self, a: &[f64], counts: &[u32], queue: f64) -> Demands {
+    fn demands(&self, (a, projected): (&[f64], &[f64]), counts: &[u32], queue: f64) -> Demands {
         let n: f64 = a.iter().sum();
         // Under VM/370 a stay asking more than an equal share of the free frames gets that
         // share (the global scan takes the rest from it): the others keep their working sets.
@@ -301,7 +306,7 @@ impl Twin {
             Some(_) => f64::INFINITY,
         };
         let proj: Vec<f64> = (0..a.len())
-            .map(|c| self.projection(c).min(equal))
+            .map(|c| projected[c].min(equal))
             .collect();
         let free = self.pageable(n);
         let (theta, survive) = self.frames_split(a, counts, &proj, free);
@@ -412,10 +417,46 @@ impl Twin {
         lo
     }
 
+    /// The storage test's projections with `pop` inside, and the users it admits. Under CP-67
+    /// a projection is the scheduler's estimate at the frames the stays get (reading
+    /// `twin-cp67-estimate`), so the test and the split are iterated to a fixed point: bard
+    /// §12's load feedback. Otherwise it is [`Twin::projection`].
+    fn settle(&self, pop: &[f64], counts: &[u32]) -> (Vec<f64>, Vec<f64>) {
+        let mut proj: Vec<f64> = (0..pop.len()).map(|c| self.projection(c)).collect();
+        let mut a = self.admitted(pop, &proj);
+        if self.life.iter().all(|l| l.estimate_at(0.0, 0.0).is_none()) {
+            return (a, proj);
+        }
+        // The storage test takes an estimate above the pageable frames as all of them.
+        let cap = f64::from(self.d.frames) - f64::from(self.d.shared_pages);
+        // Started where the last population's fixed point ended (a neighbour's, as a rule).
+        if self.settled.borrow().len() == proj.len() {
+            proj.clone_from(&self.settled.borrow());
+            a = self.admitted(pop, &proj);
+        }
+        for _ in 0..PASSES {
+            let free = self.pageable(a.iter().sum());
+            let (theta, survive) = self.frames_split(&a, counts, &proj, free);
+            let mut moved = 0.0f64;
+            for (c, p) in proj.iter_mut().enumerate() {
+                let e = self.life[c].estimate_at(theta * *p, survive).unwrap_or(*p);
+                let next = 0.5 * (*p + e.min(cap));
+                moved = moved.max((next - *p).abs());
+                *p = next;
+            }
+            a = self.admitted(pop, &proj);
+            if moved < 1e-4 * cap {
+                break;
+            }
+        }
+        self.settled.borrow_mut().clone_from(&proj);
+        (a, proj)
+    }
+
     /// The central subsystem with `pop` users of each class inside the memory level.
     fn inner(&self, pop: &[f64], counts: &[u32]) -> Inner {
-        let a = self.admitted(pop);
-        let mut i = self.solve_admitted(&a, counts);
+        let (a, proj) = self.settle(pop, counts);
+        let mut i = self.solve_admitted((&a, &proj), counts);
         i.eligible = pop.iter().sum::<f64>() - i.mpl;
         i
     }
@@ -429,13 +470,13 @@ impl Twin {
     /// the writes are an open class at the paging devices and channels. The closed classes see
     /// each such station's demand stretched by 1/(1 − U_open), and the open class's queue there
     /// is U_open (1 + Q_closed) / (1 − U_open) (Lazowska et al., QSP 1984, §7.3, mixed models).
-    fn solve_admitted(&self, a: &[f64], counts: &[u32]) -> Inner {
+    fn solve_admitted(&self, (a, proj): (&[f64], &[f64]), counts: &[u32]) -> Inner {
         let ns = self.stations.len();
         // Started where the last population's solve ended (a neighbour's, as a rule).
         let (mut queue, mut open) = self.warm.borrow().clone();
         let mut solved = None;
         for _ in 0..PASSES {
-            let dm = self.demands(a, counts, queue);
+            let dm = self.demands((a, proj), counts, queue);
             let stretched: Vec<Vec<f64>> = dm
                 .closed
                 .iter()

@@ -124,6 +124,8 @@ pub struct ServiceDemands {
     /// CP-67's desirable paging rate: users are admitted while the page reads per second stay
     /// under it (`load_control.desirable_rate`) [1/s].
     pub desirable_rate: Option<f64>,
+    /// CP-67's scheduler, whose storage estimate the twin applies to its stays.
+    pub cp67: Option<crate::load_control::cp67_scheduler::Cp67Spec>,
     /// Projected working set of a user never dropped [pages].
     pub initial_ws_pages: f64,
     /// In-queue CPU slices of a first (Q1) and of each later (Q2) stay [s]: a transaction
@@ -224,6 +226,10 @@ impl ServiceDemands {
             overcommit,
             desirable_rate: match &spec.load_control {
                 LoadControlSpec::Cp67(p) => Some(p.desirable_rate),
+                _ => None,
+            },
+            cp67: match &spec.load_control {
+                LoadControlSpec::Cp67(p) => Some(p.clone()),
                 _ => None,
             },
             initial_ws_pages: initial,
