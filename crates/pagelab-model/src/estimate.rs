@@ -64,7 +64,10 @@ impl EstimateSums {
 
     /// The mean estimate over the stays at each size [pages].
     pub(crate) fn means(&self) -> Vec<f64> {
-        self.sums.iter().map(|s| s / self.stays.max(1e-12)).collect()
+        self.sums
+            .iter()
+            .map(|s| s / self.stays.max(1e-12))
+            .collect()
     }
 }
 

@@ -20,8 +20,8 @@
 
 use crate::estimate::EstimateSums;
 use pagelab_core::random::{exponential, RngStreams};
-use pagelab_sys::load_control::cp67_scheduler::Cp67Spec;
 use pagelab_sys::demands::{ClassDemand, CommandDemand, ServiceDemands};
+use pagelab_sys::load_control::cp67_scheduler::Cp67Spec;
 use pagelab_sys::workload::LocalityModel;
 use pagelab_sys::TraceOpener;
 use pagelab_trace::curve::LruStack;
@@ -536,13 +536,7 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         let spec = pagelab_sys::load_spec(&text, &path, &[]).unwrap();
         let d = pagelab_sys::demands::ServiceDemands::of(&spec);
-        of_locality(
-            &d.classes[0],
-            d.shared_pages,
-            &StayRules::of(&d),
-            1,
-        )
-        .unwrap()
+        of_locality(&d.classes[0], d.shared_pages, &StayRules::of(&d), 1).unwrap()
     }
 
     #[test]
@@ -625,7 +619,10 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         let spec = pagelab_sys::load_spec(&text, &path, &[]).unwrap();
         let d = pagelab_sys::demands::ServiceDemands::of(&spec);
-        assert!(d.false_drops, "CP-67 drops the user at a terminal write (TETZ)");
+        assert!(
+            d.false_drops,
+            "CP-67 drops the user at a terminal write (TETZ)"
+        );
         let with = of_locality(&d.classes[0], d.shared_pages, &StayRules::of(&d), 1).unwrap();
         let rules = StayRules {
             false_drops: false,

@@ -243,9 +243,7 @@ impl Twin {
         } else {
             f64::INFINITY
         };
-        let want: f64 = (0..pop.len())
-            .map(|c| pop[c] * proj[c].min(share))
-            .sum();
+        let want: f64 = (0..pop.len()).map(|c| pop[c] * proj[c].min(share)).sum();
         let s = (self.d.overcommit * apages / want.max(1e-9)).clamp(floor, 1.0);
         pop.iter().map(|p| p * s).collect()
     }
@@ -305,9 +303,7 @@ impl Twin {
             None => self.pageable(n) / n.max(1.0),
             Some(_) => f64::INFINITY,
         };
-        let proj: Vec<f64> = (0..a.len())
-            .map(|c| projected[c].min(equal))
-            .collect();
+        let proj: Vec<f64> = (0..a.len()).map(|c| projected[c].min(equal)).collect();
         let free = self.pageable(n);
         let (theta, survive) = self.frames_split(a, counts, &proj, free);
         let sup = &self.d.supervisor;
