@@ -103,6 +103,10 @@ pub fn solve(
                 warm_occupancy: f64::from(m),
                 estimate: None,
                 warm_estimate: None,
+                txn_faults: faults,
+                txn_writes: 0.0,
+                txn_occupancy: f64::from(m),
+                txn_estimate: None,
             }
         })
         .collect();
@@ -122,6 +126,7 @@ pub fn solve(
         references: refs,
         working_set: g.n_pages() as f64,
         points,
+        drops: [0.0; 2],
     };
     Ok((d, life, rows))
 }

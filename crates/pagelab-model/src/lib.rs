@@ -22,10 +22,11 @@ mod estimate;
 pub mod lifetime;
 pub mod metastable;
 pub mod mva;
+pub mod survival;
 pub mod swapping;
 pub mod twin;
 
-pub use lifetime::{Lifetime, LifetimePoint};
+pub use lifetime::{Lifetime, LifetimePoint, Survival};
 pub use twin::{solve, Horizon, Row, TwinOptions};
 
 use pagelab_sys::demands::ServiceDemands;

@@ -18,14 +18,16 @@
 //! its curve is one warm stack over the trace: faults per reference at each size, times the
 //! references of a transaction.
 
-use crate::estimate::EstimateSums;
-use pagelab_core::random::{exponential, RngStreams};
-use pagelab_sys::demands::{ClassDemand, CommandDemand, ServiceDemands};
+use pagelab_core::random::RngStreams;
+use pagelab_sys::demands::{ClassDemand, ServiceDemands};
 use pagelab_sys::load_control::cp67_scheduler::Cp67Spec;
 use pagelab_sys::workload::LocalityModel;
 use pagelab_sys::TraceOpener;
 use pagelab_trace::curve::LruStack;
-use pagelab_trace::{ReferenceSource, Run, TraceError};
+use pagelab_trace::{ReferenceSource, TraceError};
+
+mod pass;
+use pass::{Residency, Sums, Tally};
 
 /// Runs of reference string measured per command at most [runs] (enough for a stable mean:
 /// hundreds of interactive transactions, a few long ones).
@@ -58,6 +60,42 @@ pub struct LifetimePoint {
     pub estimate: Option<f64>,
     /// The same over the stays with the program's pages surviving [pages].
     pub warm_estimate: Option<f64>,
+    /// Faults per transaction when the program's pages survive its drops inside a
+    /// transaction but not its think (one stack per transaction; reading
+    /// `twin-drop-survival`) [pages].
+    pub txn_faults: f64,
+    /// Changed pages written per transaction, the same way [pages].
+    pub txn_writes: f64,
+    /// Mean resident pages over a stay's references, the same way [pages].
+    pub txn_occupancy: f64,
+    /// CP-67's estimate over the stays, the same way [pages].
+    pub txn_estimate: Option<f64>,
+}
+
+/// The shares of a program's pages that outlive its think and a drop inside its transaction
+/// (reading `twin-drop-survival`): a drop is shorter than a think, so at least as many
+/// survive it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Survival {
+    /// Outliving the think [fraction].
+    pub think: f64,
+    /// Outliving a drop inside the transaction [fraction].
+    pub drop: f64,
+}
+
+impl Survival {
+    /// The same share for a think and a drop.
+    pub fn uniform(s: f64) -> Survival {
+        Survival { think: s, drop: s }
+    }
+
+    /// The weights of the warm, per-transaction and cold views: everything kept, kept across
+    /// the drops only, nothing kept.
+    fn weights(self) -> [f64; 3] {
+        let t = self.think.clamp(0.0, 1.0);
+        let d = self.drop.clamp(t, 1.0);
+        [t, d - t, 1.0 - d]
+    }
 }
 
 /// A class's lifetime curve, per transaction (its commands mixed by their probabilities).
@@ -71,37 +109,48 @@ pub struct Lifetime {
     pub working_set: f64,
     /// Points at 0..=max frames; beyond the last, the last.
     pub points: Vec<LifetimePoint>,
+    /// Drops inside a transaction at a terminal write, and at a slice's end, per transaction
+    /// [count].
+    pub drops: [f64; 2],
 }
 
 impl Lifetime {
     /// Faults and writes per transaction with `m` frames (linear between whole frames), when
-    /// a share `survive` of the program's pages outlives its think time.
-    pub fn at(&self, m: f64, survive: f64) -> (f64, f64) {
-        let s = survive.clamp(0.0, 1.0);
-        let mix = |cold: fn(&LifetimePoint) -> f64, warm: fn(&LifetimePoint) -> f64| {
-            s * self.lerp(m, warm) + (1.0 - s) * self.lerp(m, cold)
-        };
+    /// the shares `s` of the program's pages outlive its think and its drops.
+    pub fn at(&self, m: f64, s: Survival) -> (f64, f64) {
         (
-            mix(|p| p.faults, |p| p.warm_faults),
-            mix(|p| p.writes, |p| p.warm_writes),
+            self.mix(m, s, [|p| p.warm_faults, |p| p.txn_faults, |p| p.faults]),
+            self.mix(m, s, [|p| p.warm_writes, |p| p.txn_writes, |p| p.writes]),
         )
     }
 
-    /// Mean resident pages of a stay that may grow to `m` frames, when a share `survive` of
-    /// the program's pages outlives its think time [pages].
-    pub fn occupancy_at(&self, m: f64, survive: f64) -> f64 {
-        let s = survive.clamp(0.0, 1.0);
-        s * self.lerp(m, |p| p.warm_occupancy) + (1.0 - s) * self.lerp(m, |p| p.occupancy)
+    /// Mean resident pages of a stay that may grow to `m` frames, when the shares `s` of the
+    /// program's pages outlive its think and its drops [pages].
+    pub fn occupancy_at(&self, m: f64, s: Survival) -> f64 {
+        let views: [fn(&LifetimePoint) -> f64; 3] =
+            [|p| p.warm_occupancy, |p| p.txn_occupancy, |p| p.occupancy];
+        self.mix(m, s, views)
     }
 
-    /// CP-67's storage estimate of a stay that may grow to `m` frames, a share `survive` of
-    /// the program's pages outliving its drops [pages]; `None` under another scheduler.
-    pub fn estimate_at(&self, m: f64, survive: f64) -> Option<f64> {
+    /// CP-67's storage estimate of a stay that may grow to `m` frames, the shares `s` of the
+    /// program's pages outliving its think and its drops [pages]; `None` under another
+    /// scheduler.
+    pub fn estimate_at(&self, m: f64, s: Survival) -> Option<f64> {
         self.points.first()?.estimate?;
-        let s = survive.clamp(0.0, 1.0);
-        let cold = self.lerp(m, |p| p.estimate.unwrap_or(0.0));
-        let warm = self.lerp(m, |p| p.warm_estimate.unwrap_or(0.0));
-        Some(s * warm + (1.0 - s) * cold)
+        let views: [fn(&LifetimePoint) -> f64; 3] = [
+            |p| p.warm_estimate.unwrap_or(0.0),
+            |p| p.txn_estimate.unwrap_or(0.0),
+            |p| p.estimate.unwrap_or(0.0),
+        ];
+        Some(self.mix(m, s, views))
+    }
+
+    /// The warm, per-transaction and cold `views` at `m`, weighed by the survival `s`.
+    fn mix(&self, m: f64, s: Survival, views: [fn(&LifetimePoint) -> f64; 3]) -> f64 {
+        let w = s.weights();
+        w[0] * self.lerp(m, views[0])
+            + w[1] * self.lerp(m, views[1])
+            + w[2] * self.lerp(m, views[2])
     }
 
     /// `f` of the points, linear between whole frames; beyond the last, the last.
@@ -114,162 +163,6 @@ impl Lifetime {
         let (a, b) = (f(&self.points[i]), f(&self.points[j]));
         a + w * (b - a)
     }
-}
-
-/// Per-size sums over transactions.
-struct Tally {
-    faults: Vec<f64>,
-    writes: Vec<f64>,
-    warm_faults: Vec<f64>,
-    warm_writes: Vec<f64>,
-    /// Σ over references of min(distinct so far, m), per size.
-    occupancy: Vec<f64>,
-    warm_occupancy: Vec<f64>,
-    refs: f64,
-    distinct: f64,
-    n: f64,
-    /// CP-67's estimate over the cold stays and over the warm ones, and the warm stack's
-    /// faults at the last stay's end (`None`: another scheduler).
-    estimate: Option<(EstimateSums, EstimateSums, Vec<f64>)>,
-    /// CPU seconds per reference [s].
-    reference_s: f64,
-}
-
-/// References counted by the distinct pages a stack held when they were made.
-struct Residency {
-    by_distinct: Vec<f64>,
-}
-
-impl Residency {
-    fn new(size: usize) -> Residency {
-        Residency {
-            by_distinct: vec![0.0; size + 1],
-        }
-    }
-
-    /// `refs` references made with `distinct` pages referenced so far.
-    fn note(&mut self, distinct: u32, refs: u64) {
-        let d = (distinct as usize).min(self.by_distinct.len() - 1);
-        self.by_distinct[d] += refs as f64;
-    }
-
-    /// Σ over the references of min(distinct, m), at m = 0..len; then starts over.
-    fn take(&mut self, len: usize) -> Vec<f64> {
-        let mut out = vec![0.0; len];
-        let total: f64 = self.by_distinct.iter().sum();
-        let (mut below, mut weighted) = (0.0, 0.0);
-        for (m, o) in out.iter_mut().enumerate() {
-            // Σ_{d<m} h_d d + m Σ_{d≥m} h_d
-            *o = weighted + m as f64 * (total - below);
-            if let Some(&h) = self.by_distinct.get(m) {
-                below += h;
-                weighted += h * m as f64;
-            }
-        }
-        self.by_distinct.iter_mut().for_each(|h| *h = 0.0);
-        out
-    }
-}
-
-impl Tally {
-    fn new(size: usize) -> Tally {
-        Tally {
-            faults: vec![0.0; size + 1],
-            writes: vec![0.0; size + 1],
-            warm_faults: vec![0.0; size + 1],
-            warm_writes: vec![0.0; size + 1],
-            occupancy: vec![0.0; size + 1],
-            warm_occupancy: vec![0.0; size + 1],
-            refs: 0.0,
-            distinct: 0.0,
-            n: 0.0,
-            estimate: None,
-            reference_s: 0.0,
-        }
-    }
-
-    /// The sums with CP-67's estimate kept under `rules`, where its scheduler runs.
-    fn with_rules(size: usize, rules: &StayRules) -> Tally {
-        let mut t = Tally::new(size);
-        t.reference_s = rules.reference_s;
-        t.estimate = rules.estimate.as_ref().map(|r| {
-            let e = EstimateSums::new(r, size + 1);
-            (e.clone(), e, vec![0.0; size + 1])
-        });
-        t
-    }
-
-    /// Ends a stay of `refs` references on `stack`, `warm` the stack kept across stays.
-    fn end_stay(&mut self, stack: &LruStack, warm: &LruStack, refs: f64, res: &mut Residency) {
-        let f = self.add(stack, refs, res);
-        let cpu_s = refs * self.reference_s;
-        if let Some((cold, hot, last)) = self.estimate.as_mut() {
-            cold.add(&f, stack.distinct(), cpu_s);
-            let (now, _) = per_size(warm, refs, last.len());
-            let stay: Vec<f64> = now.iter().zip(last.iter()).map(|(a, b)| a - b).collect();
-            hot.add(&stay, warm.distinct(), cpu_s);
-            *last = now;
-        }
-    }
-
-    /// Adds one stay's stack (`refs` references, the shared segment's included) and its
-    /// residency.
-    fn add(&mut self, stack: &LruStack, refs: f64, res: &mut Residency) -> Vec<f64> {
-        let (f, w) = per_size(stack, refs, self.faults.len());
-        let occ = res.take(self.faults.len());
-        for m in 0..self.faults.len() {
-            self.faults[m] += f[m];
-            self.writes[m] += w[m];
-            self.occupancy[m] += occ[m];
-        }
-        self.refs += refs;
-        self.distinct += f64::from(stack.distinct());
-        f
-    }
-
-    /// Adds the stack kept across all `n` transactions, as per-transaction means.
-    fn add_warm(&mut self, stack: &LruStack, refs: f64, n: f64, res: &mut Residency) {
-        let (f, w) = per_size(stack, refs, self.faults.len());
-        let occ = res.take(self.faults.len());
-        for m in 0..self.faults.len() {
-            self.warm_faults[m] += f[m] / n.max(1.0);
-            self.warm_writes[m] += w[m] / n.max(1.0);
-            self.warm_occupancy[m] += occ[m] / n.max(1.0);
-        }
-    }
-}
-
-/// Faults and writes of one stack at sizes 0..len: the pushes during the string, plus the
-/// changed pages resident at its end, which are written when reclaimed later.
-fn per_size(stack: &LruStack, refs: f64, len: usize) -> (Vec<f64>, Vec<f64>) {
-    let curve = stack.finish();
-    let dirty = stack.dirty_resident();
-    let distinct = stack.distinct() as usize;
-    let (mut f, mut w) = (vec![0.0; len], vec![0.0; len]);
-    for m in 0..len {
-        if m == 0 {
-            f[m] = refs;
-        } else if distinct > 0 {
-            let p = curve.points[m.min(distinct) - 1];
-            f[m] = p.faults as f64;
-            w[m] = p.pushes.unwrap_or(0) as f64 + dirty[m.min(dirty.len() - 1)] as f64;
-        }
-    }
-    (f, w)
-}
-
-/// Feeds `runs` to `stack`, private pages only; returns the references fed (shared included).
-fn push_private(stack: &mut LruStack, runs: &[Run], shared: u32, buf: &mut Vec<Run>) -> u64 {
-    buf.clear();
-    let mut refs = 0u64;
-    for r in runs {
-        refs += u64::from(r.count);
-        if r.page >= shared {
-            buf.push(Run::new(r.page - shared, r.count, r.kind));
-        }
-    }
-    stack.push_runs(buf);
-    refs
 }
 
 /// Where the simulator ends a transaction's stays: the in-queue CPU slices, and the terminal
@@ -298,100 +191,9 @@ impl StayRules {
     }
 
     /// The slices in references [references].
-    fn slices(&self) -> [f64; 2] {
+    pub(crate) fn slices(&self) -> [f64; 2] {
         self.slices_s.map(|s| (s / self.reference_s).max(1.0))
     }
-}
-
-/// Where a transaction of `target` references of `cmd` is dropped at a terminal write
-/// [references], in order, into `out`: the simulator cuts the CPU demand into v + w + 1 equal
-/// segments and spreads the w writes among the v VIOs (`system/scheduling.rs`), a write
-/// ending segment k + 1.
-fn write_drops(cmd: &CommandDemand, target: f64, out: &mut Vec<f64>) {
-    out.clear();
-    let (v, w) = (cmd.vio as usize, cmd.console_writes as usize);
-    for k in 0..(v + w) {
-        if (k + 1) * w / (v + w) > k * w / (v + w) {
-            out.push(target * (k + 1) as f64 / (v + w + 1) as f64);
-        }
-    }
-}
-
-/// One command's transactions, each stay on a fresh stack (a stay ends at the in-queue
-/// slice, of the first stay and of each later one, and at a write where the user is dropped),
-/// and one stack kept across them all.
-fn measure_command(
-    class: &ClassDemand,
-    cmd: &CommandDemand,
-    model: &mut LocalityModel,
-    shared: u32,
-    rules: &StayRules,
-    streams: &RngStreams,
-    size: usize,
-) -> Result<Tally, TraceError> {
-    let mut tally = Tally::with_rules(size, rules);
-    let (reference_s, slices) = (rules.reference_s, rules.slices());
-    let mut drops = Vec::new();
-    let mean_refs = (cmd.cpu_s / reference_s).max(1.0);
-    let l = class.locality.as_ref().expect("a locality program");
-    let runs_per_txn = mean_refs / l.refs_per_run.max(1.0);
-    let txns = ((RUN_BUDGET as f64 / runs_per_txn) as u64).clamp(4, 2_000);
-    let mut rng = streams.stream("lifetime-length", 0);
-    let (mut batch, mut buf) = (Vec::new(), Vec::new());
-    let mut warm = LruStack::new(l.address_pages + 1, 0);
-    let (mut res, mut warm_res) = (Residency::new(size), Residency::new(size));
-    let (mut warm_refs, mut stays) = (0.0, 0.0f64);
-    for _ in 0..txns {
-        let target = if cmd.exponential {
-            exponential(&mut rng, mean_refs).max(1.0)
-        } else {
-            mean_refs
-        };
-        model.on_transaction_start(cmd.set_fraction);
-        if rules.false_drops {
-            write_drops(cmd, target, &mut drops);
-        }
-        let mut stack = LruStack::new(l.address_pages + 1, 0);
-        let (mut done, mut stay_end, mut stay_start) = (0u64, slices[0], 0u64);
-        let mut next_drop = 0;
-        while (done as f64) < target {
-            batch.clear();
-            model.next_batch(&mut batch)?;
-            for r in &batch {
-                if done as f64 >= target {
-                    break;
-                }
-                let at_write = drops.get(next_drop).is_some_and(|&d| done as f64 >= d);
-                if at_write || done as f64 >= stay_end {
-                    // Dropped at the slice's end or at a write: the next stay reloads what it
-                    // touches; after a write it is readmitted to Q1 with a fresh slice.
-                    tally.end_stay(&stack, &warm, (done - stay_start) as f64, &mut res);
-                    stays += 1.0;
-                    stack = LruStack::new(l.address_pages + 1, 0);
-                    stay_start = done;
-                    if at_write {
-                        next_drop += 1;
-                        stay_end = done as f64 + slices[0];
-                    } else {
-                        stay_end += slices[1];
-                    }
-                }
-                let refs = push_private(&mut stack, std::slice::from_ref(r), shared, &mut buf);
-                done += refs;
-                warm.push_runs(&buf);
-                res.note(stack.distinct(), refs);
-                warm_res.note(warm.distinct(), refs);
-            }
-        }
-        tally.end_stay(&stack, &warm, (done - stay_start) as f64, &mut res);
-        stays += 1.0;
-        warm_refs += done as f64;
-    }
-    tally.add_warm(&warm, warm_refs, txns as f64, &mut warm_res);
-    tally.n = txns as f64;
-    // The storage test projects a stay's working set.
-    tally.distinct /= stays.max(1.0);
-    Ok(tally)
 }
 
 /// The lifetime curve of `class`'s locality program up to `size` frames, seeded by `seed`.
@@ -405,23 +207,21 @@ pub fn of_locality(
     let size = l.address_pages as usize;
     let streams = RngStreams::new(seed);
     let mut model = LocalityModel::new(l, shared, streams.stream("lifetime-program", 0));
-    let mut mix = Tally::with_rules(size, rules);
+    let mut mix = Tally::new(size, rules);
     for cmd in &class.commands {
-        let t = measure_command(class, cmd, &mut model, shared, rules, &streams, size)?;
+        let t = pass::measure_command(class, cmd, &mut model, shared, rules, &streams, size)?;
         let w = cmd.probability / t.n.max(1.0);
-        for m in 0..=size {
-            mix.faults[m] += w * t.faults[m];
-            mix.writes[m] += w * t.writes[m];
-            mix.warm_faults[m] += cmd.probability * t.warm_faults[m];
-            mix.warm_writes[m] += cmd.probability * t.warm_writes[m];
-            mix.occupancy[m] += w * t.occupancy[m];
-            mix.warm_occupancy[m] += cmd.probability * t.warm_occupancy[m];
-        }
+        mix.cold.add_weighted(&t.cold, w);
+        mix.txn.add_weighted(&t.txn, w);
+        mix.warm.add_weighted(&t.warm, cmd.probability);
         mix.refs += w * t.refs;
         mix.distinct += cmd.probability * t.distinct;
+        mix.write_drops += w * t.write_drops;
+        mix.slice_drops += w * t.slice_drops;
         if let (Some(m), Some(t)) = (mix.estimate.as_mut(), t.estimate.as_ref()) {
-            m.0.add_weighted(&t.0, w);
-            m.1.add_weighted(&t.1, w);
+            m.cold.add_weighted(&t.cold, w);
+            m.txn.sums.add_weighted(&t.txn.sums, w);
+            m.warm.sums.add_weighted(&t.warm.sums, w);
         }
     }
     Ok(finish(&class.name, mix))
@@ -445,33 +245,33 @@ pub fn of_source(
     refs += batch.iter().map(|r| u64::from(r.count)).sum::<u64>();
     stack.push_runs(&batch);
     let size = stack.distinct() as usize;
-    let mut t = Tally::new(size);
-    t.add(&stack, refs as f64, &mut Residency::new(size));
+    let mut sums = Sums::new(size + 1);
+    sums.add(&stack, refs as f64, &mut Residency::new(size), 1.0);
     let per_txn: f64 = class
         .commands
         .iter()
         .map(|c| c.probability * c.cpu_s / reference_s)
         .sum();
     let scale = per_txn / (refs.max(1) as f64);
-    let faults: Vec<f64> = t.faults.iter().map(|f| f * scale).collect();
-    let writes: Vec<f64> = t.writes.iter().map(|w| w * scale).collect();
-    // A trace program resumes where it was: it holds what it has loaded throughout.
-    let held: Vec<f64> = (0..=size).map(|m| m as f64 * per_txn).collect();
-    let mix = Tally {
-        warm_faults: faults.clone(),
-        warm_writes: writes.clone(),
-        faults,
-        writes,
-        occupancy: held.clone(),
-        warm_occupancy: held,
-        refs: per_txn,
-        // A warm program reloads only what it faults; its working set is its footprint.
-        distinct: size as f64,
-        n: 1.0,
-        // A program that never leaves its stay has no stays to estimate.
-        estimate: None,
-        reference_s,
+    // A trace program resumes where it was: it holds what it has loaded throughout, and
+    // every view is the one warm stack.
+    let view = Sums {
+        faults: sums.faults.iter().map(|f| f * scale).collect(),
+        writes: sums.writes.iter().map(|w| w * scale).collect(),
+        occupancy: (0..=size).map(|m| m as f64 * per_txn).collect(),
     };
+    let rules = StayRules {
+        reference_s,
+        slices_s: [f64::INFINITY; 2],
+        false_drops: false,
+        estimate: None,
+    };
+    let mut mix = Tally::new(size, &rules);
+    (mix.cold, mix.txn, mix.warm) = (view.clone(), view.clone(), view);
+    mix.refs = per_txn;
+    // A warm program reloads only what it faults; its working set is its footprint.
+    mix.distinct = size as f64;
+    mix.n = 1.0;
     Ok(finish(&class.name, mix))
 }
 
@@ -499,23 +299,32 @@ pub fn of_classes(
 }
 
 fn finish(class: &str, t: Tally) -> Lifetime {
-    let means = t.estimate.as_ref().map(|e| (e.0.means(), e.1.means()));
-    let points = (0..t.faults.len())
+    let means = t
+        .estimate
+        .as_ref()
+        .map(|e| [e.cold.means(), e.txn.sums.means(), e.warm.sums.means()]);
+    let est = |v: usize, m: usize| means.as_ref().map(|e| e[v][m]);
+    let refs = t.refs.max(1.0);
+    let points = (0..t.cold.faults.len())
         .map(|m| LifetimePoint {
             frames: m as u32,
-            faults: t.faults[m],
-            writes: t.writes[m],
-            lifetime: if t.faults[m] > 0.0 {
-                t.refs / t.faults[m]
+            faults: t.cold.faults[m],
+            writes: t.cold.writes[m],
+            lifetime: if t.cold.faults[m] > 0.0 {
+                t.refs / t.cold.faults[m]
             } else {
                 f64::INFINITY
             },
-            warm_faults: t.warm_faults[m],
-            warm_writes: t.warm_writes[m],
-            occupancy: t.occupancy[m] / t.refs.max(1.0),
-            warm_occupancy: t.warm_occupancy[m] / t.refs.max(1.0),
-            estimate: means.as_ref().map(|e| e.0[m]),
-            warm_estimate: means.as_ref().map(|e| e.1[m]),
+            warm_faults: t.warm.faults[m],
+            warm_writes: t.warm.writes[m],
+            occupancy: t.cold.occupancy[m] / refs,
+            warm_occupancy: t.warm.occupancy[m] / refs,
+            estimate: est(0, m),
+            warm_estimate: est(2, m),
+            txn_faults: t.txn.faults[m],
+            txn_writes: t.txn.writes[m],
+            txn_occupancy: t.txn.occupancy[m] / refs,
+            txn_estimate: est(1, m),
         })
         .collect();
     Lifetime {
@@ -523,12 +332,15 @@ fn finish(class: &str, t: Tally) -> Lifetime {
         references: t.refs,
         working_set: t.distinct,
         points,
+        drops: [t.write_drops, t.slice_drops],
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::pass::write_drops;
     use super::*;
+    use pagelab_sys::demands::CommandDemand;
 
     /// The lifetime curve of the first class of `presets/<name>.toml`, seed 1.
     fn first_class(name: &str) -> Lifetime {
@@ -634,5 +446,38 @@ mod tests {
         assert!(a.faults > 1.2 * b.faults, "{a:?} {b:?}");
         assert!(with.working_set < without.working_set);
         assert_eq!(a.warm_faults, b.warm_faults);
+    }
+
+    #[test]
+    fn pages_kept_across_the_drops_fault_between_none_kept_and_all() {
+        let lt = first_class("cp67");
+        for p in &lt.points[1..] {
+            assert!(p.warm_faults <= p.txn_faults + 1e-9, "{p:?}");
+            assert!(p.txn_faults <= p.faults + 1e-9, "{p:?}");
+            assert!(
+                p.warm_estimate.is_some() && p.txn_estimate.is_some(),
+                "{p:?}"
+            );
+        }
+        // Trivial commands (0.7) write once, the others (0.3) twice, and every write is a
+        // drop; the pass cuts between runs of references, so a write inside the run that ends
+        // a short transaction is not reached.
+        assert!(
+            lt.drops[0] <= 1.3 + 1e-9 && lt.drops[0] > 1.2,
+            "{:?}",
+            lt.drops
+        );
+        assert!(
+            lt.drops[1] > 0.0,
+            "600 ms commands outlast the 250 ms slice"
+        );
+        // Kept across the drops, a transaction faults at its full size only on first touch.
+        let last = lt.points.last().unwrap();
+        assert!(last.txn_faults < last.faults, "{last:?}");
+        // The same share everywhere mixes cold and warm alone.
+        let s = Survival::uniform(0.4);
+        let (f, _) = lt.at(5.0, s);
+        let want = 0.4 * lt.points[5].warm_faults + 0.6 * lt.points[5].faults;
+        assert!((f - want).abs() < 1e-9 * want, "{f} {want}");
     }
 }

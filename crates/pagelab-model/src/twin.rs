@@ -48,13 +48,15 @@
 //! the storage test's damped projections.
 
 use crate::lifetime::Lifetime;
+use crate::lifetime::Survival;
 use crate::metastable::{self, Modes};
 use crate::mva::{
     exact_one_class, schweitzer_visits, terminals_and_fes, terminals_and_fes_ln, Kind, Solution,
     Station,
 };
+use crate::survival::DropOuts;
 use pagelab_sys::demands::ServiceDemands;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// Options of a solve.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -166,6 +168,10 @@ pub struct Twin {
     warm: RefCell<(f64, Vec<f64>)>,
     /// CP-67's projections where the last fixed point of [`Twin::settle`] ended.
     settled: RefCell<Vec<f64>>,
+    /// The classes' drops inside their transactions, and the wait to be readmitted where the
+    /// last level's fixed point ended [s] (reading `twin-drop-survival`).
+    drops: DropOuts,
+    wait: Cell<f64>,
 }
 
 const CPU: usize = 0;
@@ -203,6 +209,7 @@ impl Twin {
             q("cpu-q2", d.cpus.max(1), 1),
         ];
         let ns = stations.len();
+        let drops = DropOuts::new(&d, &life);
         Twin {
             d,
             life,
@@ -211,6 +218,8 @@ impl Twin {
             window,
             warm: RefCell::new((0.0, vec![0.0; ns])),
             settled: RefCell::new(Vec::new()),
+            drops,
+            wait: Cell::new(0.0),
         }
     }
 
@@ -317,9 +326,10 @@ impl Twin {
         let xfer_s = self.d.paging.iter().map(|p| p.transfer_s).sum::<f64>()
             / self.d.paging.len().max(1) as f64;
         let mut out = Demands::default();
-        for ((c, l), p) in self.d.classes.iter().zip(&self.life).zip(&proj) {
+        for (ci, ((c, l), p)) in self.d.classes.iter().zip(&self.life).zip(&proj).enumerate() {
             let m = theta * p;
-            let (f, w) = l.at(m, survive);
+            let fate = self.drops.survival(ci, survive, self.wait.get());
+            let (f, w) = l.at(m, fate);
             let mix = |g: &dyn Fn(&pagelab_sys::demands::CommandDemand) -> f64| -> f64 {
                 c.commands.iter().map(|k| k.probability * g(k)).sum()
             };
@@ -353,7 +363,7 @@ impl Twin {
             out.visits.push(visits);
             out.closed.push(row);
             out.writes.push(wrow);
-            out.frames.push(l.occupancy_at(m, survive));
+            out.frames.push(l.occupancy_at(m, fate));
             out.faults.push(f);
         }
         out
@@ -365,7 +375,7 @@ impl Twin {
         let want: f64 = a.iter().zip(proj).map(|(x, p)| x * p).sum();
         let theta = self.growth(a, proj, free, want);
         let held: f64 = (0..a.len())
-            .map(|c| a[c] * self.life[c].occupancy_at(theta * proj[c], 0.0))
+            .map(|c| a[c] * self.life[c].occupancy_at(theta * proj[c], Survival::uniform(0.0)))
             .sum();
         // The frames the admitted sets leave hold the pages of users out of the set (thinking
         // or eligible); a share of those survives to the user's next stay.
@@ -391,7 +401,7 @@ impl Twin {
         let lo = if want > 0.0 { free / want } else { return 1.0 };
         let held = |t: f64| -> f64 {
             (0..a.len())
-                .map(|c| a[c] * self.life[c].occupancy_at(t * proj[c], 0.0))
+                .map(|c| a[c] * self.life[c].occupancy_at(t * proj[c], Survival::uniform(0.0)))
                 .sum()
         };
         // Past every curve's last point nothing more is held.
@@ -420,7 +430,11 @@ impl Twin {
     fn settle(&self, pop: &[f64], counts: &[u32]) -> (Vec<f64>, Vec<f64>) {
         let mut proj: Vec<f64> = (0..pop.len()).map(|c| self.projection(c)).collect();
         let mut a = self.admitted(pop, &proj);
-        if self.life.iter().all(|l| l.estimate_at(0.0, 0.0).is_none()) {
+        if self
+            .life
+            .iter()
+            .all(|l| l.points.first().and_then(|p| p.estimate).is_none())
+        {
             return (a, proj);
         }
         // The storage test takes an estimate above the pageable frames as all of them.
@@ -435,7 +449,8 @@ impl Twin {
             let (theta, survive) = self.frames_split(&a, counts, &proj, free);
             let mut moved = 0.0f64;
             for (c, p) in proj.iter_mut().enumerate() {
-                let e = self.life[c].estimate_at(theta * *p, survive).unwrap_or(*p);
+                let fate = self.drops.survival(c, survive, self.wait.get());
+                let e = self.life[c].estimate_at(theta * *p, fate).unwrap_or(*p);
                 let next = 0.5 * (*p + e.min(cap));
                 moved = moved.max((next - *p).abs());
                 *p = next;
@@ -451,9 +466,22 @@ impl Twin {
 
     /// The central subsystem with `pop` users of each class inside the memory level.
     fn inner(&self, pop: &[f64], counts: &[u32]) -> Inner {
+        // Readmissions wait behind the users eligible (reading `twin-drop-survival`). The wait
+        // is carried from one level's solve to the next, halfway to each new answer: the
+        // terminal level's fixed point visits every level many times, and a full fixed point
+        // per level cost twice the time for 0.2 % (cp67, 20 users).
         let (a, proj) = self.settle(pop, counts);
         let mut i = self.solve_admitted((&a, &proj), counts);
         i.eligible = pop.iter().sum::<f64>() - i.mpl;
+        if self.drops.any() {
+            let admissions = self.drops.admissions(&i.x);
+            let wait = if i.eligible > 1e-9 && admissions > 0.0 {
+                i.eligible / admissions
+            } else {
+                0.0
+            };
+            self.wait.set(0.5 * (self.wait.get() + wait));
+        }
         i
     }
 
