@@ -12,7 +12,8 @@
 //! Clearing all bits is O(1): a frame's bit is 1 when its stamp equals the current epoch, and a
 //! reset advances the epoch. The reset falls after every `reset_interval`-th reference of the
 //! whole string (warm-up included); a run that spans a reset sets its page's bit again if it
-//! has references after it.
+//! has references after it. Bits, pointer and clearing are [`ArHand`], which works over frames
+//! it does not own: [`Ar`] adds the trace lab's page table.
 //!
 //! Parameters: `reset_interval` [references], default 10 000: one M44 time slice (0.1 s,
 //! B&G) at the effective 10 us reference time (B&G); 0 means never reset.
@@ -50,17 +51,14 @@ impl SpecParams for ArSpec {
     }];
 }
 
-/// AR state: frame table, usage stamps, page -> frame map, the pointer and the epoch.
+/// AR state: frame table, page -> frame map and the [`ArHand`] over the frames.
 #[derive(Clone, Debug)]
 pub struct Ar {
     frame_page: Vec<u32>,
     cap: u32,
-    stamp: Vec<u64>,
     page_frame: Vec<u32>,
-    pointer: u32,
     used: u32,
-    epoch: u64,
-    reset_interval: u64,
+    hand: ArHand,
 }
 
 impl Ar {
@@ -69,29 +67,91 @@ impl Ar {
         Ok(Ar {
             frame_page: Vec::with_capacity(frames.min(page_bound) as usize),
             cap: frames,
-            stamp: Vec::with_capacity(frames.min(page_bound) as usize),
             page_frame: vec![NIL; page_bound as usize],
-            pointer: 0,
             used: 0,
-            epoch: 1,
-            reset_interval: spec.reset_interval,
+            hand: ArHand::new(spec, frames.min(page_bound) as usize),
         })
     }
+}
 
-    fn victim_frame(&mut self) -> u32 {
-        let (stamp, epoch) = (&self.stamp, self.epoch);
-        match search(
-            self.cap,
-            self.pointer,
-            |_| true,
-            |h| stamp[h as usize] == epoch,
-        ) {
-            ArSearch::Unused(h) => h,
-            ArSearch::AllUsed(first) => {
-                self.epoch += 1;
-                first.unwrap_or(self.pointer)
+/// AR's decisions over a table of frames it does not own: a usage bit per frame (on when the
+/// frame's stamp equals the epoch, so clearing every bit is O(1)), the cyclic pointer, and the
+/// periodic clearing. The trace lab's [`Ar`] runs it over its own frames; a machine that owns
+/// its frames, some of them empty or still being filled, can run it over those.
+#[derive(Clone, Debug)]
+pub struct ArHand {
+    stamp: Vec<u64>,
+    pointer: u32,
+    epoch: u64,
+    reset_interval: u64,
+}
+
+impl ArHand {
+    /// The hand of `spec` over `frames` frames [frames], every bit off, the pointer at 0.
+    pub fn new(spec: &ArSpec, frames: usize) -> Self {
+        ArHand {
+            stamp: vec![0; frames],
+            pointer: 0,
+            epoch: 1,
+            reset_interval: spec.reset_interval,
+        }
+    }
+
+    /// Grows the table to `frames` frames, the new ones with their bit off.
+    #[inline]
+    pub fn reserve_frames(&mut self, frames: usize) {
+        if self.stamp.len() < frames {
+            self.stamp.resize(frames, 0);
+        }
+    }
+
+    /// Sets the usage bit of `frame`.
+    #[inline]
+    pub fn touch(&mut self, frame: u32) {
+        self.stamp[frame as usize] = self.epoch;
+    }
+
+    /// A run of `count` references to the page in `frame`, the first being reference `now`
+    /// (0-based) of the whole string: sets its bit, then clears every bit if a periodic
+    /// clearing falls in the run ([`reset_in`]), setting it again if the run goes on after it.
+    #[inline]
+    pub fn referenced(&mut self, frame: u32, now: u64, count: u32) {
+        self.touch(frame);
+        if let Some(keep) = reset_in(now, count, self.reset_interval) {
+            self.epoch += 1;
+            if keep {
+                self.touch(frame);
             }
         }
+    }
+
+    /// The victim among frames `0..n` that `candidate` accepts ([`search`] from the pointer);
+    /// if every candidate's bit is on, all bits are cleared first. The pointer stops just past
+    /// the victim. `None` (the bits still cleared): no frame is a candidate.
+    #[inline]
+    pub fn victim(&mut self, n: u32, candidate: impl Fn(u32) -> bool) -> Option<u32> {
+        let (stamp, epoch) = (&self.stamp, self.epoch);
+        let found = match search(n, self.pointer, candidate, |h| stamp[h as usize] == epoch) {
+            ArSearch::Unused(h) => Some(h),
+            ArSearch::AllUsed(first) => {
+                self.epoch += 1;
+                first
+            }
+        };
+        if let Some(h) = found {
+            self.pointer = if h + 1 == n { 0 } else { h + 1 };
+        }
+        found
+    }
+
+    /// The usage bits of frames `0..n`.
+    pub fn bits(&self, n: usize) -> Vec<bool> {
+        self.stamp[..n].iter().map(|&s| s == self.epoch).collect()
+    }
+
+    /// The frame the next search starts from.
+    pub fn pointer(&self) -> u32 {
+        self.pointer
     }
 }
 
@@ -108,7 +168,7 @@ pub enum ArSearch {
 /// AR's search over frames `0..n` from `pointer` (fidelity-notes section 6.2). `candidate`
 /// says which frames may be taken: every one in the trace lab; in the M44, whose frames can be
 /// empty or still being filled, those holding a page that has arrived. `used` reads a frame's
-/// usage bit. The one search of both (pagelab-sys `m44/replacement.rs`).
+/// usage bit. The one search of both (pagelab-sys `m44/replacement.rs`), and of [`ArHand::victim`].
 #[inline]
 pub fn search(
     n: u32,
@@ -134,7 +194,7 @@ pub fn search(
 /// string (0: never), against a run of `count` references whose first is reference `now`
 /// (0-based): `None` if no clearing falls inside the run, else `Some(keep)` where `keep` says
 /// the run has references after the clearing, which set its page's bit again. The one rule of
-/// the trace lab and the M44 (pagelab-sys `m44/machine.rs`).
+/// the trace lab and the M44 (pagelab-sys `m44/machine.rs`), applied by [`ArHand::referenced`].
 #[inline]
 pub fn reset_in(now: u64, count: u32, interval: u64) -> Option<bool> {
     // A clearing follows reference t when (t + 1) % interval == 0.
@@ -155,30 +215,22 @@ impl Replacement for Ar {
         let mut f = self.page_frame[page as usize];
         let hit = f != NIL;
         if !hit {
-            let cap = self.cap;
-            f = if self.used < cap {
+            f = if self.used < self.cap {
                 self.frame_page.push(NIL);
-                self.stamp.push(0);
+                self.hand.reserve_frames(self.frame_page.len());
                 self.used += 1;
                 self.used - 1
             } else {
-                let h = self.victim_frame();
+                let h = self.hand.victim(self.cap, |_| true).expect("a full table");
                 let victim = self.frame_page[h as usize];
                 self.page_frame[victim as usize] = NIL;
                 mem.reclaim(victim);
-                self.pointer = if h + 1 == cap { 0 } else { h + 1 };
                 h
             };
             self.frame_page[f as usize] = page;
             self.page_frame[page as usize] = f;
         }
-        self.stamp[f as usize] = self.epoch;
-        if let Some(keep) = reset_in(now, count, self.reset_interval) {
-            self.epoch += 1;
-            if keep {
-                self.stamp[f as usize] = self.epoch;
-            }
-        }
+        self.hand.referenced(f, now, count);
         hit
     }
 
@@ -196,8 +248,8 @@ impl Replacement for Ar {
 
     fn state(&self) -> PolicyState {
         PolicyState {
-            hand: Some(self.pointer),
-            frame_bits: Some(self.stamp.iter().map(|&s| s == self.epoch).collect()),
+            hand: Some(self.hand.pointer()),
+            frame_bits: Some(self.hand.bits(self.frame_page.len())),
             ..PolicyState::default()
         }
     }
