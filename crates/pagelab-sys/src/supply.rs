@@ -39,7 +39,8 @@
 //! target does. Linux's active/inactive lists with refault activation (`linux-lru`, keeping
 //! its own shadow entries) and its multi-generational LRU (`mglru`, per-page generations) are
 //! such policies; a supply that needs the system's own signals (the refault distance of
-//! `on_load`, the reclaim hook) is a further `FrameSupply`.
+//! `on_load`, the reclaim hook) is a further `FrameSupply`. The trait is generic over the frame
+//! table a supply ranks: the M44 (`m44/supply.rs`) runs FIFO, BIFO and AR on it over its store.
 
 use std::collections::VecDeque;
 
@@ -50,7 +51,9 @@ use pagelab_trace::policy::PolicySpec;
 use crate::memory::{FrameState, Memory, NONE};
 
 /// The replacement seam: ranks resident frames; the system carries out what it returns.
-pub trait FrameSupply {
+/// `M` is the frame table the supply reads to choose: the demand-paging system's [`Memory`],
+/// or a machine's own (the M44's store, `m44/supply.rs`).
+pub trait FrameSupply<M: ?Sized = Memory> {
     /// `(owner, page)` was mapped into `frame` (state `PageIn` or `Resident`) at reference
     /// time `now` [references]. Returns its refault distance [reclaims] if it had been
     /// reclaimed before and the supply remembers it.
@@ -60,9 +63,9 @@ pub trait FrameSupply {
     /// `(owner, page)` left its frame for a reason other than this supply's choice.
     fn on_free(&mut self, _owner: u32, _page: u32) {}
     /// The next frame to free, `Resident` in `mem`; `None` if the supply has none now.
-    fn select_victim(&mut self, mem: &mut Memory) -> Option<u32>;
+    fn select_victim(&mut self, mem: &mut M) -> Option<u32>;
     /// Up to `n` victims at once, appended to `out` (the hook a load controller calls).
-    fn reclaim(&mut self, mem: &mut Memory, n: usize, out: &mut Vec<u32>) {
+    fn reclaim(&mut self, mem: &mut M, n: usize, out: &mut Vec<u32>) {
         for _ in 0..n {
             match self.select_victim(mem) {
                 Some(f) => out.push(f),

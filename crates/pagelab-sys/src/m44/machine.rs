@@ -9,10 +9,11 @@ use pagelab_core::{EventQueue, Tick};
 use pagelab_trace::Run;
 
 use super::leveler::{Action, Leveler, Sample};
-use super::replacement::{clear_use_bits, Frame, Replacer};
 use super::spec::{M44Spec, PolicyKind};
+use super::supply::{Frame, M44Supply};
 use crate::device::FifoBacklog;
 use crate::monitor::{counters, put_metric, IntervalTable, Report, UserRow};
+use crate::supply::FrameSupply;
 
 const NONE: u32 = u32::MAX;
 const NS: f64 = 1e9;
@@ -111,12 +112,12 @@ pub struct Machine {
     pub(super) jobs: Vec<Job>,
     frames: Vec<Frame>,
     free: Vec<u32>,
-    replacer: Replacer,
+    supply: M44Supply,
     leveler: Option<Leveler>,
     ready: VecDeque<u16>,
     set_aside_queue: VecDeque<u16>,
     pub(super) events: EventQueue<Ev>,
-    /// Order of page arrivals and restores (larger is later).
+    /// Order of restores (larger is later).
     stamp: u64,
     /// The disks' queues, each in arrival order (the shared device queue's closed form).
     disks: Vec<FifoBacklog>,
@@ -129,8 +130,6 @@ pub struct Machine {
     busy_ns: u64,
     last_slice: (u64, u64),
     pub(super) refs_done: u64,
-    /// References between AR's clearings of every use bit (0: never; always 0 but for AR).
-    ar_reset_interval: u64,
     counters: M44Counters,
     pub(super) done: u32,
     /// The last leveler sample: time, CPU busy time and pulls so far.
@@ -144,8 +143,8 @@ pub(crate) struct Parts {
     /// Each job's reference string and pages, and the references of all of them.
     pub(crate) strings: JobStrings,
     pub(crate) total_refs: u64,
-    /// The global replacement policy (FIFO, BIFO, AR).
-    pub(crate) replacer: Replacer,
+    /// The global replacement policy (FIFO, BIFO, AR) on the frame-supply seam.
+    pub(crate) supply: M44Supply,
     /// The load leveler, when enabled.
     pub(crate) leveler: Option<Leveler>,
     /// The disks' queues, each in arrival order.
@@ -169,7 +168,7 @@ impl Machine {
             jobs,
             frames: vec![Frame::default(); frames],
             free: (0..frames as u32).rev().collect(),
-            replacer: parts.replacer,
+            supply: parts.supply,
             leveler: parts.leveler,
             // The jobs are started together from the input tape, in order (B&G, "Measurement
             // techniques").
@@ -186,10 +185,6 @@ impl Machine {
             busy_ns: 0,
             last_slice: (0, 0),
             refs_done: 0,
-            ar_reset_interval: match spec.replacement.policy {
-                PolicyKind::Ar => spec.replacement.ar_reset_interval,
-                _ => 0,
-            },
             counters: M44Counters::default(),
             done: 0,
             last_sample: (0, 0, 0.0),
@@ -239,13 +234,13 @@ impl Machine {
     pub(super) fn handle_at(&mut self, at: u64, ev: Ev) {
         match ev {
             Ev::PullDone { job, frame } => {
-                self.stamp += 1;
                 let f = &mut self.frames[frame as usize];
                 f.busy = false;
-                f.loaded = self.stamp;
-                // The faulting reference is about to be retried: the page counts as referenced.
-                f.used = true;
-                self.replacer.on_arrival(frame, self.stamp);
+                let (_, page) = f.owner.expect("a frame being filled has its page");
+                // The supply ranks the page from now (AR: the faulting reference, about to be
+                // retried, sets its usage bit).
+                self.supply
+                    .on_load(u32::from(job), page, frame, self.refs_done);
                 let jb = &mut self.jobs[job as usize];
                 jb.state = State::Ready;
                 if !jb.set_aside {
@@ -276,7 +271,7 @@ impl Machine {
             .iter()
             .map(|j| j.state != State::Done && !j.set_aside)
             .collect();
-        self.replacer.rotate(&eligible);
+        self.supply.rotate(&eligible);
     }
 
     /// CPU busy time up to `t`, which is not before the last slice's start.
@@ -321,7 +316,7 @@ impl Machine {
                     self.set_aside_queue.push_back(j as u16);
                     self.counters.set_asides += 1.0;
                     // A job off the CPU queue is not worth sparing: BIFO's favour moves on.
-                    if self.replacer.favoured() == Some(j as u16) {
+                    if self.supply.favoured() == Some(j as u16) {
                         self.rotate();
                     }
                 }
@@ -378,23 +373,15 @@ impl Machine {
                 break State::Ready;
             }
             let k = u64::from(job.left).min(avail);
-            let f = &mut self.frames[frame as usize];
-            f.used = true;
-            f.dirty |= run.is_write();
+            self.frames[frame as usize].dirty |= run.is_write();
+            self.supply
+                .on_reference(u32::from(j), run.page, k as u32, self.refs_done);
             self.now += k * self.ref_ns;
             self.refs_done += k;
             job.left -= k as u32;
             if job.left == 0 {
                 job.pos += 1;
             }
-            let interval = self.ar_reset_interval;
-            clear_use_bits(
-                &mut self.frames,
-                frame as usize,
-                self.refs_done,
-                k as u32,
-                interval,
-            );
         };
         let ran = self.now - start;
         self.jobs[ji].cpu_ns += ran;
@@ -422,10 +409,10 @@ impl Machine {
             Some(f) => (f, None),
             None => {
                 let v = self
-                    .replacer
-                    .victim(&mut self.frames)
+                    .supply
+                    .select_victim(&mut self.frames)
                     .expect("more frames than jobs, each with at most one pull in flight");
-                let old = self.frames[v];
+                let old = self.frames[v as usize];
                 let (vj, vp) = old.owner.expect("a victim holds a page");
                 self.jobs[vj as usize].table[vp as usize] = NONE;
                 let pushed = old.dirty.then(|| {
@@ -433,13 +420,11 @@ impl Machine {
                     self.jobs[vj as usize].pushes += 1;
                     self.home_disk(vj, vp)
                 });
-                (v as u32, pushed)
+                (v, pushed)
             }
         };
         self.frames[frame as usize] = Frame {
             owner: Some((j, page)),
-            loaded: 0,
-            used: false,
             dirty: false,
             busy: true,
         };
@@ -476,9 +461,10 @@ impl Machine {
         job.state = State::Done;
         job.finish_ns = self.now;
         self.done += 1;
-        for f in job.table.iter_mut() {
+        for (page, f) in job.table.iter_mut().enumerate() {
             if *f != NONE {
                 // A frame still being filled for the job cannot exist: it is not waiting.
+                self.supply.on_free(u32::from(j), page as u32);
                 self.frames[*f as usize] = Frame::default();
                 self.free.push(*f);
                 *f = NONE;

@@ -18,7 +18,8 @@
 //! when their reference string ends and the measure is elapsed time per job. It runs on the
 //! same loop (`pagelab_core::kernel`, `kernel_impl.rs`); its disks are the device catalogue's
 //! IBM 1301, queued in arrival order by the shared device queue (`device::FifoBacklog`, the
-//! closed form of UNIX's `FifoQueue`), and its FIFO and AR the trace lab's (`replacement.rs`). A spec of
+//! closed form of UNIX's `FifoQueue`), and its replacement goes through the frame-supply seam
+//! (`supply.rs`: FIFO and AR the trace lab's, BIFO a supply of its own). A spec of
 //! `[system] kind = "m44"` is an [`M44Spec`], wired in [`crate::systems::m44`] and run here
 //! ([`crate::run_toml`]).
 //!
@@ -29,8 +30,8 @@
 mod kernel_impl;
 pub mod leveler;
 pub mod machine;
-pub mod replacement;
 pub mod spec;
+pub mod supply;
 
 pub use machine::Machine;
 pub use spec::{load_spec, M44Spec};
@@ -43,6 +44,6 @@ pub fn run(spec: &M44Spec, seed: u64, progress: &mut dyn FnMut(f64)) -> Result<R
 }
 
 #[cfg(test)]
-mod ar_tests;
+mod supply_tests;
 #[cfg(test)]
 mod tests;

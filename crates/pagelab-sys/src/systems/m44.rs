@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!  workload.program, copies ─► 44X reference strings (pagelab_trace::gen), an input a copy ─┐
-//!  replacement.policy ─► Replacer (global FIFO, BIFO, AR) ──────────────────────────────────┤
+//!  replacement.policy ─► M44Supply (global FIFO, BIFO, AR on the frame-supply seam) ────────┤
 //!  leveler ─► Leveler (paging rate and CPU use each period), when enabled ──────────────────┤
 //!  disk ─► IBM 1301 × count (the device catalogue's, the paper's page time), FIFO queues ───┤
 //!                                                                                           ▼
@@ -22,7 +22,7 @@ use crate::device::{Disk, FifoBacklog};
 use crate::error::SysError;
 use crate::m44::leveler::Leveler;
 use crate::m44::machine::{copy_seed, JobStrings, Machine, Parts};
-use crate::m44::replacement::Replacer;
+use crate::m44::supply::M44Supply;
 use crate::m44::M44Spec;
 
 impl Machine {
@@ -32,7 +32,7 @@ impl Machine {
         let parts = Parts {
             strings,
             total_refs,
-            replacer: Replacer::new(spec.replacement.policy),
+            supply: M44Supply::build(&spec.replacement, spec.memory.frames()),
             leveler: spec
                 .leveler
                 .enabled

@@ -13,7 +13,8 @@
 //! reset advances the epoch. The reset falls after every `reset_interval`-th reference of the
 //! whole string (warm-up included); a run that spans a reset sets its page's bit again if it
 //! has references after it. Bits, pointer and clearing are [`ArHand`], which works over frames
-//! it does not own: [`Ar`] adds the trace lab's page table.
+//! it does not own: [`Ar`] adds the trace lab's page table, the M44 its store (pagelab-sys
+//! `m44/supply.rs`).
 //!
 //! Parameters: `reset_interval` [references], default 10 000: one M44 time slice (0.1 s,
 //! B&G) at the effective 10 us reference time (B&G); 0 means never reset.
@@ -76,8 +77,9 @@ impl Ar {
 
 /// AR's decisions over a table of frames it does not own: a usage bit per frame (on when the
 /// frame's stamp equals the epoch, so clearing every bit is O(1)), the cyclic pointer, and the
-/// periodic clearing. The trace lab's [`Ar`] runs it over its own frames; a machine that owns
-/// its frames, some of them empty or still being filled, can run it over those.
+/// periodic clearing. The trace lab's [`Ar`] runs it over its own frames; the M44 (pagelab-sys
+/// `m44/supply.rs`), whose frames can be empty or still being filled, over its store through
+/// the frame supply. The one AR of both.
 #[derive(Clone, Debug)]
 pub struct ArHand {
     stamp: Vec<u64>,
@@ -168,7 +170,7 @@ pub enum ArSearch {
 /// AR's search over frames `0..n` from `pointer` (fidelity-notes section 6.2). `candidate`
 /// says which frames may be taken: every one in the trace lab; in the M44, whose frames can be
 /// empty or still being filled, those holding a page that has arrived. `used` reads a frame's
-/// usage bit. The one search of both (pagelab-sys `m44/replacement.rs`), and of [`ArHand::victim`].
+/// usage bit. The search of [`ArHand::victim`].
 #[inline]
 pub fn search(
     n: u32,
@@ -194,7 +196,7 @@ pub fn search(
 /// string (0: never), against a run of `count` references whose first is reference `now`
 /// (0-based): `None` if no clearing falls inside the run, else `Some(keep)` where `keep` says
 /// the run has references after the clearing, which set its page's bit again. The one rule of
-/// the trace lab and the M44 (pagelab-sys `m44/machine.rs`), applied by [`ArHand::referenced`].
+/// the trace lab and the M44, applied by [`ArHand::referenced`].
 #[inline]
 pub fn reset_in(now: u64, count: u32, interval: u64) -> Option<bool> {
     // A clearing follows reference t when (t + 1) % interval == 0.

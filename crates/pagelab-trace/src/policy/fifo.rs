@@ -8,7 +8,7 @@
 //!
 //! The ring is the arrival order: with every victim's frame refilled in place, the frames
 //! from the hand onwards are oldest first ([`ring_order`]), and the victim is the first of them
-//! ([`search`], every frame a candidate). The M44 (pagelab-sys `m44/replacement.rs`), whose
+//! ([`search`], every frame a candidate). The M44 (pagelab-sys `m44/supply.rs`), whose
 //! frames can be empty, still being filled or freed by a job's end, keeps its arrivals in a
 //! queue and runs the same [`search`] over it.
 //!
@@ -54,7 +54,7 @@ impl Fifo {
 /// accepts; `None` if none does. In the trace lab every frame is a candidate and the order is
 /// the ring from the hand ([`ring_order`]); in the M44 the order is its queue of arrivals and
 /// the candidates are the frames still holding the page that arrived (BIFO also sparing one
-/// job's). The one choice of both (pagelab-sys `m44/replacement.rs`).
+/// job's). The one choice of both (pagelab-sys `m44/supply.rs`).
 #[inline]
 pub fn search<F: Copy>(
     arrivals: impl IntoIterator<Item = F>,

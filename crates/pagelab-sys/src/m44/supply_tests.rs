@@ -1,18 +1,19 @@
-//! The M44's AR and FIFO are the trace lab's `ar` and `fifo`: the same victims on the same
-//! reference strings.
+//! The M44's AR and FIFO, through the frame-supply seam, are the trace lab's `ar` and `fifo`:
+//! the same victims on the same reference strings.
 //!
-//! The M44 engine keeps its own frame table (frames being filled cannot be taken, pulls
-//! complete asynchronously across jobs), so its policies are [`Replacer`] over that table and
-//! [`clear_use_bits`], FIFO's through the trace lab's own search over arrivals
-//! (`pagelab_trace::policy::fifo::search`), AR's through its search and clearing rule
-//! (`pagelab_trace::policy::ar::{search, reset_in}`); the trace lab's and the frame supply's
-//! are `pagelab_trace::policy`'s, driven here exactly as the system's frame supply drives them
-//! (`pagelab_trace::policy::driven::Driven`). With one job nothing is ever in transit when a
-//! victim is chosen, and the two must agree reference run by reference run. BIFO, which spares
-//! one favoured job's pages, has no counterpart in a single-owner trace and stays the M44's.
+//! The M44's store is its own (frames being filled cannot be taken, pulls complete
+//! asynchronously across jobs), so its supplies ([`M44Supply`], `supply.rs`) run the trace
+//! lab's choices over it: AR is `pagelab_trace::policy::ar::ArHand`, FIFO the trace lab's
+//! `fifo::search` over the arrivals. Here they are driven through [`FrameSupply`], as the
+//! machine drives them, against the trace lab's policies driven as the demand-paging system's
+//! frame supply drives them (`pagelab_trace::policy::driven::Driven`). With one job nothing is
+//! ever in transit when a victim is chosen, and the two must agree reference run by reference
+//! run. BIFO, which spares one favoured job's pages, has no counterpart in a single-owner trace
+//! and stays the M44's.
 
-use super::replacement::{clear_use_bits, Frame, Replacer};
-use super::spec::{load_spec, PolicyKind};
+use super::spec::{load_spec, PolicyKind, ReplacementSpec};
+use super::supply::{Frame, M44Supply};
+use crate::supply::FrameSupply;
 use pagelab_core::RngStreams;
 use pagelab_trace::gen::generate;
 use pagelab_trace::policy::driven::Driven;
@@ -34,29 +35,30 @@ fn trace_policy(spec: serde_json::Value, frames: u32, pages: u32) -> Driven {
     Driven::new(&spec, frames, pages).unwrap()
 }
 
-/// The M44 side: `Machine::fault` and `Machine::slice` for one job whose pulls complete before
-/// it runs again (a free frame lowest first, else AR's victim; the pulled page's use bit set by
-/// its retried reference; the bits cleared every `interval` references executed).
-struct M44Ar {
-    loads: u64,
+/// The M44 side: `Machine::fault`, `Machine::handle_at` and `Machine::slice` for one job whose
+/// pulls complete before it runs again (a free frame lowest first, else the supply's victim;
+/// the supply told of the arrival, then of the retried reference run).
+struct M44One {
     frames: Vec<Frame>,
     free: Vec<u32>,
     table: Vec<u32>,
-    replacer: Replacer,
+    supply: M44Supply,
     refs_done: u64,
-    interval: u64,
 }
 
-impl M44Ar {
+impl M44One {
     fn new(kind: PolicyKind, frames: usize, pages: u32, interval: u64) -> Self {
-        M44Ar {
-            loads: 0,
+        let spec = ReplacementSpec {
+            policy: kind,
+            bifo_interval_s: pagelab_core::Secs(1.0),
+            ar_reset_interval: interval,
+        };
+        M44One {
             frames: vec![Frame::default(); frames],
             free: (0..frames as u32).rev().collect(),
             table: vec![NONE; pages as usize],
-            replacer: Replacer::new(kind),
+            supply: M44Supply::build(&spec, frames as u32),
             refs_done: 0,
-            interval,
         }
     }
 
@@ -68,27 +70,30 @@ impl M44Ar {
             let f = match self.free.pop() {
                 Some(f) => f,
                 None => {
-                    let v = self.replacer.victim(&mut self.frames).expect("a victim");
-                    let (_, vp) = self.frames[v].owner.expect("a victim holds a page");
+                    let v = self
+                        .supply
+                        .select_victim(&mut self.frames)
+                        .expect("a victim");
+                    let (_, vp) = self.frames[v as usize]
+                        .owner
+                        .expect("a victim holds a page");
                     self.table[vp as usize] = NONE;
                     evicted = Some(vp);
-                    v as u32
+                    v
                 }
             };
-            self.loads += 1;
             self.frames[f as usize] = Frame {
                 owner: Some((0, page)),
-                loaded: self.loads,
-                used: true,
+                busy: true,
                 ..Frame::default()
             };
-            self.replacer.on_arrival(f, self.loads);
             self.table[page as usize] = f;
+            // The pull completes.
+            self.frames[f as usize].busy = false;
+            self.supply.on_load(0, page, f, self.refs_done);
         }
-        let f = self.table[page as usize] as usize;
-        self.frames[f].used = true;
+        self.supply.on_reference(0, page, count, self.refs_done);
         self.refs_done += u64::from(count);
-        clear_use_bits(&mut self.frames, f, self.refs_done, count, self.interval);
         (hit, evicted)
     }
 }
@@ -96,7 +101,7 @@ impl M44Ar {
 /// Drives both on a random string of 20 000 runs; panics at the first difference.
 fn same_victims(kind: PolicyKind, seed: u64, frames: usize, pages: u32, interval: u64) {
     let mut rng = RngStreams::new(seed).stream("ar-identity", 0);
-    let mut m44 = M44Ar::new(kind, frames, pages, interval);
+    let mut m44 = M44One::new(kind, frames, pages, interval);
     let mut lab = match kind {
         PolicyKind::Ar => trace_ar(frames as u32, interval, pages),
         PolicyKind::Fifo => trace_policy(serde_json::json!({"kind": "fifo"}), frames as u32, pages),
@@ -130,7 +135,7 @@ fn same_victims(kind: PolicyKind, seed: u64, frames: usize, pages: u32, interval
 }
 
 #[test]
-fn m44_ar_and_the_trace_labs_ar_evict_the_same_pages_on_random_strings() {
+fn m44_ar_through_the_seam_evicts_what_the_trace_labs_ar_evicts_on_random_strings() {
     for (seed, frames, pages, interval) in [
         (1u64, 8usize, 24u32, 25u64),
         (2, 12, 40, 7),
@@ -142,7 +147,7 @@ fn m44_ar_and_the_trace_labs_ar_evict_the_same_pages_on_random_strings() {
 }
 
 #[test]
-fn m44_fifo_and_the_trace_labs_fifo_evict_the_same_pages_on_random_strings() {
+fn m44_fifo_through_the_seam_evicts_what_the_trace_labs_fifo_evicts_on_random_strings() {
     for (seed, frames, pages) in [(5u64, 8usize, 24u32), (6, 12, 40), (7, 5, 9)] {
         same_victims(PolicyKind::Fifo, seed, frames, pages, 0);
     }
