@@ -9,7 +9,7 @@
 //!  Reclaim ── which frame SELECT frees next (the frame supply), the free-list targets
 //!             (reclaim.rs)
 //!  Paging ── page-in and page-out I/O on the paging devices, swap sets, zswap, readahead
-//!            (paging_io.rs)
+//!            (paging_io.rs; page swapping's handlers in page_swapping.rs)
 //!  VirtualIo ── the virtual machines' own I/O devices (virtual_io.rs)
 //!  MonitorBooks ── the counters' samples and the sampling clock (monitor_books.rs)
 //!  GuestBooks ── guest operating systems, PAGEMON, the terminal-driver benchmark

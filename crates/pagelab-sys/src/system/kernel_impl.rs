@@ -70,7 +70,8 @@ impl Engine for VmRun<'_> {
                 }
             }
             Event::Collect => {
-                s.collect_garbage();
+                s.paging
+                    .collect_garbage(&mut s.ctx, &mut s.mem, &s.users, s.shared_owner);
                 let period = s.paging.gc_period.expect("collects only with a period");
                 let next = s.ctx.now + period;
                 if next < s.ctx.end {

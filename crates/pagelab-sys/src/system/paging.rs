@@ -137,7 +137,9 @@ impl System<'_> {
                 self.reclaim.steal.reused(f);
                 self.paging.page_waiters.push((f, w));
                 self.fault_still_waits(w);
-                self.swap_in(u, id, Some((idx, f)));
+                let (ctx, mem) = (&mut self.ctx, &mut self.mem);
+                self.paging
+                    .swap_in(ctx, mem, &mut self.reclaim, u, id, Some((idx, f)));
                 return;
             }
         }
@@ -193,7 +195,9 @@ impl System<'_> {
             let f = match self.reclaim.take_flushed(&mut self.mem) {
                 Some(f) => f,
                 None => {
-                    if self.paging.swap.is_some() && self.swap_out()? {
+                    let (ctx, mem, users) = (&mut self.ctx, &mut self.mem, &self.users);
+                    let swap = self.paging.swap.is_some();
+                    if swap && self.paging.swap_out(ctx, mem, &mut self.reclaim, users)? {
                         continue;
                     }
                     match self.reclaim.select_victim(&mut self.ctx, &mut self.mem) {

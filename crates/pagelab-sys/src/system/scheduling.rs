@@ -126,7 +126,9 @@ impl System<'_> {
             self.dispatch.vmsp.on_admitted(user, queue);
             self.make_ready(user, false);
             if self.paging.swap.is_some() {
-                self.swap_queue_add(user, queue);
+                let (ctx, mem) = (&mut self.ctx, &mut self.mem);
+                self.paging
+                    .swap_queue_add(ctx, mem, &mut self.reclaim, user, queue);
             }
         }
         self.sched.done_admitting(actions);
@@ -152,7 +154,8 @@ impl System<'_> {
             });
         }
         if self.paging.swap.is_some() {
-            self.swap_queue_drop(u, q);
+            self.paging
+                .swap_queue_drop(&mut self.ctx, &mut self.mem, u, q);
         } else if self.sched.flush_at_drop || self.sched.reset_at_drop {
             let len = self.mem.tables[u as usize].len();
             for i in 0..len {

@@ -47,6 +47,19 @@ program = { kind = "cms", set_pages = 20, address_pages = 40, overlap = 1.0, loc
     System::build(&spec, 1, None).unwrap()
 }
 
+/// Physical swap-out, as SELECT asks for it.
+fn swap_out(sys: &mut System<'_>) -> Result<bool, SysError> {
+    let (ctx, mem, users) = (&mut sys.ctx, &mut sys.mem, &sys.users);
+    sys.paging.swap_out(ctx, mem, &mut sys.reclaim, users)
+}
+
+/// One pass of the garbage collector.
+fn collect_garbage(sys: &mut System<'_>) {
+    let (ctx, mem, users) = (&mut sys.ctx, &mut sys.mem, &sys.users);
+    sys.paging
+        .collect_garbage(ctx, mem, users, sys.shared_owner);
+}
+
 /// Maps `pages` of user `u` into free frames, resident, with reference bits `referenced`.
 fn make_resident(sys: &mut System<'_>, u: u32, pages: &[u32], referenced: bool) -> Vec<u32> {
     pages
@@ -71,7 +84,7 @@ fn swap_set_is_formed_in_address_order_on_consecutive_slots() {
         false,
     );
     sys.paging.swap.as_mut().unwrap().enlist(0, SwapList::Q1);
-    assert!(sys.swap_out().unwrap());
+    assert!(swap_out(&mut sys).unwrap());
     let ps = sys.paging.swap.as_ref().unwrap();
     let ids = ps.sets_of(0).to_vec();
     // Two swap sets (the minimum working set): the eight lowest pages, then the rest.
@@ -164,13 +177,13 @@ fn q2_users_are_swapped_out_before_q1_users() {
     // User 0 dropped from Q1 first, user 1 from Q2 later: user 1 still goes first.
     ps.enlist(0, SwapList::Q1);
     ps.enlist(1, SwapList::Q2);
-    assert!(sys.swap_out().unwrap());
+    assert!(swap_out(&mut sys).unwrap());
     assert_eq!(sys.paging.swap.as_ref().unwrap().sets_of(1).len(), 1);
     assert!(sys.paging.swap.as_ref().unwrap().sets_of(0).is_empty());
     // User 1 has nothing left: the next swap-out takes user 0.
-    assert!(sys.swap_out().unwrap());
+    assert!(swap_out(&mut sys).unwrap());
     assert_eq!(sys.paging.swap.as_ref().unwrap().sets_of(0).len(), 1);
-    assert!(!sys.swap_out().unwrap(), "nobody left to swap");
+    assert!(!swap_out(&mut sys).unwrap(), "nobody left to swap");
 }
 
 #[test]
@@ -212,7 +225,7 @@ fn garbage_collector_ages_then_flushes_pages_of_no_working_set() {
     let loose = make_resident(&mut sys, 0, &[10, 11], false);
     let ws = make_resident(&mut sys, 1, &[10, 11], false);
     sys.paging.swap.as_mut().unwrap().enlist(1, SwapList::Q1);
-    sys.collect_garbage();
+    collect_garbage(&mut sys);
     let flushed =
         |sys: &System<'_>, f: &[u32]| f.iter().all(|&f| sys.mem.frames[f as usize].flushed);
     assert!(flushed(&sys, &sh_cold) && flushed(&sys, &loose));
@@ -226,7 +239,7 @@ fn garbage_collector_ages_then_flushes_pages_of_no_working_set() {
         .all(|&f| !sys.mem.frames[f as usize].referenced && !sys.mem.frames[f as usize].flushed));
     assert_eq!(sys.ctx.c.gc_flushed, 4.0);
     for _ in 0..7 {
-        sys.collect_garbage();
+        collect_garbage(&mut sys);
     }
     assert_eq!(
         sys.paging.swap.as_ref().unwrap().gc_cursor,
@@ -234,7 +247,7 @@ fn garbage_collector_ages_then_flushes_pages_of_no_working_set() {
         "eight passes cover the frames"
     );
     // The ninth pass comes back to the aged pages, still unreferenced: flushed.
-    sys.collect_garbage();
+    collect_garbage(&mut sys);
     assert!(flushed(&sys, &sh));
 }
 
@@ -257,7 +270,7 @@ fn a_fragmented_swap_area_gets_a_shorter_set() {
     }
     make_resident(&mut sys, 0, &[1, 2, 3, 4, 5], false);
     sys.paging.swap.as_mut().unwrap().enlist(0, SwapList::Q2);
-    assert!(sys.swap_out().unwrap());
+    assert!(swap_out(&mut sys).unwrap());
     let ps = sys.paging.swap.as_ref().unwrap();
     let sizes: Vec<usize> = ps
         .sets_of(0)
