@@ -29,7 +29,7 @@
 //! the next dispatch on any processor pays before running the user; an idle processor pays it
 //! at once.
 
-use crate::device::{IoOp, PageIo, PagingIo, SlotAddr};
+use crate::device::PagingIo;
 use crate::error::SysError;
 use crate::guest::pagemon::Pagemon;
 use crate::guest::{BenchmarkReport, ScheduleRow, SessionRow};
@@ -76,12 +76,11 @@ pub struct System<'o> {
     ctx: Ctx,
     users: Vec<User>,
     classes: Vec<ClassRt>,
-    shared_owner: u32,
-    shared_pages: u32,
     mem: Memory,
     sched: Scheduler,
     dispatch: Dispatcher,
     reclaim: Reclaim,
+    faults: Faults,
     paging: Paging,
     vio: VirtualIo,
     monitor: MonitorBooks,
@@ -380,6 +379,7 @@ mod components;
 mod cp_spool;
 mod ctx;
 mod dispatcher;
+mod faults;
 mod guest_hooks;
 mod invariants;
 mod kernel_impl;
@@ -401,6 +401,7 @@ mod zswap_io;
 use components::GuestBooks;
 use ctx::Ctx;
 use dispatcher::Dispatcher;
+use faults::Faults;
 use monitor_books::{MonitorBooks, Occupancy};
 use paging_io::Paging;
 use reclaim::Reclaim;

@@ -90,9 +90,9 @@ impl System<'_> {
         let tell_supply = self.reclaim.supply.wants_references();
         let refs = Refs {
             own: &self.mem.live[u as usize],
-            shared: &self.mem.live[self.shared_owner as usize],
-            shared_pages: self.shared_pages,
-            shared_owner: self.shared_owner,
+            shared: &self.mem.live[self.faults.shared_owner as usize],
+            shared_pages: self.faults.shared_pages,
+            shared_owner: self.faults.shared_owner,
             frames: &mut self.mem.frames,
             marks: &mut self.reclaim.survival.marks,
             mark: Mark {

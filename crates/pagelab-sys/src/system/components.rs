@@ -8,6 +8,8 @@
 //!  Dispatcher ── runs the ready users on the CPUs, pays the supervisor's costs (dispatcher.rs)
 //!  Reclaim ── which frame SELECT frees next (the frame supply), the free-list targets
 //!             (reclaim.rs)
+//!  Faults ── the fault path: frame waiters, page-ins, SELECT's pass and page-outs
+//!            (faults.rs)
 //!  Paging ── page-in and page-out I/O on the paging devices, swap sets, zswap, readahead
 //!            (paging_io.rs; page swapping's handlers in page_swapping.rs)
 //!  VirtualIo ── the virtual machines' own I/O devices (virtual_io.rs)

@@ -8,8 +8,9 @@
 //! Nobody faults on them, so only SELECT disposes of them: in VM the core-table scan, which
 //! takes them within two cycles; in the page-swapping prototype, whose frames come from the
 //! flush list and swap-outs first, the scan is a last resort and they would stay in storage
-//! but for the garbage collector ([`System::collect_garbage`]). Changed pages are written to
-//! paging slots at replacement, so they also occupy paging space.
+//! but for the garbage collector
+//! ([`Paging::collect_garbage`](super::paging_io::Paging::collect_garbage)). Changed pages are
+//! written to paging slots at replacement, so they also occupy paging space.
 
 use super::System;
 use crate::device::SlotAddr;
@@ -28,9 +29,9 @@ impl System<'_> {
         let extra = self.dispatch.vmsp.spool_rng.gen::<f64>() < x - whole;
         let n = whole as u32 + u32::from(extra);
         let ring = u64::from(self.dispatch.vmsp.settings.spool_ring_pages);
-        let owner = self.shared_owner;
+        let owner = self.faults.shared_owner;
         for _ in 0..n {
-            let idx = self.shared_pages + (self.dispatch.vmsp.spool_next % ring) as u32;
+            let idx = self.faults.shared_pages + (self.dispatch.vmsp.spool_next % ring) as u32;
             self.dispatch.vmsp.spool_next += 1;
             let pte = *self.mem.pte_mut(owner, idx);
             if pte.frame != NONE {

@@ -71,7 +71,7 @@ impl Engine for VmRun<'_> {
             }
             Event::Collect => {
                 s.paging
-                    .collect_garbage(&mut s.ctx, &mut s.mem, &s.users, s.shared_owner);
+                    .collect_garbage(&mut s.ctx, &mut s.mem, &s.users, s.faults.shared_owner);
                 let period = s.paging.gc_period.expect("collects only with a period");
                 let next = s.ctx.now + period;
                 if next < s.ctx.end {

@@ -1,5 +1,5 @@
-//! Paging I/O: its books ([`Paging`]: the paging devices, the fault waiters, swap sets,
-//! zswap, readahead) and its own handlers, called with the context: submitting page reads and
+//! Paging I/O: its books ([`Paging`]: the paging devices, the users waiting for a read, swap
+//! sets, zswap, readahead) and its own handlers, called with the context: submitting page reads and
 //! writes to the paging devices, the devices' events, and the pages of a finished channel
 //! program. Making the waiters of those pages ready is the dispatcher's and the guests'
 //! business: the handlers name them in an [`IoVerdict`] and [`System`] carries it out.
@@ -14,16 +14,15 @@ use crate::spec::SystemSpec;
 use crate::survival::Mark;
 use crate::zswap::{Zswap, ZswapCounters};
 use pagelab_core::Tick;
-use std::collections::VecDeque;
 
-/// Paging I/O: the paging devices and their queues, the users waiting on frames and pages,
+/// Paging I/O: the paging devices and their queues, the users waiting for a page's read,
 /// page swapping's swap sets, the compressed pool and swap readahead.
 pub(super) struct Paging {
     pub(super) io: PagingIo,
     pub(super) pending_outs: u32,
     pub(super) done_io: Vec<PageIo>,
-    /// Users waiting for a frame, with the page (a guest's may be tagged [`PSEUDO`]).
-    pub(super) frame_waiters: VecDeque<(u32, u32)>,
+    /// Reads waited for: the frame being read and its waiter (a guest's may be tagged
+    /// [`PSEUDO`](super::PSEUDO)).
     pub(super) page_waiters: Vec<(u32, u32)>,
     /// The page waiters a finished channel program wakes, in order ([`paging_io::IoVerdict`]).
     pub(super) wakes: Vec<u32>,
@@ -52,7 +51,6 @@ impl Paging {
         Paging {
             pending_outs: 0,
             done_io: Vec::new(),
-            frame_waiters: VecDeque::new(),
             page_waiters: Vec::new(),
             wakes: Vec::new(),
             write_unchanged: spec.paging.write_unchanged,
@@ -295,9 +293,9 @@ impl Paging {
 
     /// Queues `reads` (device, page read) as one batch per device, in the order given: the
     /// faulting page's device first, its read-ahead pages in the same channel program.
-    pub(super) fn submit_reads(&mut self, ctx: &mut Ctx, reads: Vec<(u16, PageIo)>) {
+    pub(super) fn submit_reads(&mut self, ctx: &mut Ctx, reads: &[(u16, PageIo)]) {
         let mut devs: Vec<u16> = Vec::new();
-        for &(d, _) in &reads {
+        for &(d, _) in reads {
             if !devs.contains(&d) {
                 devs.push(d);
             }

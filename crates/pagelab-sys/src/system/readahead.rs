@@ -20,7 +20,8 @@
 //! was taken back, as a miss if not (Linux's swap_ra / swap_ra_hit).
 
 use super::*;
-use crate::device::{IoOp, PageIo, SlotAddr};
+use crate::device::SlotAddr;
+use crate::memory::Memory;
 use crate::monitor::{put_metric, Metric};
 use crate::spec::{ReadaheadKind, ReadaheadWindow};
 use crate::survival::Mark;
@@ -143,7 +144,7 @@ impl Readahead {
     }
 
     /// A page is read ahead into frame `f` for `owner`.
-    fn filled(&mut self, f: u32, owner: u32) {
+    pub(super) fn filled(&mut self, f: u32, owner: u32) {
         self.ahead[f as usize] = true;
         self.c[0] += 1;
         if let Some(a) = self.adaptive.as_mut() {
@@ -185,74 +186,43 @@ impl Readahead {
     }
 }
 
-impl System<'_> {
-    /// The reads of a demand fault on `(owner, page)`: `io` (the faulting page, on `dev`) and,
-    /// with readahead, its neighbours out of storage, mapped into free frames; each with its
-    /// device.
-    pub(super) fn reads_with_readahead(
+/// The neighbours a demand read brings along, chosen for the fault path
+/// ([`Faults`](super::faults::Faults) maps them into free frames and queues their reads).
+impl Readahead {
+    /// The neighbours of a demand fault on `(owner, page)` at `slot` on `dev` that may be read
+    /// with it, in window order (`marks`: the frames' last references, for the adaptive
+    /// window); whether each is out of storage with a slot is the caller's to check.
+    pub(super) fn neighbours(
         &mut self,
+        mem: &Memory,
         owner: u32,
         page: u32,
         dev: u16,
-        io: PageIo,
-    ) -> Vec<(u16, PageIo)> {
-        let mut reads = vec![(dev, io)];
-        let Some(ra) = self.paging.readahead.as_mut() else {
-            return reads;
-        };
-        let (start, end) = ra.window(owner, page, io.slot, &self.reclaim.survival.marks);
-        let ra = &*ra;
-        let candidates: Vec<(u32, u32)> = if ra.by_page {
-            (start..end)
+        slot: u32,
+        marks: &[Mark],
+    ) -> Vec<(u32, u32)> {
+        let (start, end) = self.window(owner, page, slot, marks);
+        if self.by_page {
+            return (start..end)
                 .filter(|&p| p != page)
                 .map(|p| (owner, p))
-                .collect()
-        } else {
-            (start..end)
-                .filter(|&s| s != io.slot)
-                .filter_map(|s| {
-                    let e = *ra.owners[dev as usize].get(s as usize)?;
-                    let (o, p) = ((e >> 32) as u32, e as u32);
-                    // The map is written at page-out and never cleared: check it still holds.
-                    let held = e != u64::MAX
-                        && self
-                            .mem
-                            .pte(o, p)
-                            .is_some_and(|x| x.slot == s && x.dev == dev);
-                    held.then_some((o, p))
-                })
-                .collect()
-        };
-        for (o, p) in candidates {
-            let Some(pte) = self.mem.pte(o, p).copied() else {
-                continue;
-            };
-            // A page the compressed pool holds keeps its slot, but its copy is the pool's.
-            let pooled = self.paging.zswap.as_ref().is_some_and(|z| z.holds(o, p));
-            if pte.frame != NONE || pte.slot == NONE || pooled {
-                continue;
-            }
-            let Some(f) = self.mem.take_free() else { break };
-            self.mem.map(o, p, f, FrameState::PageIn);
-            self.reclaim
-                .supply
-                .on_load(o, p, f, self.reclaim.supply_refs);
-            self.reclaim.steal.reused(f);
-            self.reclaim.survival.marks[f as usize] = Mark { user: NONE, at: 0 };
-            self.ctx.sup_debt_ns += self.ctx.cost.page;
-            let ra = self.paging.readahead.as_mut().expect("checked above");
-            ra.filled(f, o);
-            let read = PageIo {
-                op: IoOp::Read,
-                slot: pte.slot,
-                frame: f,
-                queued: self.ctx.now,
-            };
-            reads.push((pte.dev, read));
+                .collect();
         }
-        reads
+        (start..end)
+            .filter(|&s| s != slot)
+            .filter_map(|s| {
+                let e = *self.owners[dev as usize].get(s as usize)?;
+                let (o, p) = ((e >> 32) as u32, e as u32);
+                // The map is written at page-out and never cleared: check it still holds.
+                let held =
+                    e != u64::MAX && mem.pte(o, p).is_some_and(|x| x.slot == s && x.dev == dev);
+                held.then_some((o, p))
+            })
+            .collect()
     }
+}
 
+impl System<'_> {
     /// The readahead's metrics since the warm-up (none without readahead).
     pub(super) fn readahead_metrics(&self, m: &mut BTreeMap<String, Metric>, time_s: f64) {
         let Some(ra) = &self.paging.readahead else {

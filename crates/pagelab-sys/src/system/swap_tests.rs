@@ -57,7 +57,7 @@ fn swap_out(sys: &mut System<'_>) -> Result<bool, SysError> {
 fn collect_garbage(sys: &mut System<'_>) {
     let (ctx, mem, users) = (&mut sys.ctx, &mut sys.mem, &sys.users);
     sys.paging
-        .collect_garbage(ctx, mem, users, sys.shared_owner);
+        .collect_garbage(ctx, mem, users, sys.faults.shared_owner);
 }
 
 /// Maps `pages` of user `u` into free frames, resident, with reference bits `referenced`.
@@ -219,7 +219,7 @@ fn garbage_collector_ages_then_flushes_pages_of_no_working_set() {
     let mut sys = system();
     // 64 frames, one eighth = 8 per pass. Frames 0-3: shared pages, two referenced; frames
     // 4-5: user 0, out of queue and on no swap list; frames 6-7: user 1, on the swap list.
-    let shared = sys.shared_owner;
+    let shared = sys.faults.shared_owner;
     let sh = make_resident(&mut sys, shared, &[0, 1], true);
     let sh_cold = make_resident(&mut sys, shared, &[2, 3], false);
     let loose = make_resident(&mut sys, 0, &[10, 11], false);
