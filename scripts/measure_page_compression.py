@@ -1,6 +1,6 @@
 """Measures how the anonymous pages of real programs compress, page by page, as zswap sees them.
 
-    python scripts/measure_page_compression.py --out crates/pagelab-sys/data/page_compression.json
+    python scripts/measure_page_compression.py --out crates/pagelab-trace/data/page_compression.json
 
 Each program (sort, gzip -9, bzip2, python3, sqlite3, gcc -O2; a missing one is skipped with a
 note) runs on an input generated here from a fixed seed. Every `--interval` seconds it and its

@@ -1,4 +1,4 @@
-"""The committed page-compression measurement (crates/pagelab-sys/data/page_compression.json,
+"""The committed page-compression measurement (crates/pagelab-trace/data/page_compression.json,
 made by scripts/measure_page_compression.py) has its shape and its arithmetic: counts that add
 up per compressor, lengths ascending within a page's worst case, and pooled figures that follow
 from the programs' own."""
@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ROOT
 
-DATA = ROOT / "crates" / "pagelab-sys" / "data" / "page_compression.json"
+DATA = ROOT / "crates" / "pagelab-trace" / "data" / "page_compression.json"
 NAMES = ("lzo", "lz4", "zstd")
 KEYS = {"about", "command", "date", "page_bytes", "compressors", "programs", "pooled"}
 PROGRAM_KEYS = {
@@ -57,7 +57,7 @@ def test_shape(doc):
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", doc["date"])
     assert doc["command"] == (
         "python scripts/measure_page_compression.py "
-        "--out crates/pagelab-sys/data/page_compression.json"
+        "--out crates/pagelab-trace/data/page_compression.json"
     )
     assert set(doc["compressors"]) == set(NAMES)
     assert doc["compressors"]["lzo"].startswith("LZO1X-1 (python-lzo ")

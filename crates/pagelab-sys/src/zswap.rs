@@ -4,27 +4,32 @@
 //!
 //! ```text
 //!  SELECT's victim, to be written ──► its swap slot taken now (Linux's add_to_swap)
+//!     zero-filled ──► kept as an entry of no bytes, whatever the pool's fill (6.12: the swap
+//!                     map's zero bit, set before zswap is asked)
 //!     pool at its cap, or full and not yet back to the accept threshold? ──► rejected:
 //!        written to its slot as without the pool; the pool writes back its oldest entries
 //!        to their slots until it is at or below the threshold (the shrink worker)
-//!     zero-filled ──► kept as an entry of no bytes (6.12: the swap map's zero bit)
 //!     compressed larger than a page ──► rejected (compress_poor): written
+//!     no free frame for the pool to grow ──► rejected (alloc_fail): written
 //!     else ──► compressed into the pool; the frame is free at once, no I/O
 //!  fault on a page in the pool ──► decompressed into the fault's frame: resident at once,
 //!                                  changed (the slot holds no copy); the entry leaves the pool
 //! ```
 //!
-//! The pool holds its pages' compressed bytes packed into whole frames taken from the free
-//! list, as zsmalloc packs objects (size classes' slack not counted): `ceil(bytes / page)`
-//! frames. The cap is `max_pool_percent` of storage (default 20); a store finds the pool full
-//! when it holds the cap or more (`zswap_check_limits`), and stays refused until the pool is
-//! at or below `accept_threshold_percent` of the cap (default 90). A store that needs one
-//! more frame and finds the free list empty is rejected too (`reject_alloc_fail`). Readings
-//! (each a parameter or said here):
+//! The rules (the cap, the accept threshold, which store is refused, what the shrink worker
+//! writes back, the zpool's pages) are zswap's as the trace replay of Linux follows them,
+//! written once in `pagelab_trace::linux::zswap` ([`Pool`]) with their kernel citations; this
+//! module sets them up for 6.12 and zsmalloc on `memory.frames` and holds the pool's frames,
+//! and `system/zswap_io.rs` times what they decide. The pool holds its pages' compressed bytes
+//! packed into whole frames taken from the free list, as zsmalloc packs objects (size classes'
+//! slack not counted): `ceil(bytes / page)` frames. The cap is `max_pool_percent` of storage
+//! (default 20), `frames × percent / 100` rounded down; a store finds the pool full when it
+//! holds the cap or more, and stays refused until the pool is at or below
+//! `accept_threshold_percent` of the cap (default 90). Readings (each a parameter or said here):
 //! - a page's compressed length is drawn once per page from the lengths measured on real
-//!   programs' anonymous pages with the kernel's compressor (`compressor`, `zswap/sizes.rs`,
-//!   `data/page_compression.json`); without one every page takes a page over the mean
-//!   `compression_ratio` (default 3 [A]), and none is zero-filled;
+//!   programs' anonymous pages with the kernel's compressor (`compressor`,
+//!   [`PageSizes`], `crates/pagelab-trace/data/page_compression.json`); without one every page
+//!   takes a page over the mean `compression_ratio` (default 3 [A]), and none is zero-filled;
 //! - the shrink worker runs at once, not from a work queue; writeback writes the page to the
 //!   slot it was given at store, decompressed (one page-out of its own);
 //! - a load frees the entry (6.12's loads are exclusive) and the frames the pool no longer
@@ -36,14 +41,14 @@
 //! - compression and decompression are supervisor time (`compress_us`, `decompress_us` [A]:
 //!   a current processor's lzo-rle on 4 KiB; scale them to the machine modelled).
 
+use pagelab_trace::linux::zswap::{Limits, PageLengths, Pool, Zpool};
+use pagelab_trace::linux::Kernel;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, VecDeque};
 
-mod sizes;
-pub use sizes::{Compressor, PageSizes};
+pub use pagelab_trace::linux::zswap::{Compressor, PageSizes, StoreVerdict, PAGE_BYTES};
 
-/// Bytes of a page, for the pool's packing [bytes].
-pub const PAGE_BYTES: u32 = 4096;
+/// The kernel series whose zswap the pool follows.
+const KERNEL: Kernel = Kernel::V6_12;
 
 /// Parameters of the compressed pool (`[memory.zswap]`; absent: no pool).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -101,9 +106,19 @@ impl Default for ZswapSpec {
 }
 
 impl ZswapSpec {
+    /// The pool's cap and accept threshold on a storage of `frames` frames [frames].
+    pub fn limits(&self, frames: u32) -> Limits {
+        Limits::new(
+            KERNEL,
+            u64::from(frames),
+            self.max_pool_percent,
+            self.accept_threshold_percent,
+        )
+    }
+
     /// Most frames the pool may hold on a storage of `frames` frames.
     pub fn cap_frames(&self, frames: u32) -> u32 {
-        (self.max_pool_percent / 100.0 * f64::from(frames)).floor() as u32
+        self.limits(frames).max_pages as u32
     }
 
     /// Checks the values; the error is (key below `memory.zswap`, what was expected).
@@ -152,26 +167,16 @@ pub struct ZswapCounters {
     pub frame_s: f64,
 }
 
-/// The pool's books: which pages it holds with their compressed lengths, in store order, and
-/// the frames it holds them in.
+/// The pool on storage: zswap's rules over (owner, page) keys ([`Pool`], shared with the trace
+/// replay of Linux), where each page's length comes from, and the frames the pool holds.
 #[derive(Clone, Debug)]
 pub struct Zswap {
     /// Parameters.
     pub spec: ZswapSpec,
     /// Most frames the pool may hold.
     pub cap_frames: u32,
-    /// Pages held: the stamp of their store and their compressed length [bytes].
-    stored: HashMap<(u32, u32), (u64, u32)>,
-    /// Stores of pages with bytes, oldest first (the writeback order); an entry whose stamp
-    /// no longer matches was loaded or written back since (skipped when met).
-    order: VecDeque<(u32, u32, u64)>,
-    next_stamp: u64,
-    /// Compressed bytes held [bytes].
-    bytes: u64,
-    /// Set when a store found the pool at its cap; cleared at the accept threshold.
-    reached_full: bool,
-    /// The measured lengths, when a compressor is named.
-    sizes: Option<PageSizes>,
+    pool: Pool<(u32, u32)>,
+    lengths: PageLengths,
     /// Frames the pool holds (state [`crate::memory::FrameState::Pool`]).
     pub frames: Vec<u32>,
     /// What it did.
@@ -181,17 +186,16 @@ pub struct Zswap {
 impl Zswap {
     /// An empty pool on a storage of `frames` frames.
     pub fn new(spec: ZswapSpec, frames: u32) -> Zswap {
-        let cap_frames = spec.cap_frames(frames);
-        let sizes = spec.compressor.map(PageSizes::measured);
+        let limits = spec.limits(frames);
+        let lengths = match spec.compressor {
+            Some(c) => PageLengths::Measured(PageSizes::measured(c, KERNEL)),
+            None => PageLengths::mean_ratio(spec.compression_ratio),
+        };
         Zswap {
             spec,
-            cap_frames,
-            stored: HashMap::new(),
-            order: VecDeque::new(),
-            next_stamp: 0,
-            bytes: 0,
-            reached_full: false,
-            sizes,
+            cap_frames: limits.max_pages as u32,
+            pool: Pool::new(KERNEL, Zpool::Zsmalloc, limits),
+            lengths,
             frames: Vec::new(),
             c: ZswapCounters::default(),
         }
@@ -199,114 +203,60 @@ impl Zswap {
 
     /// Pages held.
     pub fn len(&self) -> usize {
-        self.stored.len()
+        self.pool.len()
     }
 
     /// Whether the pool holds no page.
     pub fn is_empty(&self) -> bool {
-        self.stored.is_empty()
+        self.pool.is_empty()
     }
 
     /// The compressed length of `(owner, page)` for a run seeded `seed` [bytes]: the measured
     /// lengths' draw for this page, or a page over the mean ratio (0: zero-filled).
     pub fn length_of(&self, seed: u64, owner: u32, page: u32) -> u32 {
-        match &self.sizes {
-            Some(s) => s.length(seed, owner, page),
-            None => (f64::from(PAGE_BYTES) / self.spec.compression_ratio).ceil() as u32,
-        }
-    }
-
-    /// Frames `bytes` compressed bytes take, packed.
-    pub fn frames_for(&self, bytes: u64) -> u32 {
-        bytes.div_ceil(u64::from(PAGE_BYTES)) as u32
+        self.lengths.of(seed, owner, page)
     }
 
     /// Frames the pool needs now.
     pub fn frames_needed(&self) -> u32 {
-        self.frames_for(self.bytes)
-    }
-
-    /// Whether a store of `len` bytes may go in (`zswap_check_limits`): not at the cap (nor
-    /// over it with this page), and, once the cap was reached, back at or below the accept
-    /// threshold. Records the cap being reached.
-    pub fn admits(&mut self, len: u32) -> bool {
-        let cur = self.frames_needed();
-        if cur >= self.cap_frames || self.frames_with(len) > self.cap_frames {
-            self.reached_full = true;
-        } else if self.reached_full && !self.above_threshold() {
-            self.reached_full = false;
-        }
-        !self.reached_full
-    }
-
-    /// Whether the shrink worker must write back more (above the accept threshold,
-    /// `zswap_accept_thr_pages`).
-    pub fn above_threshold(&self) -> bool {
-        f64::from(self.frames_needed())
-            > f64::from(self.cap_frames) * self.spec.accept_threshold_percent / 100.0
-    }
-
-    /// Whether a page of `len` bytes is too large for the pool (zsmalloc's largest object is
-    /// a page: `reject_compress_poor`).
-    pub fn poor(len: u32) -> bool {
-        len > PAGE_BYTES
+        self.pool.pages() as u32
     }
 
     /// Frames the pool needs with one more page of `len` bytes.
     pub fn frames_with(&self, len: u32) -> u32 {
-        self.frames_for(self.bytes + u64::from(len))
+        self.pool.pages_with(len) as u32
+    }
+
+    /// What the pool does with a page of `len` bytes ([`Pool::admit`]).
+    pub fn admit(&mut self, len: u32) -> StoreVerdict {
+        self.pool.admit(len)
     }
 
     /// Whether `(owner, page)` is in the pool.
     pub fn holds(&self, owner: u32, page: u32) -> bool {
-        self.stored.contains_key(&(owner, page))
+        self.pool.holds((owner, page))
     }
 
     /// Records `(owner, page)` as stored with `len` compressed bytes (its frames are the
     /// caller's business). A zero-filled page (no bytes) is never written back.
     pub fn insert(&mut self, owner: u32, page: u32, len: u32) {
-        let stamp = self.next_stamp;
-        self.next_stamp += 1;
-        if let Some((_, old)) = self.stored.insert((owner, page), (stamp, len)) {
-            self.bytes -= u64::from(old);
-        }
-        self.bytes += u64::from(len);
-        if len > 0 {
-            self.order.push_back((owner, page, stamp));
-        }
+        self.pool.insert((owner, page), len);
     }
 
     /// Takes `(owner, page)` out of the pool; `false` if it was not there.
     pub fn remove(&mut self, owner: u32, page: u32) -> bool {
-        match self.stored.remove(&(owner, page)) {
-            Some((_, len)) => {
-                self.bytes -= u64::from(len);
-                true
-            }
-            None => false,
-        }
+        self.pool.remove((owner, page))
     }
 
-    /// Takes the oldest page with bytes out of the pool.
-    pub fn pop_oldest(&mut self) -> Option<(u32, u32)> {
-        while let Some((owner, page, stamp)) = self.order.pop_front() {
-            if self.stored.get(&(owner, page)).map(|e| e.0) == Some(stamp) {
-                self.remove(owner, page);
-                return Some((owner, page));
-            }
-        }
-        None
+    /// The shrink worker's next page to write back, taken out of the pool
+    /// ([`Pool::next_writeback`]); none once the pool is back at its threshold.
+    pub fn next_writeback(&mut self) -> Option<(u32, u32)> {
+        self.pool.next_writeback()
     }
 
     /// The pool's own books: frames held match what its bytes need, within the cap.
     pub fn check(&self) -> Result<(), String> {
-        let sum: u64 = self.stored.values().map(|e| u64::from(e.1)).sum();
-        if sum != self.bytes {
-            return Err(format!(
-                "zswap counts {} bytes, its entries hold {sum}",
-                self.bytes
-            ));
-        }
+        self.pool.check()?;
         let need = self.frames_needed();
         if self.frames.len() as u32 != need {
             return Err(format!(
@@ -339,68 +289,39 @@ mod tests {
 
     #[test]
     fn the_cap_is_a_share_of_storage_and_pages_share_frames() {
-        let z = pool(3.0);
+        let mut z = pool(3.0);
         assert_eq!(z.cap_frames, 20);
         // A third of a page each, rounded up (1,366 bytes): two share a frame, a third spills.
         let len = z.length_of(1, 0, 0);
         assert_eq!(len, 1366);
+        let mut frames = vec![z.frames_needed()];
+        for p in 0..7 {
+            z.insert(0, p, len);
+            frames.push(z.frames_needed());
+        }
+        assert_eq!(frames, [0, 1, 1, 2, 2, 2, 3, 3]);
+        let odd = ZswapSpec {
+            max_pool_percent: 29.0,
+            ..ZswapSpec::default()
+        };
         assert_eq!(
-            (0..=7)
-                .map(|n| z.frames_for(n * u64::from(len)))
-                .collect::<Vec<_>>(),
-            [0, 1, 1, 2, 2, 2, 3, 3]
+            odd.cap_frames(100),
+            29,
+            "100 × 29 / 100, as the kernel's integers"
         );
     }
 
     #[test]
-    fn a_full_pool_refuses_until_it_is_back_at_its_threshold() {
-        // 100 frames: a cap of 20 pool frames, 18 at the 90 % threshold.
+    fn the_pool_follows_6_12_zsmalloc() {
+        // 100 frames: a cap of 20 pool frames, 18 at the 90 % threshold; pages longer than a
+        // page are poor; zero-filled pages pass a full pool (the swap map's zero bit).
         let mut z = pool(1.0);
-        assert!(z.admits(PAGE_BYTES));
         (0..20).for_each(|p| z.insert(0, p, PAGE_BYTES));
-        assert!(!z.admits(0), "at the cap: full");
-        z.remove(0, 0);
-        assert!(
-            z.above_threshold() && !z.admits(0),
-            "19 frames: not yet back to 18"
-        );
-        z.remove(0, 1);
-        assert!(
-            !z.above_threshold() && z.admits(0),
-            "18 frames: accepts again"
-        );
-        // Not full, but this page would take the pool over its cap: full from now on.
-        (2..4).for_each(|p| assert!(z.remove(0, p)));
-        z.insert(0, 2, 2 * PAGE_BYTES);
-        assert_eq!(z.frames_needed(), 18);
-        assert!(!z.admits(3 * PAGE_BYTES));
-        assert!(
-            z.admits(0),
-            "at its threshold already: a page that fits goes in"
-        );
-        assert!(Zswap::poor(PAGE_BYTES + 1) && !Zswap::poor(PAGE_BYTES));
-        // A zero-filled page takes no bytes and is never written back.
-        z.insert(1, 7, 0);
-        assert_eq!(z.frames_needed(), 18);
-        assert!(std::iter::from_fn(|| z.pop_oldest()).all(|e| e != (1, 7)));
-        assert!(z.holds(1, 7) && z.remove(1, 7));
-    }
-
-    #[test]
-    fn writeback_takes_the_oldest_page_still_held() {
-        let mut z = pool(3.0);
-        z.insert(1, 10, 900);
-        z.insert(2, 20, 900);
-        z.insert(3, 30, 900);
-        assert!(z.remove(1, 10), "loaded: gone from the pool");
-        assert!(!z.remove(1, 10));
-        z.insert(1, 10, 900); // stored again: now the newest
-        assert_eq!(z.pop_oldest(), Some((2, 20)));
-        assert_eq!(z.pop_oldest(), Some((3, 30)));
-        assert_eq!(z.pop_oldest(), Some((1, 10)));
-        assert_eq!(z.pop_oldest(), None);
-        assert!(z.is_empty());
-        z.check().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(z.admit(0), StoreVerdict::Store);
+        assert_eq!(z.admit(PAGE_BYTES), StoreVerdict::Full { shrink: true });
+        let written: Vec<_> = std::iter::from_fn(|| z.next_writeback()).collect();
+        assert_eq!(written, [(0, 0), (0, 1)]);
+        assert_eq!(z.admit(PAGE_BYTES + 1), StoreVerdict::Poor);
     }
 
     #[test]

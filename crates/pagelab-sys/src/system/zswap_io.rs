@@ -1,16 +1,19 @@
 //! The compressed page pool in the event loop ([`crate::zswap`]): SELECT's page-outs stored
-//! in the pool, faults served from it, and its oldest pages written back when it is full.
+//! in the pool, faults served from it, and its oldest pages written back when it is full. The
+//! pool's rules are zswap's, shared with the trace replay of Linux
+//! (`pagelab_trace::linux::zswap`); what they cost in time and I/O is here.
 
 use super::*;
 use crate::device::{IoOp, PageIo, SlotAddr};
 use crate::monitor::{put_metric, Metric};
+use crate::zswap::StoreVerdict;
 
 impl System<'_> {
     /// Stores the page of victim frame `f` in the pool instead of writing it: the page takes
     /// its swap slot now (Linux's `add_to_swap` before `zswap_store`) and its frame is free at
     /// once. `false` (nothing done) without a pool, or when the pool refuses: at its cap or
     /// not yet back to its threshold (then the shrink worker writes back), the page larger
-    /// than a page compressed, or no free frame for the pool to grow.
+    /// than a page compressed, or no free frame for the pool to grow (`reject_alloc_fail`).
     pub(super) fn zswap_store(&mut self, f: u32) -> Result<bool, SysError> {
         let fr = self.mem.frames[f as usize];
         let seed = self.seed;
@@ -18,14 +21,19 @@ impl System<'_> {
             return Ok(false);
         };
         let len = z.length_of(seed, fr.owner, fr.page);
-        if !z.admits(len) {
-            z.c.rejects += 1;
-            self.zswap_shrink_worker()?;
-            return Ok(false);
-        }
-        if Zswap::poor(len) {
-            z.c.rejects_poor += 1;
-            return Ok(false);
+        match z.admit(len) {
+            StoreVerdict::Store => {}
+            StoreVerdict::Full { shrink } => {
+                z.c.rejects += 1;
+                if shrink {
+                    self.zswap_shrink_worker()?;
+                }
+                return Ok(false);
+            }
+            StoreVerdict::Poor => {
+                z.c.rejects_poor += 1;
+                return Ok(false);
+            }
         }
         if z.frames_with(len) as usize > z.frames.len() {
             match self.mem.take_for_pool() {
@@ -77,14 +85,11 @@ impl System<'_> {
         true
     }
 
-    /// The shrink worker (`shrink_worker`): the pool's oldest pages written back to their
-    /// slots, decompressed, one page-out each, until the pool is at or below its accept
-    /// threshold or holds no page with bytes.
+    /// The shrink worker (`shrink_worker`): the pool's oldest pages written back to the slots
+    /// they kept at store, decompressed, one page-out each, until the pool is at or below its
+    /// accept threshold or holds no page with bytes.
     fn zswap_shrink_worker(&mut self) -> Result<(), SysError> {
-        while self.zswap_mut().above_threshold() {
-            let Some((owner, page)) = self.zswap_mut().pop_oldest() else {
-                break;
-            };
+        while let Some((owner, page)) = self.zswap_mut().next_writeback() {
             let z = self.zswap_mut();
             z.c.writebacks += 1;
             let cost = (z.spec.decompress_us * 1e3).round() as u64;
@@ -209,5 +214,56 @@ impl System<'_> {
         ] {
             put_metric(m, name, value, unit, what);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::memory::{FrameState, NONE};
+    use crate::{load_spec, System};
+
+    /// VM/370 on 64 frames with a pool of 6 (10 %) at a page per frame: 5 at the threshold.
+    fn pooled_system() -> System<'static> {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../presets/vm370.toml"
+        ))
+        .unwrap();
+        let o = [
+            ("workload.users", "6"),
+            ("memory.frames", "64"),
+            ("memory.zswap.max_pool_percent", "10"),
+            ("memory.zswap.compression_ratio", "1"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+        let spec = load_spec(&text, "vm370.toml", &o).unwrap();
+        System::build(&spec, 1, None).unwrap()
+    }
+
+    #[test]
+    fn a_stored_page_keeps_its_slot_and_is_written_back_to_it() {
+        let mut sys = pooled_system();
+        let mut slots = Vec::new();
+        for page in 0..7 {
+            let f = sys.mem.take_free().unwrap();
+            sys.mem.map(0, page, f, FrameState::Resident);
+            sys.mem.frames[f as usize].changed = true;
+            let stored = sys.zswap_store(f).unwrap();
+            assert_eq!(stored, page < 6, "page {page}: the pool's cap is 6 frames");
+            if stored {
+                let pte = *sys.mem.pte_mut(0, page);
+                assert_ne!(pte.slot, NONE, "the slot is taken at store and kept");
+                slots.push((pte.dev, pte.slot));
+            }
+        }
+        // The seventh store found the pool at its cap: refused, and the oldest page written
+        // back, to the slot it kept, until the pool is at 5 frames.
+        let z = sys.paging.zswap.as_ref().unwrap();
+        assert_eq!((z.c.stores, z.c.rejects, z.c.writebacks), (6, 1, 1));
+        assert!(!z.holds(0, 0) && z.holds(0, 1));
+        let pte = *sys.mem.pte_mut(0, 0);
+        assert_eq!((pte.dev, pte.slot), slots[0]);
+        assert_eq!(sys.ctx.c.page_writes, 1.0);
+        sys.check_invariants().unwrap();
     }
 }

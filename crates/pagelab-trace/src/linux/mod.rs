@@ -11,7 +11,7 @@
 //!    swapped ──► major fault: read from zswap or the device, charge, onto the LRU (refault?)
 //!  charge (memcg::Charge) fails at the limit ──► cgroup reclaim of ≥ 32 pages
 //!    two_list::TwoList (lru_gen off) or mglru::Mglru (lru_gen on): which pages go
-//!    each evicted page: zswap store (zswap::Pool) or write to the swap device (pswpout)
+//!    each evicted page: zswap store (zswap::ReplayPool) or write to the swap device (pswpout)
 //! ```
 //!
 //! Rules (each cited beside its code): a read fault on never-touched anonymous memory maps the
@@ -203,7 +203,7 @@ struct Replay {
     dirty: Vec<bool>,
     charge: memcg::Charge,
     lists: Lists,
-    pool: Option<zswap::Pool>,
+    pool: Option<zswap::ReplayPool>,
     c: LinuxCounters,
     ws: Workingset,
     victims: Vec<u32>,
@@ -232,7 +232,7 @@ impl Replay {
             dirty: vec![false; bound as usize],
             charge: memcg::Charge::new(frames),
             lists,
-            pool: p.zswap.clone().map(|z| zswap::Pool::new(z, p.kernel)),
+            pool: p.zswap.clone().map(|z| zswap::ReplayPool::new(z, p.kernel)),
             c: LinuxCounters::default(),
             ws: Workingset::default(),
             victims: Vec::new(),

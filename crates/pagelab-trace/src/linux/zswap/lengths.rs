@@ -1,19 +1,47 @@
-//! Compressed lengths of real programs' anonymous pages, measured with the kernel's
-//! compressors' own algorithms (`data/page_compression.json`, made by
+//! Where a page's compressed length comes from ([`PageLengths`]): one length for every page
+//! (the replay's measured page, or a page over a mean ratio), or the lengths of real programs'
+//! anonymous pages, measured with the kernel's compressors' own algorithms
+//! (`crates/pagelab-trace/data/page_compression.json`, made by
 //! `scripts/measure_page_compression.py`; its "about" says how).
 //!
 //! A page's length is drawn once for the page: a hash of the run's seed, its owner and its
 //! number picks a point of the measured distribution, so a page compresses alike each time it
 //! is stored, and runs with the same seed draw the same lengths whatever else differs. The
 //! measured pages fall in three kinds: zero-filled (no bytes; 6.12 keeps them in the swap map's
-//! zero bit, mm/page_io.c), same-filled but not zero (compressed as a nearly uniform page: the
-//! lengths measured for the replayer's page, `python/pagelab/linux/compressed.json`), and the
-//! rest with the lengths measured for each.
+//! zero bit, mm/page_io.c `swap_writepage`), same-filled but not zero (6.1 stores the word, no
+//! bytes, `zswap_is_page_same_filled`; 6.12 compresses it as a nearly uniform page: the length
+//! measured for the replayer's page, `python/pagelab/linux/compressed.json`), and the rest with
+//! the lengths measured for each.
 
+use super::{Kernel, PAGE_BYTES};
 use serde::{Deserialize, Serialize};
 
 /// The measured data, embedded at build time.
-const DATA: &str = include_str!("../../data/page_compression.json");
+const DATA: &str = include_str!("../../../data/page_compression.json");
+
+/// Where each page's compressed length comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PageLengths {
+    /// Every page the same length [bytes].
+    Fixed(u32),
+    /// Each page its draw from the lengths measured on real programs.
+    Measured(PageSizes),
+}
+
+impl PageLengths {
+    /// Every page a page over `ratio` pages per pool page, rounded up [bytes].
+    pub fn mean_ratio(ratio: f64) -> PageLengths {
+        PageLengths::Fixed((f64::from(PAGE_BYTES) / ratio).ceil() as u32)
+    }
+
+    /// The length of `(owner, page)` in a run seeded `seed` [bytes] (0: zero-filled).
+    pub fn of(&self, seed: u64, owner: u32, page: u32) -> u32 {
+        match self {
+            PageLengths::Fixed(len) => *len,
+            PageLengths::Measured(s) => s.length(seed, owner, page),
+        }
+    }
+}
 
 /// A compressor zswap may use (`memory.zswap.compressor`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,18 +99,17 @@ pub struct PageSizes {
 }
 
 impl PageSizes {
-    /// The measured lengths of `c` (the embedded data is checked by the tests).
-    pub fn measured(c: Compressor) -> PageSizes {
+    /// The measured lengths of `c` as `kernel`'s zswap sees them (the embedded data is
+    /// checked by the tests): 6.1 stores a same-filled page in no bytes.
+    pub fn measured(c: Compressor, kernel: Kernel) -> PageSizes {
         let f: File = serde_json::from_str(DATA).expect("data/page_compression.json parses");
         let p = f.pooled;
         let counts = &p.compressed[c.key()];
-        PageSizes::from_counts(
-            p.pages,
-            p.zero_filled,
-            p.same_filled,
-            counts,
-            c.uniform_bytes(),
-        )
+        let same_bytes = match kernel {
+            Kernel::V6_1 => 0,
+            Kernel::V6_12 => c.uniform_bytes(),
+        };
+        PageSizes::from_counts(p.pages, p.zero_filled, p.same_filled, counts, same_bytes)
     }
 
     fn from_counts(
@@ -187,7 +214,7 @@ mod tests {
     #[test]
     fn the_measured_data_is_there_for_every_compressor() {
         for c in [Compressor::Lzo, Compressor::Lz4, Compressor::Zstd] {
-            let s = PageSizes::measured(c);
+            let s = PageSizes::measured(c, Kernel::V6_12);
             assert!(
                 s.zero > 0.0 && s.same >= s.zero && s.same < 1.0,
                 "{c:?}: {s:?}"
