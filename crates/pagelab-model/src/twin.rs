@@ -51,7 +51,7 @@ use crate::lifetime::Lifetime;
 use crate::lifetime::Survival;
 use crate::metastable::{self, Modes};
 use crate::mva::{
-    exact_one_class, schweitzer_visits, terminals_and_fes, terminals_and_fes_ln, Kind, Solution,
+    exact_one_class, schweitzer_from, terminals_and_fes, terminals_and_fes_ln, Kind, Solution,
     Station,
 };
 use crate::survival::DropOuts;
@@ -166,6 +166,8 @@ pub struct Twin {
     window: Option<(f64, f64)>,
     /// The paging queue and the open loads where the last subsystem solve ended.
     warm: RefCell<(f64, Vec<f64>)>,
+    /// Each class's queues where the last solve of several classes ended.
+    queues: RefCell<Vec<Vec<f64>>>,
     /// CP-67's projections where the last fixed point of [`Twin::settle`] ended.
     settled: RefCell<Vec<f64>>,
     /// The classes' drops inside their transactions, and the wait to be readmitted where the
@@ -217,6 +219,7 @@ impl Twin {
             opts,
             window,
             warm: RefCell::new((0.0, vec![0.0; ns])),
+            queues: RefCell::new(Vec::new()),
             settled: RefCell::new(Vec::new()),
             drops,
             wait: Cell::new(0.0),
@@ -369,11 +372,11 @@ impl Twin {
         out
     }
 
-    /// How far the `a` admitted stays may grow (θ, [`Twin::growth`]) in the `free` frames,
+    /// How far the `a` admitted stays may grow (θ, [`growth::theta`]) in the `free` frames,
     /// and the share of the other users' pages that survives to their next stay.
     fn frames_split(&self, a: &[f64], counts: &[u32], proj: &[f64], free: f64) -> (f64, f64) {
         let want: f64 = a.iter().zip(proj).map(|(x, p)| x * p).sum();
-        let theta = self.growth(a, proj, free, want);
+        let theta = growth::theta(&self.life, (a, proj), free, want);
         let held: f64 = (0..a.len())
             .map(|c| a[c] * self.life[c].occupancy_at(theta * proj[c], Survival::uniform(0.0)))
             .sum();
@@ -391,36 +394,6 @@ impl Twin {
             1.0
         };
         (theta, survive)
-    }
-
-    /// How far the stays may grow, as a multiple θ of their projections `proj`: the largest
-    /// at which the `a` stays' mean resident sets fit the `free` frames, Σ a_c R_c(θ P_c) ≤
-    /// free, at least free / Σ a_c P_c (reading `twin-stay-occupancy`). Cold stays: pages that
-    /// survived a think time are the frames the active stays leave.
-    fn growth(&self, a: &[f64], proj: &[f64], free: f64, want: f64) -> f64 {
-        let lo = if want > 0.0 { free / want } else { return 1.0 };
-        let held = |t: f64| -> f64 {
-            (0..a.len())
-                .map(|c| a[c] * self.life[c].occupancy_at(t * proj[c], Survival::uniform(0.0)))
-                .sum()
-        };
-        // Past every curve's last point nothing more is held.
-        let hi = (0..a.len())
-            .map(|c| (self.life[c].points.len() - 1) as f64 / proj[c].max(1e-9))
-            .fold(lo, f64::max);
-        if held(hi) <= free {
-            return hi;
-        }
-        let (mut lo, mut hi) = (lo, hi);
-        for _ in 0..60 {
-            let mid = 0.5 * (lo + hi);
-            if held(mid) <= free {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
     }
 
     /// The storage test's projections with `pop` inside, and the users it admits. Under CP-67
@@ -568,7 +541,8 @@ impl Twin {
             }
             None => {
                 let z = vec![0.0; a.len()];
-                schweitzer_visits(&self.stations, stretched, Some(visits), a, &z)
+                let mut q = self.queues.borrow_mut();
+                schweitzer_from(&self.stations, stretched, Some(visits), (a, &z), &mut q)
             }
         }
     }
@@ -791,5 +765,6 @@ pub fn solve(
         .collect()
 }
 
+mod growth;
 #[cfg(test)]
 mod tests;
