@@ -56,7 +56,7 @@ use crate::mva::{
 };
 use crate::survival::DropOuts;
 use pagelab_sys::demands::ServiceDemands;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 /// Options of a solve.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -173,7 +173,9 @@ pub struct Twin {
     /// The classes' drops inside their transactions, and the wait to be readmitted where the
     /// last level's fixed point ended [s] (reading `twin-drop-survival`).
     drops: DropOuts,
-    wait: Cell<f64>,
+    wait: RefCell<Waits>,
+    /// Each class's share of processor time in Q1 stays [1].
+    phi: Vec<f64>,
 }
 
 const CPU: usize = 0;
@@ -212,6 +214,7 @@ impl Twin {
         ];
         let ns = stations.len();
         let drops = DropOuts::new(&d, &life);
+        let phi = d.classes.iter().map(|c| q1_share(&d, c)).collect();
         Twin {
             d,
             life,
@@ -222,7 +225,8 @@ impl Twin {
             queues: RefCell::new(Vec::new()),
             settled: RefCell::new(Vec::new()),
             drops,
-            wait: Cell::new(0.0),
+            wait: RefCell::new(Waits::default()),
+            phi,
         }
     }
 
@@ -234,8 +238,7 @@ impl Twin {
 
     /// Users of each class admitted from `pop` by the load controller, or by a fixed MPL
     /// limit. The storage test admits while the projections ([`Twin::projection`]) fit in
-    /// c·APAGES, the eligible list for interactive stays first (E1 before E2): the classes
-    /// that think, smallest projection first, then those that do not.
+    /// c·APAGES, E1 candidates (a think's or a write's end) before E2 (a slice's end).
     fn admitted(&self, pop: &[f64], proj: &[f64]) -> Vec<f64> {
         let total: f64 = pop.iter().sum();
         if total <= 0.0 {
@@ -255,9 +258,28 @@ impl Twin {
         } else {
             f64::INFINITY
         };
-        let want: f64 = (0..pop.len()).map(|c| pop[c] * proj[c].min(share)).sum();
-        let s = (self.d.overcommit * apages / want.max(1e-9)).clamp(floor, 1.0);
-        pop.iter().map(|p| p * s).collect()
+        // E1 candidates before E2 (reading `twin-eligible-priority`): a class's users inside
+        // are E1 and E2 candidates as its processor time is Q1's and Q2's.
+        let room = self.d.overcommit * apages;
+        let want = |e1: bool| -> f64 {
+            (0..pop.len())
+                .map(|c| {
+                    let phi = if e1 { self.phi[c] } else { 1.0 - self.phi[c] };
+                    pop[c] * phi * proj[c].min(share)
+                })
+                .sum()
+        };
+        let e1 = want(true);
+        let s1 = (room / e1.max(1e-9)).min(1.0);
+        let s2 = ((room - e1).max(0.0) / want(false).max(1e-9)).min(1.0);
+        let a: Vec<f64> = (0..pop.len())
+            .map(|c| pop[c] * (self.phi[c] * s1 + (1.0 - self.phi[c]) * s2))
+            .collect();
+        let n: f64 = a.iter().sum();
+        if n < floor * total {
+            return pop.iter().map(|p| p * floor).collect();
+        }
+        a
     }
 
     /// The storage a stay of class `c` is projected to need [frames]: its working set under
@@ -280,28 +302,6 @@ impl Twin {
             .find(|p| p.faults <= allowed)
             .map_or(l.working_set, |p| f64::from(p.frames))
             .max(1.0)
-    }
-
-    /// The share of class `c`'s processor time spent in Q1: the first stay's slice of each
-    /// transaction, E[min(T, Q1 slice)] over its commands' CPU demands T (exponential or fixed,
-    /// as the spec says); the rest is in Q2 stays.
-    fn q1_share(&self, c: &pagelab_sys::demands::ClassDemand) -> f64 {
-        let s1 = self.d.slices_s[0];
-        let (mut q1, mut all) = (0.0, 0.0);
-        for k in &c.commands {
-            let in_q1 = if k.exponential && k.cpu_s > 0.0 {
-                k.cpu_s * (1.0 - (-s1 / k.cpu_s).exp())
-            } else {
-                k.cpu_s.min(s1)
-            };
-            q1 += k.probability * in_q1;
-            all += k.probability * k.cpu_s;
-        }
-        if all > 0.0 {
-            q1 / all
-        } else {
-            1.0
-        }
     }
 
     /// Per-class demands at each station, and the frames and faults behind them, with `a`
@@ -331,7 +331,7 @@ impl Twin {
         let mut out = Demands::default();
         for (ci, ((c, l), p)) in self.d.classes.iter().zip(&self.life).zip(&proj).enumerate() {
             let m = theta * p;
-            let fate = self.drops.survival(ci, survive, self.wait.get());
+            let fate = self.drops.survival(ci, survive, self.wait.borrow().now());
             let (f, w) = l.at(m, fate);
             let mix = |g: &dyn Fn(&pagelab_sys::demands::CommandDemand) -> f64| -> f64 {
                 c.commands.iter().map(|k| k.probability * g(k)).sum()
@@ -346,7 +346,7 @@ impl Twin {
                 + w * (sup.sio_s + sup.interrupt_s + sup.page_s)
                 + sup.dispatch_s * (1.0 + vio + writes + f);
             let per_copy = |k: usize| 1.0 / f64::from(self.stations[k].copies);
-            let q1 = self.q1_share(c);
+            let q1 = self.phi[ci];
             let mut row = vec![0.0; self.stations.len()];
             row[CPU] = cpu * q1;
             row[CPU_Q2] = cpu * (1.0 - q1);
@@ -422,7 +422,7 @@ impl Twin {
             let (theta, survive) = self.frames_split(&a, counts, &proj, free);
             let mut moved = 0.0f64;
             for (c, p) in proj.iter_mut().enumerate() {
-                let fate = self.drops.survival(c, survive, self.wait.get());
+                let fate = self.drops.survival(c, survive, self.wait.borrow().now());
                 let e = self.life[c].estimate_at(theta * *p, fate).unwrap_or(*p);
                 let next = 0.5 * (*p + e.min(cap));
                 moved = moved.max((next - *p).abs());
@@ -439,10 +439,11 @@ impl Twin {
 
     /// The central subsystem with `pop` users of each class inside the memory level.
     fn inner(&self, pop: &[f64], counts: &[u32]) -> Inner {
-        // Readmissions wait behind the users eligible (reading `twin-drop-survival`). The wait
-        // is carried from one level's solve to the next, halfway to each new answer: the
-        // terminal level's fixed point visits every level many times, and a full fixed point
-        // per level cost twice the time for 0.2 % (cp67, 20 users).
+        // Readmissions wait behind the users eligible (reading `twin-drop-survival`). Each
+        // level keeps its wait, moved halfway to each new answer there: the terminal level's
+        // fixed point visits every level many times, and a full fixed point per visit cost
+        // twice the time for 0.2 % (cp67, 20 users).
+        self.wait.borrow_mut().enter(pop);
         let (a, proj) = self.settle(pop, counts);
         let mut i = self.solve_admitted((&a, &proj), counts);
         i.eligible = pop.iter().sum::<f64>() - i.mpl;
@@ -453,7 +454,7 @@ impl Twin {
             } else {
                 0.0
             };
-            self.wait.set(0.5 * (self.wait.get() + wait));
+            self.wait.borrow_mut().update(pop, wait);
         }
         i
     }
@@ -698,6 +699,28 @@ impl Twin {
     }
 }
 
+/// The share of class `c`'s processor time spent in Q1: the first stay's slice of each
+/// transaction, E[min(T, Q1 slice)] over its commands' CPU demands T (exponential or fixed,
+/// as the spec says); the rest is in Q2 stays.
+fn q1_share(d: &ServiceDemands, c: &pagelab_sys::demands::ClassDemand) -> f64 {
+    let s1 = d.slices_s[0];
+    let (mut q1, mut all) = (0.0, 0.0);
+    for k in &c.commands {
+        let in_q1 = if k.exponential && k.cpu_s > 0.0 {
+            k.cpu_s * (1.0 - (-s1 / k.cpu_s).exp())
+        } else {
+            k.cpu_s.min(s1)
+        };
+        q1 += k.probability * in_q1;
+        all += k.probability * k.cpu_s;
+    }
+    if all > 0.0 {
+        q1 / all
+    } else {
+        1.0
+    }
+}
+
 /// The open loads at each station after a pass of the closed level `s`: the write-backs, a
 /// device at most 98 % busy with them (past that the closed level stalls); and on the Q2
 /// processors the Q1 load, since Q1 stays are dispatched first and take the processor back
@@ -766,5 +789,7 @@ pub fn solve(
 }
 
 mod growth;
+mod waits;
+use waits::Waits;
 #[cfg(test)]
 mod tests;

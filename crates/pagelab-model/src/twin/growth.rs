@@ -123,7 +123,11 @@ mod tests {
                 }
             }
             assert!((t - lo).abs() <= 1e-9 * lo, "free {free}: {t} against {lo}");
-            assert!(held(t) <= free + 1e-9, "free {free}: held {} at {t}", held(t));
+            assert!(
+                held(t) <= free + 1e-9,
+                "free {free}: held {} at {t}",
+                held(t)
+            );
         }
     }
 }
