@@ -82,6 +82,7 @@ pub struct System<'o> {
     reclaim: Reclaim,
     faults: Faults,
     paging: Paging,
+    spool: CpSpool,
     vio: VirtualIo,
     monitor: MonitorBooks,
     guest: GuestBooks,
@@ -399,6 +400,7 @@ mod vmsp_dispatch;
 mod zswap_io;
 
 use components::GuestBooks;
+use cp_spool::CpSpool;
 use ctx::Ctx;
 use dispatcher::Dispatcher;
 use faults::Faults;

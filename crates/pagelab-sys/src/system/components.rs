@@ -12,6 +12,7 @@
 //!            (faults.rs)
 //!  Paging ── page-in and page-out I/O on the paging devices, swap sets, zswap, readahead
 //!            (paging_io.rs; page swapping's handlers in page_swapping.rs)
+//!  CpSpool ── CP's spool pages, a ring in the system owner's page table (cp_spool.rs)
 //!  VirtualIo ── the virtual machines' own I/O devices (virtual_io.rs)
 //!  MonitorBooks ── the counters' samples and the sampling clock (monitor_books.rs)
 //!  GuestBooks ── guest operating systems, PAGEMON, the terminal-driver benchmark

@@ -11,62 +11,98 @@
 //! but for the garbage collector
 //! ([`Paging::collect_garbage`](super::paging_io::Paging::collect_garbage)). Changed pages are
 //! written to paging slots at replacement, so they also occupy paging space.
+//!
+//! [`CpSpool`] owns the ring and its random stream; its handler takes the context and storage
+//! ([`Storage`]) and needs nothing carried out by [`System`](super::System).
 
-use super::System;
+use super::ctx::Ctx;
+use super::faults::Storage;
 use crate::device::SlotAddr;
 use crate::memory::{FrameState, NONE};
 use crate::supply::FrameSupply;
+use crate::vmsp_spec::VmspSpec;
+use pagelab_core::Rng;
 use rand::Rng as _;
 
-impl System<'_> {
-    /// CP writes the spool buffers of a transaction that has just begun.
-    pub(super) fn write_spool_pages(&mut self) {
-        let x = self.dispatch.vmsp.settings.spool_pages_per_txn;
-        if x <= 0.0 {
+/// The spool writer: its ring of pages in the system owner's page table, and its settings.
+pub(super) struct CpSpool {
+    /// Spool pages a transaction leaves, on average [pages] -- parameter
+    /// (`vmsp.spool_pages_per_txn`).
+    pages_per_txn: f64,
+    /// Spool pages live at once [pages] -- parameter (`vmsp.spool_ring_pages`).
+    ring_pages: u64,
+    /// The system owner, whose page table holds the ring (the shared segment's owner).
+    owner: u32,
+    /// The ring's first page: past the shared segment [page index].
+    first: u32,
+    /// Spool pages written so far (the ring's next page is this modulo its size).
+    written: u64,
+    /// Random stream of the spool writer.
+    rng: Rng,
+}
+
+impl CpSpool {
+    pub(super) fn build(vmsp: &VmspSpec, owner: u32, shared_pages: u32, rng: Rng) -> CpSpool {
+        CpSpool {
+            pages_per_txn: vmsp.spool_pages_per_txn,
+            ring_pages: u64::from(vmsp.spool_ring_pages),
+            owner,
+            first: shared_pages,
+            written: 0,
+            rng,
+        }
+    }
+
+    /// A transaction has just begun: CP writes its spool buffers, each over the ring's oldest
+    /// page. Post: each is referenced and changed in storage, in its old frame or a free one
+    /// (none free: not kept, as CP's own frames are not modelled); a page given a free frame
+    /// costs the supervisor a page moved.
+    pub(super) fn on_transaction_started(&mut self, ctx: &mut Ctx, st: &mut Storage<'_>) {
+        if self.pages_per_txn <= 0.0 {
             return;
         }
-        let whole = x.floor();
-        let extra = self.dispatch.vmsp.spool_rng.gen::<f64>() < x - whole;
+        let whole = self.pages_per_txn.floor();
+        let extra = self.rng.gen::<f64>() < self.pages_per_txn - whole;
         let n = whole as u32 + u32::from(extra);
-        let ring = u64::from(self.dispatch.vmsp.settings.spool_ring_pages);
-        let owner = self.faults.shared_owner;
         for _ in 0..n {
-            let idx = self.faults.shared_pages + (self.dispatch.vmsp.spool_next % ring) as u32;
-            self.dispatch.vmsp.spool_next += 1;
-            let pte = *self.mem.pte_mut(owner, idx);
-            if pte.frame != NONE {
-                // The ring came round to a page still in storage: its frame is reused.
-                if self.mem.frames[pte.frame as usize].state == FrameState::PageOut {
-                    self.mem.set_state(pte.frame, FrameState::Resident);
-                    self.ctx.c.reclaims += 1.0;
-                }
-                let fr = &mut self.mem.frames[pte.frame as usize];
-                fr.referenced = true;
-                fr.changed = true;
-                continue;
+            let idx = self.first + (self.written % self.ring_pages) as u32;
+            self.written += 1;
+            self.write_page(ctx, st, idx);
+        }
+    }
+
+    /// Spool page `idx` of the ring is written anew.
+    fn write_page(&self, ctx: &mut Ctx, st: &mut Storage<'_>, idx: u32) {
+        let (mem, owner) = (&mut *st.mem, self.owner);
+        let pte = *mem.pte_mut(owner, idx);
+        if pte.frame != NONE {
+            // The ring came round to a page still in storage: its frame is reused.
+            if mem.frames[pte.frame as usize].state == FrameState::PageOut {
+                mem.set_state(pte.frame, FrameState::Resident);
+                ctx.c.reclaims += 1.0;
             }
-            if pte.slot != NONE {
-                // The old spool file is gone: its slot is free again.
-                self.paging.io.release_slot(SlotAddr {
-                    dev: pte.dev,
-                    slot: pte.slot,
-                });
-                self.mem.pte_mut(owner, idx).slot = NONE;
-            }
-            // Without a free frame the buffer is not kept (CP's own frames are not modelled).
-            let Some(f) = self.mem.take_free() else {
-                continue;
-            };
-            self.mem.map(owner, idx, f, FrameState::Resident);
-            self.reclaim
-                .supply
-                .on_load(owner, idx, f, self.reclaim.supply_refs);
-            self.reclaim.steal.reused(f);
-            let fr = &mut self.mem.frames[f as usize];
+            let fr = &mut mem.frames[pte.frame as usize];
             fr.referenced = true;
             fr.changed = true;
-            self.ctx.sup_debt_ns += self.ctx.cost.page;
+            return;
         }
+        if pte.slot != NONE {
+            // The old spool file is gone: its slot is free again.
+            let (dev, slot) = (pte.dev, pte.slot);
+            st.paging.io.release_slot(SlotAddr { dev, slot });
+            mem.pte_mut(owner, idx).slot = NONE;
+        }
+        let Some(f) = mem.take_free() else {
+            return;
+        };
+        mem.map(owner, idx, f, FrameState::Resident);
+        let refs = st.reclaim.supply_refs;
+        st.reclaim.supply.on_load(owner, idx, f, refs);
+        st.reclaim.steal.reused(f);
+        let fr = &mut mem.frames[f as usize];
+        fr.referenced = true;
+        fr.changed = true;
+        ctx.sup_debt_ns += ctx.cost.page;
     }
 }
 

@@ -8,7 +8,7 @@ use super::{vmsp_dispatch, Event};
 use crate::load_control::{LoadControl, LoadController, Queue};
 use crate::memory::NONE;
 use crate::spec::SystemSpec;
-use pagelab_core::{RngStreams, Tick};
+use pagelab_core::Tick;
 use std::collections::VecDeque;
 
 /// CPUs and dispatching: the processors, the ready lists, the slices (the supervisor's costs
@@ -26,18 +26,13 @@ pub(super) struct Dispatcher {
     pub(super) least_cpu_first: bool,
     /// The load controller's Q1 and Q2 slices [ns] (constant; read at every dispatch).
     pub(super) slices_ns: [u64; 2],
-    /// VM/SP dispatcher books and the spool writer ([`super::vmsp_dispatch`], [`super::cp_spool`]).
+    /// VM/SP dispatcher books ([`super::vmsp_dispatch`]).
     pub(super) vmsp: vmsp_dispatch::VmspBooks,
     pub(super) n_runs: u64,
 }
 
 impl Dispatcher {
-    pub(super) fn build(
-        spec: &SystemSpec,
-        lc: &LoadController,
-        n_all: u32,
-        streams: &RngStreams,
-    ) -> Dispatcher {
+    pub(super) fn build(spec: &SystemSpec, lc: &LoadController, n_all: u32) -> Dispatcher {
         Dispatcher {
             cpus: vec![Cpu::idle(); spec.cpu.count as usize],
             ready_q1: VecDeque::new(),
@@ -47,11 +42,7 @@ impl Dispatcher {
             dispatch_ns: spec.cpu.dispatch_slice_ms.ns().max(1),
             least_cpu_first: spec.cpu.dispatch_order == crate::spec::DispatchOrder::LeastCpu,
             slices_ns: [Queue::Q1, Queue::Q2].map(|q| lc.slice_ns(q)),
-            vmsp: vmsp_dispatch::VmspBooks::new(
-                spec.vmsp.clone(),
-                n_all as usize,
-                streams.stream("spool", 0),
-            ),
+            vmsp: vmsp_dispatch::VmspBooks::new(spec.vmsp.clone(), n_all as usize),
             n_runs: 0,
         }
     }

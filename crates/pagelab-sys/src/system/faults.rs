@@ -31,7 +31,8 @@ use crate::supply::FrameSupply;
 use crate::survival::Mark;
 use std::collections::VecDeque;
 
-/// Storage as the fault path sees it: frames and page tables, paging I/O, reclaim's books.
+/// Storage as the fault path (and the spool writer, cp_spool.rs) sees it: frames and page
+/// tables, paging I/O, reclaim's books.
 pub(super) struct Storage<'a> {
     pub(super) mem: &'a mut Memory,
     pub(super) paging: &'a mut Paging,

@@ -2,6 +2,7 @@
 //! lists, queue-drop and deactivation (VM/370's scheduler, Tetzlaff "Background", Bard §2).
 //! The load controller ([`crate::load_control`]) decides; this code carries the decisions out.
 
+use super::faults::Storage;
 use super::*;
 
 impl System<'_> {
@@ -100,7 +101,12 @@ impl System<'_> {
         usr.wants = Queue::Q1;
         self.set_state(u, UState::Eligible);
         self.dispatch.vmsp.on_transaction_started(u);
-        self.write_spool_pages();
+        let mut st = Storage {
+            mem: &mut self.mem,
+            paging: &mut self.paging,
+            reclaim: &mut self.reclaim,
+        };
+        self.spool.on_transaction_started(&mut self.ctx, &mut st);
         self.sched.make_eligible(u, Queue::Q1);
         self.admit();
     }

@@ -19,7 +19,7 @@ use super::ctx::Ctx;
 use super::System;
 use crate::load_control::Queue;
 use crate::vmsp_spec::{VmspDispatch, VmspSpec};
-use pagelab_core::{Rng, Tick};
+use pagelab_core::Tick;
 
 /// The dispatcher's books, one entry per user.
 pub(super) struct VmspBooks {
@@ -31,21 +31,15 @@ pub(super) struct VmspBooks {
     q2_stays: Vec<u32>,
     /// The current stay is a Q3 stay.
     in_q3: Vec<bool>,
-    /// Spool pages written so far (the ring's next page is this modulo its size).
-    pub(super) spool_next: u64,
-    /// Random stream of the spool writer.
-    pub(super) spool_rng: Rng,
 }
 
 impl VmspBooks {
-    pub(super) fn new(settings: VmspSpec, users: usize, spool_rng: Rng) -> VmspBooks {
+    pub(super) fn new(settings: VmspSpec, users: usize) -> VmspBooks {
         VmspBooks {
             settings,
             deadline: vec![Tick::ZERO; users],
             q2_stays: vec![0; users],
             in_q3: vec![false; users],
-            spool_next: 0,
-            spool_rng,
         }
     }
 }
