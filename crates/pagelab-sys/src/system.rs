@@ -31,7 +31,6 @@
 
 use crate::device::PagingIo;
 use crate::error::SysError;
-use crate::guest::pagemon::Pagemon;
 use crate::guest::{BenchmarkReport, ScheduleRow, SessionRow};
 use crate::load_control::psi_scheduler::Evict;
 use crate::load_control::{LoadAction, LoadControl, LoadController, Projection, Queue, StayStats};
@@ -221,7 +220,9 @@ impl<'o> System<'o> {
                     self.slice_expired(u);
                     continue;
                 }
-                if !self.guest_dispatch(u) {
+                let usr = &mut self.users[u as usize];
+                if let Some(mv) = self.guest.dispatch_task(&mut self.ctx, usr) {
+                    self.guest_moves(u, mv);
                     continue;
                 }
                 self.run_burst(ci, u, slice)?;
@@ -287,7 +288,9 @@ impl<'o> System<'o> {
 
     fn segment_ended(&mut self, u: u32) {
         if matches!(self.users[u as usize].program, Program::Guest(_)) {
-            return self.guest_segment_ended(u);
+            let (ctx, vio) = (&mut self.ctx, &mut self.vio);
+            let mv = self.guest.on_segment_ended(ctx, vio, &mut self.users, u);
+            return self.guest_moves(u, mv);
         }
         let usr = &mut self.users[u as usize];
         if usr.next_boundary < usr.boundaries.len() {
@@ -333,7 +336,12 @@ impl<'o> System<'o> {
         }
         self.queue_drop(u, false);
         let k = self.users[u as usize].n_txn;
-        if self.session_signs_off(u, ci, k) {
+        let n_commands = self.classes[ci].spec.commands.len();
+        if self
+            .guest
+            .signs_off(&self.ctx, &self.users, u, n_commands, k)
+        {
+            self.set_state(u, UState::Thinking);
             self.admit();
             return;
         }
@@ -359,6 +367,58 @@ impl<'o> System<'o> {
     fn handle_vio_done(&mut self, u: u32) {
         self.vio.on_done(&mut self.ctx);
         self.make_ready(u, false);
+    }
+
+    /// Jobs of stream `s` arrive at guest `u`.
+    fn handle_guest_arrive(&mut self, u: u32, s: usize) {
+        let usr = &mut self.users[u as usize];
+        let mv = self.guest.on_arrive(&mut self.ctx, usr, u, s);
+        self.guest_moves(u, mv);
+    }
+
+    /// Task `t` of guest `u` is done with its I/O or timer.
+    fn handle_guest_wake(&mut self, u: u32, t: usize) {
+        let usr = &mut self.users[u as usize];
+        let mv = self.guest.on_wake(&mut self.ctx, usr, u, t);
+        self.guest_moves(u, mv);
+    }
+
+    /// PAGEMON's period for guest `i`, measuring the host's demand for pages: the projected
+    /// working sets in queue and eligible.
+    fn handle_pagemon(&mut self, i: usize) {
+        let eligible = self.sched.e1.iter().chain(self.sched.e2.iter());
+        let eligible: f64 = eligible.map(|&e| self.users[e as usize].proj.p).sum();
+        let counters = self.snapshot();
+        let u = self.guest.guests[i];
+        let usr = &mut self.users[u as usize];
+        let demand = self.sched.sumwss + eligible;
+        let mv = self
+            .guest
+            .on_pagemon(&mut self.ctx, usr, i, demand, counters);
+        self.guest_moves(u, mv);
+    }
+
+    /// Carries out what becomes of guest `u`'s virtual machine.
+    fn guest_moves(&mut self, u: u32, mv: VmMove) {
+        match mv {
+            VmMove::Stays => {}
+            VmMove::Ready { front } => self.make_ready(u, front),
+            VmMove::Waits => self.set_state(u, UState::VioWait),
+            VmMove::Idles => {
+                if self.users[u as usize].state != UState::VioWait {
+                    self.set_state(u, UState::VioWait);
+                }
+                self.queue_drop(u, false);
+                self.set_state(u, UState::Thinking);
+                self.admit();
+            }
+            VmMove::Wakes => {
+                self.users[u as usize].wants = Queue::Q1;
+                self.set_state(u, UState::Eligible);
+                self.sched.make_eligible(u, Queue::Q1);
+                self.admit();
+            }
+        }
     }
 
     fn handle_console_done(&mut self, u: u32) {
@@ -399,11 +459,11 @@ mod virtual_io;
 mod vmsp_dispatch;
 mod zswap_io;
 
-use components::GuestBooks;
 use cp_spool::CpSpool;
 use ctx::Ctx;
 use dispatcher::Dispatcher;
 use faults::Faults;
+use guest_hooks::{GuestBooks, VmMove};
 use monitor_books::{MonitorBooks, Occupancy};
 use paging_io::Paging;
 use reclaim::Reclaim;

@@ -105,7 +105,8 @@ impl<'o> System<'o> {
                 .q
                 .schedule(Tick::from_secs_f64(t), Event::ThinkEnded(u));
         }
-        self.start_guests();
+        self.guest
+            .start(&mut self.ctx, &mut self.mem, &mut self.users);
         self.monitor.next_sample = self.monitor.interval.min(self.ctx.end);
         self.ctx.q.schedule(self.monitor.next_sample, Event::Sample);
         if !self.ctx.warm {

@@ -16,36 +16,5 @@
 //!  VirtualIo ── the virtual machines' own I/O devices (virtual_io.rs)
 //!  MonitorBooks ── the counters' samples and the sampling clock (monitor_books.rs)
 //!  GuestBooks ── guest operating systems, PAGEMON, the terminal-driver benchmark
+//!                (guest_hooks.rs)
 //! ```
-
-use super::*;
-
-/// Guest virtual machines (user indices), their PAGEMON, the benchmark's report sections.
-pub(super) struct GuestBooks {
-    pub(super) guests: Vec<u32>,
-    pub(super) pagemons: Vec<Option<Pagemon>>,
-    pub(super) bench: Option<BenchmarkReport>,
-    pub(super) sessions: BTreeMap<u32, usize>,
-    pub(super) done_at: Option<Tick>,
-    /// Each guest's spec (`workload.guest`), in guest order.
-    pub(super) specs: Vec<crate::spec::guest::GuestSpec>,
-    /// Some guest ends the run when the benchmark is over (`end_when_done`).
-    pub(super) end_when_done: bool,
-    /// Frames PAGEMON counts as available [frames] (`memory.frames`).
-    pub(super) apages: f64,
-}
-
-impl GuestBooks {
-    pub(super) fn new(spec: &SystemSpec, n_users: u32, n_all: u32) -> GuestBooks {
-        GuestBooks {
-            guests: (n_users..n_all).collect(),
-            pagemons: Vec::new(),
-            bench: None,
-            sessions: BTreeMap::new(),
-            done_at: None,
-            specs: spec.workload.guests.clone(),
-            end_when_done: spec.workload.guests.iter().any(|g| g.end_when_done),
-            apages: f64::from(spec.memory.frames.get()),
-        }
-    }
-}

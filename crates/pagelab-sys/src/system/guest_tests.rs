@@ -94,7 +94,7 @@ fn started(accelerator: bool) -> System<'static> {
     s.workload.guests[0].streams[0].copies = 3;
     let mut sys = System::build(&s, 1, None).unwrap();
     sys.set_check_every(1);
-    sys.guest_arrive(0, 0);
+    sys.handle_guest_arrive(0, 0);
     assert_eq!(sys.users[0].state, UState::Ready, "admitted at once");
     assert!(os(&sys).tasks.iter().all(|t| t.state == TaskState::Ready));
     sys

@@ -57,9 +57,9 @@ impl Engine for VmRun<'_> {
             Event::IoComplete(d) => s.handle_io_complete(d as usize)?,
             Event::Exposure(d, k) => s.handle_exposure(d as usize, k as usize)?,
             Event::VioDone(u) => s.handle_vio_done(u),
-            Event::GuestWake(u, t) => s.guest_wake(u, t as usize),
-            Event::GuestArrive(u, st) => s.guest_arrive(u, st as usize),
-            Event::Pagemon(i) => s.pagemon_step(i as usize),
+            Event::GuestWake(u, t) => s.handle_guest_wake(u, t as usize),
+            Event::GuestArrive(u, st) => s.handle_guest_arrive(u, st as usize),
+            Event::Pagemon(i) => s.handle_pagemon(i as usize),
             Event::ConsoleDone(u) => s.handle_console_done(u),
             Event::Sample => {
                 if s.monitor.is_due(&s.ctx) {

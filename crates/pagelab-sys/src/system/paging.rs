@@ -21,7 +21,7 @@ impl System<'_> {
 
     pub(super) fn handle_fault(&mut self, u: u32, page: u32) -> Result<(), SysError> {
         // A guest task's fault taken enabled, with the Accelerator on: a pseudo fault.
-        let w = if self.pseudo_fault_applies(u, page) {
+        let w = if self.guest.takes_pseudo_fault(&self.users[u as usize], page) {
             u | PSEUDO
         } else {
             u
@@ -91,5 +91,40 @@ impl System<'_> {
         }
         self.faults.close_group(&mut self.ctx, &mut self.paging);
         Ok(())
+    }
+
+    /// A fault must wait. Ordinarily the user waits in `state`; a pseudo fault instead raises
+    /// the first external interrupt (the guest's to handle).
+    pub(super) fn fault_wait(&mut self, w: u32, state: UState) {
+        if w & PSEUDO == 0 {
+            return self.set_state(w, state);
+        }
+        let u = w & !PSEUDO;
+        let mv = self
+            .guest
+            .on_pseudo_fault(&mut self.ctx, &mut self.users[u as usize]);
+        self.guest_moves(u, mv);
+    }
+
+    /// A waiting fault moves from the frame wait to the page read.
+    pub(super) fn fault_still_waits(&mut self, w: u32) {
+        if w & PSEUDO == 0 {
+            self.set_state(w, UState::PageWait);
+        }
+    }
+
+    /// A fault is resolved: its user runs again (`front`: first on its list); a pseudo
+    /// fault's page arriving is the guest's second external interrupt.
+    pub(super) fn fault_done(&mut self, w: u32, front: bool) {
+        if w & PSEUDO == 0 {
+            return self.make_ready(w, front);
+        }
+        let u = w & !PSEUDO;
+        let on_cpu = self.dispatch.cpus.iter().any(|c| c.user == u);
+        let usr = &mut self.users[u as usize];
+        let mv = self
+            .guest
+            .on_pseudo_page_arrived(&mut self.ctx, usr, on_cpu, front);
+        self.guest_moves(u, mv);
     }
 }

@@ -89,7 +89,7 @@ impl System<'_> {
             response,
             engine,
             devices,
-            benchmark: self.benchmark_report(),
+            benchmark: self.guest.report(&self.ctx, &self.users),
         }
     }
 
