@@ -125,7 +125,7 @@ workingset_refault_anon 80
 oom_kill 0
 [memory.pressure]
 some avg10=1.00 avg60=0.50 avg300=0.10 total=1234
-full avg10=1.00 avg60=0.50 avg300=0.10 total=999
+full avg10=0.75 avg60=0.25 avg300=0.02 total=999
 [zswap]
 reject_compress_poor 3
 reject_alloc_fail 2
@@ -136,6 +136,8 @@ stored_pages 7
     assert c["cgroup_major_faults"] == 95  # the replayer's start and report fault too
     assert (c["pswpin"], c["pswpout"]) == (100, 300)
     assert (c["psi_some_us"], c["psi_full_us"]) == (1234, 999)
+    assert (c["psi_some_avg10"], c["psi_some_avg60"], c["psi_some_avg300"]) == (1.0, 0.5, 0.1)
+    assert (c["psi_full_avg10"], c["psi_full_avg60"], c["psi_full_avg300"]) == (0.75, 0.25, 0.02)
     assert c["zswap_rejected"] == 5 and c["zswap_stored_pages"] == 7
     assert c["replay_seconds"] == 2.0
     # Everything charged that is not the trace's resident pages: 8237056 - 1972 pages.

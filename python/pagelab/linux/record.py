@@ -32,6 +32,12 @@ COUNTERS = {
     "zswap_rejected": "pages",
     "psi_some_us": "us",
     "psi_full_us": "us",
+    "psi_some_avg10": "%",
+    "psi_some_avg60": "%",
+    "psi_some_avg300": "%",
+    "psi_full_avg10": "%",
+    "psi_full_avg60": "%",
+    "psi_full_avg300": "%",
     "replay_seconds": "s",
     "frames": "frames",
     "overhead_pages": "pages",
@@ -91,6 +97,11 @@ def counters(text: str, memory_max: int, pages: int) -> dict[str, Any]:
         "zswap_rejected": rejected,
         "psi_some_us": _psi(s, "some"),
         "psi_full_us": _psi(s, "full"),
+        **{
+            f"psi_{line}_{avg}": _psi_avg(s, line, avg)
+            for line in ("some", "full")
+            for avg in ("avg10", "avg60", "avg300")
+        },
         "replay_seconds": _int(replay, "replay_ns") / 1e9,
         **_frames(replay, memory_max, pages),
         "release": s.get("kernel", {}).get("release", ""),
@@ -115,6 +126,14 @@ def _psi(s: dict[str, dict[str, str]], line: str) -> int:
     text = s.get("memory.pressure", {}).get(line, "")
     m = re.search(r"total=(\d+)", text)
     return int(m.group(1)) if m else 0
+
+
+def _psi_avg(s: dict[str, dict[str, str]], line: str, avg: str) -> float:
+    """The cgroup's running average `avg` of `line` at the replay's end, in percent
+    (kernel/sched/psi.c's avg10/60/300, folded every 2 s)."""
+    text = s.get("memory.pressure", {}).get(line, "")
+    m = re.search(rf"{avg}=([0-9.]+)", text)
+    return float(m.group(1)) if m else 0.0
 
 
 def _frames(replay: dict[str, str], memory_max: int, pages: int) -> dict[str, int]:
