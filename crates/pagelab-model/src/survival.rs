@@ -30,16 +30,36 @@ pub fn unreached(x: f64) -> f64 {
     1.0 + x * (-1.0 / x).exp_m1()
 }
 
-/// The mean time out x [cycles] at which [`unreached`] is `s`, for 0 < s < 1 (bisection on
-/// ln x; g falls from 1 to 0 as x grows).
+/// The mean time out x [cycles] at which [`unreached`] is `s`, for 0 < s < 1: on ln x, where
+/// g falls from 1 to 0 as x grows, by a bracketing secant (the Illinois rule).
 pub fn cycles_for(s: f64) -> f64 {
+    let f = |y: f64| unreached(y.exp()) - s;
     let (mut lo, mut hi) = (-30.0f64, 30.0f64);
-    for _ in 0..60 {
-        let mid = 0.5 * (lo + hi);
-        if unreached(mid.exp()) > s {
-            lo = mid;
+    let (mut f_lo, mut f_hi) = (f(lo), f(hi));
+    let mut side = 0i8;
+    for _ in 0..200 {
+        if hi - lo <= 1e-13 {
+            break;
+        }
+        let y = lo - f_lo * (hi - lo) / (f_hi - f_lo);
+        let y = if y > lo && y < hi { y } else { 0.5 * (lo + hi) };
+        let fy = f(y);
+        if fy == 0.0 {
+            return y.exp();
+        }
+        // f falls with y: a positive value lies below the root.
+        if fy > 0.0 {
+            (lo, f_lo) = (y, fy);
+            if side == -1 {
+                f_hi *= 0.5;
+            }
+            side = -1;
         } else {
-            hi = mid;
+            (hi, f_hi) = (y, fy);
+            if side == 1 {
+                f_lo *= 0.5;
+            }
+            side = 1;
         }
     }
     (0.5 * (lo + hi)).exp()
@@ -163,9 +183,9 @@ mod tests {
 
     #[test]
     fn the_cycle_is_found_from_a_share() {
-        for s in [0.01, 0.2, 0.5, 0.9, 0.999] {
+        for s in [1e-6, 0.01, 0.2, 0.5, 0.9, 0.999, 1.0 - 1e-9] {
             let x = cycles_for(s);
-            assert!((unreached(x) - s).abs() < 1e-9, "{s} {x}");
+            assert!((unreached(x) - s).abs() < 1e-12, "{s} {x}");
         }
     }
 
