@@ -8,7 +8,7 @@
 //! queue). A class's demands at a population depend on the frames its programs hold:
 //!
 //! ```text
-//!   admitted a_c: the storage test Σ a_c P_c ≤ c·APAGES, interactive classes first
+//!   admitted a_c: the storage test Σ a_c P_c ≤ c·APAGES, E1 candidates before E2
 //!   frames m_c = θ P_c, θ the largest with Σ a_c R_c(θ P_c) ≤ free frames (R: a stay's
 //!         mean resident set over its references, from the lifetime pass)
 //!   faults f_c(m_c), writes w_c(m_c) from the lifetime curve (per transaction)
@@ -161,7 +161,6 @@ pub struct Twin {
     d: ServiceDemands,
     life: Vec<Lifetime>,
     stations: Vec<Station>,
-    opts: TwinOptions,
     /// The window the means are taken over [s] (`None`: stationary).
     window: Option<(f64, f64)>,
     /// The paging queue and the open loads where the last subsystem solve ended.
@@ -174,8 +173,8 @@ pub struct Twin {
     /// last level's fixed point ended [s] (reading `twin-drop-survival`).
     drops: DropOuts,
     wait: RefCell<Waits>,
-    /// Each class's share of processor time in Q1 stays [1].
-    phi: Vec<f64>,
+    /// The load controller's storage test.
+    admission: Admission,
 }
 
 const CPU: usize = 0;
@@ -214,19 +213,18 @@ impl Twin {
         ];
         let ns = stations.len();
         let drops = DropOuts::new(&d, &life);
-        let phi = d.classes.iter().map(|c| q1_share(&d, c)).collect();
+        let admission = Admission::new(&d, opts.mpl_limit);
         Twin {
             d,
             life,
             stations,
-            opts,
             window,
             warm: RefCell::new((0.0, vec![0.0; ns])),
             queues: RefCell::new(Vec::new()),
             settled: RefCell::new(Vec::new()),
             drops,
             wait: RefCell::new(Waits::default()),
-            phi,
+            admission,
         }
     }
 
@@ -234,74 +232,6 @@ impl Twin {
     fn pageable(&self, mpl: f64) -> f64 {
         let f = f64::from(self.d.frames) - f64::from(self.d.shared_pages);
         (f - mpl - f64::from(self.d.free_target_extra)).max(1.0)
-    }
-
-    /// Users of each class admitted from `pop` by the load controller, or by a fixed MPL
-    /// limit. The storage test admits while the projections ([`Twin::projection`]) fit in
-    /// c·APAGES, E1 candidates (a think's or a write's end) before E2 (a slice's end).
-    fn admitted(&self, pop: &[f64], proj: &[f64]) -> Vec<f64> {
-        let total: f64 = pop.iter().sum();
-        if total <= 0.0 {
-            return pop.to_vec();
-        }
-        // An empty set admits its head whatever its projection.
-        let floor = 1.0_f64.min(total) / total;
-        if let Some(limit) = self.opts.mpl_limit {
-            let s = (limit / total).clamp(floor, 1.0);
-            return pop.iter().map(|p| p * s).collect();
-        }
-        let apages = f64::from(self.d.frames) - f64::from(self.d.shared_pages);
-        // VM/370 projects from the resident set at page reads, which cannot exceed a user's
-        // share of storage: a crowded set's projections shrink to that share.
-        let share = if self.d.desirable_rate.is_none() {
-            self.d.overcommit * apages / total
-        } else {
-            f64::INFINITY
-        };
-        // E1 candidates before E2 (reading `twin-eligible-priority`): a class's users inside
-        // are E1 and E2 candidates as its processor time is Q1's and Q2's.
-        let room = self.d.overcommit * apages;
-        let want = |e1: bool| -> f64 {
-            (0..pop.len())
-                .map(|c| {
-                    let phi = if e1 { self.phi[c] } else { 1.0 - self.phi[c] };
-                    pop[c] * phi * proj[c].min(share)
-                })
-                .sum()
-        };
-        let e1 = want(true);
-        let s1 = (room / e1.max(1e-9)).min(1.0);
-        let s2 = ((room - e1).max(0.0) / want(false).max(1e-9)).min(1.0);
-        let a: Vec<f64> = (0..pop.len())
-            .map(|c| pop[c] * (self.phi[c] * s1 + (1.0 - self.phi[c]) * s2))
-            .collect();
-        let n: f64 = a.iter().sum();
-        if n < floor * total {
-            return pop.iter().map(|p| p * floor).collect();
-        }
-        a
-    }
-
-    /// The storage a stay of class `c` is projected to need [frames]: its working set under
-    /// VM/370; under CP-67, the storage at which it would page at the desirable rate per
-    /// CPU second (bard §12; `load_control/cp67_scheduler.rs`), read off its lifetime curve:
-    /// there the start of [`Twin::settle`]'s fixed point.
-    fn projection(&self, c: usize) -> f64 {
-        let l = &self.life[c];
-        let Some(rate) = self.d.desirable_rate else {
-            return l.working_set.max(1.0);
-        };
-        let cpu: f64 = self.d.classes[c]
-            .commands
-            .iter()
-            .map(|k| k.probability * k.cpu_s)
-            .sum();
-        let allowed = rate * cpu;
-        l.points
-            .iter()
-            .find(|p| p.faults <= allowed)
-            .map_or(l.working_set, |p| f64::from(p.frames))
-            .max(1.0)
     }
 
     /// Per-class demands at each station, and the frames and faults behind them, with `a`
@@ -346,7 +276,7 @@ impl Twin {
                 + w * (sup.sio_s + sup.interrupt_s + sup.page_s)
                 + sup.dispatch_s * (1.0 + vio + writes + f);
             let per_copy = |k: usize| 1.0 / f64::from(self.stations[k].copies);
-            let q1 = self.phi[ci];
+            let q1 = self.admission.q1_share(ci);
             let mut row = vec![0.0; self.stations.len()];
             row[CPU] = cpu * q1;
             row[CPU_Q2] = cpu * (1.0 - q1);
@@ -399,10 +329,12 @@ impl Twin {
     /// The storage test's projections with `pop` inside, and the users it admits. Under CP-67
     /// a projection is the scheduler's estimate at the frames the stays get (reading
     /// `twin-cp67-estimate`), so the test and the split are iterated to a fixed point: bard
-    /// §12's load feedback. Otherwise it is [`Twin::projection`].
+    /// §12's load feedback. Otherwise it is [`Admission::projection`].
     fn settle(&self, pop: &[f64], counts: &[u32]) -> (Vec<f64>, Vec<f64>) {
-        let mut proj: Vec<f64> = (0..pop.len()).map(|c| self.projection(c)).collect();
-        let mut a = self.admitted(pop, &proj);
+        let mut proj: Vec<f64> = (0..pop.len())
+            .map(|c| self.admission.projection(&self.life[c], c))
+            .collect();
+        let mut a = self.admission.admitted(pop, &proj);
         if self
             .life
             .iter()
@@ -415,7 +347,7 @@ impl Twin {
         // Started where the last population's fixed point ended (a neighbour's, as a rule).
         if self.settled.borrow().len() == proj.len() {
             proj.clone_from(&self.settled.borrow());
-            a = self.admitted(pop, &proj);
+            a = self.admission.admitted(pop, &proj);
         }
         for _ in 0..PASSES {
             let free = self.pageable(a.iter().sum());
@@ -428,7 +360,7 @@ impl Twin {
                 moved = moved.max((next - *p).abs());
                 *p = next;
             }
-            a = self.admitted(pop, &proj);
+            a = self.admission.admitted(pop, &proj);
             if moved < 1e-4 * cap {
                 break;
             }
@@ -699,28 +631,6 @@ impl Twin {
     }
 }
 
-/// The share of class `c`'s processor time spent in Q1: the first stay's slice of each
-/// transaction, E[min(T, Q1 slice)] over its commands' CPU demands T (exponential or fixed,
-/// as the spec says); the rest is in Q2 stays.
-fn q1_share(d: &ServiceDemands, c: &pagelab_sys::demands::ClassDemand) -> f64 {
-    let s1 = d.slices_s[0];
-    let (mut q1, mut all) = (0.0, 0.0);
-    for k in &c.commands {
-        let in_q1 = if k.exponential && k.cpu_s > 0.0 {
-            k.cpu_s * (1.0 - (-s1 / k.cpu_s).exp())
-        } else {
-            k.cpu_s.min(s1)
-        };
-        q1 += k.probability * in_q1;
-        all += k.probability * k.cpu_s;
-    }
-    if all > 0.0 {
-        q1 / all
-    } else {
-        1.0
-    }
-}
-
 /// The open loads at each station after a pass of the closed level `s`: the write-backs, a
 /// device at most 98 % busy with them (past that the closed level stalls); and on the Q2
 /// processors the Q1 load, since Q1 stays are dispatched first and take the processor back
@@ -788,7 +698,9 @@ pub fn solve(
         .collect()
 }
 
+mod admission;
 mod growth;
+use admission::Admission;
 mod waits;
 use waits::Waits;
 #[cfg(test)]
