@@ -139,6 +139,11 @@ impl<'o> System<'o> {
         pagelab_core::kernel::run(kernel_impl::VmRun::new(self), progress)
     }
 
+    /// The in-queue slice of `u`'s stay [ns].
+    fn stay_slice_ns(&self, u: u32) -> u64 {
+        self.dispatch.stay_slice_ns(u, self.users[u as usize].queue)
+    }
+
     fn next_burst_end(&self) -> (u32, Tick) {
         self.dispatch.next_burst_end()
     }

@@ -142,6 +142,12 @@ impl Dispatcher {
         self.slices_ns[queue as usize]
     }
 
+    /// User `u` joins the eligible list waiting for `queue`: VM/SP's deadline for it.
+    pub(super) fn on_eligible(&mut self, ctx: &Ctx, u: u32, queue: Queue) {
+        let slice = self.slice_ns(queue);
+        self.vmsp.on_eligible(ctx, u, queue, slice);
+    }
+
     /// The in-queue slice of user `u` in `queue` [ns]: its queue's (Q2's when out of queue),
     /// times `vmsp.q3_slices` in Q3.
     pub(super) fn stay_slice_ns(&self, u: u32, queue: Option<Queue>) -> u64 {

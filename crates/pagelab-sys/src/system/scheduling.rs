@@ -47,7 +47,8 @@ impl System<'_> {
         let now = self.ctx.now;
         self.users[u as usize].enter(s, now);
         if s == UState::Eligible && old != UState::Eligible {
-            self.vmsp_eligible(u);
+            let queue = self.users[u as usize].wants;
+            self.dispatch.on_eligible(&self.ctx, u, queue);
         }
     }
 
@@ -114,7 +115,10 @@ impl System<'_> {
     /// Offers the eligible users to the load controller and carries out its admissions: each
     /// admitted user's stay begins, it is made ready and, with page swapping, swapped in.
     pub(super) fn admit(&mut self) {
-        let order = self.eligible_order();
+        let order = self
+            .dispatch
+            .vmsp
+            .admission_order(&self.sched.e1, &self.sched.e2);
         let actions = self.sched.decide_admissions(&self.users, order);
         for a in &actions {
             let LoadAction::Admit { user, queue } = *a;

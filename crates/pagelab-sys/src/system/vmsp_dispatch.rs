@@ -16,10 +16,10 @@
 //! is set when the user joins the eligible list and kept until it is admitted.
 
 use super::ctx::Ctx;
-use super::System;
 use crate::load_control::Queue;
 use crate::vmsp_spec::{VmspDispatch, VmspSpec};
 use pagelab_core::Tick;
+use std::collections::VecDeque;
 
 /// The dispatcher's books, one entry per user.
 pub(super) struct VmspBooks {
@@ -82,39 +82,15 @@ impl VmspBooks {
         self.deadline[i] = ctx.now + Tick(bias);
     }
 
-    /// Puts `order` (the eligible users, Q1 waiters first) in the order admission considers
-    /// them: earliest deadline first with `vmsp.dispatch = "deadline"`, else as it is.
-    pub(super) fn order(&self, order: &mut [u32]) {
+    /// The eligible users (`e1` waiting for Q1, `e2` for Q2) in the order admission
+    /// considers them: earliest deadline first with `vmsp.dispatch = "deadline"`, else every
+    /// Q1 waiter before any Q2 waiter, each list in its order.
+    pub(super) fn admission_order(&self, e1: &VecDeque<u32>, e2: &VecDeque<u32>) -> Vec<u32> {
+        let mut order: Vec<u32> = e1.iter().chain(e2.iter()).copied().collect();
         if self.settings.dispatch == VmspDispatch::Deadline {
             let d = &self.deadline;
             order.sort_by_key(|&u| d[u as usize]); // stable: ties keep list order
         }
-    }
-}
-
-impl System<'_> {
-    /// The in-queue slice of `u`'s stay [ns].
-    pub(super) fn stay_slice_ns(&self, u: u32) -> u64 {
-        self.dispatch.stay_slice_ns(u, self.users[u as usize].queue)
-    }
-
-    /// `u` joins the eligible list: VM/SP's deadline for it.
-    pub(super) fn vmsp_eligible(&mut self, u: u32) {
-        let queue = self.users[u as usize].wants;
-        let slice = self.dispatch.slice_ns(queue);
-        self.dispatch.vmsp.on_eligible(&self.ctx, u, queue, slice);
-    }
-
-    /// The eligible users in the order admission considers them.
-    pub(super) fn eligible_order(&self) -> Vec<u32> {
-        let mut order: Vec<u32> = self
-            .sched
-            .e1
-            .iter()
-            .chain(self.sched.e2.iter())
-            .copied()
-            .collect();
-        self.dispatch.vmsp.order(&mut order);
         order
     }
 }
@@ -157,14 +133,14 @@ mod tests {
         // (deadline 2.15 s). VM/370 offers the Q1 waiter first; fair share, the earlier deadline.
         for (extra, first) in [("", 1), ("[vmsp]\ndispatch = \"deadline\"\n", 0)] {
             let mut sys = System::build(&spec(extra), 3, None).unwrap();
-            sys.users[0].wants = Queue::Q2;
-            sys.vmsp_eligible(0);
+            sys.dispatch.on_eligible(&sys.ctx, 0, Queue::Q2);
             sys.sched.e2.push_back(0);
             sys.ctx.now = Tick::from_secs_f64(1.9);
-            sys.users[1].wants = Queue::Q1;
-            sys.vmsp_eligible(1);
+            sys.dispatch.on_eligible(&sys.ctx, 1, Queue::Q1);
             sys.sched.e1.push_back(1);
-            assert_eq!(sys.eligible_order()[0], first, "{extra}");
+            let (e1, e2) = (&sys.sched.e1, &sys.sched.e2);
+            let order = sys.dispatch.vmsp.admission_order(e1, e2);
+            assert_eq!(order[0], first, "{extra}");
         }
     }
 
