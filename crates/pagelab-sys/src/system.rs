@@ -40,7 +40,6 @@ use crate::page_swap::PageSwap;
 use crate::spec::{ClassSpec, ProgramSpec, ScriptOrder, SystemSpec};
 use crate::supply::{FrameSupply, Supply};
 use crate::workload::{think_time, Program, TraceOpener};
-use crate::zswap::Zswap;
 use pagelab_core::random::exponential;
 use pagelab_core::{Rng, RngStreams, Tick};
 use pagelab_trace::Run;

@@ -43,7 +43,7 @@ impl System<'_> {
         self.check_users()?;
         self.check_slots()?;
         self.check_swap_sets()?;
-        self.check_zswap()?;
+        self.paging.check_zswap(&self.mem)?;
         self.check_counters()
     }
 

@@ -60,8 +60,12 @@ impl System<'_> {
         let v = match faults.page_in(ctx, &mut st, &users[u], w, f) {
             Given::Joined(v) => v,
             Given::Mapped(m) => {
-                if self.zswap_load(w, m.owner, m.page, m.frame) {
-                    return;
+                let (ctx, mem, reclaim) = (&mut self.ctx, &mut self.mem, &mut self.reclaim);
+                if self
+                    .paging
+                    .zswap_load(ctx, mem, reclaim, (m.owner, m.page), m.frame)
+                {
+                    return self.fault_done(w, true);
                 }
                 let (faults, ctx, mut st, users) = self.fault_parts();
                 faults.fetch(ctx, &mut st, &mut users[u], m)
@@ -83,7 +87,10 @@ impl System<'_> {
             let Some(v) = faults.next_victim(ctx, &mut st, users, &mut sel)? else {
                 break;
             };
-            if self.zswap_store(v.frame)? {
+            if self
+                .paging
+                .zswap_store(&mut self.ctx, &mut self.mem, self.seed, v.frame)?
+            {
                 continue;
             }
             let (faults, ctx, mut st, _) = self.fault_parts();

@@ -29,7 +29,8 @@ impl System<'_> {
         let d = last.since(&self.monitor.warm_sample);
         let cpus = self.monitor.cpus;
         let mut metrics = monitor::summary_metrics(&d, cpus, self.monitor.users);
-        self.zswap_metrics(&mut metrics, d.time_s);
+        self.paging
+            .zswap_metrics(&mut metrics, d.time_s, self.monitor.frames);
         pressure_average_metrics(&self.monitor.pressure, &mut metrics);
         self.readahead_metrics(&mut metrics, d.time_s);
         let intervals = monitor::interval_table(&self.monitor.samples, cpus, self.monitor.frames);

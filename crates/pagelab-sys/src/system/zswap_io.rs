@@ -1,23 +1,36 @@
 //! The compressed page pool in the event loop ([`crate::zswap`]): SELECT's page-outs stored
 //! in the pool, faults served from it, and its oldest pages written back when it is full. The
 //! pool's rules are zswap's, shared with the trace replay of Linux
-//! (`pagelab_trace::linux::zswap`); what they cost in time and I/O is here.
+//! (`pagelab_trace::linux::zswap`); what they cost in time and I/O is here, in handlers on
+//! [`Paging`] (which owns the pool) called with the context and memory. The fault path asks
+//! them between its steps (paging.rs).
 
-use super::*;
+use super::ctx::Ctx;
+use super::paging_io::Paging;
+use super::reclaim::Reclaim;
 use crate::device::{IoOp, PageIo, SlotAddr};
+use crate::error::SysError;
+use crate::memory::{FrameState, Memory, NONE};
 use crate::monitor::{put_metric, Metric};
-use crate::zswap::StoreVerdict;
+use crate::zswap::{StoreVerdict, Zswap};
+use std::collections::BTreeMap;
 
-impl System<'_> {
+impl Paging {
     /// Stores the page of victim frame `f` in the pool instead of writing it: the page takes
     /// its swap slot now (Linux's `add_to_swap` before `zswap_store`) and its frame is free at
     /// once. `false` (nothing done) without a pool, or when the pool refuses: at its cap or
     /// not yet back to its threshold (then the shrink worker writes back), the page larger
     /// than a page compressed, or no free frame for the pool to grow (`reject_alloc_fail`).
-    pub(super) fn zswap_store(&mut self, f: u32) -> Result<bool, SysError> {
-        let fr = self.mem.frames[f as usize];
-        let seed = self.seed;
-        let Some(z) = self.paging.zswap.as_mut() else {
+    /// `seed` is the run's, which draws the pages' compressed lengths.
+    pub(super) fn zswap_store(
+        &mut self,
+        ctx: &mut Ctx,
+        mem: &mut Memory,
+        seed: u64,
+        f: u32,
+    ) -> Result<bool, SysError> {
+        let fr = mem.frames[f as usize];
+        let Some(z) = self.zswap.as_mut() else {
             return Ok(false);
         };
         let len = z.length_of(seed, fr.owner, fr.page);
@@ -26,7 +39,7 @@ impl System<'_> {
             StoreVerdict::Full { shrink } => {
                 z.c.rejects += 1;
                 if shrink {
-                    self.zswap_shrink_worker()?;
+                    self.zswap_shrink_worker(ctx, mem)?;
                 }
                 return Ok(false);
             }
@@ -36,68 +49,74 @@ impl System<'_> {
             }
         }
         if z.frames_with(len) as usize > z.frames.len() {
-            match self.mem.take_for_pool() {
-                Some(pf) => self.zswap_mut().frames.push(pf),
+            match mem.take_for_pool() {
+                Some(pf) => z.frames.push(pf),
                 None => {
-                    self.zswap_mut().c.rejects_alloc += 1;
+                    z.c.rejects_alloc += 1;
                     return Ok(false);
                 }
             }
         }
-        let pte = *self.mem.pte_mut(fr.owner, fr.page);
+        let pte = *mem.pte_mut(fr.owner, fr.page);
         if pte.slot != NONE {
-            self.paging.io.release_slot(SlotAddr {
+            self.io.release_slot(SlotAddr {
                 dev: pte.dev,
                 slot: pte.slot,
             });
         }
-        let (addr, _) = self.paging.page_out_slot()?;
-        self.paging
-            .give_slot(&mut self.mem, fr.owner, fr.page, addr);
+        let (addr, _) = self.page_out_slot()?;
+        self.give_slot(mem, fr.owner, fr.page, addr);
         let z = self.zswap_mut();
         z.insert(fr.owner, fr.page, len);
         z.c.stores += 1;
         z.c.zero_filled += u64::from(len == 0);
         let cost = (z.spec.compress_us * 1e3).round() as u64;
-        self.ctx.sup_debt_ns += cost;
-        self.mem.unmap(f);
-        self.mem.put_free(f);
+        ctx.sup_debt_ns += cost;
+        mem.unmap(f);
+        mem.put_free(f);
         Ok(true)
     }
 
-    /// Serves the fault of waiter `w` on `(owner, idx)` from the pool into frame `f` (mapped
-    /// already, page-in state): resident at once and changed, the entry gone, the frames the
-    /// pool no longer needs freed. `false` when the page is not in the pool.
-    pub(super) fn zswap_load(&mut self, w: u32, owner: u32, idx: u32, f: u32) -> bool {
-        let Some(z) = self.paging.zswap.as_mut() else {
+    /// Serves a fault on `(owner, idx)` from the pool into frame `f` (mapped already, page-in
+    /// state): resident at once and changed, the entry gone, the frames the pool no longer
+    /// needs freed. `false` when the page is not in the pool; when `true`, the fault is
+    /// resolved (System makes its waiter ready).
+    pub(super) fn zswap_load(
+        &mut self,
+        ctx: &mut Ctx,
+        mem: &mut Memory,
+        reclaim: &mut Reclaim,
+        (owner, idx): (u32, u32),
+        f: u32,
+    ) -> bool {
+        let Some(z) = self.zswap.as_mut() else {
             return false;
         };
         if !z.remove(owner, idx) {
             return false;
         }
         z.c.loads += 1;
-        self.ctx.sup_debt_ns += (z.spec.decompress_us * 1e3).round() as u64;
-        self.zswap_shrink();
-        self.mem.set_state(f, FrameState::Resident);
-        self.mem.frames[f as usize].changed = true;
-        self.reclaim.steal.reused(f);
-        self.fault_done(w, true);
+        ctx.sup_debt_ns += (z.spec.decompress_us * 1e3).round() as u64;
+        self.zswap_shrink(mem);
+        mem.set_state(f, FrameState::Resident);
+        mem.frames[f as usize].changed = true;
+        reclaim.steal.reused(f);
         true
     }
 
     /// The shrink worker (`shrink_worker`): the pool's oldest pages written back to the slots
     /// they kept at store, decompressed, one page-out each, until the pool is at or below its
     /// accept threshold or holds no page with bytes.
-    fn zswap_shrink_worker(&mut self) -> Result<(), SysError> {
+    fn zswap_shrink_worker(&mut self, ctx: &mut Ctx, mem: &mut Memory) -> Result<(), SysError> {
         while let Some((owner, page)) = self.zswap_mut().next_writeback() {
             let z = self.zswap_mut();
             z.c.writebacks += 1;
             let cost = (z.spec.decompress_us * 1e3).round() as u64;
-            self.ctx.sup_debt_ns += cost + self.ctx.cost.page;
-            let pte = *self.mem.pte_mut(owner, page);
+            ctx.sup_debt_ns += cost + ctx.cost.page;
+            let pte = *mem.pte_mut(owner, page);
             let addr = if pte.slot == NONE {
-                let (addr, _) = self.paging.page_out_slot()?;
-                self.paging.give_slot(&mut self.mem, owner, page, addr);
+                let (addr, _) = self.page_out_slot()?;
+                self.give_slot(mem, owner, page, addr);
                 addr
             } else {
                 SlotAddr {
@@ -105,40 +124,39 @@ impl System<'_> {
                     slot: pte.slot,
                 }
             };
-            self.ctx.c.page_writes += 1.0;
+            ctx.c.page_writes += 1.0;
             let mut one = vec![PageIo {
                 op: IoOp::Write,
                 slot: addr.slot,
                 frame: NONE,
-                queued: self.ctx.now,
+                queued: ctx.now,
             }];
-            self.paging
-                .submit_group(&mut self.ctx, addr.dev as usize, &mut one);
+            self.submit_group(ctx, addr.dev as usize, &mut one);
         }
-        self.zswap_shrink();
+        self.zswap_shrink(mem);
         Ok(())
     }
 
     /// Returns to the free list the frames the pool's pages no longer need.
-    fn zswap_shrink(&mut self) {
-        let Some(z) = self.paging.zswap.as_mut() else {
+    fn zswap_shrink(&mut self, mem: &mut Memory) {
+        let Some(z) = self.zswap.as_mut() else {
             return;
         };
         let need = z.frames_needed() as usize;
         while z.frames.len() > need {
             let pf = z.frames.pop().expect("more frames than needed");
-            self.mem.put_free(pf);
+            mem.put_free(pf);
         }
     }
 
     fn zswap_mut(&mut self) -> &mut Zswap {
-        self.paging.zswap.as_mut().expect("the pool is configured")
+        self.zswap.as_mut().expect("the pool is configured")
     }
 
     /// The pool's books against storage: its frames are the frames in pool state.
-    pub(super) fn check_zswap(&self) -> Result<(), String> {
-        let held = self.mem.pool_len();
-        match &self.paging.zswap {
+    pub(super) fn check_zswap(&self, mem: &Memory) -> Result<(), String> {
+        let held = mem.pool_len();
+        match &self.zswap {
             None if held == 0 => Ok(()),
             None => Err(format!("{held} frames in pool state without a pool")),
             Some(z) => {
@@ -154,12 +172,13 @@ impl System<'_> {
         }
     }
 
-    /// The pool's metrics since the warm-up (none without a pool).
-    pub(super) fn zswap_metrics(&self, m: &mut BTreeMap<String, Metric>, time_s: f64) {
-        let Some(z) = &self.paging.zswap else { return };
-        let w = self.paging.zswap_warm;
+    /// The pool's metrics since the warm-up (none without a pool), over `time_s` [s] on
+    /// `frames` of storage.
+    pub(super) fn zswap_metrics(&self, m: &mut BTreeMap<String, Metric>, time_s: f64, frames: u32) {
+        let Some(z) = &self.zswap else { return };
+        let w = self.zswap_warm;
         let t = time_s.max(f64::MIN_POSITIVE);
-        let frames = f64::from(self.monitor.frames);
+        let frames = f64::from(frames);
         let rate = |now: u64, then: u64| (now - then) as f64 / t;
         for (name, value, unit, what) in [
             (
@@ -248,7 +267,8 @@ mod tests {
             let f = sys.mem.take_free().unwrap();
             sys.mem.map(0, page, f, FrameState::Resident);
             sys.mem.frames[f as usize].changed = true;
-            let stored = sys.zswap_store(f).unwrap();
+            let (ctx, mem) = (&mut sys.ctx, &mut sys.mem);
+            let stored = sys.paging.zswap_store(ctx, mem, sys.seed, f).unwrap();
             assert_eq!(stored, page < 6, "page {page}: the pool's cap is 6 frames");
             if stored {
                 let pte = *sys.mem.pte_mut(0, page);
