@@ -19,12 +19,12 @@
 //! as after any fault); a read-ahead page counts as a hit if it was referenced before its frame
 //! was taken back, as a miss if not (Linux's swap_ra / swap_ra_hit).
 
-use super::*;
-use crate::device::SlotAddr;
-use crate::memory::Memory;
+use crate::device::{PagingIo, SlotAddr};
+use crate::memory::{Memory, NONE};
 use crate::monitor::{put_metric, Metric};
 use crate::spec::{ReadaheadKind, ReadaheadWindow};
 use crate::survival::Mark;
+use std::collections::BTreeMap;
 
 mod window;
 use window::{ClusterWindow, VmaWindow, VMA_ORDER_CEILING};
@@ -222,13 +222,10 @@ impl Readahead {
     }
 }
 
-impl System<'_> {
-    /// The readahead's metrics since the warm-up (none without readahead).
-    pub(super) fn readahead_metrics(&self, m: &mut BTreeMap<String, Metric>, time_s: f64) {
-        let Some(ra) = &self.paging.readahead else {
-            return;
-        };
-        let [n, hits, misses] = [0, 1, 2].map(|i| (ra.c[i] - ra.warm[i]) as f64);
+impl Readahead {
+    /// The readahead's metrics since the warm-up, over `time_s` [s].
+    pub(super) fn metrics(&self, m: &mut BTreeMap<String, Metric>, time_s: f64) {
+        let [n, hits, misses] = [0, 1, 2].map(|i| (self.c[i] - self.warm[i]) as f64);
         let t = time_s.max(f64::MIN_POSITIVE);
         put_metric(
             m,
@@ -248,7 +245,7 @@ impl System<'_> {
             "%",
             "Read-ahead pages referenced before their frame was taken back, per read-ahead page taken back.",
         );
-        if let Some(a) = &ra.adaptive {
+        if let Some(a) = &self.adaptive {
             let [n, pages] = [0, 1].map(|i| (a.w[i] - a.warm[i]) as f64);
             put_metric(
                 m,

@@ -32,7 +32,9 @@ impl System<'_> {
         self.paging
             .zswap_metrics(&mut metrics, d.time_s, self.monitor.frames);
         pressure_average_metrics(&self.monitor.pressure, &mut metrics);
-        self.readahead_metrics(&mut metrics, d.time_s);
+        if let Some(ra) = &self.paging.readahead {
+            ra.metrics(&mut metrics, d.time_s);
+        }
         let intervals = monitor::interval_table(&self.monitor.samples, cpus, self.monitor.frames);
         let users = self.user_rows();
         let mut all = Vec::new();
