@@ -1,11 +1,12 @@
 //! Paging as System carries it out: a fault, the frame it waits for, the page-in it starts,
-//! and SELECT replenishing the free list. The fault path's books and handlers are
+//! SELECT replenishing the free list, and the paging devices' events ([`IoVerdict`]). The fault path's books and handlers are
 //! [`Faults`]'s (faults.rs); here its verdicts become the waiter's state (a guest's pseudo
 //! fault its own, guest_hooks.rs), and the compressed pool (zswap_io.rs) is asked between its
 //! steps: for a faulting page's copy before it is read, for a victim's page before it is
 //! written.
 
 use super::faults::{FaultVerdict, Faults, Given, PageIn, Storage};
+use super::paging_io::IoVerdict;
 use super::*;
 
 impl System<'_> {
@@ -133,5 +134,39 @@ impl System<'_> {
             .guest
             .on_pseudo_page_arrived(&mut self.ctx, usr, on_cpu, front);
         self.guest_moves(u, mv);
+    }
+
+    /// Device `d`'s channel program is done: its pages, then their waiters.
+    pub(super) fn handle_io_complete(&mut self, d: usize) -> Result<(), SysError> {
+        let marks = &self.reclaim.survival.marks;
+        let v = self
+            .paging
+            .on_io_complete(&mut self.ctx, &mut self.mem, marks, d);
+        self.carry_out_io(v)
+    }
+
+    /// A step of the channel program on exposure `k` of device `d`.
+    pub(super) fn handle_exposure(&mut self, d: usize, k: usize) -> Result<(), SysError> {
+        let marks = &self.reclaim.survival.marks;
+        let v = self
+            .paging
+            .on_exposure(&mut self.ctx, &mut self.mem, marks, d, k);
+        self.carry_out_io(v)
+    }
+
+    /// Carries out a device event's verdict: the waiters of the pages that came in run (a
+    /// guest's pseudo fault ends), then the users waiting for a frame are served.
+    fn carry_out_io(&mut self, v: IoVerdict) -> Result<(), SysError> {
+        match v {
+            IoVerdict::Pending => Ok(()),
+            IoVerdict::Finished => {
+                let wakes = std::mem::take(&mut self.paging.wakes);
+                for &w in &wakes {
+                    self.fault_done(w, false);
+                }
+                self.paging.wakes = wakes;
+                self.pump_memory()
+            }
+        }
     }
 }

@@ -2,12 +2,12 @@
 //! sets, zswap, readahead) and its own handlers, called with the context: submitting page reads and
 //! writes to the paging devices, the devices' events, and the pages of a finished channel
 //! program. Making the waiters of those pages ready is the dispatcher's and the guests'
-//! business: the handlers name them in an [`IoVerdict`] and [`System`] carries it out.
+//! business: the handlers name them in an [`IoVerdict`] and [`System`](super::System) carries it
+//! out (paging.rs).
 
 use super::ctx::Ctx;
-use super::{readahead, Event, System};
+use super::{readahead, Event};
 use crate::device::{DeviceStep, IoOp, PageIo, PagingIo, SlotAddr};
-use crate::error::SysError;
 use crate::memory::{FrameState, Memory, NONE};
 use crate::page_swap::PageSwap;
 use crate::spec::SystemSpec;
@@ -224,42 +224,6 @@ impl Paging {
         if mem.frames[f as usize].state == FrameState::PageOut {
             mem.unmap(f);
             mem.put_free(f);
-        }
-    }
-}
-
-impl System<'_> {
-    /// Device `d`'s channel program is done: its pages, then their waiters.
-    pub(super) fn handle_io_complete(&mut self, d: usize) -> Result<(), SysError> {
-        let marks = &self.reclaim.survival.marks;
-        let v = self
-            .paging
-            .on_io_complete(&mut self.ctx, &mut self.mem, marks, d);
-        self.carry_out_io(v)
-    }
-
-    /// A step of the channel program on exposure `k` of device `d`.
-    pub(super) fn handle_exposure(&mut self, d: usize, k: usize) -> Result<(), SysError> {
-        let marks = &self.reclaim.survival.marks;
-        let v = self
-            .paging
-            .on_exposure(&mut self.ctx, &mut self.mem, marks, d, k);
-        self.carry_out_io(v)
-    }
-
-    /// Carries out a device event's verdict: the waiters of the pages that came in run (a
-    /// guest's pseudo fault ends), then the users waiting for a frame are served.
-    fn carry_out_io(&mut self, v: IoVerdict) -> Result<(), SysError> {
-        match v {
-            IoVerdict::Pending => Ok(()),
-            IoVerdict::Finished => {
-                let wakes = std::mem::take(&mut self.paging.wakes);
-                for &w in &wakes {
-                    self.fault_done(w, false);
-                }
-                self.paging.wakes = wakes;
-                self.pump_memory()
-            }
         }
     }
 }
