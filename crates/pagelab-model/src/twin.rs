@@ -43,9 +43,11 @@
 //! set and a crowded one), the means are over the run's window rather than stationary
 //! ([`crate::metastable`]).
 //!
-//! **What it leaves out** (and the simulator has): the Q1/Q2 slices' drops and the eligible
-//! list's order, the scan's stealing from users in queue beyond the memory split, RPS misses,
-//! the storage test's damped projections.
+//! **What it leaves out** (and the simulator has): the eligible lists' FIFO order and their
+//! head-of-line blocking, and that E1's priority only orders admissions (the twin's holds at
+//! every instant, so an admitted E2 stay can lose its storage: docs/model.md, "E1 before
+//! E2"); the scan's stealing from users in queue beyond the memory split, RPS misses, the
+//! storage test's damped projections.
 
 use crate::lifetime::Lifetime;
 use crate::lifetime::Survival;
