@@ -229,7 +229,11 @@ impl<'o> System<'o> {
                     self.guest_moves(u, mv);
                     continue;
                 }
-                self.run_burst(ci, u, slice)?;
+                let (mem, reclaim) = (&mut self.mem, &mut self.reclaim);
+                let refs = Refs::of(mem, reclaim, &self.faults, u, self.dispatch.reference_ps);
+                let usr = &mut self.users[u as usize];
+                self.dispatch
+                    .run_burst(&mut self.ctx, ci, slice, usr, refs, self.opener)?;
                 break;
             }
         }
@@ -463,6 +467,7 @@ mod virtual_io;
 mod vmsp_dispatch;
 mod zswap_io;
 
+use burst::Refs;
 use cp_spool::CpSpool;
 use ctx::Ctx;
 use dispatcher::Dispatcher;

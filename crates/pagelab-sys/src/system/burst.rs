@@ -83,29 +83,32 @@ impl Refs<'_> {
     }
 }
 
-impl System<'_> {
-    /// Processor `ci` runs user `u` (whose in-queue slice is `slice` [ns]), over memory's
-    /// frames and reclaim's books.
-    pub(super) fn run_burst(&mut self, ci: usize, u: u32, slice: u64) -> Result<(), SysError> {
-        let tell_supply = self.reclaim.supply.wants_references();
-        let refs = Refs {
-            own: &self.mem.live[u as usize],
-            shared: &self.mem.live[self.faults.shared_owner as usize],
-            shared_pages: self.faults.shared_pages,
-            shared_owner: self.faults.shared_owner,
-            frames: &mut self.mem.frames,
-            marks: &mut self.reclaim.survival.marks,
+impl<'a> Refs<'a> {
+    /// User `u`'s view for a burst: its frames and the shared segment's in memory, the
+    /// survival marks and, when it ranks references, the frame supply (reclaim's books).
+    #[inline]
+    pub(super) fn of(
+        mem: &'a mut Memory,
+        reclaim: &'a mut Reclaim,
+        faults: &Faults,
+        u: u32,
+        reference_ps: u64,
+    ) -> Refs<'a> {
+        let tell_supply = reclaim.supply.wants_references();
+        Refs {
+            own: &mem.live[u as usize],
+            shared: &mem.live[faults.shared_owner as usize],
+            shared_pages: faults.shared_pages,
+            shared_owner: faults.shared_owner,
+            frames: &mut mem.frames,
             mark: Mark {
                 user: u,
-                at: self.reclaim.survival.essential[u as usize],
+                at: reclaim.survival.essential[u as usize],
             },
-            supply: tell_supply
-                .then_some((&mut self.reclaim.supply, &mut self.reclaim.supply_refs)),
-            reference_ps: self.dispatch.reference_ps,
-        };
-        let usr = &mut self.users[u as usize];
-        self.dispatch
-            .run_burst(&mut self.ctx, ci, slice, usr, refs, self.opener)
+            marks: &mut reclaim.survival.marks,
+            supply: tell_supply.then_some((&mut reclaim.supply, &mut reclaim.supply_refs)),
+            reference_ps,
+        }
     }
 }
 
