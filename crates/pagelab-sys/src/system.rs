@@ -477,7 +477,7 @@ use monitor_books::{MonitorBooks, Occupancy};
 use paging_io::Paging;
 use reclaim::Reclaim;
 use scheduler::Scheduler;
-use users::{Boundary, ClassRt, Cpu, Outcome, UState, User, N_USTATES};
+use users::{Boundary, ClassRt, Cpu, Outcome, UState, User};
 use virtual_io::VirtualIo;
 
 #[cfg(test)]

@@ -58,48 +58,8 @@ impl System<'_> {
     }
 
     pub(super) fn handle_think_ended(&mut self, u: u32) {
-        let now = self.ctx.now;
         let usr = &mut self.users[u as usize];
-        let cl = &mut self.classes[usr.class as usize];
-        let cmd_i = match cl.spec.order {
-            ScriptOrder::Cycle => (usr.n_txn % cl.spec.commands.len() as u64) as usize,
-            ScriptOrder::Random => {
-                let total = *cl.cum_weight.last().unwrap_or(&1.0);
-                let x = usr.rng.gen::<f64>() * total;
-                cl.cum_weight
-                    .iter()
-                    .position(|&w| x < w)
-                    .unwrap_or(cl.cum_weight.len() - 1)
-            }
-        };
-        let cmd = &cl.spec.commands[cmd_i];
-        let demand_ms = if cmd.exponential {
-            exponential(&mut usr.rng, cmd.cpu_ms)
-        } else {
-            cmd.cpu_ms
-        };
-        let demand_ns = ((demand_ms * 1e6).round() as u64).max(1);
-        let (v, w) = (cmd.vio as usize, cmd.console_writes as usize);
-        usr.boundaries.clear();
-        // Spread terminal writes evenly among the VIOs (Bresenham).
-        for k in 0..(v + w) {
-            let console = (k + 1) * w / (v + w) > k * w / (v + w);
-            usr.boundaries.push(if console {
-                Boundary::Console
-            } else {
-                Boundary::Vio
-            });
-        }
-        usr.next_boundary = 0;
-        usr.seg_ns = (demand_ns / (v + w + 1) as u64).max(1);
-        usr.seg_left_ns = usr.seg_ns;
-        usr.console_ms = cmd.console_write_ms;
-        usr.went_q2 = false;
-        usr.txn_start = now;
-        usr.split_ns = [0; N_USTATES];
-        usr.since = now;
-        usr.start_transaction(cmd.set_fraction);
-        usr.wants = Queue::Q1;
+        usr.begin_transaction(&self.classes[usr.class as usize], self.ctx.now);
         self.set_state(u, UState::Eligible);
         self.dispatch.vmsp.on_transaction_started(u);
         let mut st = Storage {

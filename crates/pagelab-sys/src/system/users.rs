@@ -130,6 +130,51 @@ impl User {
         self.since = self.since.max(now);
     }
 
+    /// A think has ended at `now`: the next command of class `cl`'s script (in turn, or drawn
+    /// by its weights), its CPU demand, its VIOs and terminal writes spread evenly over it, and
+    /// the transaction's books started; the user wants Q1.
+    pub(super) fn begin_transaction(&mut self, cl: &ClassRt, now: Tick) {
+        let cmd_i = match cl.spec.order {
+            ScriptOrder::Cycle => (self.n_txn % cl.spec.commands.len() as u64) as usize,
+            ScriptOrder::Random => {
+                let total = *cl.cum_weight.last().unwrap_or(&1.0);
+                let x = self.rng.gen::<f64>() * total;
+                cl.cum_weight
+                    .iter()
+                    .position(|&w| x < w)
+                    .unwrap_or(cl.cum_weight.len() - 1)
+            }
+        };
+        let cmd = &cl.spec.commands[cmd_i];
+        let demand_ms = if cmd.exponential {
+            exponential(&mut self.rng, cmd.cpu_ms)
+        } else {
+            cmd.cpu_ms
+        };
+        let demand_ns = ((demand_ms * 1e6).round() as u64).max(1);
+        let (v, w) = (cmd.vio as usize, cmd.console_writes as usize);
+        self.boundaries.clear();
+        // Spread terminal writes evenly among the VIOs (Bresenham).
+        for k in 0..(v + w) {
+            let console = (k + 1) * w / (v + w) > k * w / (v + w);
+            self.boundaries.push(if console {
+                Boundary::Console
+            } else {
+                Boundary::Vio
+            });
+        }
+        self.next_boundary = 0;
+        self.seg_ns = (demand_ns / (v + w + 1) as u64).max(1);
+        self.seg_left_ns = self.seg_ns;
+        self.console_ms = cmd.console_write_ms;
+        self.went_q2 = false;
+        self.txn_start = now;
+        self.split_ns = [0; N_USTATES];
+        self.since = now;
+        self.start_transaction(cmd.set_fraction);
+        self.wants = Queue::Q1;
+    }
+
     /// A transaction begins with `fraction` of the working set in play. Runs a locality model
     /// drew ahead belong to the last transaction's localities and are dropped, so this one
     /// starts in its own (TETZ "Working set considerations": the set spans transactions, the
