@@ -171,9 +171,9 @@ pub struct Twin {
     queues: RefCell<Vec<Vec<f64>>>,
     /// CP-67's projections where the last fixed point of [`Twin::settle`] ended.
     settled: RefCell<Vec<f64>>,
-    /// The classes' drops inside their transactions, and the wait to be readmitted where the
-    /// last level's fixed point ended [s] (reading `twin-drop-survival`).
+    /// The classes' drops inside their transactions (reading `twin-drop-survival`).
     drops: DropOuts,
+    /// The wait to be readmitted after a drop, at each level of the memory level [s].
     wait: RefCell<Waits>,
     /// The load controller's storage test.
     admission: Admission,
