@@ -22,6 +22,7 @@ mod estimate;
 pub mod lifetime;
 pub mod metastable;
 pub mod mva;
+mod secant;
 pub mod survival;
 pub mod swapping;
 pub mod twin;

@@ -15,6 +15,7 @@
 //! dropped at one, and the wait to be readmitted), then keeps s_drop = max(s_think, g(τ/C)).
 
 use crate::lifetime::{Lifetime, Survival};
+use crate::secant;
 use pagelab_sys::demands::ServiceDemands;
 use std::cell::Cell;
 
@@ -33,36 +34,16 @@ pub fn unreached(x: f64) -> f64 {
 /// The mean time out x [cycles] at which [`unreached`] is `s`, for 0 < s < 1: on ln x, where
 /// g falls from 1 to 0 as x grows, by a bracketing secant (the Illinois rule).
 pub fn cycles_for(s: f64) -> f64 {
-    let f = |y: f64| unreached(y.exp()) - s;
-    let (mut lo, mut hi) = (-30.0f64, 30.0f64);
-    let (mut f_lo, mut f_hi) = (f(lo), f(hi));
-    let mut side = 0i8;
-    for _ in 0..200 {
-        if hi - lo <= 1e-13 {
-            break;
-        }
-        let y = lo - f_lo * (hi - lo) / (f_hi - f_lo);
-        let y = if y > lo && y < hi { y } else { 0.5 * (lo + hi) };
-        let fy = f(y);
-        if fy == 0.0 {
-            return y.exp();
-        }
-        // f falls with y: a positive value lies below the root.
-        if fy > 0.0 {
-            (lo, f_lo) = (y, fy);
-            if side == -1 {
-                f_hi *= 0.5;
-            }
-            side = -1;
-        } else {
-            (hi, f_hi) = (y, fy);
-            if side == 1 {
-                f_lo *= 0.5;
-            }
-            side = 1;
-        }
+    // s − g(e^y) rises with y.
+    let f = |y: f64| s - unreached(y.exp());
+    let (lo, hi) = (-30.0f64, 30.0f64);
+    let (lo, hi) = secant::bracket(f, (lo, f(lo)), (hi, f(hi)), |lo, hi| hi - lo <= 1e-13, 200);
+    // An end met exactly is the root.
+    if f(lo) == 0.0 {
+        lo.exp()
+    } else {
+        (0.5 * (lo + hi)).exp()
     }
-    (0.5 * (lo + hi)).exp()
 }
 
 /// The share of a program's pages that outlives a drop of mean `tau` [s] inside its

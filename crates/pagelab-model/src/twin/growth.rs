@@ -2,6 +2,7 @@
 //! `twin-stay-occupancy`).
 
 use crate::lifetime::{Lifetime, Survival};
+use crate::secant;
 
 /// How far the stays may grow, as a multiple θ of their projections `proj`: the largest
 /// at which the `a` stays' mean resident sets fit the `free` frames, Σ a_c R_c(θ P_c) ≤
@@ -23,38 +24,19 @@ pub(super) fn theta(life: &[Lifetime], (a, proj): (&[f64], &[f64]), free: f64, w
     }
     // held is increasing and piecewise linear in θ: a bracketing secant (the Illinois
     // rule) meets it in a few evaluations where halving took sixty.
-    let (mut lo, mut hi) = (lo, hi);
-    let (mut f_lo, mut f_hi) = (held(lo) - free, held(hi) - free);
+    let (f_lo, f_hi) = (held(lo) - free, held(hi) - free);
     if f_lo > 0.0 {
         return lo;
     }
-    let mut side = 0i8;
-    for _ in 0..100 {
-        if hi - lo <= 1e-12 * hi || f_lo == 0.0 {
-            break;
-        }
-        let mid = (lo - f_lo * (hi - lo) / (f_hi - f_lo)).clamp(lo, hi);
-        let mid = if mid <= lo || mid >= hi {
-            0.5 * (lo + hi)
-        } else {
-            mid
-        };
-        let f = held(mid) - free;
-        if f <= 0.0 {
-            (lo, f_lo) = (mid, f);
-            if side == -1 {
-                f_hi *= 0.5;
-            }
-            side = -1;
-        } else {
-            (hi, f_hi) = (mid, f);
-            if side == 1 {
-                f_lo *= 0.5;
-            }
-            side = 1;
-        }
-    }
-    lo
+    let f = |t: f64| held(t) - free;
+    secant::bracket(
+        f,
+        (lo, f_lo),
+        (hi, f_hi),
+        |lo, hi| hi - lo <= 1e-12 * hi,
+        100,
+    )
+    .0
 }
 
 #[cfg(test)]
