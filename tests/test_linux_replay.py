@@ -19,6 +19,8 @@ KEYS = {
     "zswap_rejected",
     "zswap_written_back",
     "reclaims",
+    "memstall_swapouts",
+    "memstall_swapins",
 }
 
 

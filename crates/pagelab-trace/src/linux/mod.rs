@@ -21,6 +21,11 @@
 //! (mm/memory.c `do_swap_page`), so `page_cluster` has no effect there, the slot is freed
 //! at swap-in and every later eviction writes the page again. The swap cache and readahead of
 //! other devices are not modelled (see `docs/policies/linux-replay.md`).
+//!
+//! Memory stalls (kernel/sched/psi.c: a task between `psi_memstall_enter` and `_leave` is
+//! `TSK_MEMSTALL`): the replay counts the events that happen inside one, the pages the cgroup's
+//! reclaim writes (`memstall_swapouts`) and the swap-ins of `PG_workingset` pages
+//! (`memstall_swapins`); `pagelab.linux.prediction` times them with the fitted guest clock.
 
 pub mod memcg;
 pub mod tlb;
@@ -148,6 +153,13 @@ pub struct LinuxCounters {
     pub zswap_written_back: u64,
     /// Cgroup reclaims run (`try_to_free_mem_cgroup_pages` calls).
     pub reclaims: u64,
+    /// Pages the cgroup's reclaims wrote to the swap device themselves: inside the memory
+    /// stall around the reclaim (mm/memcontrol.c `try_charge_memcg`). zswap's writebacks are
+    /// not among them: its shrink worker writes them, outside the cgroup.
+    pub memstall_swapouts: u64,
+    /// Swap-ins of a page its refault marked `PG_workingset`: read inside a memory stall
+    /// (mm/page_io.c `swap_readpage` in 6.1, `swap_read_folio` in 6.12).
+    pub memstall_swapins: u64,
 }
 
 const UNTOUCHED: u8 = 0;
@@ -180,6 +192,12 @@ impl Lists {
         match self {
             Lists::TwoList(l) => l.reclaim(n, out, c),
             Lists::Mglru(l) => l.reclaim(n, out, c),
+        }
+    }
+    fn is_workingset(&self, p: u32) -> bool {
+        match self {
+            Lists::TwoList(l) => l.is_workingset(p),
+            Lists::Mglru(l) => l.is_workingset(p),
         }
     }
     fn flush_stats(&mut self, c: &Workingset) {
@@ -286,6 +304,11 @@ impl Replay {
                     self.c.pswpin += 1;
                 }
                 self.fault_in(page)?;
+                // do_swap_page: the refault (`workingset_refault`) runs before the read, and
+                // the read of a `PG_workingset` page is a memory stall (mm/page_io.c).
+                if self.lists.is_workingset(page) {
+                    self.c.memstall_swapins += 1;
+                }
                 // A write fault maps it writable and dirty; a read fault read-only (6.1);
                 // 6.12 maps an exclusive page writable but clean on a read fault.
                 self.writable[i] = write || self.is_6_12;
@@ -357,7 +380,9 @@ impl Replay {
     }
 
     /// `try_to_free_mem_cgroup_pages(memcg, 1)`: at least `SWAP_CLUSTER_MAX` pages; each
-    /// evicted page is stored in zswap or written to the device, and uncharged.
+    /// evicted page is stored in zswap or written to the device, and uncharged. The caller,
+    /// `try_charge_memcg`, runs it inside a memory stall (mm/memcontrol.c), so its writes are
+    /// stalled time; brd writes in the submitter.
     fn reclaim(&mut self) {
         self.c.reclaims += 1;
         let mut out = std::mem::take(&mut self.victims);
@@ -377,6 +402,7 @@ impl Replay {
                 self.state[v as usize] = IN_ZSWAP;
             } else {
                 self.c.pswpout += 1;
+                self.c.memstall_swapouts += 1;
                 self.state[v as usize] = ON_DEVICE;
             }
             self.writable[v as usize] = false;

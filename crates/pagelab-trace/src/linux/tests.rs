@@ -249,3 +249,56 @@ fn the_first_write_after_a_read_swap_in_walks() {
         assert_eq!(r.c.minor_faults - minor, wp_fault, "{kernel:?}");
     }
 }
+
+/// Memory stalls counted by hand: 33 pages written at 32 frames, then pages 0, 1 and 2 read.
+/// The 33rd page's charge fails, and its reclaim (inside `try_charge_memcg`'s stall) writes
+/// pages to the device: under MGLRU the 32 pages of the oldest generation, all of them. Pages
+/// 0-2 then refault in a fault with min_seq where it was at their eviction, so each gets
+/// `PG_workingset` (`lru_gen_refault`) and its read is a stall (mm/page_io.c). The two lists
+/// never activated a page, so their refaults restore nothing and no read stalls.
+#[test]
+fn memory_stalls_counted_by_hand() {
+    let mut refs = writes(&(0..33).collect::<Vec<_>>());
+    refs.extend([(0, false), (1, false), (2, false)]);
+    for kernel in [Kernel::V6_1, Kernel::V6_12] {
+        for lru_gen in [false, true] {
+            let p = LinuxParams {
+                kernel,
+                lru_gen,
+                ..LinuxParams::default()
+            };
+            let c = replay(&refs, 32, &p).unwrap();
+            let what = format!("{kernel:?} lru_gen {lru_gen}");
+            assert_eq!((c.reclaims, c.major_faults), (1, 3), "{what}");
+            assert_eq!(c.memstall_swapouts, c.pswpout, "{what}");
+            assert_eq!(c.memstall_swapins, c.workingset_restore_anon, "{what}");
+            if lru_gen {
+                assert_eq!((c.memstall_swapouts, c.memstall_swapins), (32, 3), "{what}");
+            } else {
+                assert_eq!(c.memstall_swapins, 0, "{what}");
+            }
+        }
+    }
+}
+
+/// With zswap, only the pages the reclaim itself writes to the device stall it: 1,000 pages
+/// evicted into a pool capped at 200 zbud pages (6.1) are first stored (no device write), then
+/// rejected at the cap and written by the reclaim, while the shrink worker's writebacks run
+/// outside the cgroup.
+#[test]
+fn zswap_writebacks_are_no_stall_of_the_cgroup() {
+    let p = LinuxParams {
+        zswap: Some(ZswapParams {
+            total_ram_pages: 1000,
+            compressed_bytes: 100,
+            max_pool_percent: 20,
+            accept_threshold_percent: 90,
+            zpool: None,
+        }),
+        ..LinuxParams::default()
+    };
+    let c = replay(&writes(&(0..1100).collect::<Vec<_>>()), 100, &p).unwrap();
+    assert!(c.zswap_written_back > 0 && c.zswap_rejected > 0, "{c:?}");
+    assert_eq!(c.memstall_swapouts, c.pswpout - c.zswap_written_back);
+    assert_eq!(c.memstall_swapouts, c.zswap_rejected);
+}

@@ -157,6 +157,12 @@ impl Mglru {
         self.young[page as usize] = true;
     }
 
+    /// `PG_workingset` of a resident page: set by a refault in a fault (`lru_gen_refault`),
+    /// cleared by `folio_update_gen` and `folio_inc_gen`.
+    pub fn is_workingset(&self, page: u32) -> bool {
+        self.workingset[page as usize]
+    }
+
     /// The fault maps `page` young and adds it (`folio_add_lru` sets `PG_active` in a fault, so
     /// `lru_gen_add_folio` puts it in max_seq). A swap-in with a shadow is a refault
     /// (`lru_gen_refault`): 6.1 counts it only if min_seq has not moved since the eviction,

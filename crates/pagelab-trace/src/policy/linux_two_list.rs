@@ -164,6 +164,12 @@ impl TwoList {
         self.young[page as usize] = true;
     }
 
+    /// `PG_workingset` of a resident page: set by a restore (`workingset_refault`) or a
+    /// deactivation.
+    pub fn is_workingset(&self, page: u32) -> bool {
+        self.workingset[page as usize]
+    }
+
     /// The fault maps `page` with a young PTE and adds it to a list. A new page goes to the
     /// inactive list (`folio_add_lru_vma`, anon since 5.9). A swap-in with a shadow entry is a
     /// refault (`workingset_refault`): counted; if its distance (`nonresident_age` now minus at
