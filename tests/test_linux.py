@@ -270,3 +270,35 @@ def test_the_guest_tlb_is_a_predict_option(loop_trace):
     linux.predict(loop_trace, memory_max="2M", lru_gen="off", tlb="none")
     with pytest.raises(PagelabError, match="--tlb 100: expected a power of two"):
         linux.predict(loop_trace, memory_max="2M", tlb=100)
+
+
+def test_memory_pressure_is_the_stall_events_on_the_fitted_clock():
+    """33 pages written at 32 frames, then pages 0-2 read, under MGLRU: one reclaim writes the
+    32 pages of the oldest generation inside the charge's stall, and the three refaults in a
+    fault get PG_workingset, so their reads stall too (counted by hand in linux/tests.rs). The
+    prediction is those events on the fitted clock; some = full (one task); none with zswap."""
+    from pagelab import _core
+    from pagelab.linux import prediction
+
+    refs = [(p, True) for p in range(33)] + [(p, False) for p in range(3)]
+    for kernel in ("6.1", "6.12"):
+        c = _core.linux_replay(refs, 32, kernel=kernel, lru_gen=True)
+        assert (c["reclaims"], c["memstall_swapouts"], c["memstall_swapins"]) == (1, 32, 3)
+        law = prediction.clock(kernel)
+        want = round((32 * law["per_swapout_s"] + 3 * law["per_major_fault_s"]) * 1e6)
+        assert want > 0
+        got = prediction.psi(c, knobs.knobs(kernel, "8M", "on"))
+        assert got == {"psi_some_us": want, "psi_full_us": want}
+    on = knobs.knobs("6.1", "8M", "on", zswap="on")
+    assert prediction.psi(c, on) == {"psi_some_us": None, "psi_full_us": None}
+
+
+def test_predict_prints_the_memory_pressure(loop_trace):
+    got = subprocess.run(
+        [sys.executable, "-m", "pagelab", "linux", "predict", str(loop_trace),
+         "--memory-max", "2M", "--format", "json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    rec = json.loads(got.stdout)
+    assert rec["psi_some_us"] == rec["psi_full_us"] > 0
+    assert isinstance(rec["psi_some_us"], int)

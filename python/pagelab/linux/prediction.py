@@ -25,6 +25,9 @@ lists then read the memcg counters as the 2-s periodic flusher last left them, a
 phase no run can know, so the prediction replays at `PHASES` of its period and reports the run
 whose major faults are the median of them. It is 6.12's reading of its source, not the default:
 see docs/policies/linux-replay.md for what it gives.
+
+**Memory pressure** (`psi`): the cgroup's memory PSI totals, as the time the replay spends
+inside a memory stall, timed with the same fitted clock (fitted to replay times, never to PSI).
 """
 
 from __future__ import annotations
@@ -108,6 +111,7 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     counters["frames"] = limit - replayer
     counters["overhead_pages"] = knobs.memory_max // PAGE - counters["frames"]
+    counters.update(psi(counters, knobs))
     return {
         **counters,
         "kernel": {"series": knobs.kernel},
@@ -133,6 +137,30 @@ def clock(kernel: str) -> dict[str, float] | None:
     if fitted is None:
         return None
     return {k: fitted[k] for k in ("per_touch_s", "per_major_fault_s", "per_swapout_s")}
+
+
+def psi(counters: dict[str, Any], knobs: Knobs) -> dict[str, int | None]:
+    """The cgroup's memory PSI totals [us]: the time its task spends in a memory stall
+    (kernel/sched/psi.c `TSK_MEMSTALL`, between `psi_memstall_enter` and `_leave`), as the sum
+    over the replay's stall events of the fitted guest clock's cost of each:
+    - a page the cgroup's reclaim writes to the device, `per_swapout_s`: mm/memcontrol.c
+      `try_charge_memcg` runs `try_to_free_mem_cgroup_pages` inside a stall, and brd writes
+      in the submitter (memory.max's own reclaim, `memory_max_write`, is outside one);
+    - a swap-in of a `PG_workingset` page, `per_major_fault_s`: mm/page_io.c `swap_readpage`
+      (6.1) and `swap_read_folio` (6.12) read such a page inside a stall.
+    A reclaim that writes nothing, and touches, cost nothing on this clock. `some` is time
+    with any task stalled (`PSI_MEM_SOME`), `full` with every running task stalled
+    (`PSI_MEM_FULL`); the replayer is the cgroup's one task, so the two are equal. The clock is
+    fitted to the kernel's replay times, never to PSI; it has no cost for a zswap store or
+    load, so with zswap there is no prediction (None).
+    """
+    law = clock(knobs.kernel)
+    if law is None or knobs.zswap is not None:
+        return {"psi_some_us": None, "psi_full_us": None}
+    stall_s = (counters["memstall_swapouts"] * law["per_swapout_s"]
+               + counters["memstall_swapins"] * law["per_major_fault_s"])  # fmt: skip
+    us = round(stall_s * 1e6)
+    return {"psi_some_us": us, "psi_full_us": us}
 
 
 def _model(
