@@ -15,6 +15,12 @@ reclaim (`pagelab_trace::linux`). Rows are `predicted`: nothing in the models wa
 these numbers. The summary gives, per kind of trace, kernel and list, the median |error|
 against the kernel's median and the share of cells inside the kernel's min-max range widened
 by 15 %.
+
+The memory pressure (the cgroup's memory PSI total `psi_some_us`, equal to `psi_full_us` with
+one task) is set beside the kernel's the same way, per cell and summarised: pagelab's is the
+replay's stall events on the guest clock fitted to the kernel's replay times
+(`pagelab.linux.prediction.psi`), never to PSI; zswap cells have none.
+`python -m pagelab.reproductions.linux_validation` prints that summary alone.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ TITLE = (
 )
 
 TABLE = "major faults"
+PSI_TABLE = "memory pressure (PSI some total)"
 #: The range band of the must-show: the kernel's own min-max range widened by 15 %.
 WIDEN = 0.15
 
@@ -67,6 +74,7 @@ def run(ctx: Context) -> None:
     ref = reference()
     chosen = ref["cells"] if ctx.full else _smoke(ref["cells"])
     errors: dict[tuple[str, str], list[tuple[float, bool]]] = {}
+    psi_errors: dict[tuple[str, str], list[tuple[float, bool]]] = {}
     for entry in chosen:
         cell = grid.Cell(**entry["cell"])
         label = _label(entry)
@@ -94,6 +102,12 @@ def run(ctx: Context) -> None:
             err = abs(pred["major_faults"] - kernel) / kernel
             ok = inside(pred["major_faults"], lo, hi)
             errors.setdefault((KINDS[cell.kind], group), []).append((err, ok))
+        psi = psi_error(entry, pred)
+        if psi is not None:
+            ctx.row(PSI_TABLE, label, cell.setting, pred["psi_some_us"],
+                    paper=entry["median"]["psi_some_us"], unit="us")  # fmt: skip
+            if cell.kind != "claim":
+                psi_errors.setdefault((KINDS[cell.kind], group), []).append(psi)
     _claims(ctx, chosen)
     _periodic_flush(ctx, chosen)
     _figure(ctx, chosen)
@@ -102,6 +116,48 @@ def run(ctx: Context) -> None:
                 100 * statistics.median(e for e, _ in errs), unit="%", role="ours")  # fmt: skip
         ctx.row("summary", f"{kind}: cells inside the kernel's range widened by 15 %", group,
                 100 * sum(ok for _, ok in errs) / len(errs), unit="%", role="ours")  # fmt: skip
+    for (kind, group), errs in sorted(psi_errors.items()):
+        median, share = summarize(errs)
+        ctx.row(f"{PSI_TABLE}: summary", f"{kind}: median |error| against the kernel's median",
+                group, median, unit="%", role="ours")  # fmt: skip
+        ctx.row(f"{PSI_TABLE}: summary", f"{kind}: cells inside the kernel's range widened by "
+                "15 %", group, share, unit="%", role="ours")  # fmt: skip
+
+
+def psi_error(entry: dict[str, Any], pred: dict[str, Any]) -> tuple[float, bool] | None:
+    """The predicted memory PSI total's |error| against the kernel's median, and whether it is
+    inside the kernel's range widened by WIDEN; None where either side has none."""
+    kernel, got = entry["median"].get("psi_some_us"), pred.get("psi_some_us")
+    if not kernel or got is None:
+        return None
+    lo, hi = entry["range"]["psi_some_us"]
+    return abs(got - kernel) / kernel, inside(got, lo, hi)
+
+
+def summarize(errs: list[tuple[float, bool]]) -> tuple[float, float]:
+    """(median |error|, share of cells in the widened range), both in percent."""
+    return (100 * statistics.median(e for e, _ in errs),
+            100 * sum(ok for _, ok in errs) / len(errs))  # fmt: skip
+
+
+def psi_summary() -> dict[tuple[str, str], tuple[float, float, int]]:
+    """Per kind of trace and (kernel, list): the predicted memory PSI total against the
+    kernel's over every cell of the reference the kernel did not kill (zswap cells have no
+    prediction): (median |error| [%], cells in the widened range [%], cells)."""
+    errs: dict[tuple[str, str], list[tuple[float, bool]]] = {}
+    for entry in reference()["cells"]:
+        cell = grid.Cell(**entry["cell"])
+        if cell.kind == "claim" or sum(entry["runs"].get("oom_killed", [])):
+            continue
+        try:
+            pred = _predict(entry["cell"], entry["memory_max"])
+        except PagelabError:
+            continue
+        e = psi_error(entry, pred)
+        if e is not None:
+            group = f"{cell.kernel} {'MGLRU' if cell.lru_gen else 'two-list'}"
+            errs.setdefault((KINDS[cell.kind], group), []).append(e)
+    return {k: (*summarize(v), len(v)) for k, v in sorted(errs.items())}
 
 
 #: How the summary names each kind of cell.
@@ -215,3 +271,9 @@ def _smoke(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
     keep = ("bzip2", "loop2400", "unif3000", "loop1200")
     return [c for c in cells if c["cell"]["program"] in keep
             and not c["cell"].get("zswap") and not c["cell"].get("page_cluster")]  # fmt: skip
+
+
+if __name__ == "__main__":
+    for (kind, group), (median, share, n) in psi_summary().items():
+        print(f"{kind:<20} {group:<14} {n:>3} cells  median |error| {median:5.1f} %  "
+              f"in range {share:5.1f} %")  # fmt: skip
