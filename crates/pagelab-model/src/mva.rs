@@ -128,9 +128,10 @@ pub fn schweitzer_visits(
 }
 
 /// As [`schweitzer_visits`], the iteration started from `queues` (each class's queue at each
-/// station where a neighbouring solve ended, scaled to its population here; an even spread
-/// where it is empty), which are left where this one ends. The answer is the same fixed
-/// point to the iteration's tolerance, reached in fewer steps.
+/// station where a neighbouring solve ended, scaled to its population here, or with a think
+/// time kept up to it; an even spread where it is empty), which are left where this one
+/// ends. The answer is the same fixed point to the iteration's tolerance, reached in fewer
+/// steps from a near one.
 pub fn schweitzer_from(
     stations: &[Station],
     d: &[Vec<f64>],
@@ -138,14 +139,31 @@ pub fn schweitzer_from(
     (n, z): (&[f64], &[f64]),
     queues: &mut Vec<Vec<f64>>,
 ) -> Solution {
+    schweitzer_counted(stations, d, v, (n, z), queues).0
+}
+
+/// The largest change of a class's queue in a sweep, over its population (at least 1), at
+/// which Schweitzer's iteration stops [1].
+const TOLERANCE: f64 = 1e-8;
+
+/// As [`schweitzer_from`], with the sweeps the iteration took [count].
+fn schweitzer_counted(
+    stations: &[Station],
+    d: &[Vec<f64>],
+    v: Option<&[Vec<f64>]>,
+    (n, z): (&[f64], &[f64]),
+    queues: &mut Vec<Vec<f64>>,
+) -> (Solution, u32) {
     let (nc, ns) = (n.len(), stations.len());
-    let mut qc = start_queues(stations, n, queues);
+    let mut qc = start_queues(stations, (n, z), queues);
     let mut x = vec![0.0; nc];
     let mut r = vec![0.0; nc];
     let burst = v.map(|v| mean_bursts(d, v));
     let own: Vec<f64> = n.iter().map(|&nc| (1.0 - 1.0 / nc).max(0.0)).collect();
     let (mut qtot, mut rk) = (vec![0.0; ns], vec![0.0; ns]);
-    for _ in 0..10_000 {
+    let mut sweeps = 0;
+    while sweeps < 10_000 {
+        sweeps += 1;
         for (k, t) in qtot.iter_mut().enumerate() {
             *t = (0..nc).map(|c| qc[c][k]).sum();
         }
@@ -187,7 +205,7 @@ pub fn schweitzer_from(
                 qc[c][k] = new;
             }
         }
-        if change < 1e-8 {
+        if change < TOLERANCE {
             break;
         }
     }
@@ -201,12 +219,17 @@ pub fn schweitzer_from(
         .collect();
     let q = (0..ns).map(|k| (0..nc).map(|c| qc[c][k]).sum()).collect();
     *queues = qc;
-    Solution { x, r, u, q }
+    (Solution { x, r, u, q }, sweeps)
 }
 
 /// Each class's queues to start from: `queues` scaled to the populations `n`, or `n` spread
-/// evenly over the stations' copies.
-fn start_queues(stations: &[Station], n: &[f64], queues: &[Vec<f64>]) -> Vec<Vec<f64>> {
+/// evenly over the stations' copies. A class that thinks (z > 0) keeps the customers its
+/// queues hold, at most `n`: the rest are at their terminals.
+fn start_queues(
+    stations: &[Station],
+    (n, z): (&[f64], &[f64]),
+    queues: &[Vec<f64>],
+) -> Vec<Vec<f64>> {
     let ns = stations.len();
     let weight: f64 = stations
         .iter()
@@ -222,7 +245,11 @@ fn start_queues(stations: &[Station], n: &[f64], queues: &[Vec<f64>]) -> Vec<Vec
                 .map(|(v, s)| v * f64::from(s.copies))
                 .sum();
             if held > 0.0 && q.len() == ns {
-                qc[c] = q.iter().map(|v| v * n[c] / held).collect();
+                qc[c] = if z[c] > 0.0 && held <= n[c] {
+                    q.clone()
+                } else {
+                    q.iter().map(|v| v * n[c] / held).collect()
+                };
             }
         }
     }

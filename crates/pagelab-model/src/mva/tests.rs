@@ -177,3 +177,101 @@ fn exact_mva_with_one_class_is_the_single_class_recursion() {
     assert!((many.x[0] - one.x[0]).abs() < 1e-12 && (many.r[0] - one.r[0]).abs() < 1e-12);
     assert!(exact_classes(&k, &vec![vec![1.0; 3]; 3], &[400, 400, 400], &[0.0; 3]).is_none());
 }
+
+/// The largest gap between two solutions' queues, each class's over its population [1].
+fn queue_gap(a: &[Vec<f64>], b: &[Vec<f64>], n: &[f64]) -> f64 {
+    let mut gap = 0.0f64;
+    for (c, (qa, qb)) in a.iter().zip(b).enumerate() {
+        for (x, y) in qa.iter().zip(qb) {
+            gap = gap.max((x - y).abs() / n[c].max(1.0));
+        }
+    }
+    gap
+}
+
+#[test]
+fn a_warm_start_meets_the_cold_answer_and_from_its_own_fixed_point_sooner() {
+    let (k, d, n, z) = lazowska_ch7();
+    let st = one_copy_each(&k);
+    let pop: Vec<f64> = n.iter().map(|&c| f64::from(c)).collect();
+    let mut cold_q = Vec::new();
+    let (cold, cold_sweeps) = schweitzer_counted(&st, &d, None, (&pop, &z), &mut cold_q);
+    // (a) the same network's converged queues; (b) those of 2 batch jobs and 60 terminals;
+    // (c) every customer of each class at the disk.
+    let mut other = Vec::new();
+    schweitzer_from(&st, &d, None, (&[2.0, 60.0], &z), &mut other);
+    let garbage = vec![vec![0.0, 10.0], vec![0.0, 25.0]];
+    let mut sweeps = Vec::new();
+    for start in [cold_q.clone(), other, garbage] {
+        let mut q = start;
+        let (warm, s) = schweitzer_counted(&st, &d, None, (&pop, &z), &mut q);
+        // A stop at a sweep's change below TOLERANCE leaves the fixed point within a few
+        // times that when the iteration contracts fast.
+        assert!(
+            queue_gap(&q, &cold_q, &pop) < 10.0 * TOLERANCE,
+            "{q:?} {cold_q:?}"
+        );
+        for c in 0..2 {
+            assert!(
+                (warm.x[c] / cold.x[c] - 1.0).abs() < 10.0 * TOLERANCE,
+                "{warm:?}"
+            );
+        }
+        sweeps.push(s);
+    }
+    assert!(sweeps[0] < cold_sweeps, "{sweeps:?} against {cold_sweeps}");
+    assert!(
+        sweeps[0] <= 2,
+        "a converged start stops at once: {sweeps:?}"
+    );
+}
+
+#[test]
+fn a_warm_start_with_fifo_bursts_and_copies_meets_the_cold_answer() {
+    // The twin's form: three classes with no think time at a two-server CPU, two disk copies
+    // and a delay, bursts of unequal length at the CPU.
+    let st = vec![
+        Station {
+            name: "cpu".into(),
+            kind: Kind::Queue { servers: 2 },
+            copies: 1,
+        },
+        Station::queue("disk", 2),
+        Station {
+            name: "write".into(),
+            kind: Kind::Delay,
+            copies: 1,
+        },
+    ];
+    let d = vec![
+        vec![0.3, 0.1, 0.05],
+        vec![2.0, 0.4, 0.0],
+        vec![0.05, 0.2, 0.1],
+    ];
+    let v = vec![
+        vec![30.0, 0.0, 0.0],
+        vec![40.0, 0.0, 0.0],
+        vec![10.0, 0.0, 0.0],
+    ];
+    let (n, z) = ([4.0, 2.5, 12.0], [0.0; 3]);
+    let mut cold_q = Vec::new();
+    let (cold, cold_sweeps) = schweitzer_counted(&st, &d, Some(&v), (&n, &z), &mut cold_q);
+    let mut other = Vec::new();
+    schweitzer_from(&st, &d, Some(&v), (&[1.0, 9.0, 0.5], &z), &mut other);
+    let garbage = vec![vec![4.0, 0.0, 0.0]; 3];
+    for (i, start) in [cold_q.clone(), other, garbage].into_iter().enumerate() {
+        let mut q = start;
+        let (warm, s) = schweitzer_counted(&st, &d, Some(&v), (&n, &z), &mut q);
+        assert!(
+            queue_gap(&q, &cold_q, &n) < 10.0 * TOLERANCE,
+            "start {i}: {q:?}"
+        );
+        for c in 0..3 {
+            assert!(
+                (warm.x[c] / cold.x[c] - 1.0).abs() < 10.0 * TOLERANCE,
+                "start {i}"
+            );
+        }
+        assert!(i > 0 || s < cold_sweeps, "{s} against {cold_sweeps}");
+    }
+}
