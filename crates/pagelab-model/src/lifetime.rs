@@ -26,6 +26,7 @@ use pagelab_sys::TraceOpener;
 use pagelab_trace::curve::LruStack;
 use pagelab_trace::{ReferenceSource, TraceError};
 
+mod cache;
 mod pass;
 use pass::{Residency, Sums, Tally};
 
@@ -275,8 +276,9 @@ pub fn of_source(
     Ok(finish(&class.name, mix))
 }
 
-/// Every class's lifetime curve, in class order: locality programs measured from their model,
-/// trace programs from their file opened with `open`.
+/// Every class's lifetime curve, in class order: locality programs measured from their model
+/// (or kept from an earlier solve with the same inputs, [`cache`]), trace programs from their
+/// file opened with `open`.
 pub fn of_classes(
     d: &ServiceDemands,
     seed: u64,
@@ -285,7 +287,9 @@ pub fn of_classes(
     d.classes
         .iter()
         .map(|c| match (&c.locality, &c.trace, open) {
-            (Some(_), _, _) => of_locality(c, d.shared_pages, &StayRules::of(d), seed),
+            (Some(_), _, _) => {
+                cache::CURVES.of_locality(c, d.shared_pages, &StayRules::of(d), seed)
+            }
             (None, Some(path), Some(open)) => {
                 let mut src = open(std::path::Path::new(path))?;
                 of_source(c, src.as_mut(), d.reference_s)
