@@ -74,8 +74,8 @@ def first_within(losses: list[float], threshold: float) -> int:
 
 def table(results: dict) -> str:
     rows = ["| case | seed | threshold | plain: trial | surrogate: trial | plain best | "
-            "surrogate best | twin's best loss (sim) |",
-            "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+            "surrogate best | twin's best loss (sim) | wall: plain / surrogate [s] |",
+            "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     wins, sums = 0, [0, 0]
     for key, r in sorted(results.items()):
         case, seed = key.split("/")
@@ -87,7 +87,8 @@ def table(results: dict) -> str:
         sums[1] += n_s
         rows.append(
             f"| {case} | {seed} | {thr:.3g} | {n_p} | {n_s if n_s <= BUDGET else 'not reached'}"
-            f" | {min(plain):.3g} | {min(sur):.3g} | {sur[0]:.3g} |"
+            f" | {min(plain):.3g} | {min(sur):.3g} | {sur[0]:.3g}"
+            f" | {r['plain']['wall_s']:.1f} / {r['surrogate']['wall_s']:.1f} |"
         )
     rows.append(f"\nsurrogate fewer trials in {wins} of {len(results)} pairs; "
                 f"sums {sums[0]} plain, {sums[1]} surrogate")  # fmt: skip
