@@ -88,7 +88,7 @@ def main() -> None:
     ap.add_argument("--kept", action="store_true")
     ap.add_argument("--compare", action="store_true")
     args = ap.parse_args()
-    import pandas  # noqa: F401  (else the first solve imports it)
+    import pandas  # noqa: F401  (else the first solve's time includes importing it)
 
     # The calibration's first solve must be the process's first of cp67.
     kept() if args.kept else timing()
