@@ -302,3 +302,33 @@ def test_predict_prints_the_memory_pressure(loop_trace):
     rec = json.loads(got.stdout)
     assert rec["psi_some_us"] == rec["psi_full_us"] > 0
     assert isinstance(rec["psi_some_us"], int)
+
+
+def test_the_tlb_probe_reads_the_entries_off_its_curve():
+    """The replayer's probe lines (a printed guest log, measured under TCG: a TLB of 256):
+    reads stay at the speed of a hit up to 256 pages and jump at 320."""
+    from pagelab.linux import tlb_probe
+
+    text = "\n".join(
+        ["[replay]", "replay_ns 1000", "sink 3"]
+        + [f"tlb_probe {n} {ns}" for n, ns in
+           [(16, 1.7), (32, 1.6), (64, 1.7), (128, 1.8), (224, 1.6), (256, 1.7), (320, 36.5),
+            (384, 61.3), (512, 91.2), (4096, 93.1)]]
+        + ["probe_sink 0"]
+    )  # fmt: skip
+    curve = tlb_probe.parse(text)
+    assert curve[0] == (16, 1.7) and curve[-1] == (4096, 93.1) and len(curve) == 10
+    assert tlb_probe.entries(curve) == 256
+    # Twice the TLB: the jump moves with it.
+    doubled = [(n, 1.7 if n <= 512 else 40.0) for n, _ in curve]
+    assert tlb_probe.entries(doubled) == 512
+    with pytest.raises(PagelabError, match="no set of 32 pages"):
+        tlb_probe.entries([(64, 1.0)])
+
+
+def test_the_probe_is_the_replayers_fifth_argument():
+    cell = guest.Cell("touches-x", 10, 1 << 21, False, tlb_probe=True)
+    line = next(s for s in guest._cell_lines(0, cell) if "/replayer" in s)
+    assert "2097152 probe'" in line
+    plain = next(s for s in guest._cell_lines(0, guest.Cell("t", 10, 1 << 21, False)) if "/replayer" in s)
+    assert "probe" not in plain

@@ -49,6 +49,7 @@ class Cell:
     swappiness: int = 60
     zswap: str | None = None  # None, or "compressor:zpool:max_pool_percent"
     reclaim_events: bool = False  # the vmscan tracepoints on around the replay
+    tlb_probe: bool = False  # the replayer measures the TLB's entries after its loop
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,8 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         f"grep -E '{VMSTAT}' /proc/vmstat > /tmp/vmstat0",
         *(reclaim_events.guest_on() if cell.reclaim_events else []),
         "sh -c 'echo $$ > '$CG'/cgroup.procs; exec /replayer "
-        f"/{cell.name} {cell.pages} '$CG' {cell.memory_max}' > /tmp/replay 2>&1",
+        f"/{cell.name} {cell.pages} '$CG' {cell.memory_max}{' probe' if cell.tlb_probe else ''}'"
+        " > /tmp/replay 2>&1",
         "echo exit_status $? >> /tmp/replay",
         *(reclaim_events.guest_off() if cell.reclaim_events else []),
         f"echo '[cell {i}]'",

@@ -1,6 +1,6 @@
 /* The guest's replayer: touches the pages of a trace in order inside one anonymous mapping.
  *
- * Usage: replayer TOUCHES PAGES CGROUP MEMORY_MAX
+ * Usage: replayer TOUCHES PAGES CGROUP MEMORY_MAX [probe]
  *   TOUCHES  the touch list, mapped read-only from the initramfs (its pages belong to the root
  *            cgroup, so they are not charged to the one under test): a header
  *            "PLTOUCH1" u32 pages u32 reserved u64 touches, then one little-endian u32 per run
@@ -87,8 +87,33 @@ static void report(const char *cg, const char *when) {
     printf("%s_file %lld\n", when, stat_key(cg, "file"));
 }
 
+#define PROBE_PAGES 4096
+
+static void probe_tlb(void) {
+    static const unsigned sizes[] = {16, 32, 48, 64, 96, 128, 160, 192, 224, 256, 320, 384,
+                                     448, 512, 640, 768, 1024, 1536, 2048, 3072, 4096};
+    volatile unsigned char *p = mmap(NULL, (size_t)PROBE_PAGES * 4096, PROT_READ,
+                                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) { perror("probe mmap"); return; }
+    unsigned sink = 0;
+    for (unsigned i = 0; i < PROBE_PAGES; i++) sink += p[(size_t)i * 4096];
+    for (unsigned k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        unsigned n = sizes[k], rounds = 400000 / n;
+        struct timespec a, b;
+        for (unsigned i = 0; i < n; i++) sink += p[(size_t)i * 4096]; /* warm */
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        for (unsigned r = 0; r < rounds; r++)
+            for (unsigned i = 0; i < n; i++) sink += p[(size_t)i * 4096];
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+        printf("tlb_probe %u %.3f\n", n, ns / ((double)rounds * n));
+    }
+    printf("probe_sink %u\n", sink);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 5) { fprintf(stderr, "usage: replayer TOUCHES PAGES CGROUP MEMORY_MAX\n"); return 2; }
+    int probe = argc == 6 && strcmp(argv[5], "probe") == 0;
+    if (argc != 5 && !probe) { fprintf(stderr, "usage: replayer TOUCHES PAGES CGROUP MEMORY_MAX\n"); return 2; }
     int fd = open(argv[1], O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < 24) { perror(argv[1]); return 2; }
@@ -140,5 +165,6 @@ int main(int argc, char **argv) {
     printf("after_settled_current %lld\n", settled);
     report(argv[3], "after");
     printf("sink %u\n", sink);
+    if (probe) probe_tlb();
     return 0;
 }

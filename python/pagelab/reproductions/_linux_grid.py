@@ -370,12 +370,43 @@ def cell_touches(cell: Cell) -> int:
     return prepare(cell.trace).touches
 
 
+TLB_PROBE = Path(__file__).parent / "targets" / "linux-tlb-probe.json"
+
+
+def write_tlb_probe(seeds: tuple[int, ...] = (1, 2)) -> Path:
+    """The guest TLB's entries during the real programs' replays, measured by the replayer's
+    probe (`pagelab.linux.tlb_probe`), one boot order per seed; written to TLB_PROBE."""
+    from collections import Counter
+
+    from .._atomic import write_text
+    from ..linux import tlb_probe
+
+    chosen = [c for c in cells() if c.kind == "program"]
+    runs = []
+    for seed in seeds:
+        got = tlb_probe.measure(jobs_for(chosen), seed=seed)
+        runs += [{"cell": c.__dict__, "seed": seed, **g} for c, g in zip(chosen, got, strict=True)]
+    tally = Counter(str(r["entries"]) for r in runs)
+    data = {
+        "about": "Entries of the guest's TLB (QEMU's under TCG) during each replay of the real "
+        "programs' cells, measured after the loop by the replayer's probe; null where the kernel "
+        "killed the replayer. Made by `python -m pagelab.reproductions._linux_grid --probe-tlb`.",
+        "tally": dict(sorted(tally.items())),
+        "runs": runs,
+    }
+    write_text(TLB_PROBE, json.dumps(data, indent=1) + "\n")
+    return TLB_PROBE
+
+
 if __name__ == "__main__":
     import sys
 
     from .. import progress
 
     args = sys.argv[1:]
+    if "--probe-tlb" in args:
+        print(write_tlb_probe())
+        sys.exit(0)
     if "--fit-clock" in args:
         write_overhead(json.loads(REFERENCE.read_text()))
         sys.exit(0)
