@@ -263,13 +263,23 @@ def test_the_kernels_reclaim_events_beside_the_replays(loop_trace, tmp_path):
 
 
 def test_the_guest_tlb_is_a_predict_option(loop_trace):
-    """The replay runs the harness's TLB by default; `none` sets the accessed bit on every
-    reference; a size that is no power of two is refused in one line."""
-    base = linux.predict(loop_trace, memory_max="2M", lru_gen="off")
-    assert base == linux.predict(loop_trace, memory_max="2M", lru_gen="off", tlb=256)
+    """The replay runs the harness's TLB at the sizes the probe measured, weighted; one size
+    or `none` (the accessed bit set on every reference) on request; a size that is no power
+    of two is refused in one line."""
+    from pagelab.linux.prediction import MEASURED_TLB
+
+    base = linux.predict(loop_trace, memory_max="2M", lru_gen="on")
+    assert base == linux.predict(loop_trace, memory_max="2M", lru_gen="on", tlb="measured")
+    (small, w1), (large, w2) = MEASURED_TLB
+    at = {n: linux.predict(loop_trace, memory_max="2M", lru_gen="on", tlb=n) for n in (small, large)}
+    for key in ("major_faults", "pswpout", "workingset_refault_anon"):
+        mean = (at[small][key] * w1 + at[large][key] * w2) / (w1 + w2)
+        assert base[key] == round(mean), key
+    assert base["frames"] == at[small]["frames"]
     linux.predict(loop_trace, memory_max="2M", lru_gen="off", tlb="none")
-    with pytest.raises(PagelabError, match="--tlb 100: expected a power of two"):
+    with pytest.raises(PagelabError, match="--tlb 100: expected measured, a power of two"):
         linux.predict(loop_trace, memory_max="2M", tlb=100)
+
 
 
 def test_memory_pressure_is_the_stall_events_on_the_fitted_clock():

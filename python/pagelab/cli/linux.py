@@ -102,10 +102,11 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
 )
 @click.option(
     "--tlb",
-    default="256",
+    default="measured",
     show_default=True,
     help="Entries of the guest's TLB, which decides when an access sets the accessed bit "
-    "again (QEMU's under TCG: 256), or none.",
+    "again: measured (QEMU's under TCG, 256 or 512 entries a run, as the replayer's probe "
+    "found them: the replays at both, weighted), a power of two, or none.",
 )
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""

@@ -77,14 +77,16 @@ def predict(
     writes: str = "auto",
     periodic_flush: bool = False,
     reclaim_events: str | os.PathLike[str] | None = None,
-    tlb: int | str | None = 256,
+    tlb: int | str | None = "measured",
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists read the memcg counters as the 2-s periodic flusher leaves them, on the
     fitted guest clock (6.12's reading; 6.1 reads them as flushed at each reclaim either way).
     `reclaim_events` (a path; the two lists): each reclaim step written there in the shape of
     `run`'s, their totals under the record's `reclaim_events`. `tlb`: entries of the guest's
-    TLB (the harness's under TCG: 256), or "none" for an accessed bit set on every reference."""
+    TLB; "measured" (the sizes the replayer's probe found under TCG, 256 and 512, the replays
+    at each weighted by how often), a power of two, or "none" for an accessed bit set on every
+    reference."""
     from . import prediction as model
     from . import reclaim_events as events
 
@@ -109,18 +111,23 @@ def fetch(series: str) -> dict[str, str]:
     return {"series": k.series, "package": k.package, "release": k.release, "path": str(k.root)}
 
 
-def _tlb(value: Any) -> int | None:
+def _tlb(value: Any) -> tuple[tuple[int, int], ...] | None:
     from ..errors import PagelabError
+    from .prediction import MEASURED_TLB
 
     if value is None or str(value).lower() == "none":
         return None
+    if str(value).lower() == "measured":
+        return MEASURED_TLB
     try:
         n = int(value)
     except (TypeError, ValueError):
         n = 0
     if n < 1 or n & (n - 1) or n > 1 << 22:
-        raise PagelabError(f"--tlb {value}: expected a power of two up to 4194304, or none")
-    return n
+        raise PagelabError(
+            f"--tlb {value}: expected measured, a power of two up to 4194304, or none"
+        )
+    return ((n, 1),)
 
 
 def _repeats(n: Any) -> int:

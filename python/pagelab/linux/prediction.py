@@ -85,9 +85,12 @@ def touch_pairs(touches: Touches) -> list[tuple[int, bool]]:
     return [(t & 0x7FFFFFFF, t >= 0x80000000) for t in raw]
 
 
-#: Entries of the harness's guest TLB under TCG (QEMU's default, `CPU_TLB_DYN_DEFAULT_BITS`);
-#: its victims and the touch list read through it are `TlbParams::QEMU_TCG` (linux/tlb.rs).
-TLB_ENTRIES = 256
+#: The harness's guest TLB under TCG: each size QEMU gave the replayer's loop, with how often
+#: the replayer's probe found it (`reproductions/targets/linux-tlb-probe.json`, made by
+#: `python -m pagelab.reproductions._linux_grid --probe-tlb`; 224 counted as 256 and 448 as
+#: 512, the replayer's own pages taking a few slots). Its victims and the touch list read
+#: through it are `TlbParams::QEMU_TCG` (linux/tlb.rs).
+MEASURED_TLB: tuple[tuple[int, int], ...] = ((256, 92), (512, 93))
 
 
 @dataclass(frozen=True)
@@ -96,18 +99,24 @@ class Options:
 
     periodic_flush: bool = False
     events: bool = False
-    #: Entries of the guest's TLB (a power of two); None: every reference sets the bit.
-    tlb_entries: int | None = TLB_ENTRIES
+    #: The guest TLB's sizes (powers of two), each with its weight: the prediction is the
+    #: weighted mean of the replays at each. None: every reference sets the accessed bit.
+    tlb: tuple[tuple[int, int], ...] | None = MEASURED_TLB
 
 
 def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
     """The model's counters for one cell, in the instrument's record shape; with
-    `opts.events`, each reclaim step under `events` (`pagelab.linux.reclaim_events`)."""
+    `opts.events`, each reclaim step under `events` (`pagelab.linux.reclaim_events`) of the
+    replay at the TLB's first size."""
     if opts.events and knobs.lru_gen:
         raise PagelabError("--reclaim-events: recorded for the two lists only (--lru-gen off)")
     limit, replayer = layout(knobs, touches.pages)
     own = [(touches.pages + i, True) for i in range(replayer)]
-    counters = _model(own + touch_pairs(touches), limit, knobs, opts)
+    pairs = own + touch_pairs(touches)
+    sizes = [(None, 1)] if opts.tlb is None else list(opts.tlb)
+    if opts.events:
+        sizes = sizes[:1]  # the steps of one replay: the TLB's first size
+    counters = _mixed([(_model(pairs, limit, knobs, opts, n), w) for n, w in sizes])
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     counters["frames"] = limit - replayer
     counters["overhead_pages"] = knobs.memory_max // PAGE - counters["frames"]
@@ -163,15 +172,32 @@ def psi(counters: dict[str, Any], knobs: Knobs) -> dict[str, int | None]:
     return {"psi_some_us": us, "psi_full_us": us}
 
 
+def _mixed(runs: list[tuple[dict[str, Any], int]]) -> dict[str, Any]:
+    """The replays' counters weighted by their TLB sizes' counts: each number the weighted
+    mean, rounded where the replays' are whole; anything else as the first replay has it."""
+    if len(runs) == 1:
+        return runs[0][0]
+    total = sum(w for _, w in runs)
+    out = dict(runs[0][0])
+    for key, value in out.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        mean = sum(r[key] * w for r, w in runs) / total
+        out[key] = round(mean) if isinstance(value, int) else mean
+    return out
+
+
 def _model(
-    pairs: list[tuple[int, bool]], frames: int, knobs: Knobs, opts: Options
+    pairs: list[tuple[int, bool]], frames: int, knobs: Knobs, opts: Options, tlb: int | None
 ) -> dict[str, Any]:
-    """The model's counters; with the periodic flusher, the median over its `PHASES`."""
+    """The model's counters with a TLB of `tlb` entries; with the periodic flusher, the
+    median over its `PHASES`."""
     law = clock(knobs.kernel) if opts.periodic_flush and not knobs.lru_gen else None
     if law is None:
-        return _replay(pairs, frames, knobs, None, opts)
+        return _replay(pairs, frames, knobs, None, opts, tlb)
     runs = [
-        _replay(pairs, frames, knobs, {**law, "phase_s": 2.0 * share}, opts) for share in PHASES
+        _replay(pairs, frames, knobs, {**law, "phase_s": 2.0 * share}, opts, tlb)
+        for share in PHASES
     ]  # fmt: skip
     runs.sort(key=lambda r: r["major_faults"])
     return runs[len(runs) // 2]
@@ -183,6 +209,7 @@ def _replay(
     knobs: Knobs,
     law: dict[str, float] | None,
     opts: Options,
+    tlb_entries: int | None,
 ) -> dict[str, Any]:
     zswap = None
     if knobs.zswap is not None:
@@ -193,7 +220,7 @@ def _replay(
             "max_pool_percent": int(percent),
             "zpool": zpool,
         }
-    tlb = None if opts.tlb_entries is None else {"entries": opts.tlb_entries}
+    tlb = None if tlb_entries is None else {"entries": tlb_entries}
     try:
         out = _core.linux_replay(
             pairs, frames, kernel=knobs.kernel, lru_gen=knobs.lru_gen,
