@@ -271,7 +271,8 @@ def test_the_guest_tlb_is_a_predict_option(loop_trace):
     base = linux.predict(loop_trace, memory_max="2M", lru_gen="on")
     assert base == linux.predict(loop_trace, memory_max="2M", lru_gen="on", tlb="measured")
     (small, w1), (large, w2) = MEASURED_TLB
-    at = {n: linux.predict(loop_trace, memory_max="2M", lru_gen="on", tlb=n) for n in (small, large)}
+    at = {n: linux.predict(loop_trace, memory_max="2M", lru_gen="on", tlb=n)
+          for n in (small, large)}  # fmt: skip
     for key in ("major_faults", "pswpout", "workingset_refault_anon"):
         mean = (at[small][key] * w1 + at[large][key] * w2) / (w1 + w2)
         assert base[key] == round(mean), key
@@ -340,5 +341,6 @@ def test_the_probe_is_the_replayers_fifth_argument():
     cell = guest.Cell("touches-x", 10, 1 << 21, False, tlb_probe=True)
     line = next(s for s in guest._cell_lines(0, cell) if "/replayer" in s)
     assert "2097152 probe'" in line
-    plain = next(s for s in guest._cell_lines(0, guest.Cell("t", 10, 1 << 21, False)) if "/replayer" in s)
+    lines = guest._cell_lines(0, guest.Cell("t", 10, 1 << 21, False))
+    plain = next(s for s in lines if "/replayer" in s)
     assert "probe" not in plain
