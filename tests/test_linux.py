@@ -282,7 +282,6 @@ def test_the_guest_tlb_is_a_predict_option(loop_trace):
         linux.predict(loop_trace, memory_max="2M", tlb=100)
 
 
-
 def test_memory_pressure_is_the_stall_events_on_the_fitted_clock():
     """33 pages written at 32 frames, then pages 0-2 read, under MGLRU: one reclaim writes the
     32 pages of the oldest generation inside the charge's stall, and the three refaults in a
