@@ -343,3 +343,15 @@ def test_the_probe_is_the_replayers_fifth_argument():
     lines = guest._cell_lines(0, guest.Cell("t", 10, 1 << 21, False))
     plain = next(s for s in lines if "/replayer" in s)
     assert "probe" not in plain
+
+
+def test_the_touch_lists_page_tables_are_charged_as_the_loop_reads_into_them():
+    """A list of 2,000,000 entries (8 MB) read from mid-way in its first 2 MiB: its first
+    table before the loop, then one at each 2 MiB edge it crosses (1, 3, 5, 7 MiB); a list of
+    80,000 entries (320 KB) takes one."""
+    from pagelab.linux.prediction import touch_list_tables
+
+    assert touch_list_tables(2_000_000) == [0, 262_138, 786_426, 1_310_714, 1_835_002]
+    assert touch_list_tables(80_000) == [0]
+    assert touch_list_tables(262_138) == [0]  # ends at the edge: the next page is not taken
+    assert touch_list_tables(262_139) == [0, 262_138]

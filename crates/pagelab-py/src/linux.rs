@@ -20,10 +20,12 @@ use crate::{err, to_py};
 /// `reclaim_events` (the two lists, `(page, write)` pairs), returns `(counters, events)`: each
 /// reclaim step as the kernel's vmscan tracepoints report it. `tlb` is a dict of [`TlbParams`]
 /// (`entries`, `victims`, `touches_per_list_page`) or None (every reference sets the accessed
-/// bit).
+/// bit). `kernel_charges`: before each of these references (indices, ascending) the loop
+/// charges one page-table page to the cgroup.
 #[pyfunction]
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
-                    zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None))]
+                    zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None,
+                    kernel_charges=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -38,6 +40,7 @@ fn linux_replay(
     clock: Option<&Bound<'_, PyAny>>,
     reclaim_events: bool,
     tlb: Option<&Bound<'_, PyAny>>,
+    kernel_charges: Vec<u64>,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = match zswap {
         None => None,
@@ -62,6 +65,7 @@ fn linux_replay(
         zswap,
         clock,
         tlb,
+        kernel_charges,
     };
     if reclaim_events {
         // Each step of each reclaim (the two lists): a dict of the counters and the events.

@@ -6,7 +6,9 @@ Two steps, both stated and neither fitted:
    grid's runs) and of two kinds:
    - the kernel's part, never reclaimed from the cgroup: slab, kernel stack and the page tables,
      a constant per kernel plus the trace mapping's own tables, one page per 512 pages (x86-64:
-     a page-table page maps 2 MiB). memory.max less this is the model's limit.
+     a page-table page maps 2 MiB). memory.max less this is the model's limit. The touch list's
+     own tables are charged as the loop reads into each 2 MiB of it (`touch_list_tables`), so
+     they take frames from the replay as it goes.
    - the replayer's own anonymous pages (its heap, stack and data, charged before the loop):
      they sit on the same LRU as the trace's pages and are never touched during the loop, so
      the reclaim takes them first. The model starts with them charged and on the LRU, oldest.
@@ -74,6 +76,28 @@ def layout(knobs: Knobs, pages: int) -> tuple[int, int]:
     return limit, replayer
 
 
+#: Bytes one page-table page maps (x86-64: 512 eight-byte entries of 4 KiB pages).
+TABLE_SPAN = PTES_PER_PAGE * PAGE
+#: The touch list's header [bytes] (`replayer.c`: "PLTOUCH1", pages, reserved, touches).
+TOUCH_HEADER = 24
+
+
+def touch_list_tables(entries: int) -> list[int]:
+    """Before which of the touch list's entries the replayer's loop charges a page-table page:
+    the loop reads the list through a file mapping, and each 2 MiB of it that it enters takes
+    a PTE page, charged to the cgroup (`pte_alloc_one`, `GFP_PGTABLE_USER`). The first is
+    taken by reading the header, before the loop (entry 0 here). Where the mapping starts in
+    its 2 MiB is random (ASLR places mmap at a random page); it is read as the middle, so the
+    second page is taken after 1 MiB of the list, then one each 2 MiB."""
+    end = TOUCH_HEADER + 4 * entries
+    out = [0]
+    edge = TABLE_SPAN // 2
+    while edge < end:
+        out.append(max(0, (edge - TOUCH_HEADER + 3) // 4))
+        edge += TABLE_SPAN
+    return out
+
+
 def touch_pairs(touches: Touches) -> list[tuple[int, bool]]:
     """The touch list as (page, write) pairs."""
     raw = array.array("I")
@@ -113,10 +137,14 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     limit, replayer = layout(knobs, touches.pages)
     own = [(touches.pages + i, True) for i in range(replayer)]
     pairs = own + touch_pairs(touches)
+    # The touch list's tables: the first before the replayer's own pages, the others at their
+    # entries, after them.
+    tables = touch_list_tables(touches.touches)
+    charges = [0] + [replayer + k for k in tables[1:]]
     sizes = [(None, 1)] if opts.tlb is None else list(opts.tlb)
     if opts.events:
         sizes = sizes[:1]  # the steps of one replay: the TLB's first size
-    counters = _mixed([(_model(pairs, limit, knobs, opts, n), w) for n, w in sizes])
+    counters = _mixed([(_model(pairs, limit, knobs, opts, n, charges), w) for n, w in sizes])
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     counters["frames"] = limit - replayer
     counters["overhead_pages"] = knobs.memory_max // PAGE - counters["frames"]
@@ -188,15 +216,20 @@ def _mixed(runs: list[tuple[dict[str, Any], int]]) -> dict[str, Any]:
 
 
 def _model(
-    pairs: list[tuple[int, bool]], frames: int, knobs: Knobs, opts: Options, tlb: int | None
+    pairs: list[tuple[int, bool]],
+    frames: int,
+    knobs: Knobs,
+    opts: Options,
+    tlb: int | None,
+    charges: list[int],
 ) -> dict[str, Any]:
-    """The model's counters with a TLB of `tlb` entries; with the periodic flusher, the
-    median over its `PHASES`."""
+    """The model's counters with a TLB of `tlb` entries and page-table pages charged before
+    the references `charges`; with the periodic flusher, the median over its `PHASES`."""
     law = clock(knobs.kernel) if opts.periodic_flush and not knobs.lru_gen else None
     if law is None:
-        return _replay(pairs, frames, knobs, None, opts, tlb)
+        return _replay(pairs, frames, knobs, None, opts, (tlb, charges))
     runs = [
-        _replay(pairs, frames, knobs, {**law, "phase_s": 2.0 * share}, opts, tlb)
+        _replay(pairs, frames, knobs, {**law, "phase_s": 2.0 * share}, opts, (tlb, charges))
         for share in PHASES
     ]  # fmt: skip
     runs.sort(key=lambda r: r["major_faults"])
@@ -209,8 +242,9 @@ def _replay(
     knobs: Knobs,
     law: dict[str, float] | None,
     opts: Options,
-    tlb_entries: int | None,
+    loop: tuple[int | None, list[int]],
 ) -> dict[str, Any]:
+    tlb_entries, charges = loop
     zswap = None
     if knobs.zswap is not None:
         compressor, zpool, percent = knobs.zswap.split(":")
@@ -225,7 +259,7 @@ def _replay(
         out = _core.linux_replay(
             pairs, frames, kernel=knobs.kernel, lru_gen=knobs.lru_gen,
             page_cluster=knobs.page_cluster, swappiness=knobs.swappiness, zswap=zswap,
-            clock=law, reclaim_events=opts.events, tlb=tlb,
+            clock=law, reclaim_events=opts.events, tlb=tlb, kernel_charges=charges,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None

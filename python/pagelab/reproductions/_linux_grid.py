@@ -300,8 +300,8 @@ def write_reference(repeats: int = 5, **kw) -> Path:
 
 def write_overhead(reference: dict) -> None:
     """overhead.json from the reference's runs: per series, the medians over every run of the
-    cgroup's kernel memory less the trace mapping's page tables, and of the replayer's own
-    anonymous pages before its loop (see `pagelab.linux.prediction`)."""
+    cgroup's kernel memory less the page tables of the trace mapping and of the touch list, and
+    of the replayer's own anonymous pages before its loop (see `pagelab.linux.prediction`)."""
     import json
     import statistics
 
@@ -312,6 +312,7 @@ def write_overhead(reference: dict) -> None:
     replayer: dict[str, list[float]] = {}
     for c in reference["cells"]:
         tables = math.ceil(len(set(_pages(c["cell"]["program"]))) / 512)
+        tables += len(predict.touch_list_tables(cell_touches(Cell(**c["cell"]))))
         series = c["cell"]["kernel"]
         kernel.setdefault(series, []).extend(k - tables for k in c["runs"]["kernel_pages"])
         replayer.setdefault(series, []).extend(c["runs"]["replayer_anon_pages"])

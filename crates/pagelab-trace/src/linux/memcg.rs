@@ -65,6 +65,25 @@ impl Charge {
         false
     }
 
+    /// Charges one kernel page (a page table) besides the `kmem` already charged: `true` if
+    /// it fits. It comes out of the stock, or with a batch whose rest is stocked, or alone,
+    /// as a page's charge does; the caller counts it as kernel memory from then on, so it
+    /// leaves `usage` (pages on the LRU and the stock).
+    pub fn try_charge_kernel(&mut self, kmem: u32) -> bool {
+        if self.stock > 0 {
+            self.stock -= 1;
+            self.usage -= 1;
+            return true;
+        }
+        let usage = self.usage + kmem;
+        if usage + CHARGE_BATCH <= self.limit {
+            self.usage += CHARGE_BATCH - 1;
+            self.stock = CHARGE_BATCH - 1;
+            return true;
+        }
+        usage < self.limit
+    }
+
     /// `n` pages left memory: uncharged.
     pub fn uncharge(&mut self, n: u32) {
         self.usage -= n;
@@ -108,5 +127,24 @@ mod tests {
             "the pool counts"
         );
         assert_eq!((c.usage, c.stock, c.resident()), (94, 63, 31));
+    }
+
+    /// A kernel page comes out of the stock, else a batch or a single page, never past the
+    /// limit with the kernel pages already charged.
+    #[test]
+    fn a_kernel_page_is_charged_as_a_page_is_and_leaves_the_lru_count() {
+        let mut c = Charge::new(100);
+        assert!(c.try_charge_kernel(0));
+        assert_eq!((c.usage, c.stock), (63, 63), "a batch: one to the kernel, 63 stocked");
+        assert!(c.try_charge_kernel(1));
+        assert_eq!((c.usage, c.stock), (62, 62), "from the stock");
+        let mut full = Charge {
+            limit: 100,
+            usage: 97,
+            stock: 0,
+        };
+        assert!(full.try_charge_kernel(2), "97 + 2 < 100: one more fits");
+        assert_eq!(full.usage, 97);
+        assert!(!full.try_charge_kernel(3), "97 + 3 = 100: reclaim first");
     }
 }

@@ -63,6 +63,13 @@ pub struct LinuxParams {
     /// ([`tlb`]); none: every reference sets it.
     #[serde(default)]
     pub tlb: Option<TlbParams>,
+    /// Where the replayer's loop charges a kernel page to the cgroup: before each of these
+    /// references (indices into the replay's references, ascending), one page-table page.
+    /// The loop reads its touch list through a file mapping, and each 2 MiB of it it enters
+    /// takes a PTE page, charged to the faulting task's cgroup (`pte_alloc_one`,
+    /// `GFP_PGTABLE_USER` has `__GFP_ACCOUNT`: include/asm-generic/pgalloc.h).
+    #[serde(default)]
+    pub kernel_charges: Vec<u64>,
 }
 
 /// Period of the memcg counters' flusher (`FLUSH_TIME`, mm/memcontrol.c `flush_memcg_stats_dwork`,
@@ -96,6 +103,7 @@ impl Default for LinuxParams {
             zswap: None,
             clock: None,
             tlb: None,
+            kernel_charges: Vec::new(),
         }
     }
 }
@@ -226,6 +234,8 @@ struct Replay {
     ws: Workingset,
     victims: Vec<u32>,
     tlb: Option<tlb::Tlb>,
+    /// Page-table pages the loop charged to the cgroup [pages].
+    kernel_pages: u32,
     is_6_12: bool,
     clock: Option<GuestClock>,
     /// The guest's time since the replay began, and the flusher's next run [s].
@@ -255,6 +265,7 @@ impl Replay {
             ws: Workingset::default(),
             victims: Vec::new(),
             tlb: p.tlb.map(tlb::Tlb::new),
+            kernel_pages: 0,
             is_6_12: p.kernel == Kernel::V6_12,
             clock: p.clock,
             now_s: 0.0,
@@ -374,9 +385,29 @@ impl Replay {
         Ok(())
     }
 
-    /// The zswap pool's compressed bytes are charged to the cgroup (`obj_cgroup_charge_zswap`).
+    /// Kernel memory charged to the cgroup besides the LRU's pages: the zswap pool's
+    /// compressed bytes (`obj_cgroup_charge_zswap`) and the page-table pages the loop took.
     fn kmem_pages(&self) -> u32 {
-        self.pool.as_ref().map_or(0, |p| p.charged_pages())
+        self.pool.as_ref().map_or(0, |p| p.charged_pages()) + self.kernel_pages
+    }
+
+    /// A page-table page charged to the cgroup (`pte_alloc_one`: `__memcg_kmem_charge_page`,
+    /// through `try_charge_memcg` as a fault's page is), reclaiming while it does not fit.
+    fn charge_kernel_page(&mut self) -> Result<(), TraceError> {
+        let mut tries = 0;
+        while !self.charge.try_charge_kernel(self.kmem_pages()) {
+            tries += 1;
+            if tries > 16 {
+                return Err(TraceError::invalid(format!(
+                    "memory.max of {} pages: reclaim freed nothing 16 times (the kernel would \
+                     OOM-kill the replayer)",
+                    self.charge.limit
+                )));
+            }
+            self.reclaim();
+        }
+        self.kernel_pages += 1;
+        Ok(())
     }
 
     /// `try_to_free_mem_cgroup_pages(memcg, 1)`: at least `SWAP_CLUSTER_MAX` pages; each
@@ -477,11 +508,17 @@ fn replay_refs(
     if let (true, Lists::TwoList(l)) = (events, &mut r.lists) {
         l.record_events();
     }
+    let mut charges = params.kernel_charges.iter().peekable();
     let mut i = 0;
     while i < refs.len() {
+        while charges.next_if(|&&at| at <= i as u64).is_some() {
+            r.charge_kernel_page()?;
+        }
         let (page, write) = refs[i];
         let mut j = i + 1;
-        while j < refs.len() && refs[j] == (page, write) {
+        // A run ends where a kernel page is charged.
+        let end = charges.peek().map_or(refs.len(), |&&at| (at as usize).min(refs.len()));
+        while j < end.max(i + 1) && refs[j] == (page, write) {
             j += 1;
         }
         r.reference(page, (j - i) as u32, write)?;

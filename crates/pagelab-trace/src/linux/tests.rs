@@ -302,3 +302,35 @@ fn zswap_writebacks_are_no_stall_of_the_cgroup() {
     assert_eq!(c.memstall_swapouts, c.pswpout - c.zswap_written_back);
     assert_eq!(c.memstall_swapouts, c.zswap_rejected);
 }
+
+/// 100 pages written in a cgroup of 100, then written again: resident, no fault. A page-table
+/// page charged between the passes leaves 99 for them: the cgroup reclaims at least a batch,
+/// and the second pass refaults what it took; a charge where the stock has room reclaims
+/// nothing.
+#[test]
+fn a_kernel_page_charged_in_the_loop_takes_a_frame() {
+    let pages: Vec<u32> = (0..100).chain(0..100).collect();
+    let refs = writes(&pages);
+    for lru_gen in [false, true] {
+        let plain = LinuxParams {
+            lru_gen,
+            ..LinuxParams::default()
+        };
+        let c = replay(&refs, 100, &plain).unwrap();
+        assert_eq!((c.reclaims, c.major_faults), (0, 0), "lru_gen {lru_gen}");
+        let charged = LinuxParams {
+            kernel_charges: vec![100],
+            ..plain.clone()
+        };
+        let c = replay(&refs, 100, &charged).unwrap();
+        assert!(c.reclaims >= 1, "lru_gen {lru_gen}");
+        assert!(c.pswpout >= u64::from(memcg::SWAP_CLUSTER_MAX), "{c:?}");
+        assert!(
+            c.major_faults > 0 && c.major_faults <= c.pswpout,
+            "the second pass refaults what was taken: {c:?}"
+        );
+        // At 200 pages the first 64 came in one batch and the stock pays for the page.
+        let roomy = replay(&refs, 200, &charged).unwrap();
+        assert_eq!((roomy.reclaims, roomy.major_faults), (0, 0));
+    }
+}
