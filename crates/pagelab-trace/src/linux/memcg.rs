@@ -135,7 +135,11 @@ mod tests {
     fn a_kernel_page_is_charged_as_a_page_is_and_leaves_the_lru_count() {
         let mut c = Charge::new(100);
         assert!(c.try_charge_kernel(0));
-        assert_eq!((c.usage, c.stock), (63, 63), "a batch: one to the kernel, 63 stocked");
+        assert_eq!(
+            (c.usage, c.stock),
+            (63, 63),
+            "a batch: one to the kernel, 63 stocked"
+        );
         assert!(c.try_charge_kernel(1));
         assert_eq!((c.usage, c.stock), (62, 62), "from the stock");
         let mut full = Charge {

@@ -517,7 +517,9 @@ fn replay_refs(
         let (page, write) = refs[i];
         let mut j = i + 1;
         // A run ends where a kernel page is charged.
-        let end = charges.peek().map_or(refs.len(), |&&at| (at as usize).min(refs.len()));
+        let end = charges
+            .peek()
+            .map_or(refs.len(), |&&at| (at as usize).min(refs.len()));
         while j < end.max(i + 1) && refs[j] == (page, write) {
             j += 1;
         }
