@@ -45,6 +45,7 @@ COUNTERS = {
     "stock_pages": "pages",
     "replayer_anon_pages": "pages",
     "kernel_pages": "pages",
+    "loop_kernel_pages": "pages",
     "oom_killed": "runs",
 }
 
@@ -160,6 +161,8 @@ def _frames(replay: dict[str, str], memory_max: int, pages: int) -> dict[str, in
         # What memory.stat's kernel item holds at the end (slab, kernel stack, page tables):
         # charged to the cgroup and never reclaimed from it.
         "kernel_pages": max(0, _int(replay, "after_kernel")) // PAGE,
+        # The same at the loop's end, before the report's own files charged their objects.
+        "loop_kernel_pages": max(0, _int(replay, "loop_end_kernel")) // PAGE,
         "overhead_pages": overhead,
         "frames": memory_max // PAGE - overhead,
         "overhead_unstocked_pages": unstocked,

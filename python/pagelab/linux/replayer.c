@@ -79,6 +79,14 @@ static int set_max(const char *cg, const char *bytes) {
     return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
+/* The value of `key` in memory.stat text `buf`, or -1. */
+static long long key_in(const char *buf, const char *key) {
+    size_t n = strlen(key);
+    for (const char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, key, n) == 0 && l[n] == ' ') return atoll(l + n + 1);
+    return -1;
+}
+
 static void report(const char *cg, const char *when) {
     printf("%s_memory_current %lld\n", when, current(cg));
     printf("%s_anon %lld\n", when, stat_key(cg, "anon"));
@@ -133,6 +141,14 @@ int main(int argc, char **argv) {
     madvise(base, pages * 4096, MADV_NOHUGEPAGE);
     report(argv[3], "before");
     fflush(stdout);
+    /* memory.stat opened and read once before the loop, read again at its end with pread:
+     * no file is opened there, so the kernel memory it shows is the loop's, before the report's
+     * own files charge their kernel objects (struct file and seq_file buffers are accounted). */
+    static char stat_buf[16384];
+    char stat_path[512];
+    snprintf(stat_path, sizeof stat_path, "%s/memory.stat", argv[3]);
+    int stat_fd = open(stat_path, O_RDONLY);
+    if (stat_fd >= 0 && pread(stat_fd, stat_buf, sizeof stat_buf - 1, 0) < 0) stat_fd = -1;
     if (set_max(argv[3], argv[4]) != 0) { perror("memory.max"); return 2; }
     struct rusage r0, r1;
     struct timespec a, b;
@@ -147,6 +163,15 @@ int main(int argc, char **argv) {
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     getrusage(RUSAGE_SELF, &r1);
+    long long loop_kernel = -1, loop_pagetables = -1;
+    if (stat_fd >= 0) {
+        ssize_t got = pread(stat_fd, stat_buf, sizeof stat_buf - 1, 0);
+        if (got > 0) {
+            stat_buf[got] = 0;
+            loop_kernel = key_in(stat_buf, "kernel");
+            loop_pagetables = key_in(stat_buf, "pagetables");
+        }
+    }
     /* The charge and the mapping's resident pages are read as one consistent pair: opening a
      * file charges its kernel objects, and at memory.max that charge reclaims a batch of the
      * trace's pages, so a pair with a reclaim between its reads (the charge moved) is read again. */
@@ -163,6 +188,7 @@ int main(int argc, char **argv) {
     printf("replay_ns %lld\n", (long long)(b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec));
     printf("touches %llu\n", (unsigned long long)touches);
     printf("after_settled_current %lld\n", settled);
+    printf("loop_end_kernel %lld\nloop_end_pagetables %lld\n", loop_kernel, loop_pagetables);
     report(argv[3], "after");
     printf("sink %u\n", sink);
     if (probe) probe_tlb();

@@ -300,8 +300,9 @@ def write_reference(repeats: int = 5, **kw) -> Path:
 
 def write_overhead(reference: dict) -> None:
     """overhead.json from the reference's runs: per series, the medians over every run of the
-    cgroup's kernel memory less the page tables of the trace mapping and of the touch list, and
-    of the replayer's own anonymous pages before its loop (see `pagelab.linux.prediction`)."""
+    cgroup's kernel memory less the page tables of the trace mapping and of the touch list and
+    less what the replayer's report charged after the loop (REPORT), and of the replayer's own
+    anonymous pages before its loop (see `pagelab.linux.prediction`)."""
     import json
     import statistics
 
@@ -317,7 +318,13 @@ def write_overhead(reference: dict) -> None:
         kernel.setdefault(series, []).extend(k - tables for k in c["runs"]["kernel_pages"])
         replayer.setdefault(series, []).extend(c["runs"]["replayer_anon_pages"])
     data = json.loads(predict.OVERHEAD_FILE.read_text())
-    data["kernel_base_pages"] = {k: round(statistics.median(v)) for k, v in sorted(kernel.items())}
+    # The report's own objects, charged after the loop, are not the loop's (REPORT).
+    report = json.loads(REPORT.read_text())["median_pages"]
+    data["report_kernel_pages"] = {k: round(v) for k, v in sorted(report.items())}
+    data["kernel_base_pages"] = {
+        k: round(statistics.median(v)) - data["report_kernel_pages"][k]
+        for k, v in sorted(kernel.items())
+    }
     data["replayer_anon_pages"] = {
         k: round(statistics.median(v)) for k, v in sorted(replayer.items())
     }
@@ -399,12 +406,57 @@ def write_tlb_probe(seeds: tuple[int, ...] = (1, 2)) -> Path:
     return TLB_PROBE
 
 
+REPORT = Path(__file__).parent / "targets" / "linux-report-overhead.json"
+
+
+def write_report_overhead(per_kernel: int = 16) -> Path:
+    """What the replayer's report charges after its loop: for every third cell of each series
+    (knobs default), one boot, the kernel memory at the loop's end (`loop_end_kernel`, read
+    through a descriptor opened before the loop) beside the end's (`after_kernel`); per
+    series the median of their difference [pages], written to REPORT."""
+    import re
+    import statistics
+
+    from .._atomic import write_text
+    from ..linux import guest, instrument, kernels
+
+    runs, medians = [], {}
+    for series in KERNELS:
+        chosen = [c for c in cells() if c.kernel == series and not c.zswap and c.page_cluster == 0]
+        chosen = chosen[::3][:per_kernel]
+        jobs = jobs_for(chosen)
+        boot = guest.Boot("brd", tuple(instrument._cell(j) for j in jobs), "auto")
+        files = {f"touches-{j.touches.sha256[:16]}": j.touches.path for j in jobs}
+        texts, _wall = guest.run(boot, kernels.kernel(series), files)
+        added = []
+        for c, text in zip(chosen, texts, strict=True):
+            got = {k: int(v) // 4096 for k, v in re.findall(
+                r"^(loop_end_kernel|after_kernel|loop_end_pagetables|after_pagetables) (\d+)$",
+                text, re.M)}  # fmt: skip
+            if len(got) == 4:
+                added.append(got["after_kernel"] - got["loop_end_kernel"])
+                runs.append({"cell": c.__dict__, **got})
+        medians[series] = statistics.median(added)
+    data = {
+        "about": "Kernel pages the replayer's report charges after its loop (its files' objects): "
+        "per run the cgroup's kernel memory at the end less at the loop's end; per series the "
+        "median. Made by `python -m pagelab.reproductions._linux_grid --measure-report`.",
+        "median_pages": medians,
+        "runs": runs,
+    }
+    write_text(REPORT, json.dumps(data, indent=1) + "\n")
+    return REPORT
+
+
 if __name__ == "__main__":
     import sys
 
     from .. import progress
 
     args = sys.argv[1:]
+    if "--measure-report" in args:
+        print(write_report_overhead())
+        sys.exit(0)
     if "--probe-tlb" in args:
         print(write_tlb_probe())
         sys.exit(0)
