@@ -355,3 +355,24 @@ def test_the_touch_lists_page_tables_are_charged_as_the_loop_reads_into_them():
     assert touch_list_tables(80_000) == [0]
     assert touch_list_tables(262_138) == [0]  # ends at the edge: the next page is not taken
     assert touch_list_tables(262_139) == [0, 262_138]
+
+
+def test_the_tlb_probe_on_the_real_kernel(loop_trace):
+    """One replay on Linux 6.1 with the probe: QEMU's TLB holds 64 to 4,096 entries, and a read
+    past them costs several times a hit."""
+    _kernel_or_skip()
+    got = linux.probe_tlb(loop_trace, memory_max="2M", repeats=1)
+    (entries,) = got["entries"]
+    assert 64 <= entries <= 4096, got["entries"]
+    ns = [t for _, t in got["curves"][0]]
+    assert max(ns) > 5 * min(ns), got["curves"][0]
+    assert got["release"].startswith("6.1")
+
+
+def test_the_tlb_probe_and_reclaim_events_are_one_at_a_time(loop_trace):
+    out = subprocess.run(
+        [sys.executable, "-m", "pagelab", "linux", "run", str(loop_trace), "--tlb-probe",
+         "--reclaim-events", "x.jsonl"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode != 0 and "one at a time" in out.stderr, out.stderr

@@ -67,10 +67,28 @@ def _show(record: dict[str, Any], fmt: str) -> None:
     help="One boot with the kernel's reclaim tracepoints on (not cached): each reclaim step "
     "to FILE as a JSON line (docs/linux.md).",
 )
-def linux_run(trace: str, fmt: str, repeats: int, accel: str, store: str | None, **kw: Any) -> None:
+@click.option(
+    "--tlb-probe",
+    is_flag=True,
+    help="Instead of the counters, the entries of the guest's TLB during each replay, measured "
+    "by the replayer after its loop (not cached); `pagelab linux predict --tlb N` takes them.",
+)
+def linux_run(
+    trace: str, fmt: str, repeats: int, accel: str, store: str | None, tlb_probe: bool, **kw: Any
+) -> None:
     """Replay TRACE in a memory-limited cgroup on a real kernel; print its counters."""
     from .. import linux, progress
 
+    if tlb_probe:
+        if kw.get("reclaim_events"):
+            raise click.UsageError("--tlb-probe and --reclaim-events: one at a time")
+        kw.pop("reclaim_events", None)
+        got = linux.probe_tlb(trace, repeats=repeats, accel=accel, **kw)
+        if fmt == "json":
+            click.echo(json.dumps(got, indent=2))
+        else:
+            click.echo(f"tlb entries, one a replay: {got['entries']} (Linux {got['release']})")
+        return
     with progress.bar("kernel runs") as update:
         rec = linux.run(trace, repeats=repeats, accel=accel, store=store,
                         progress=lambda done, total: update(done, total), **kw)  # fmt: skip

@@ -17,7 +17,7 @@ from typing import Any
 from .knobs import knobs as make_knobs
 from .touches import prepare
 
-__all__ = ["run", "predict", "fetch"]
+__all__ = ["run", "predict", "probe_tlb", "fetch"]
 
 
 def run(
@@ -62,6 +62,38 @@ def run(
                              progress=progress)[0]  # fmt: skip
     check_killed(out, k.memory_max)
     return out
+
+
+def probe_tlb(
+    trace: str | os.PathLike[str],
+    *,
+    kernel: str = "6.1",
+    memory_max: str | int = "8M",
+    lru_gen: str | bool = "off",
+    swap: str = "brd",
+    page_cluster: int = 0,
+    swappiness: int = 60,
+    zswap: str | None = None,
+    repeats: int = 5,
+    writes: str = "auto",
+    accel: str = "auto",
+) -> dict[str, Any]:
+    """The entries of the guest's TLB during each of `repeats` replays of `trace`, measured by
+    the replayer after its loop (`pagelab.linux.tlb_probe`; not cached): `entries` (None where
+    the kernel killed the replayer first) and each replay's `curves` (pages read round and
+    round, ns per read)."""
+    from . import instrument, tlb_probe
+
+    k = make_knobs(kernel, memory_max, lru_gen, swap=swap, page_cluster=page_cluster,
+                   swappiness=swappiness, zswap=zswap)  # fmt: skip
+    job = instrument.Job(prepare(trace, writes=writes), k)
+    got = tlb_probe.measure([job] * _repeats(repeats), accel=accel)
+    return {
+        "entries": [g["entries"] for g in got],
+        "curves": [g["curve"] for g in got],
+        "release": got[0]["release"],
+        "knobs": k.as_dict(),
+    }
 
 
 def predict(
