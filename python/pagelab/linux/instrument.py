@@ -100,12 +100,12 @@ def measure(
     ]
 
 
-def _cell(job: Job, reclaim_events: bool = False) -> guest.Cell:
+def _cell(job: Job, reclaim_events: bool = False, tlb_probe: bool = False) -> guest.Cell:
     # One file per distinct touch list: the cells that replay it share it.
     kn = job.knobs
     return guest.Cell(
         f"touches-{job.touches.sha256[:16]}", job.touches.pages, kn.memory_max, kn.lru_gen,
-        kn.page_cluster, kn.swappiness, kn.zswap, reclaim_events,
+        kn.page_cluster, kn.swappiness, kn.zswap, reclaim_events, tlb_probe,
     )  # fmt: skip
 
 

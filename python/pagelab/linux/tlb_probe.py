@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import PagelabError
 from . import guest, kernels
-from .instrument import CELLS_PER_BOOT, Job
+from .instrument import CELLS_PER_BOOT, Job, _cell
 
 #: A read at most this much slower than the smallest sets' is a TLB hit.
 HIT_SLOWDOWN = 1.5
@@ -57,7 +57,7 @@ def measure(jobs: Sequence[Job], *, accel: str = "auto", seed: int = 0) -> list[
         k = kernels.kernel(series)
         for b in range(0, len(idx), CELLS_PER_BOOT):
             batch = idx[b : b + CELLS_PER_BOOT]
-            cells = [_cell(jobs[i]) for i in batch]
+            cells = [_cell(jobs[i], tlb_probe=True) for i in batch]
             files = {c.name: jobs[i].touches.path for c, i in zip(cells, batch, strict=True)}
             texts, _wall = guest.run(guest.Boot(swap, tuple(cells), accel), k, files)
             for i, text in zip(batch, texts, strict=True):
@@ -66,11 +66,3 @@ def measure(jobs: Sequence[Job], *, accel: str = "auto", seed: int = 0) -> list[
                 found = entries(curve) if curve else None
                 out[i] = {"release": k.release, "curve": curve, "entries": found}
     return out
-
-
-def _cell(job: Job) -> guest.Cell:
-    kn = job.knobs
-    return guest.Cell(
-        f"touches-{job.touches.sha256[:16]}", job.touches.pages, kn.memory_max, kn.lru_gen,
-        kn.page_cluster, kn.swappiness, kn.zswap, tlb_probe=True,
-    )  # fmt: skip

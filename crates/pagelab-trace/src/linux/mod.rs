@@ -368,18 +368,7 @@ impl Replay {
     /// A page comes in: charged (reclaiming while the cgroup is at its limit, as
     /// `try_charge_memcg` does, up to `MAX_RECLAIM_RETRIES` = 16 times), then added to the LRU.
     fn fault_in(&mut self, page: u32) -> Result<(), TraceError> {
-        let mut tries = 0;
-        while !self.charge.try_charge(self.kmem_pages()) {
-            tries += 1;
-            if tries > 16 {
-                return Err(TraceError::invalid(format!(
-                    "memory.max of {} pages: reclaim freed nothing 16 times (the kernel would \
-                     OOM-kill the replayer)",
-                    self.charge.limit
-                )));
-            }
-            self.reclaim();
-        }
+        self.charge_reclaiming(memcg::Charge::try_charge)?;
         self.state[page as usize] = RESIDENT;
         self.lists.add(page, &mut self.ws);
         Ok(())
@@ -394,8 +383,23 @@ impl Replay {
     /// A page-table page charged to the cgroup (`pte_alloc_one`: `__memcg_kmem_charge_page`,
     /// through `try_charge_memcg` as a fault's page is), reclaiming while it does not fit.
     fn charge_kernel_page(&mut self) -> Result<(), TraceError> {
+        self.charge_reclaiming(memcg::Charge::try_charge_kernel)?;
+        self.kernel_pages += 1;
+        Ok(())
+    }
+
+    /// `try_charge_memcg`'s loop: `charge` (with the kernel memory charged so far) until it
+    /// fits, reclaiming between tries, up to `MAX_RECLAIM_RETRIES` = 16 times.
+    fn charge_reclaiming(
+        &mut self,
+        charge: fn(&mut memcg::Charge, u32) -> bool,
+    ) -> Result<(), TraceError> {
         let mut tries = 0;
-        while !self.charge.try_charge_kernel(self.kmem_pages()) {
+        loop {
+            let kmem = self.kmem_pages();
+            if charge(&mut self.charge, kmem) {
+                return Ok(());
+            }
             tries += 1;
             if tries > 16 {
                 return Err(TraceError::invalid(format!(
@@ -406,8 +410,6 @@ impl Replay {
             }
             self.reclaim();
         }
-        self.kernel_pages += 1;
-        Ok(())
     }
 
     /// `try_to_free_mem_cgroup_pages(memcg, 1)`: at least `SWAP_CLUSTER_MAX` pages; each
