@@ -21,11 +21,12 @@ use crate::{err, to_py};
 /// reclaim step as the kernel's vmscan tracepoints report it. `tlb` is a dict of [`TlbParams`]
 /// (`entries`, `victims`, `touches_per_list_page`) or None (every reference sets the accessed
 /// bit). `kernel_charges`: before each of these references (indices, ascending) the loop
-/// charges one page-table page to the cgroup.
+/// charges one page-table page to the cgroup. `exec_active_pages`: how many of the first new
+/// pages the two lists put on the active list (exec's argument page).
 #[pyfunction]
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
                     zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None,
-                    kernel_charges=Vec::new()))]
+                    kernel_charges=Vec::new(), exec_active_pages=0))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -41,6 +42,7 @@ fn linux_replay(
     reclaim_events: bool,
     tlb: Option<&Bound<'_, PyAny>>,
     kernel_charges: Vec<u64>,
+    exec_active_pages: u32,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = match zswap {
         None => None,
@@ -66,6 +68,7 @@ fn linux_replay(
         clock,
         tlb,
         kernel_charges,
+        exec_active_pages,
     };
     if reclaim_events {
         // Each step of each reclaim (the two lists): a dict of the counters and the events.

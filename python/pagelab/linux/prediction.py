@@ -76,6 +76,11 @@ def layout(knobs: Knobs, pages: int) -> tuple[int, int]:
     return limit, replayer
 
 
+#: The replayer's pages on the two lists' active list before its loop: its argument page, which
+#: exec activates (`get_user_pages_remote` with `FOLL_TOUCH`) and drains onto the list; the
+#: kernel's first reclaim finds it there (docs/policies/linux-replay.md).
+EXEC_ACTIVE_PAGES = 1
+
 #: Bytes one page-table page maps (x86-64: 512 eight-byte entries of 4 KiB pages).
 TABLE_SPAN = PTES_PER_PAGE * PAGE
 #: The touch list's header [bytes] (`replayer.c`: "PLTOUCH1", pages, reserved, touches).
@@ -260,6 +265,7 @@ def _replay(
             pairs, frames, kernel=knobs.kernel, lru_gen=knobs.lru_gen,
             page_cluster=knobs.page_cluster, swappiness=knobs.swappiness, zswap=zswap,
             clock=law, reclaim_events=opts.events, tlb=tlb, kernel_charges=charges,
+            exec_active_pages=EXEC_ACTIVE_PAGES,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None

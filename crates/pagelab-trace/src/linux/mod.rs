@@ -70,6 +70,12 @@ pub struct LinuxParams {
     /// `GFP_PGTABLE_USER` has `__GFP_ACCOUNT`: include/asm-generic/pgalloc.h).
     #[serde(default)]
     pub kernel_charges: Vec<u64>,
+    /// How many of the first new pages the two lists hold on the active list rather than in
+    /// the `lru_add` batch: the replayer's argument page, which exec touches twice through
+    /// `get_user_pages_remote` (`FOLL_TOUCH`, so `folio_mark_accessed` activates it) before
+    /// `exec_mmap`'s `exit_mmap` drains the batch (mm/mmap.c); MGLRU takes no part.
+    #[serde(default)]
+    pub exec_active_pages: u32,
 }
 
 /// Period of the memcg counters' flusher (`FLUSH_TIME`, mm/memcontrol.c `flush_memcg_stats_dwork`,
@@ -104,6 +110,7 @@ impl Default for LinuxParams {
             clock: None,
             tlb: None,
             kernel_charges: Vec::new(),
+            exec_active_pages: 0,
         }
     }
 }
@@ -190,6 +197,13 @@ impl Lists {
             Lists::Mglru(l) => l.touch(p),
         }
     }
+    /// A page exec activated and moved onto the active list before the loop (two lists only).
+    fn add_exec_active(&mut self, p: u32, c: &mut Workingset) {
+        match self {
+            Lists::TwoList(l) => l.add_active(p),
+            Lists::Mglru(l) => l.add(p, c),
+        }
+    }
     fn add(&mut self, p: u32, c: &mut Workingset) {
         match self {
             Lists::TwoList(l) => l.add(p, c),
@@ -206,6 +220,13 @@ impl Lists {
         match self {
             Lists::TwoList(l) => l.is_workingset(p),
             Lists::Mglru(l) => l.is_workingset(p),
+        }
+    }
+    /// `do_wp_page`'s `lru_add_drain` when the page is in the two lists' batch (MGLRU's
+    /// generations are the same whenever its batch is moved: see `linux_two_list.rs`).
+    fn drain_if_pending(&mut self, p: u32) {
+        if let Lists::TwoList(l) = self {
+            l.drain_if_pending(p);
         }
     }
     fn flush_stats(&mut self, c: &Workingset) {
@@ -236,6 +257,8 @@ struct Replay {
     tlb: Option<tlb::Tlb>,
     /// Page-table pages the loop charged to the cgroup [pages].
     kernel_pages: u32,
+    /// New pages still to go onto the active list as exec's argument page did.
+    exec_active: u32,
     is_6_12: bool,
     clock: Option<GuestClock>,
     /// The guest's time since the replay began, and the flusher's next run [s].
@@ -266,6 +289,7 @@ impl Replay {
             victims: Vec::new(),
             tlb: p.tlb.map(tlb::Tlb::new),
             kernel_pages: 0,
+            exec_active: p.exec_active_pages,
             is_6_12: p.kernel == Kernel::V6_12,
             clock: p.clock,
             now_s: 0.0,
@@ -344,6 +368,7 @@ impl Replay {
         if write && !self.writable[i] {
             self.c.minor_faults += 1;
             self.writable[i] = true;
+            self.lists.drain_if_pending(i as u32);
         }
         let walks = write && !self.dirty[i];
         self.dirty[i] |= write;
@@ -370,7 +395,12 @@ impl Replay {
     fn fault_in(&mut self, page: u32) -> Result<(), TraceError> {
         self.charge_reclaiming(memcg::Charge::try_charge)?;
         self.state[page as usize] = RESIDENT;
-        self.lists.add(page, &mut self.ws);
+        if self.exec_active > 0 {
+            self.exec_active -= 1;
+            self.lists.add_exec_active(page, &mut self.ws);
+        } else {
+            self.lists.add(page, &mut self.ws);
+        }
         Ok(())
     }
 

@@ -310,6 +310,7 @@ impl Replacement for LinuxLru {
                 lists: vec![
                     ("active (newest first)".into(), active),
                     ("inactive (newest first)".into(), inactive),
+                    ("lru_add batch (oldest first)".into(), k.0.batch()),
                 ],
                 values: vec![
                     ("workingset_refault".into(), k.1.refault as f64),

@@ -2,8 +2,10 @@
 //! rule by rule from mm/vmscan.c and mm/workingset.c; 6.1 and 6.12 agree on every rule here.
 //!
 //! ```text
-//!  fault (new page, or swap-in without a near shadow) ──► inactive head, PTE young
-//!  swap-in whose refault distance ≤ active list ──► active head, PG_workingset kept
+//!  fault (new page, or swap-in without a near shadow) ──► lru_add batch ──► inactive head
+//!  swap-in whose refault distance ≤ active list ──► lru_add batch ──► active head
+//!  lru_add batch: moved onto the lists when full (15 pages in 6.1, 31 in 6.12) and at the
+//!    start of each list's shrink (`lru_add_drain`)
 //!  reclaim, priority 12 → 0, until 32 pages are freed:
 //!    targets = (list >> priority) × anon share (swappiness, costs)
 //!    inactive tail, in chunks of ≤ 32: young → PG_referenced set; set before → active,
@@ -20,27 +22,37 @@ use super::list::{Links, List};
 const ABSENT: u8 = 0;
 const INACTIVE: u8 = 1;
 const ACTIVE: u8 = 2;
+/// In the CPU's `lru_add` batch, on no list yet.
+const PENDING: u8 = 3;
 /// No shadow entry.
 const NO_SHADOW: u64 = u64::MAX;
 /// The highest reclaim priority (`DEF_PRIORITY`, mm/vmscan.c).
 const DEF_PRIORITY: u32 = 12;
 /// Largest isolation per step (`SWAP_CLUSTER_MAX`, include/linux/swap.h).
 const CHUNK: u32 = 32;
+/// Pages the CPU's `lru_add` batch holds (`PAGEVEC_SIZE`, include/linux/pagevec.h).
+fn lru_add_batch(kernel: Kernel) -> usize {
+    match kernel {
+        Kernel::V6_1 => 15,
+        Kernel::V6_12 => 31,
+    }
+}
 /// Stat updates per flush batch (`MEMCG_CHARGE_BATCH`, include/linux/memcontrol.h).
 const STAT_BATCH: u64 = 64;
 /// The guest's CPUs (`num_online_cpus()`; the harness boots QEMU with `-smp 1`).
 const GUEST_CPUS: u64 = 1;
 
 /// Memcg counter updates per event in 6.1, read from the call sites (each one unit per page):
-/// a new page counts `pgfault`, `pgpgin`, `NR_ANON_MAPPED` and the LRU size; a swap-in with a
-/// shadow also `pgmajfault`, `MEMCG_SWAP` and `workingset_refault` (then one each for
+/// a new page counts `pgfault`, `pgpgin`, `NR_ANON_MAPPED` and, when the batch is moved, the LRU
+/// size; a swap-in with a shadow also `pgmajfault`, `MEMCG_SWAP` and `workingset_refault` (then one each for
 /// `workingset_activate` and `_restore`); an isolation the LRU size and `pgscan`; an eviction
 /// `MEMCG_SWAP`, `NR_FILE_PAGES` and `NR_SWAPCACHE` in and out of the swap cache,
 /// `NR_ANON_MAPPED`, `pgpgout` and `pgsteal`; a page put back the LRU size (and `pgactivate`);
 /// a deactivation isolation, `pgrefill`, the LRU size and `pgdeactivate`. Zero-page and
 /// write-protect faults (`pgfault` only) are not counted.
-const NEW_PAGE_UPDATES: u64 = 4;
-const REFAULT_UPDATES: u64 = 7;
+const NEW_PAGE_UPDATES: u64 = 3;
+const REFAULT_UPDATES: u64 = 6;
+const LRU_ADD_UPDATES: u64 = 1;
 const ISOLATE_UPDATES: u64 = 2;
 const EVICT_UPDATES: u64 = 8;
 const DEACTIVATE_UPDATES: u64 = 4;
@@ -70,6 +82,10 @@ pub struct TwoList {
     links: Links,
     lists: [List; 3],
     place: Vec<u8>,
+    /// The CPU's `lru_add` batch (`folio_add_lru`, mm/swap.c): each page and the list it goes
+    /// to, oldest first.
+    batch: Vec<(u32, u8)>,
+    batch_size: usize,
     /// The PTE's accessed bit.
     young: Vec<bool>,
     /// `PG_referenced`.
@@ -106,6 +122,8 @@ impl TwoList {
             links: Links::new(page_bound),
             lists: [List::default(); 3],
             place: vec![ABSENT; n],
+            batch: Vec::new(),
+            batch_size: lru_add_batch(kernel),
             young: vec![false; n],
             referenced: vec![false; n],
             workingset: vec![false; n],
@@ -127,9 +145,9 @@ impl TwoList {
         self.lists[l as usize].len
     }
 
-    /// Pages on either list.
+    /// Pages on either list or in the `lru_add` batch.
     pub fn resident(&self) -> u32 {
-        self.len(INACTIVE) + self.len(ACTIVE)
+        self.len(INACTIVE) + self.len(ACTIVE) + self.batch.len() as u32
     }
 
     /// Pages the tables cover.
@@ -137,7 +155,7 @@ impl TwoList {
         self.place.len()
     }
 
-    /// Whether `page` is on a list.
+    /// Whether `page` is on a list or in the `lru_add` batch.
     pub fn is_resident(&self, page: u32) -> bool {
         self.place[page as usize] != ABSENT
     }
@@ -170,8 +188,9 @@ impl TwoList {
         self.workingset[page as usize]
     }
 
-    /// The fault maps `page` with a young PTE and adds it to a list. A new page goes to the
-    /// inactive list (`folio_add_lru_vma`, anon since 5.9). A swap-in with a shadow entry is a
+    /// The fault maps `page` with a young PTE and adds it to the CPU's `lru_add` batch, bound
+    /// for a list ([`Self::drain`]). A new page goes to the inactive list (`folio_add_lru_vma`,
+    /// anon since 5.9). A swap-in with a shadow entry is a
     /// refault (`workingset_refault`): counted; if its distance (`nonresident_age` now minus at
     /// eviction) is at most the active list, the refault workingset for anon when swap is
     /// available, it is activated (the age moves on one); if it was on the active list before
@@ -185,14 +204,14 @@ impl TwoList {
         let shadow = std::mem::replace(&mut self.shadow[i], NO_SHADOW);
         if shadow == NO_SHADOW {
             self.stat_updates(NEW_PAGE_UPDATES);
-            self.push_head(page, INACTIVE);
+            self.batch_add(page, INACTIVE);
             return;
         }
         c.refault += 1;
         self.stat_updates(REFAULT_UPDATES);
         let distance = self.age - (shadow >> 1);
         if distance > self.read_counters().active {
-            self.push_head(page, INACTIVE);
+            self.batch_add(page, INACTIVE);
             return;
         }
         self.age += 1;
@@ -204,7 +223,48 @@ impl TwoList {
             self.stat_updates(1);
             self.note_cost(1, 0);
         }
+        self.batch_add(page, ACTIVE);
+    }
+
+    /// A new page straight onto the active list, as exec leaves its argument page (see
+    /// `LinuxParams::exec_active_pages`).
+    pub fn add_active(&mut self, page: u32) {
+        let i = page as usize;
+        // folio_mark_accessed: activated, PG_referenced cleared (mm/swap.c).
+        self.young[i] = true;
+        self.referenced[i] = false;
+        self.stat_updates(NEW_PAGE_UPDATES + LRU_ADD_UPDATES);
         self.push_head(page, ACTIVE);
+    }
+
+    /// `folio_batch_add_and_move`: into the batch, which is moved onto the lists once full.
+    fn batch_add(&mut self, page: u32, l: u8) {
+        self.place[page as usize] = PENDING;
+        self.batch.push((page, l));
+        if self.batch.len() == self.batch_size {
+            self.drain();
+        }
+    }
+
+    /// `lru_add_drain` → `folio_batch_move_lru` with `lru_add_fn`: the batch's pages onto the
+    /// heads of their lists, oldest first (so the newest ends nearest the head), each counted
+    /// in its list's size from now on.
+    pub fn drain(&mut self) {
+        let mut batch = std::mem::take(&mut self.batch);
+        self.stat_updates(LRU_ADD_UPDATES * batch.len() as u64);
+        for &(x, l) in &batch {
+            self.push_head(x, l);
+        }
+        batch.clear();
+        self.batch = batch;
+    }
+
+    /// 6.1's `do_wp_page` moves the batch onto the lists when the page a write-protect fault
+    /// reuses is on no list yet (`wp_can_reuse_anon_folio`'s `lru_add_drain`, mm/memory.c).
+    pub fn drain_if_pending(&mut self, page: u32) {
+        if self.place[page as usize] == PENDING {
+            self.drain();
+        }
     }
 
     /// `memcg_rstat_updated` (6.1): `n` counter updates, summed as absolute values, on the
@@ -298,11 +358,12 @@ impl TwoList {
     /// `page` left memory without reclaim (not used by the replay; the lab's `forget`).
     pub fn forget(&mut self, page: u32) {
         let i = page as usize;
-        let l = self.place[i];
-        if l != ABSENT {
-            self.links.remove(&mut self.lists[l as usize], page);
-            self.place[i] = ABSENT;
+        match self.place[i] {
+            ABSENT => {}
+            PENDING => self.batch.retain(|&(x, _)| x != page),
+            l => self.links.remove(&mut self.lists[l as usize], page),
         }
+        self.place[i] = ABSENT;
         self.young[i] = false;
         self.referenced[i] = false;
         self.workingset[i] = false;
@@ -431,14 +492,15 @@ impl TwoList {
         reclaimed
     }
 
-    /// `shrink_inactive_list` → `shrink_folio_list` with `folio_check_references`: up to `n`
-    /// pages from the inactive tail, oldest first. Young: `PG_referenced` set; if it was set
+    /// `shrink_inactive_list` → `shrink_folio_list` with `folio_check_references`, the batch
+    /// moved onto the lists first (`lru_add_drain`): up to `n` pages from the inactive tail, oldest first. Young: `PG_referenced` set; if it was set
     /// already (used twice, or again after a deactivation) activated, else kept. Not young:
     /// swapped out and freed (a synchronous device completes the write at once), leaving a
     /// shadow (`workingset_eviction`: stamped with the age, which then moves on one). Kept pages go
     /// back to the inactive head and activated ones to the active head in their order; each
     /// activation moves the age on one (`move_folios_to_lru`). The pages written are the cost.
     fn shrink_inactive(&mut self, n: u32, priority: u32, out: &mut Vec<u32>) -> u32 {
+        self.drain();
         let mut back: Vec<(u32, u8)> = Vec::new();
         let mut freed = 0;
         let scanned = n.min(self.len(INACTIVE));
@@ -488,11 +550,13 @@ impl TwoList {
         freed
     }
 
-    /// `shrink_active_list`: up to `n` pages from the active tail, oldest first; the accessed
+    /// `shrink_active_list`, the batch moved onto the lists first: up to `n` pages from the
+    /// active tail, oldest first; the accessed
     /// bit is read and cleared (`folio_referenced`) but only executable file pages stay active,
     /// so every anonymous page is deactivated with `PG_workingset` set, to the inactive head
     /// in order. `PG_referenced` is left as it was.
     fn shrink_active(&mut self, n: u32, priority: u32) {
+        self.drain();
         let n = n.min(self.len(ACTIVE));
         self.event(ReclaimEvent::ShrinkActive {
             priority,
@@ -514,6 +578,11 @@ impl TwoList {
             self.links.collect(&self.lists[ACTIVE as usize]),
             self.links.collect(&self.lists[INACTIVE as usize]),
         )
+    }
+
+    /// The pages in the `lru_add` batch, oldest first, for step mode and tests.
+    pub fn batch(&self) -> Vec<u32> {
+        self.batch.iter().map(|&(x, _)| x).collect()
     }
 
     /// Grows the per-page tables to `page_bound` pages.
@@ -539,24 +608,73 @@ mod tests {
         for p in 0..pages {
             l.add(p, &mut c);
         }
+        l.drain();
         (l, c)
     }
 
     /// 6.1 reads what the last flush left; a reclaim's `shrink_node` flushes once more than
-    /// one batch of 64 updates has passed (4 per new page: 17 pages pass one, 34 two).
+    /// one batch of 64 updates has passed (3 per new page, 1 more as the batch moves it onto
+    /// its list: 32 pages pass one batch, 33 two).
     #[test]
     fn six_one_reads_the_counters_as_last_flushed() {
-        let (mut l, c) = filled(Kernel::V6_1, 33);
+        let (mut l, c) = filled(Kernel::V6_1, 32);
         assert_eq!(l.read_counters().inactive, 0, "nothing flushed yet");
         l.flush_at_shrink_node(&c);
         assert_eq!(l.read_counters().inactive, 0, "one batch passed: no flush");
-        let (mut l, c) = filled(Kernel::V6_1, 34);
+        let (mut l, c) = filled(Kernel::V6_1, 33);
         l.flush_at_shrink_node(&c);
         assert_eq!(
             l.read_counters().inactive,
-            34,
+            33,
             "two batches passed: flushed"
         );
+    }
+
+    /// A new page waits in the CPU's batch, on no list, until the batch is full: 15 pages in
+    /// 6.1, 31 in 6.12 (`PAGEVEC_SIZE`). It is resident, but no scan target counts it.
+    #[test]
+    fn a_new_page_waits_in_the_batch_until_it_is_full() {
+        for (kernel, size) in [(Kernel::V6_1, 15u32), (Kernel::V6_12, 31)] {
+            let (mut l, mut c) = (TwoList::new(kernel, 64, 60), Workingset::default());
+            for p in 0..size - 1 {
+                l.add(p, &mut c);
+            }
+            assert_eq!((l.resident(), l.len(INACTIVE)), (size - 1, 0), "{kernel:?}");
+            assert!(l.is_resident(0));
+            assert_eq!(l.scan_targets(0), [0, 0]);
+            l.add(size - 1, &mut c);
+            assert_eq!((l.len(INACTIVE), l.batch().len()), (size, 0), "{kernel:?}");
+            assert_eq!(l.scan_targets(0), [u64::from(size), 0]);
+        }
+    }
+
+    /// Each list's shrink moves the batch onto the lists first (`lru_add_drain`), so its pages
+    /// are scanned in the order they came: 15 on the list and 5 in the batch, none young, are
+    /// all freed, oldest first.
+    #[test]
+    fn a_shrink_moves_the_batch_onto_the_lists_first() {
+        let (mut l, mut c) = (TwoList::new(Kernel::V6_1, 32, 60), Workingset::default());
+        for p in 0..20 {
+            l.add(p, &mut c);
+            l.young[p as usize] = false;
+        }
+        assert_eq!(l.batch(), [15, 16, 17, 18, 19]);
+        let mut out = Vec::new();
+        assert_eq!(l.shrink_inactive(32, 0, &mut out), 20);
+        assert_eq!(out, (0..20).collect::<Vec<_>>());
+    }
+
+    /// 6.1's write-protect fault drains the batch when its page is in it, and only then.
+    #[test]
+    fn a_write_protect_fault_on_a_batched_page_drains_the_batch() {
+        let (mut l, mut c) = (TwoList::new(Kernel::V6_1, 32, 60), Workingset::default());
+        for p in 0..17 {
+            l.add(p, &mut c);
+        }
+        l.drain_if_pending(3);
+        assert_eq!(l.batch(), [15, 16], "page 3 is on a list: no drain");
+        l.drain_if_pending(16);
+        assert_eq!((l.batch().len(), l.len(INACTIVE)), (0, 17));
     }
 
     /// `workingset_eviction` stamps the shadow with the age before moving it on, so a page
