@@ -66,11 +66,13 @@ def test_bad_options_are_one_line_errors():
 
 
 def test_periodic_flush_is_six_twelves_reading_of_the_counters(tmp_path):
-    """--periodic-flush: 6.12's two lists read the memcg counters as the 2-s flusher left them
-    (here a hot set of 300 pages under one-time scans: reclaim then keeps the hot set, since no
-    copy shows the inactive list low); MGLRU reads no such copy and is unchanged. Without the
-    guest's TLB (`tlb="none"`): a cached translation hides the hot set's use from either reading
-    (`test_linux.py`), which is not what this test is about."""
+    """--periodic-flush: 6.12's two lists read the memcg counters as the replayer's report
+    flushed them before the loop (no inactive page, exec's one active page: the inactive list
+    reads as low, so every priority ages the active list) and then as the 2-s flusher leaves
+    them; here a hot set of 300 pages under one-time scans loses its protection more often than
+    when the lists are read as they are. MGLRU reads no such copy and is unchanged. Without
+    the guest's TLB (`tlb="none"`): a cached translation hides the hot set's use from either
+    reading (`test_linux.py`), which is not what this test is about."""
     refs = []
     for r in range(20):
         refs += list(range(300)) * 2 + list(range(300 + r * 700, 300 + (r + 1) * 700))
@@ -81,6 +83,7 @@ def test_periodic_flush_is_six_twelves_reading_of_the_counters(tmp_path):
         return linux.predict(path, kernel="6.12", memory_max="2M", lru_gen=lru_gen,
                              periodic_flush=flush, tlb="none")["major_faults"]  # fmt: skip
 
-    # Measured at 2 MiB: 1,882 against 2,520 major faults.
-    assert faults("off", True) < 0.8 * faults("off", False)
+    # Measured at 2 MiB: 3,508 against 2,503 major faults (before the copies' start was read
+    # from the kernel, with no active page: 1,882 against 2,520).
+    assert faults("off", True) > 1.2 * faults("off", False)
     assert faults("on", True) == faults("on", False)

@@ -22,11 +22,13 @@ use crate::{err, to_py};
 /// (`entries`, `victims`, `touches_per_list_page`) or None (every reference sets the accessed
 /// bit). `kernel_charges`: before each of these references (indices, ascending) the loop
 /// charges one page-table page to the cgroup. `exec_active_pages`: how many of the first new
-/// pages the two lists put on the active list (exec's argument page).
+/// pages the two lists put on the active list (exec's argument page). `stat_read_at`: before
+/// this reference the counters' copies are flushed (the replayer's memory.stat read).
 #[pyfunction]
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
                     zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None,
-                    kernel_charges=Vec::new(), exec_active_pages=0))]
+                    kernel_charges=Vec::new(), exec_active_pages=0,
+                    stat_read_at=None))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -43,6 +45,7 @@ fn linux_replay(
     tlb: Option<&Bound<'_, PyAny>>,
     kernel_charges: Vec<u64>,
     exec_active_pages: u32,
+    stat_read_at: Option<u64>,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = match zswap {
         None => None,
@@ -69,6 +72,7 @@ fn linux_replay(
         tlb,
         kernel_charges,
         exec_active_pages,
+        stat_read_at,
     };
     if reclaim_events {
         // Each step of each reclaim (the two lists): a dict of the counters and the events.

@@ -123,6 +123,16 @@ MEASURED_TLB: tuple[tuple[int, int], ...] = ((256, 92), (512, 93))
 
 
 @dataclass(frozen=True)
+class Loop:
+    """Where the replayer's loop charges page-table pages (reference indices, ascending) and
+    where it starts: after the replayer's own pages, whose report before the loop reads
+    memory.stat and so flushes the counters' copies."""
+
+    charges: list[int]
+    replayer: int
+
+
+@dataclass(frozen=True)
 class Options:
     """How the replay is run: the periodic flusher's reading, reclaim events, the TLB."""
 
@@ -149,7 +159,8 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     sizes = [(None, 1)] if opts.tlb is None else list(opts.tlb)
     if opts.events:
         sizes = sizes[:1]  # the steps of one replay: the TLB's first size
-    counters = _mixed([(_model(pairs, limit, knobs, opts, n, charges), w) for n, w in sizes])
+    loop = Loop(charges, replayer)
+    counters = _mixed([(_model(pairs, limit, knobs, opts, n, loop), w) for n, w in sizes])
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     counters["frames"] = limit - replayer
     counters["overhead_pages"] = knobs.memory_max // PAGE - counters["frames"]
@@ -226,15 +237,15 @@ def _model(
     knobs: Knobs,
     opts: Options,
     tlb: int | None,
-    charges: list[int],
+    loop: Loop,
 ) -> dict[str, Any]:
-    """The model's counters with a TLB of `tlb` entries and page-table pages charged before
-    the references `charges`; with the periodic flusher, the median over its `PHASES`."""
+    """The model's counters with a TLB of `tlb` entries and the replayer's loop as `loop`;
+    with the periodic flusher, the median over its `PHASES`."""
     law = clock(knobs.kernel) if opts.periodic_flush and not knobs.lru_gen else None
     if law is None:
-        return _replay(pairs, frames, knobs, None, opts, (tlb, charges))
+        return _replay(pairs, frames, knobs, None, opts, (tlb, loop))
     runs = [
-        _replay(pairs, frames, knobs, {**law, "phase_s": 2.0 * share}, opts, (tlb, charges))
+        _replay(pairs, frames, knobs, {**law, "phase_s": 2.0 * share}, opts, (tlb, loop))
         for share in PHASES
     ]  # fmt: skip
     runs.sort(key=lambda r: r["major_faults"])
@@ -247,9 +258,9 @@ def _replay(
     knobs: Knobs,
     law: dict[str, float] | None,
     opts: Options,
-    loop: tuple[int | None, list[int]],
+    run: tuple[int | None, Loop],
 ) -> dict[str, Any]:
-    tlb_entries, charges = loop
+    tlb_entries, loop = run
     zswap = None
     if knobs.zswap is not None:
         compressor, zpool, percent = knobs.zswap.split(":")
@@ -264,8 +275,8 @@ def _replay(
         out = _core.linux_replay(
             pairs, frames, kernel=knobs.kernel, lru_gen=knobs.lru_gen,
             page_cluster=knobs.page_cluster, swappiness=knobs.swappiness, zswap=zswap,
-            clock=law, reclaim_events=opts.events, tlb=tlb, kernel_charges=charges,
-            exec_active_pages=EXEC_ACTIVE_PAGES,
+            clock=law, reclaim_events=opts.events, tlb=tlb, kernel_charges=loop.charges,
+            exec_active_pages=EXEC_ACTIVE_PAGES, stat_read_at=loop.replayer,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None

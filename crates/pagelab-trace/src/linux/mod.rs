@@ -76,6 +76,10 @@ pub struct LinuxParams {
     /// `exec_mmap`'s `exit_mmap` drains the batch (mm/mmap.c); MGLRU takes no part.
     #[serde(default)]
     pub exec_active_pages: u32,
+    /// Before this reference the counters' copies are flushed: the replayer's report reads
+    /// memory.stat before its loop (`memory_stat_format` → `mem_cgroup_flush_stats`).
+    #[serde(default)]
+    pub stat_read_at: Option<u64>,
 }
 
 /// Period of the memcg counters' flusher (`FLUSH_TIME`, mm/memcontrol.c `flush_memcg_stats_dwork`,
@@ -111,6 +115,7 @@ impl Default for LinuxParams {
             tlb: None,
             kernel_charges: Vec::new(),
             exec_active_pages: 0,
+            stat_read_at: None,
         }
     }
 }
@@ -546,12 +551,23 @@ fn replay_refs(
         while charges.next_if(|&&at| at <= i as u64).is_some() {
             r.charge_kernel_page()?;
         }
+        if params.stat_read_at == Some(i as u64) {
+            r.lists.flush_stats(&r.ws);
+        }
         let (page, write) = refs[i];
         let mut j = i + 1;
-        // A run ends where a kernel page is charged.
+        // A run ends where a kernel page is charged or the counters are read.
+        let read = params.stat_read_at.map_or(refs.len(), |at| {
+            if at as usize > i {
+                at as usize
+            } else {
+                refs.len()
+            }
+        });
         let end = charges
             .peek()
-            .map_or(refs.len(), |&&at| (at as usize).min(refs.len()));
+            .map_or(refs.len(), |&&at| (at as usize).min(refs.len()))
+            .min(read);
         while j < end.max(i + 1) && refs[j] == (page, write) {
             j += 1;
         }

@@ -701,6 +701,36 @@ mod tests {
         }
     }
 
+    /// The copies the replayer's report flushes before its loop, as measured in 6.12's guest:
+    /// exec's page active, the other 13 pages in the batch, so 0 inactive against 1 active,
+    /// and `inactive_is_low` true until the next flush; two pages later 6.1's batch of 15 is
+    /// full and moves, giving the 15 and 1 its guest showed, while 6.12's batch of 31 holds.
+    #[test]
+    fn the_copies_at_the_loop_s_start() {
+        for (kernel, want) in [(Kernel::V6_12, (0, 1, true)), (Kernel::V6_1, (0, 1, true))] {
+            let (mut l, mut c) = (TwoList::new(kernel, 64, 60), Workingset::default());
+            l.flush_periodically();
+            l.add_active(0);
+            for p in 1..14 {
+                l.add(p, &mut c);
+            }
+            l.flush_stats(&c);
+            let f = l.read_counters();
+            assert_eq!(
+                (f.inactive, f.active, l.inactive_is_low()),
+                want,
+                "{kernel:?}"
+            );
+            l.add(14, &mut c);
+            l.add(15, &mut c);
+            l.flush_stats(&c);
+            let f = l.read_counters();
+            let moved = kernel == Kernel::V6_1;
+            assert_eq!(f.inactive, if moved { 15 } else { 0 }, "{kernel:?}");
+            assert_eq!(l.inactive_is_low(), !moved, "{kernel:?}");
+        }
+    }
+
     /// 6.12 reads the lists as they are, or with the periodic flusher only what it left.
     #[test]
     fn six_twelve_reads_the_lists_or_the_periodic_flush() {
