@@ -8,7 +8,8 @@
 //! queue). A class's demands at a population depend on the frames its programs hold:
 //!
 //! ```text
-//!   admitted a_c: the storage test Σ a_c P_c ≤ c·APAGES, E1 candidates before E2
+//!   admitted a_c: the storage test Σ a_c P_c ≤ c·APAGES, E1 candidates admitted before E2,
+//!         an admitted E2 stay holding its storage to its slice's end (`twin/holds.rs`)
 //!   frames m_c = θ P_c, θ the largest with Σ a_c R_c(θ P_c) ≤ free frames (R: a stay's
 //!         mean resident set over its references, from the lifetime pass)
 //!   faults f_c(m_c), writes w_c(m_c) from the lifetime curve (per transaction)
@@ -44,8 +45,7 @@
 //! ([`crate::metastable`]).
 //!
 //! **What it leaves out** (and the simulator has): the eligible lists' FIFO order and their
-//! head-of-line blocking, and that E1's priority only orders admissions (the twin's holds at
-//! every instant, so an admitted E2 stay can lose its storage: docs/model.md, "E1 before
+//! head-of-line blocking (a large E2 projection waits for room: docs/model.md, "E1 before
 //! E2"); the scan's stealing from users in queue beyond the memory split, RPS misses, the
 //! storage test's damped projections.
 
@@ -215,7 +215,7 @@ impl Twin {
         ];
         let ns = stations.len();
         let drops = DropOuts::new(&d, &life);
-        let admission = Admission::new(&d, opts.mpl_limit);
+        let admission = Admission::new(&d, &life, opts.mpl_limit);
         Twin {
             d,
             life,
@@ -703,6 +703,7 @@ pub fn solve(
 mod admission;
 mod growth;
 use admission::Admission;
+mod holds;
 mod waits;
 use waits::Waits;
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The load controller's storage test in the twin: how many of the users inside the memory
 //! level are in the multiprogramming set, and the storage each stay is projected to need.
 
+use super::holds::{shares, Candidates};
 use crate::lifetime::Lifetime;
 use pagelab_sys::demands::{ClassDemand, ServiceDemands};
 
@@ -18,15 +19,22 @@ pub(super) struct Admission {
     cpu_s: Vec<f64>,
     /// Each class's share of processor time in Q1 stays [1].
     q1: Vec<f64>,
+    /// Each class's processor time per E1 stay and per E2 stay [s].
+    stay_s: Vec<[f64; 2]>,
 }
 
 impl Admission {
-    /// The test of `d`'s load controller, or a fixed `mpl_limit`.
-    pub(super) fn new(d: &ServiceDemands, mpl_limit: Option<f64>) -> Admission {
-        let cpu_s = d
+    /// The test of `d`'s load controller, or a fixed `mpl_limit`; `life` gives the classes'
+    /// drops, and so their stays.
+    pub(super) fn new(d: &ServiceDemands, life: &[Lifetime], mpl_limit: Option<f64>) -> Admission {
+        let cpu_s: Vec<f64> = d
             .classes
             .iter()
             .map(|c| c.commands.iter().map(|k| k.probability * k.cpu_s).sum())
+            .collect();
+        let q1: Vec<f64> = d.classes.iter().map(|c| q1_share(d, c)).collect();
+        let stay_s = (0..cpu_s.len())
+            .map(|c| stays(cpu_s[c], q1[c], life[c].drops))
             .collect();
         Admission {
             apages: f64::from(d.frames) - f64::from(d.shared_pages),
@@ -34,7 +42,8 @@ impl Admission {
             desirable_rate: d.desirable_rate,
             mpl_limit,
             cpu_s,
-            q1: d.classes.iter().map(|c| q1_share(d, c)).collect(),
+            q1,
+            stay_s,
         }
     }
 
@@ -45,7 +54,8 @@ impl Admission {
 
     /// Users of each class admitted from `pop` by the load controller, or by a fixed MPL
     /// limit. The storage test admits while the projections `proj` fit in c·APAGES, E1
-    /// candidates (a think's or a write's end) before E2 (a slice's end).
+    /// candidates (a think's or a write's end) before E2 (a slice's end), an admitted E2 stay
+    /// keeping its storage to its slice's end ([`super::holds`]).
     pub(super) fn admitted(&self, pop: &[f64], proj: &[f64]) -> Vec<f64> {
         let total: f64 = pop.iter().sum();
         if total <= 0.0 {
@@ -65,19 +75,19 @@ impl Admission {
             f64::INFINITY
         };
         // E1 candidates before E2 (reading `twin-eligible-priority`): a class's users inside
-        // are E1 and E2 candidates as its processor time is Q1's and Q2's.
-        let room = self.overcommit * self.apages;
-        let want = |e1: bool| -> f64 {
-            (0..pop.len())
-                .map(|c| {
-                    let phi = if e1 { self.q1[c] } else { 1.0 - self.q1[c] };
-                    pop[c] * phi * proj[c].min(share)
-                })
-                .sum()
+        // are E1 and E2 candidates as its processor time is Q1's and Q2's. E1 orders the
+        // admissions, and an admitted E2 stay holds its storage ([`super::holds`]).
+        let kind = |e1: bool| -> Candidates {
+            let mut k = Candidates::default();
+            for c in 0..pop.len() {
+                let n = pop[c] * if e1 { self.q1[c] } else { 1.0 - self.q1[c] };
+                k.users += n;
+                k.want += n * proj[c].min(share);
+                k.leave += n / self.stay_s[c][usize::from(!e1)];
+            }
+            k
         };
-        let e1 = want(true);
-        let s1 = (room / e1.max(1e-9)).min(1.0);
-        let s2 = ((room - e1).max(0.0) / want(false).max(1e-9)).min(1.0);
+        let (s1, s2) = shares(&kind(true), &kind(false), self.overcommit * self.apages);
         let a: Vec<f64> = (0..pop.len())
             .map(|c| pop[c] * (self.q1[c] * s1 + (1.0 - self.q1[c]) * s2))
             .collect();
@@ -103,6 +113,19 @@ impl Admission {
             .map_or(l.working_set, |p| f64::from(p.frames))
             .max(1.0)
     }
+}
+
+/// The processor time of an E1 stay and of an E2 stay [s], from a transaction's `cpu_s`, its
+/// share `q1` in Q1 and its `drops` at terminal writes and at slices' ends: 1 + d_w stays start
+/// from E1 (after a think or a write, `system.rs` `handle_console_done`), d_s from E2 (after a
+/// slice's end, `slice_expired`).
+fn stays(cpu_s: f64, q1: f64, drops: [f64; 2]) -> [f64; 2] {
+    let floor = 1e-9;
+    let e2_stays = if drops[1] > 0.0 { drops[1] } else { 1.0 };
+    [
+        (cpu_s * q1 / (1.0 + drops[0])).max(floor),
+        (cpu_s * (1.0 - q1) / e2_stays).max(floor),
+    ]
 }
 
 /// The share of class `c`'s processor time spent in Q1: the first stay's slice of each
@@ -140,24 +163,31 @@ mod tests {
             mpl_limit: None,
             cpu_s: vec![1.0; q1.len()],
             q1: q1.to_vec(),
+            stay_s: q1.iter().map(|&q| stays(1.0, q, [0.0, 4.0])).collect(),
         }
     }
 
     #[test]
-    fn e1_candidates_fill_storage_before_e2() {
+    fn e1_orders_admissions_and_e2_stays_hold_their_storage() {
+        // Class 0: half its processor time in Q1, E1 stays of 0.5 s, E2 of 0.125 s; class 1
+        // all in Q2, E2 stays of 0.25 s.
         let t = cp67(100.0, &[0.5, 0.0]);
         // Everyone fits: all admitted.
         assert_eq!(t.admitted(&[2.0, 1.0], &[10.0, 50.0]), vec![2.0, 1.0]);
-        // E1 wants 10 × 0.5 × 10 = 50 of 100; E2 wants 50 + 2 × 50 = 150 of the 50 left: 1/3.
+        // E1: 5 users, 50 frames, leaving at 10/s; E2: 7 users, 150 frames, at 40 + 8 = 48/s.
+        // k = 150 × 10 / (5 × 48) = 6.25: 50 s² − 156.25 s + 100 = 0.
         let a = t.admitted(&[10.0, 2.0], &[10.0, 50.0]);
-        assert!((a[0] - 10.0 * (0.5 + 0.5 / 3.0)).abs() < 1e-12, "{a:?}");
-        assert!((a[1] - 2.0 / 3.0).abs() < 1e-12, "{a:?}");
-        // E1 alone overfills storage: E1 in proportion, no E2 stay.
+        let b = 156.25_f64;
+        let s1 = (b - (b * b - 20_000.0).sqrt()) / 100.0;
+        let s2 = 6.25 * s1 / ((1.0 - s1) * 150.0);
+        assert!((a[0] - 10.0 * (0.5 * s1 + 0.5 * s2)).abs() < 1e-9, "{a:?}");
+        assert!((a[1] - 2.0 * s2).abs() < 1e-9, "{a:?}");
+        assert!((s1 - 0.898_116).abs() < 1e-6 && (s2 - 0.367_295).abs() < 1e-6);
+        // E1 alone overfills storage, yet the held E2 stays keep a share of it (none before).
         let a = t.admitted(&[40.0, 2.0], &[10.0, 50.0]);
-        assert!(
-            (a[0] - 40.0 * 0.5 * 0.5).abs() < 1e-12 && a[1] == 0.0,
-            "{a:?}"
-        );
+        assert!(a[1] > 0.02, "{a:?}");
+        let frames = (a[0] * 10.0) + a[1] * 50.0;
+        assert!((frames - 100.0).abs() < 1e-9, "{a:?}");
     }
 
     #[test]
