@@ -130,6 +130,8 @@ class Loop:
 
     charges: list[int]
     replayer: int
+    #: The trace mapping's size [pages].
+    pages: int
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,7 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     sizes = [(None, 1)] if opts.tlb is None else list(opts.tlb)
     if opts.events:
         sizes = sizes[:1]  # the steps of one replay: the TLB's first size
-    loop = Loop(charges, replayer)
+    loop = Loop(charges, replayer, touches.pages)
     counters = _mixed([(_model(pairs, limit, knobs, opts, n, loop), w) for n, w in sizes])
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     counters["frames"] = limit - replayer
@@ -270,7 +272,9 @@ def _replay(
             "max_pool_percent": int(percent),
             "zpool": zpool,
         }
-    tlb = None if tlb_entries is None else {"entries": tlb_entries}
+    # The touch list lies right after the trace's region (mapped top-down after it), so its
+    # pages take the TLB slots of trace pages `pages`, `pages + 1`, ...
+    tlb = None if tlb_entries is None else {"entries": tlb_entries, "list_offset": loop.pages}
     try:
         out = _core.linux_replay(
             pairs, frames, kernel=knobs.kernel, lru_gen=knobs.lru_gen,

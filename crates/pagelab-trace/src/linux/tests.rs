@@ -206,6 +206,7 @@ fn a_cached_translation_hides_use_from_reclaim() {
         entries: 1,
         victims: 0,
         touches_per_list_page: 0,
+        list_offset: 0,
     };
     // 19 passes of 199 scan pages refault either way; the cached hot page 45 times more.
     let got = [None, Some(TlbParams::QEMU_TCG), Some(one)].map(hot_faults);

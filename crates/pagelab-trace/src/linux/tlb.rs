@@ -37,6 +37,11 @@ pub struct TlbParams {
     /// Touches per page of the touch list the replayer reads (0: not read through the TLB).
     #[serde(default = "qemu_touches_per_list_page")]
     pub touches_per_list_page: u32,
+    /// The touch list's first page less the trace mapping's first, in pages: the replayer maps
+    /// the list, then the trace's region, which the kernel places top-down right below it
+    /// (mm/mmap.c `arch_get_unmapped_area_topdown`), so it is the region's size in pages.
+    #[serde(default)]
+    pub list_offset: u32,
 }
 
 fn qemu_entries() -> u32 {
@@ -57,6 +62,7 @@ impl TlbParams {
         entries: 256,
         victims: 8,
         touches_per_list_page: 1024,
+        list_offset: 0,
     };
 
     pub(crate) fn check(&self) -> Result<(), crate::TraceError> {
@@ -89,6 +95,7 @@ pub struct Tlb {
     next_victim: usize,
     touches: u64,
     per_list_page: u64,
+    list_offset: u32,
 }
 
 impl Tlb {
@@ -100,14 +107,17 @@ impl Tlb {
             next_victim: 0,
             touches: 0,
             per_list_page: u64::from(p.touches_per_list_page),
+            list_offset: p.list_offset,
         }
     }
 
     /// The replayer takes its next touch from the touch list: a new list page every
-    /// `touches_per_list_page` touches, looked up like any other.
+    /// `touches_per_list_page` touches, looked up like any other in the slot of the virtual
+    /// page it is, `list_offset` pages after the trace mapping's first.
     pub fn next_touch(&mut self) {
         if self.per_list_page > 0 && self.touches.is_multiple_of(self.per_list_page) {
-            let page = LIST_PAGE | (self.touches / self.per_list_page) as u32 & !LIST_PAGE;
+            let k = (self.touches / self.per_list_page) as u32;
+            let page = LIST_PAGE | (k.wrapping_add(self.list_offset) & !LIST_PAGE);
             self.lookup(page, false);
         }
         self.touches += 1;
@@ -162,6 +172,7 @@ mod tests {
             entries,
             victims,
             touches_per_list_page: 0,
+            list_offset: 0,
         })
     }
 
@@ -204,6 +215,7 @@ mod tests {
             entries: 2,
             victims: 0,
             touches_per_list_page: 3,
+            list_offset: 0,
         });
         assert!(t.access(0, false) && t.access(1, false));
         for _ in 0..3 {
@@ -213,6 +225,17 @@ mod tests {
         assert!(!t.access(1, false));
         t.next_touch();
         assert!(t.access(1, false), "list page 1 took slot 1");
+        // The list right after a trace mapping of 3 pages: its page 0 takes trace page 3's slot.
+        let mut t = Tlb::new(TlbParams {
+            entries: 4,
+            victims: 0,
+            touches_per_list_page: 3,
+            list_offset: 3,
+        });
+        assert!(t.access(3, false) && t.access(0, false));
+        t.next_touch();
+        assert!(t.access(3, false), "list page 0 took slot 3");
+        assert!(!t.access(0, false), "slot 0 untouched");
         assert!(TlbParams::QEMU_TCG.check().is_ok());
         let read: TlbParams = serde_json::from_str(r#"{"entries": 64}"#).unwrap();
         assert_eq!(
