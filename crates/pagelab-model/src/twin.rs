@@ -701,6 +701,7 @@ pub fn solve(
 }
 
 mod admission;
+mod fit;
 mod growth;
 use admission::Admission;
 mod holds;
