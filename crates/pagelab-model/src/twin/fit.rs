@@ -43,24 +43,25 @@ pub(super) struct HeadFit<'a> {
 impl HeadFit<'_> {
     /// f at the shares (s₁, s₂) of the E1 and E2 candidates in the set [1].
     pub(super) fn chance(&self, s1: f64, s2: f64) -> f64 {
+        let left = self.room - s2 * self.e2_want;
+        let mean = s1 * self.e1_users;
+        // P(the E1 list empty): every E1 stay in the set fits.
+        let empty = if self.e1_frames > 0.0 {
+            poisson_cdf(mean, left / self.e1_frames)
+        } else {
+            1.0
+        };
         let (mut f, mut w) = (0.0, 0.0);
         for h in self.heads {
             if h.weight <= 0.0 {
                 continue;
             }
             // An estimate above APAGES is tested as APAGES (`admit_count`).
-            let left = self.room - s2 * self.e2_want;
             let free = left - h.frames.min(self.room);
-            let f_c = if self.e1_frames > 0.0 {
-                let mean = s1 * self.e1_users;
-                let empty = poisson_cdf(mean, left / self.e1_frames);
-                if empty > 0.0 {
-                    poisson_cdf(mean, free / self.e1_frames) / empty
-                } else {
-                    0.0
-                }
-            } else if free >= 0.0 {
-                1.0
+            let f_c = if self.e1_frames <= 0.0 {
+                f64::from(u8::from(free >= 0.0))
+            } else if empty > 0.0 {
+                poisson_cdf(mean, free / self.e1_frames) / empty
             } else {
                 0.0
             };
@@ -89,11 +90,24 @@ pub(super) fn poisson_cdf(mean: f64, x: f64) -> f64 {
         return 1.0;
     }
     let k = x.floor();
+    // P(N = j) by the ratio mean/j; from a log start where e^(−mean) would underflow.
+    let (mut p, mut j, mut cdf) = ((-mean).exp(), 0.0, 0.0);
+    if p == 0.0 {
+        return poisson_cdf_logs(mean, x);
+    }
+    while j <= k {
+        cdf += p;
+        j += 1.0;
+        p *= mean / j;
+    }
+    (cdf + (x - k) * p).min(1.0)
+}
+
+/// [`poisson_cdf`] carried in logs, for a mean whose e^(−mean) underflows.
+fn poisson_cdf_logs(mean: f64, x: f64) -> f64 {
+    let k = x.floor();
     let ln_mean = mean.ln();
-    // ln P(N = j), carried in logs so a large mean does not underflow.
-    let mut ln_p = -mean;
-    let mut cdf = 0.0;
-    let mut j = 0.0;
+    let (mut ln_p, mut j, mut cdf) = (-mean, 0.0, 0.0);
     while j <= k {
         cdf += ln_p.exp();
         j += 1.0;
@@ -102,18 +116,42 @@ pub(super) fn poisson_cdf(mean: f64, x: f64) -> f64 {
     (cdf + (x - k) * ln_p.exp()).min(1.0)
 }
 
-/// The root of the nondecreasing `g` in [lo, hi], g(lo) ≤ 0 ≤ g(hi), by bisection.
+/// The root of the nondecreasing `g` in [lo, hi], g(lo) ≤ 0 ≤ g(hi), by regula falsi with the
+/// Illinois step (the bracket kept, a stale end's value halved), to 1e-12 of the bracket.
 pub(super) fn root(g: impl Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
-    let (mut lo, mut hi) = (lo, hi);
-    for _ in 0..50 {
-        let mid = 0.5 * (lo + hi);
-        if g(mid) < 0.0 {
-            lo = mid;
+    let (mut a, mut b) = (lo, hi);
+    let (mut ga, mut gb) = (g(a), g(b));
+    if ga >= 0.0 {
+        return a;
+    }
+    if gb <= 0.0 {
+        return b;
+    }
+    let mut side = 0;
+    for _ in 0..100 {
+        let x = (a * gb - b * ga) / (gb - ga);
+        let gx = g(x);
+        if gx == 0.0 || (b - a) < 1e-12 * (hi - lo) {
+            return x;
+        }
+        if gx < 0.0 {
+            (a, ga) = (x, gx);
+            if side == -1 {
+                gb *= 0.5;
+            }
+            side = -1;
         } else {
-            hi = mid;
+            (b, gb) = (x, gx);
+            if side == 1 {
+                ga *= 0.5;
+            }
+            side = 1;
+        }
+        if (b - a) < 1e-12 * (hi - lo) {
+            break;
         }
     }
-    0.5 * (lo + hi)
+    0.5 * (a + b)
 }
 
 #[cfg(test)]
@@ -134,6 +172,11 @@ mod tests {
         let mid = poisson_cdf(1000.0, 1000.0);
         assert!((mid - 0.508_4).abs() < 1e-3, "{mid}");
         assert_eq!(poisson_cdf(5.0, 500.0), 1.0);
+        // Beyond e^(−mean)'s range, in logs: P(N ≤ 800) ≈ ½ at mean 800.
+        let logs = poisson_cdf(800.0, 800.0);
+        assert!((logs - 0.509_4).abs() < 1e-3, "{logs}");
+        let (lin, log) = (poisson_cdf(50.0, 47.3), poisson_cdf_logs(50.0, 47.3));
+        assert!((lin - log).abs() < 1e-12, "{lin} {log}");
     }
 
     #[test]
