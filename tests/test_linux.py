@@ -107,6 +107,8 @@ after_anon 7974912
 after_kernel 98304
 after_file 4096
 replay_ns 2000000000
+loop_nvcsw 1
+loop_nivcsw 16
 loop_majflt 90
 loop_minflt 910
 region_resident 1972
@@ -139,7 +141,7 @@ stored_pages 7
     assert (c["psi_some_avg10"], c["psi_some_avg60"], c["psi_some_avg300"]) == (1.0, 0.5, 0.1)
     assert (c["psi_full_avg10"], c["psi_full_avg60"], c["psi_full_avg300"]) == (0.75, 0.25, 0.02)
     assert c["zswap_rejected"] == 5 and c["zswap_stored_pages"] == 7
-    assert c["replay_seconds"] == 2.0
+    assert c["replay_seconds"] == 2.0 and c["context_switches"] == 17
     # Everything charged that is not the trace's resident pages: 8237056 - 1972 pages.
     assert c["overhead_pages"] == 39 and c["frames"] == 2048 - 39
     # memory.stat accounts for 8077312 bytes of it; the 39 pages less that are the stock.

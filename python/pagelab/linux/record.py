@@ -39,6 +39,7 @@ COUNTERS = {
     "psi_full_avg60": "%",
     "psi_full_avg300": "%",
     "replay_seconds": "s",
+    "context_switches": "switches",
     "frames": "frames",
     "overhead_pages": "pages",
     "overhead_unstocked_pages": "pages",
@@ -104,6 +105,9 @@ def counters(text: str, memory_max: int, pages: int) -> dict[str, Any]:
             for avg in ("avg10", "avg60", "avg300")
         },
         "replay_seconds": _int(replay, "replay_ns") / 1e9,
+        # The loop's context switches (getrusage's nvcsw + nivcsw): each one re-arms MGLRU's
+        # page-table walk for the replayer's mm (`lru_gen_use_mm` in `context_switch`).
+        "context_switches": _int(replay, "loop_nvcsw") + _int(replay, "loop_nivcsw"),
         **_frames(replay, memory_max, pages),
         "release": s.get("kernel", {}).get("release", ""),
         "mem_total_kib": _int(s.get("kernel", {}), "mem_total_kib"),

@@ -182,6 +182,9 @@ int main(int argc, char **argv) {
         settled = current(argv[3]);
         if (c0 == settled) break;
     }
+    /* Each time another task ran and the replayer came back, `context_switch` re-armed its mm
+     * for MGLRU's page-table walk (`lru_gen_use_mm`). */
+    printf("loop_nvcsw %ld\nloop_nivcsw %ld\n", r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw);
     printf("loop_majflt %ld\nloop_minflt %ld\n", r1.ru_majflt - r0.ru_majflt,
            r1.ru_minflt - r0.ru_minflt);
     printf("region_resident %lld\n", in_core);

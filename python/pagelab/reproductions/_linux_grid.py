@@ -448,6 +448,40 @@ def write_report_overhead(per_kernel: int = 16) -> Path:
     return REPORT
 
 
+SWITCHES = Path(__file__).parent / "targets" / "linux-context-switches.json"
+
+
+def write_context_switches() -> Path:
+    """The replayer's context switches during its loop (getrusage's nvcsw + nivcsw, the
+    record's `context_switches`): every real-program cell of each series without zswap or
+    page-cluster, both lists, one boot under TCG as the reference's runs; per cell the
+    switches beside the major faults and the replay's time, written to SWITCHES. Each switch
+    re-arms MGLRU's page-table walk for the replayer's mm (`lru_gen_use_mm`)."""
+    from .._atomic import write_text
+    from ..linux import guest, instrument, kernels, record
+
+    runs = []
+    for series in KERNELS:
+        chosen = [c for c in cells() if c.kernel == series and c.kind == "program"
+                  and not c.zswap and c.page_cluster == 0]  # fmt: skip
+        jobs = jobs_for(chosen)
+        boot = guest.Boot("brd", tuple(instrument._cell(j) for j in jobs), "tcg")
+        files = {f"touches-{j.touches.sha256[:16]}": j.touches.path for j in jobs}
+        texts, _wall = guest.run(boot, kernels.kernel(series), files)
+        for c, j, text in zip(chosen, jobs, texts, strict=True):
+            got = record.counters(text, j.knobs.memory_max, j.touches.pages)
+            keep = ("context_switches", "major_faults", "replay_seconds", "oom_killed")
+            runs.append({"cell": c.__dict__, **{k: got[k] for k in keep}})
+    data = {
+        "about": "Context switches of the replayer during its loop (voluntary and involuntary), "
+        "one TCG boot per series of the real programs' cells; each re-arms MGLRU's page-table "
+        "walk. Made by `python -m pagelab.reproductions._linux_grid --measure-switches`.",
+        "runs": runs,
+    }
+    write_text(SWITCHES, json.dumps(data, indent=1) + "\n")
+    return SWITCHES
+
+
 if __name__ == "__main__":
     import sys
 
@@ -456,6 +490,9 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     if "--measure-report" in args:
         print(write_report_overhead())
+        sys.exit(0)
+    if "--measure-switches" in args:
+        print(write_context_switches())
         sys.exit(0)
     if "--probe-tlb" in args:
         print(write_tlb_probe())
