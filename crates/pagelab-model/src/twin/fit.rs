@@ -16,6 +16,8 @@
 //! w_c = n₂c/τ₂c, the class's E2 departures: a class is at the head as often as its stays
 //! enter.
 
+use crate::secant;
+
 /// One class's E2 candidates, as a head of the eligible list sees them.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Head {
@@ -116,42 +118,23 @@ fn poisson_cdf_logs(mean: f64, x: f64) -> f64 {
     (cdf + (x - k) * ln_p.exp()).min(1.0)
 }
 
-/// The root of the nondecreasing `g` in [lo, hi], g(lo) ≤ 0 ≤ g(hi), by regula falsi with the
-/// Illinois step (the bracket kept, a stale end's value halved), to 1e-12 of the bracket.
+/// The root of the nondecreasing `g` in [lo, hi], g(lo) ≤ 0 ≤ g(hi), by [`secant::bracket`]'s
+/// regula falsi to 1e-12 of the bracket: its midpoint, or its low end where g is 0 there.
 pub(super) fn root(g: impl Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
-    let (mut a, mut b) = (lo, hi);
-    let (mut ga, mut gb) = (g(a), g(b));
-    if ga >= 0.0 {
-        return a;
+    let (g_lo, g_hi) = (g(lo), g(hi));
+    if g_lo >= 0.0 {
+        return lo;
     }
-    if gb <= 0.0 {
-        return b;
+    if g_hi <= 0.0 {
+        return hi;
     }
-    let mut side = 0;
-    for _ in 0..100 {
-        let x = (a * gb - b * ga) / (gb - ga);
-        let gx = g(x);
-        if gx == 0.0 || (b - a) < 1e-12 * (hi - lo) {
-            return x;
-        }
-        if gx < 0.0 {
-            (a, ga) = (x, gx);
-            if side == -1 {
-                gb *= 0.5;
-            }
-            side = -1;
-        } else {
-            (b, gb) = (x, gx);
-            if side == 1 {
-                ga *= 0.5;
-            }
-            side = 1;
-        }
-        if (b - a) < 1e-12 * (hi - lo) {
-            break;
-        }
+    let close = |a: f64, b: f64| b - a < 1e-12 * (hi - lo);
+    let (a, b) = secant::bracket(g, (lo, g_lo), (hi, g_hi), close, 100);
+    if close(a, b) {
+        0.5 * (a + b)
+    } else {
+        a
     }
-    0.5 * (a + b)
 }
 
 #[cfg(test)]
