@@ -112,6 +112,11 @@ impl DropOuts {
         }
     }
 
+    /// The thinking users' mean think [s].
+    pub fn think_s(&self) -> f64 {
+        self.z
+    }
+
     /// Whether any class is dropped inside its transactions.
     pub fn any(&self) -> bool {
         self.classes.iter().any(|c| c.2 > 0.0)

@@ -11,7 +11,9 @@
 //!   admitted a_c: the storage test Σ a_c P_c ≤ c·APAGES, E1 candidates admitted before E2,
 //!         an admitted E2 stay holding its storage to its slice's end (`twin/holds.rs`)
 //!   frames m_c = θ P_c, θ the largest with Σ a_c R_c(θ P_c) ≤ free frames (R: a stay's
-//!         mean resident set over its references, from the lifetime pass)
+//!         mean resident set over its references, from the lifetime pass); under CP-67 the
+//!         pages of the stay's last 1.5 scan cycles, the cycle the one at which the stays and
+//!         the idle users' unreached pages fill the free frames (`twin/window.rs`)
 //!   faults f_c(m_c), writes w_c(m_c) from the lifetime curve (per transaction)
 //!   CPU = cpu + VIO·sup_vio + f·(fault + sio + interrupt + page) + w·(sio + interrupt + page)
 //!         + dispatch·(1 + VIO + writes + f)
@@ -46,8 +48,8 @@
 //!
 //! **What it leaves out** (and the simulator has): the eligible lists' FIFO order and their
 //! head-of-line blocking (a large E2 projection waits for room: docs/model.md, "E1 before
-//! E2"); the scan's stealing from users in queue beyond the memory split, RPS misses, the
-//! storage test's damped projections.
+//! E2"); under VM/370 the scan's stealing from users in queue beyond the memory split; RPS
+//! misses; the storage test's damped projections.
 
 use crate::lifetime::Lifetime;
 use crate::lifetime::Survival;
@@ -177,6 +179,8 @@ pub struct Twin {
     wait: RefCell<Waits>,
     /// The load controller's storage test.
     admission: Admission,
+    /// CP-67's scan over the stays in the set (reading `twin-global-window`).
+    scan: Option<ScanWindow>,
 }
 
 const CPU: usize = 0;
@@ -216,6 +220,15 @@ impl Twin {
         let ns = stations.len();
         let drops = DropOuts::new(&d, &life);
         let admission = Admission::new(&d, &life, opts.mpl_limit);
+        let scan = d.desirable_rate.map(|_| {
+            let idle_page_s = mean_page_time(&d, 0.0);
+            let in_set_s = |c: usize, m: f64| {
+                let (f, w) = life[c].at(m, Survival::uniform(0.0));
+                let t = Script::of(&d.classes[c]);
+                processor(&d.supervisor, t, f, w) + f * idle_page_s + t.vio * d.vio_s
+            };
+            ScanWindow::new(&life, in_set_s, drops.think_s())
+        });
         Twin {
             d,
             life,
@@ -227,6 +240,7 @@ impl Twin {
             drops,
             wait: RefCell::new(Waits::default()),
             admission,
+            scan,
         }
     }
 
@@ -249,34 +263,23 @@ impl Twin {
         };
         let proj: Vec<f64> = (0..a.len()).map(|c| projected[c].min(equal)).collect();
         let free = self.pageable(n);
-        let (theta, survive) = self.frames_split(a, counts, &proj, free);
+        let (frames, survive) = self.frames_split(a, counts, &proj, free);
         let sup = &self.d.supervisor;
-        let page_s = self
-            .d
-            .paging
-            .iter()
-            .map(|p| page_time(p, queue))
-            .sum::<f64>()
-            / self.d.paging.len().max(1) as f64;
+        let page_s = mean_page_time(&self.d, queue);
         let xfer_s = self.d.paging.iter().map(|p| p.transfer_s).sum::<f64>()
             / self.d.paging.len().max(1) as f64;
         let mut out = Demands::default();
-        for (ci, ((c, l), p)) in self.d.classes.iter().zip(&self.life).zip(&proj).enumerate() {
-            let m = theta * p;
+        for (ci, (c, l)) in self.d.classes.iter().zip(&self.life).enumerate() {
+            let m = frames[ci];
             let fate = self.drops.survival(ci, survive, self.wait.borrow().now());
             let (f, w) = l.at(m, fate);
-            let mix = |g: &dyn Fn(&pagelab_sys::demands::CommandDemand) -> f64| -> f64 {
-                c.commands.iter().map(|k| k.probability * g(k)).sum()
-            };
-            let cpu_s = mix(&|k| k.cpu_s);
-            let vio = mix(&|k| f64::from(k.vio));
-            let writes = mix(&|k| f64::from(k.console_writes));
-            let console = mix(&|k| f64::from(k.console_writes) * k.console_write_s);
-            let cpu = cpu_s
-                + vio * sup.vio_s
-                + f * (sup.fault_s + sup.sio_s + sup.interrupt_s + sup.page_s)
-                + w * (sup.sio_s + sup.interrupt_s + sup.page_s)
-                + sup.dispatch_s * (1.0 + vio + writes + f);
+            let Script {
+                cpu_s,
+                vio,
+                writes,
+                console,
+            } = Script::of(c);
+            let cpu = processor(sup, Script::of(c), f, w);
             let per_copy = |k: usize| 1.0 / f64::from(self.stations[k].copies);
             let q1 = self.admission.q1_share(ci);
             let mut row = vec![0.0; self.stations.len()];
@@ -304,14 +307,11 @@ impl Twin {
         out
     }
 
-    /// How far the `a` admitted stays may grow (θ, [`growth::theta`]) in the `free` frames,
-    /// and the share of the other users' pages that survives to their next stay.
-    fn frames_split(&self, a: &[f64], counts: &[u32], proj: &[f64], free: f64) -> (f64, f64) {
-        let want: f64 = a.iter().zip(proj).map(|(x, p)| x * p).sum();
-        let theta = growth::theta(&self.life, (a, proj), free, want);
-        let held: f64 = (0..a.len())
-            .map(|c| a[c] * self.life[c].occupancy_at(theta * proj[c], Survival::uniform(0.0)))
-            .sum();
+    /// The frames each of the `a` admitted stays may grow to in the `free` frames, and the
+    /// share of the other users' pages that survives to their next stay: under CP-67 the scan's
+    /// window ([`ScanWindow::split`]), otherwise θ P_c ([`growth::theta`]) with the idle pages
+    /// in what the stays leave.
+    fn frames_split(&self, a: &[f64], counts: &[u32], proj: &[f64], free: f64) -> (Vec<f64>, f64) {
         // The frames the admitted sets leave hold the pages of users out of the set (thinking
         // or eligible); a share of those survives to the user's next stay.
         let idle: f64 = counts
@@ -320,12 +320,21 @@ impl Twin {
             .zip(proj)
             .map(|((&nc, x), p)| (f64::from(nc) - x).max(0.0) * p)
             .sum();
+        if let Some(w) = &self.scan {
+            return w.split(&self.life, a, idle, free);
+        }
+        let want: f64 = a.iter().zip(proj).map(|(x, p)| x * p).sum();
+        let theta = growth::theta(&self.life, (a, proj), free, want);
+        let m: Vec<f64> = proj.iter().map(|p| theta * p).collect();
+        let held: f64 = (0..a.len())
+            .map(|c| a[c] * self.life[c].occupancy_at(m[c], Survival::uniform(0.0)))
+            .sum();
         let survive = if idle > 0.0 {
             ((free - held) / idle).clamp(0.0, 1.0)
         } else {
             1.0
         };
-        (theta, survive)
+        (m, survive)
     }
 
     /// The storage test's projections with `pop` inside, and the users it admits. Under CP-67
@@ -353,11 +362,11 @@ impl Twin {
         }
         for _ in 0..PASSES {
             let free = self.pageable(a.iter().sum());
-            let (theta, survive) = self.frames_split(&a, counts, &proj, free);
+            let (frames, survive) = self.frames_split(&a, counts, &proj, free);
             let mut moved = 0.0f64;
             for (c, p) in proj.iter_mut().enumerate() {
                 let fate = self.drops.survival(c, survive, self.wait.borrow().now());
-                let e = self.life[c].estimate_at(theta * *p, fate).unwrap_or(*p);
+                let e = self.life[c].estimate_at(frames[c], fate).unwrap_or(*p);
                 let next = 0.5 * (*p + e.min(cap));
                 moved = moved.max((next - *p).abs());
                 *p = next;
@@ -668,6 +677,48 @@ fn one_class(a: &[f64]) -> Option<(usize, u32)> {
 /// rotational order (`device.rs`, `start_sio`), so an arriving page waits on average a
 /// revolution over the pages present plus one before its record passes, and no page can take
 /// less than its record's share of a revolution.
+/// A class's transaction, its commands mixed by their probabilities.
+#[derive(Clone, Copy)]
+struct Script {
+    /// Problem-state processor time [s].
+    cpu_s: f64,
+    /// VIOs [count].
+    vio: f64,
+    /// Terminal writes [count].
+    writes: f64,
+    /// Time writing to the terminal [s].
+    console: f64,
+}
+
+impl Script {
+    fn of(c: &pagelab_sys::demands::ClassDemand) -> Script {
+        let mix = |g: &dyn Fn(&pagelab_sys::demands::CommandDemand) -> f64| -> f64 {
+            c.commands.iter().map(|k| k.probability * g(k)).sum()
+        };
+        Script {
+            cpu_s: mix(&|k| k.cpu_s),
+            vio: mix(&|k| f64::from(k.vio)),
+            writes: mix(&|k| f64::from(k.console_writes)),
+            console: mix(&|k| f64::from(k.console_writes) * k.console_write_s),
+        }
+    }
+}
+
+/// A transaction's processor time with `f` faults and `w` page-outs, the supervisor's paths
+/// on them [s].
+fn processor(sup: &pagelab_sys::demands::SupervisorDemand, t: Script, f: f64, w: f64) -> f64 {
+    t.cpu_s
+        + t.vio * sup.vio_s
+        + f * (sup.fault_s + sup.sio_s + sup.interrupt_s + sup.page_s)
+        + w * (sup.sio_s + sup.interrupt_s + sup.page_s)
+        + sup.dispatch_s * (1.0 + t.vio + t.writes + f)
+}
+
+/// A page's time on the paging devices with `queue` ahead of it, over the devices [s].
+fn mean_page_time(d: &ServiceDemands, queue: f64) -> f64 {
+    d.paging.iter().map(|p| page_time(p, queue)).sum::<f64>() / d.paging.len().max(1) as f64
+}
+
 fn page_time(p: &pagelab_sys::demands::PagingDemand, queue: f64) -> f64 {
     if !p.fixed_head {
         return p.page_s;
@@ -707,5 +758,7 @@ use admission::Admission;
 mod holds;
 mod waits;
 use waits::Waits;
+mod window;
+use window::ScanWindow;
 #[cfg(test)]
 mod tests;
