@@ -79,6 +79,23 @@ def test_the_cli_refuses_a_bad_option_in_one_line(loop_trace):
     assert got.stderr.strip() == "pagelab: error: --kernel 7: expected one of 6.1, 6.12"
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["--hlep"], ["6.3"]])
+def test_the_grids_command_runs_nothing_on_a_help_or_a_typo(argv, monkeypatch, capsys):
+    from pagelab.reproductions import _linux_grid as grid
+
+    def ran(*args, **kwargs):
+        raise AssertionError("a kernel run started")
+
+    for name in ("measure", "write_reference", "write_context_switches", "write_tlb_probe"):
+        monkeypatch.setattr(grid, name, ran)
+    with pytest.raises(SystemExit) as stop:
+        grid.main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == (0 if argv == ["--help"] else 2)
+    if argv == ["6.3"]:
+        assert "unknown kernel series '6.3': expected one of 6.1, 6.12" in err
+
+
 def test_the_initramfs_is_newc_that_cpio_lists(tmp_path):
     a = initramfs.Archive()
     a.file("bin/x", b"hello", 0o755)

@@ -482,27 +482,50 @@ def write_context_switches() -> Path:
     return SWITCHES
 
 
-if __name__ == "__main__":
-    import sys
+def main(argv: list[str] | None = None) -> None:
+    """`python -m pagelab.reproductions._linux_grid [KERNEL ...] [--measure-only | --fit-clock |
+    --measure-report | --measure-switches | --probe-tlb]`: with no option, every cell measured
+    again (5 runs each, about an hour) and the stored reference rewritten."""
+    import argparse
 
     from .. import progress
 
-    args = sys.argv[1:]
-    if "--measure-report" in args:
+    ap = argparse.ArgumentParser(
+        prog="python -m pagelab.reproductions._linux_grid",
+        description="Measure the linux-validation grid on the kernels and write its reference.",
+    )
+    series = ", ".join(KERNELS)
+    ap.add_argument("kernels", nargs="*", metavar="KERNEL", help=f"{series} (default: both)")
+    what = ap.add_mutually_exclusive_group()
+    flags = {
+        "--measure-only": "run the cells into the cache without writing the reference",
+        "--fit-clock": "refit overhead.json's clock from the stored reference",
+        "--measure-report": "measure what the replayer's report charges",
+        "--measure-switches": "measure the replayer's context switches",
+        "--probe-tlb": "probe the guest TLB's size",
+    }
+    for flag, text in flags.items():
+        what.add_argument(flag, action="store_true", help=text)
+    a = ap.parse_args(argv)
+    for k in a.kernels:
+        if k not in KERNELS:
+            ap.error(f"unknown kernel series {k!r}: expected one of {', '.join(KERNELS)}")
+    if a.measure_report:
         print(write_report_overhead())
-        sys.exit(0)
-    if "--measure-switches" in args:
+    elif a.measure_switches:
         print(write_context_switches())
-        sys.exit(0)
-    if "--probe-tlb" in args:
+    elif a.probe_tlb:
         print(write_tlb_probe())
-        sys.exit(0)
-    if "--fit-clock" in args:
+    elif a.fit_clock:
         write_overhead(json.loads(REFERENCE.read_text()))
-        sys.exit(0)
-    only = tuple(a for a in args if a in KERNELS) or KERNELS
-    with progress.bar("kernel runs") as update:
-        if "--measure-only" in args:
-            measure(5, kernels=only, progress=lambda d, t: update(d, t))
-        else:
-            print(write_reference(5, progress=lambda d, t: update(d, t)))
+    else:
+        only = tuple(a.kernels) or KERNELS
+        with progress.bar("kernel runs") as update:
+            if a.measure_only:
+                measure(5, kernels=only, progress=lambda d, t: update(d, t))
+            else:
+                print(write_reference(5, progress=lambda d, t: update(d, t)))
+
+
+if __name__ == "__main__":
+    main()
