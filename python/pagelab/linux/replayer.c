@@ -139,16 +139,18 @@ int main(int argc, char **argv) {
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) { perror("mmap"); return 2; }
     madvise(base, pages * 4096, MADV_NOHUGEPAGE);
-    report(argv[3], "before");
-    fflush(stdout);
     /* memory.stat opened and read once before the loop, read again at its end with pread:
      * no file is opened there, so the kernel memory it shows is the loop's, before the report's
-     * own files charge their kernel objects (struct file and seq_file buffers are accounted). */
+     * own files charge their kernel objects (struct file and seq_file buffers are accounted).
+     * Read before the "before" report, so that the anonymous memory it shows holds the buffer's
+     * pages too: everything the replayer charges before its first touch. */
     static char stat_buf[16384];
     char stat_path[512];
     snprintf(stat_path, sizeof stat_path, "%s/memory.stat", argv[3]);
     int stat_fd = open(stat_path, O_RDONLY);
     if (stat_fd >= 0 && pread(stat_fd, stat_buf, sizeof stat_buf - 1, 0) < 0) stat_fd = -1;
+    report(argv[3], "before");
+    fflush(stdout);
     if (set_max(argv[3], argv[4]) != 0) { perror("memory.max"); return 2; }
     struct rusage r0, r1;
     struct timespec a, b;
