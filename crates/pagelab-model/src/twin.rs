@@ -273,13 +273,14 @@ impl Twin {
             let m = frames[ci];
             let fate = self.drops.survival(ci, survive, self.wait.borrow().now());
             let (f, w) = l.at(m, fate);
+            let t = Script::of(c);
             let Script {
                 cpu_s,
                 vio,
                 writes,
                 console,
-            } = Script::of(c);
-            let cpu = processor(sup, Script::of(c), f, w);
+            } = t;
+            let cpu = processor(sup, t, f, w);
             let per_copy = |k: usize| 1.0 / f64::from(self.stations[k].copies);
             let q1 = self.admission.q1_share(ci);
             let mut row = vec![0.0; self.stations.len()];
@@ -672,11 +673,6 @@ fn one_class(a: &[f64]) -> Option<(usize, u32)> {
     (busy.next().is_none() && whole).then_some((c, n.round() as u32))
 }
 
-/// Time per page on a paging device with `queue` pages waiting or in service [s]: a
-/// moving-arm disk's one-page SIO; a fixed-head device chains its whole queue into one SIO in
-/// rotational order (`device.rs`, `start_sio`), so an arriving page waits on average a
-/// revolution over the pages present plus one before its record passes, and no page can take
-/// less than its record's share of a revolution.
 /// A class's transaction, its commands mixed by their probabilities.
 #[derive(Clone, Copy)]
 struct Script {
@@ -719,6 +715,11 @@ fn mean_page_time(d: &ServiceDemands, queue: f64) -> f64 {
     d.paging.iter().map(|p| page_time(p, queue)).sum::<f64>() / d.paging.len().max(1) as f64
 }
 
+/// Time per page on a paging device with `queue` pages waiting or in service [s]: a
+/// moving-arm disk's one-page SIO; a fixed-head device chains its whole queue into one SIO in
+/// rotational order (`device.rs`, `start_sio`), so an arriving page waits on average a
+/// revolution over the pages present plus one before its record passes, and no page can take
+/// less than its record's share of a revolution.
 fn page_time(p: &pagelab_sys::demands::PagingDemand, queue: f64) -> f64 {
     if !p.fixed_head {
         return p.page_s;
