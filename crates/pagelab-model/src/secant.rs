@@ -35,3 +35,33 @@ pub(crate) fn bracket(
     }
     (lo, hi)
 }
+
+/// The root of the nondecreasing `g` in [lo, hi], g(lo) ≤ 0 ≤ g(hi), by [`bracket`]'s
+/// regula falsi to 1e-12 of the bracket: its midpoint, or its low end where g is 0 there.
+pub(crate) fn root(g: impl Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
+    let (g_lo, g_hi) = (g(lo), g(hi));
+    if g_lo >= 0.0 {
+        return lo;
+    }
+    if g_hi <= 0.0 {
+        return hi;
+    }
+    let close = |a: f64, b: f64| b - a < 1e-12 * (hi - lo);
+    let (a, b) = bracket(g, (lo, g_lo), (hi, g_hi), close, 100);
+    if close(a, b) {
+        0.5 * (a + b)
+    } else {
+        a
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_of_a_square() {
+        let r = root(|x| x * x - 2.0, 0.0, 2.0);
+        assert!((r - 2.0_f64.sqrt()).abs() < 1e-12);
+    }
+}

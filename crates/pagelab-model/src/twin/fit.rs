@@ -16,8 +16,6 @@
 //! w_c = n₂c/τ₂c, the class's E2 departures: a class is at the head as often as its stays
 //! enter.
 
-use crate::secant;
-
 /// One class's E2 candidates, as a head of the eligible list sees them.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Head {
@@ -118,25 +116,6 @@ fn poisson_cdf_logs(mean: f64, x: f64) -> f64 {
     (cdf + (x - k) * ln_p.exp()).min(1.0)
 }
 
-/// The root of the nondecreasing `g` in [lo, hi], g(lo) ≤ 0 ≤ g(hi), by [`secant::bracket`]'s
-/// regula falsi to 1e-12 of the bracket: its midpoint, or its low end where g is 0 there.
-pub(super) fn root(g: impl Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
-    let (g_lo, g_hi) = (g(lo), g(hi));
-    if g_lo >= 0.0 {
-        return lo;
-    }
-    if g_hi <= 0.0 {
-        return hi;
-    }
-    let close = |a: f64, b: f64| b - a < 1e-12 * (hi - lo);
-    let (a, b) = secant::bracket(g, (lo, g_lo), (hi, g_hi), close, 100);
-    if close(a, b) {
-        0.5 * (a + b)
-    } else {
-        a
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,11 +191,5 @@ mod tests {
             ..fit
         };
         assert!((fit.chance(0.5, 0.5) - 1.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn root_by_bisection() {
-        let r = root(|x| x * x - 2.0, 0.0, 2.0);
-        assert!((r - 2.0_f64.sqrt()).abs() < 1e-12);
     }
 }

@@ -21,7 +21,8 @@
 //! processor time), D their projections' sum, s the share of them in the set, q₁ = (1 − s₁) n₁.
 //! Nothing in it is a rate, so no level depends on another's solve.
 
-use super::fit::{root, Head, HeadFit};
+use super::fit::{Head, HeadFit};
+use crate::secant::root;
 
 /// The candidates of one kind (E1 or E2) inside a level.
 #[derive(Clone, Copy, Debug, Default)]

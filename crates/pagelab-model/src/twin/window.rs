@@ -101,17 +101,7 @@ impl ScanWindow {
             let c_s = y.exp();
             stays(c_s).1 + idle * unreached(self.z / c_s) - free
         };
-        let (lo, hi) = (-20.0f64, 20.0f64);
-        let (f_lo, f_hi) = (over(lo), over(hi));
-        let y = if f_lo >= 0.0 {
-            lo
-        } else if f_hi <= 0.0 {
-            hi
-        } else {
-            let close = |a: f64, b: f64| b - a < 1e-9;
-            let (a, b) = secant::bracket(over, (lo, f_lo), (hi, f_hi), close, 100);
-            0.5 * (a + b)
-        };
+        let y = secant::root(over, -20.0, 20.0);
         let c_s = y.exp();
         (stays(c_s).0, unreached(self.z / c_s))
     }
