@@ -30,6 +30,25 @@ mod cache;
 mod pass;
 use pass::{Residency, Sums, Tally};
 
+/// The shares of a transaction of `cmd` that its stays take when the load controller drops
+/// the user at each terminal write inside it (`false_drops`), in order; `[1.0]` otherwise:
+/// the stays between the writes the simulator places ([`pass::write_drops`]).
+pub(crate) fn write_stays(cmd: &pagelab_sys::demands::CommandDemand, false_drops: bool) -> Vec<f64> {
+    let mut cuts = Vec::new();
+    if false_drops {
+        pass::write_drops(cmd, 1.0, &mut cuts);
+    }
+    cuts.push(1.0);
+    let mut last = 0.0;
+    cuts.iter()
+        .map(|&c| {
+            let share = c - last;
+            last = c;
+            share
+        })
+        .collect()
+}
+
 /// Runs of reference string measured per command at most [runs] (enough for a stable mean:
 /// hundreds of interactive transactions, a few long ones).
 pub const RUN_BUDGET: u64 = 400_000;

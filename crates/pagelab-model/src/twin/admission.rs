@@ -3,7 +3,7 @@
 
 use super::fit::Head;
 use super::holds::{shares, Candidates};
-use crate::lifetime::Lifetime;
+use crate::lifetime::{write_stays, Lifetime};
 use pagelab_sys::demands::{ClassDemand, ServiceDemands};
 
 /// The storage test's settings, read once from the spec's demands.
@@ -138,18 +138,20 @@ fn stays(cpu_s: f64, q1: f64, drops: [f64; 2]) -> [f64; 2] {
     ]
 }
 
-/// The share of class `c`'s processor time spent in Q1: the first stay's slice of each
-/// transaction, E[min(T, Q1 slice)] over its commands' CPU demands T (exponential or fixed,
-/// as the spec says); the rest is in Q2 stays.
+/// The share of class `c`'s processor time spent in Q1. Each stay begins with a Q1 slice
+/// s₁: a transaction's first, and under a load controller that drops the user at its terminal
+/// writes (CP-67's "false" drops) each stay after a write, readmitted to Q1 (`system.rs`
+/// `handle_console_done`; reading `twin-write-stays-q1`). A stay of share f of a command's
+/// demand T spends E[min(f T, s₁)] in Q1 (T exponential or fixed, as the spec says); the rest
+/// is in Q2 stays.
 fn q1_share(d: &ServiceDemands, c: &ClassDemand) -> f64 {
     let s1 = d.slices_s[0];
     let (mut q1, mut all) = (0.0, 0.0);
     for k in &c.commands {
-        let in_q1 = if k.exponential && k.cpu_s > 0.0 {
-            k.cpu_s * (1.0 - (-s1 / k.cpu_s).exp())
-        } else {
-            k.cpu_s.min(s1)
-        };
+        let in_q1: f64 = write_stays(k, d.false_drops)
+            .into_iter()
+            .map(|f| in_first_slice(f * k.cpu_s, k.exponential, s1))
+            .sum();
         q1 += k.probability * in_q1;
         all += k.probability * k.cpu_s;
     }
@@ -157,6 +159,15 @@ fn q1_share(d: &ServiceDemands, c: &ClassDemand) -> f64 {
         q1 / all
     } else {
         1.0
+    }
+}
+
+/// E[min(T, s₁)] for a demand T of mean `mean` [s], exponential or fixed.
+fn in_first_slice(mean: f64, exponential: bool, s1: f64) -> f64 {
+    if exponential && mean > 0.0 {
+        mean * (1.0 - (-s1 / mean).exp())
+    } else {
+        mean.min(s1)
     }
 }
 
@@ -217,6 +228,26 @@ mod tests {
         assert!(a[1] > 0.01 && a[1] < 0.02, "{a:?}");
         let frames = (a[0] * 10.0) + a[1] * 50.0;
         assert!((frames - 100.0).abs() < 1e-9, "{a:?}");
+    }
+
+    #[test]
+    fn each_stay_after_a_dropping_write_starts_with_its_own_q1_slice() {
+        let path = format!("{}/../../presets/cp67.toml", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let spec = pagelab_sys::load_spec(&text, &path, &[]).unwrap();
+        let mut d = ServiceDemands::of(&spec);
+        assert!(d.false_drops && d.slices_s[0] == 0.25, "{:?}", d.slices_s);
+        // CMS's nontrivial command alone: 0.6 s exponential, 20 VIOs, 2 writes; the writes
+        // end segments 11 and 22 of 23, so its stays take 11/23, 11/23 and 1/23 of it.
+        let mut c = d.classes[0].clone();
+        c.commands.retain(|k| k.name == "nontrivial");
+        c.commands[0].probability = 1.0;
+        assert_eq!((c.commands[0].vio, c.commands[0].console_writes), (20, 2));
+        // Σ f·0.6·(1 − exp(−0.25 / (f·0.6))) / 0.6, by hand: 2 × 0.16688 + 0.02609 over 0.6.
+        assert!((q1_share(&d, &c) - 0.59975).abs() < 1e-4, "{}", q1_share(&d, &c));
+        // Kept in queue across its writes, one Q1 slice: 1 − exp(−0.25 / 0.6).
+        d.false_drops = false;
+        assert!((q1_share(&d, &c) - 0.34076).abs() < 1e-4, "{}", q1_share(&d, &c));
     }
 
     #[test]
