@@ -33,7 +33,10 @@ use pass::{Residency, Sums, Tally};
 /// The shares of a transaction of `cmd` that its stays take when the load controller drops
 /// the user at each terminal write inside it (`false_drops`), in order; `[1.0]` otherwise:
 /// the stays between the writes the simulator places ([`pass::write_drops`]).
-pub(crate) fn write_stays(cmd: &pagelab_sys::demands::CommandDemand, false_drops: bool) -> Vec<f64> {
+pub(crate) fn write_stays(
+    cmd: &pagelab_sys::demands::CommandDemand,
+    false_drops: bool,
+) -> Vec<f64> {
     let mut cuts = Vec::new();
     if false_drops {
         pass::write_drops(cmd, 1.0, &mut cuts);

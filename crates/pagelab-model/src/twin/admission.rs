@@ -244,10 +244,18 @@ mod tests {
         c.commands[0].probability = 1.0;
         assert_eq!((c.commands[0].vio, c.commands[0].console_writes), (20, 2));
         // Σ f·0.6·(1 − exp(−0.25 / (f·0.6))) / 0.6, by hand: 2 × 0.16688 + 0.02609 over 0.6.
-        assert!((q1_share(&d, &c) - 0.59975).abs() < 1e-4, "{}", q1_share(&d, &c));
+        assert!(
+            (q1_share(&d, &c) - 0.59975).abs() < 1e-4,
+            "{}",
+            q1_share(&d, &c)
+        );
         // Kept in queue across its writes, one Q1 slice: 1 − exp(−0.25 / 0.6).
         d.false_drops = false;
-        assert!((q1_share(&d, &c) - 0.34076).abs() < 1e-4, "{}", q1_share(&d, &c));
+        assert!(
+            (q1_share(&d, &c) - 0.34076).abs() < 1e-4,
+            "{}",
+            q1_share(&d, &c)
+        );
     }
 
     #[test]
