@@ -165,6 +165,10 @@ stored_pages 7
     assert c["overhead_unstocked_pages"] == 0 and c["stock_pages"] == 39
     # The replayer's own anonymous pages before the loop, and the kernel's unreclaimable part.
     assert (c["replayer_anon_pages"], c["kernel_pages"]) == (15, 24)
+    # Where the replayer counts its own anonymous memory (smaps_rollup), that count is taken:
+    # memory.stat's is the flusher's last copy under 6.12.
+    own = text.replace("before_anon 61440\n", "before_anon 61440\nbefore_self_anon_kib 64\n")
+    assert record.counters(own, 8 << 20, 4500)["replayer_anon_pages"] == 16
 
 
 def test_an_oom_kill_is_named_as_too_little_memory():

@@ -141,6 +141,14 @@ def _psi_avg(s: dict[str, dict[str, str]], line: str, avg: str) -> float:
     return float(m.group(1)) if m else 0.0
 
 
+def _replayer_anon(replay: dict[str, str]) -> int:
+    """The replayer's own anonymous memory before its loop [bytes]: its smaps_rollup count,
+    or memory.stat's anon where the replayer did not report it."""
+    if "before_self_anon_kib" in replay and _int(replay, "before_self_anon_kib") >= 0:
+        return _int(replay, "before_self_anon_kib") * 1024
+    return max(0, _int(replay, "before_anon"))
+
+
 def _frames(replay: dict[str, str], memory_max: int, pages: int) -> dict[str, int]:
     """What memory.max leaves the trace's pages, measured in the guest.
 
@@ -161,7 +169,9 @@ def _frames(replay: dict[str, str], memory_max: int, pages: int) -> dict[str, in
     return {
         # The replayer's own anonymous pages (heap, stack, data) before its first touch: they
         # sit on the cgroup's LRU beside the trace's pages and are never touched in the loop.
-        "replayer_anon_pages": max(0, _int(replay, "before_anon")) // PAGE,
+        # Counted by the replayer from its own smaps_rollup where it reports it: memory.stat's
+        # anon is the flusher's last copy under 6.12 and lags its charges.
+        "replayer_anon_pages": _replayer_anon(replay) // PAGE,
         # What memory.stat's kernel item holds at the end (slab, kernel stack, page tables):
         # charged to the cgroup and never reclaimed from it.
         "kernel_pages": max(0, _int(replay, "after_kernel")) // PAGE,

@@ -14,7 +14,8 @@
  *            again), and the kernel reclaims down to the limit as the replay begins.
  * It prints "key value" lines: wall time of the replay in ns; the process's own major and minor
  * faults (getrusage) before and after the loop, so that faults of its start and of this report
- * are not counted; the cgroup's charge and anonymous memory before and after; and how many of
+ * are not counted; the cgroup's charge and anonymous memory before and after, and its own
+ * anonymous memory before (smaps_rollup); and how many of
  * the mapping's anonymous pages are resident at the end (/proc/self/smaps: the zero page, mapped
  * by reads of pages never written, is not counted there), so that the host can tell the trace's
  * pages from everything else charged to the cgroup.
@@ -68,6 +69,23 @@ static long long resident_kib(unsigned char *base) {
     }
     fclose(f);
     return kib;
+}
+
+/* The process's own anonymous memory [KiB] (/proc/self/smaps_rollup "Anonymous:"), exact in
+ * every kernel, where memory.stat's anon is the copy its flusher last left (6.12 flushes only
+ * past a batch of updates). Read into a buffer touched first, so that reading it charges no
+ * anonymous page of its own after the count is taken. */
+static long long self_anon_kib(void) {
+    static char buf[4096];
+    memset(buf, 1, sizeof buf);
+    int fd = open("/proc/self/smaps_rollup", O_RDONLY);
+    if (fd < 0) return -1;
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0) return -1;
+    buf[got] = 0;
+    const char *at = strstr(buf, "\nAnonymous:");
+    return at ? atoll(at + 11) : -1;
 }
 
 static int set_max(const char *cg, const char *bytes) {
@@ -150,6 +168,7 @@ int main(int argc, char **argv) {
     int stat_fd = open(stat_path, O_RDONLY);
     if (stat_fd >= 0 && pread(stat_fd, stat_buf, sizeof stat_buf - 1, 0) < 0) stat_fd = -1;
     report(argv[3], "before");
+    printf("before_self_anon_kib %lld\n", self_anon_kib());
     fflush(stdout);
     if (set_max(argv[3], argv[4]) != 0) { perror("memory.max"); return 2; }
     struct rusage r0, r1;
