@@ -19,7 +19,9 @@
 //!         + dispatch·(1 + VIO + writes + f)
 //!   paging actuator = f·page time / actuators,  channel = f·transfer / channels  (users wait)
 //!   page-outs w·page time, w·transfer: an open load on the same stations (nobody waits)
-//!   CPU split: Q1 the first slice of each transaction, E[min(cpu, Q1 slice)]; Q2 the rest
+//!   CPU split: Q1 the first slice of each stay, E[min(cpu, Q1 slice)], a transaction's first
+//!         stay and, where the load controller drops at terminal writes, each after one;
+//!         Q2 the rest (`twin/admission.rs` `q1_share`)
 //! ```
 //!
 //! The processors follow the dispatcher (`pagelab-sys` `system.rs`): Q1 stays are dispatched
