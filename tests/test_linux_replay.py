@@ -87,3 +87,24 @@ def test_periodic_flush_is_six_twelves_reading_of_the_counters(tmp_path):
     # from the kernel, with no active page: 1,882 against 2,520).
     assert faults("off", True) > 1.2 * faults("off", False)
     assert faults("on", True) == faults("on", False)
+
+
+def test_the_rseq_page_is_the_replayers_second_at_the_measured_rate():
+    """The prediction writes the replayer's second own page (after the trace's `pages`) at the
+    measured switches per second of the series and list, on the fitted clock."""
+    from pagelab.linux import prediction
+    from pagelab.linux.knobs import knobs as make_knobs
+
+    for kernel in ("6.1", "6.12"):
+        rates = prediction.overhead(kernel)["switches_per_s"][kernel]
+        for lru_gen, key in (("on", "mglru"), ("off", "two_list")):
+            got = prediction.rseq_writes(make_knobs(kernel, "1M", lru_gen), 300)
+            assert got["page"] == 301
+            assert got["switches_per_s"] == rates[key] > 0
+            assert got["clock"]["per_swapout_s"] == prediction.clock(kernel)["per_swapout_s"]
+
+
+def test_a_bad_rseq_rate_is_a_one_line_error():
+    clock = {"per_touch_s": 1.0, "per_major_fault_s": 0.0, "per_swapout_s": 0.0, "phase_s": 0.0}
+    with pytest.raises(ValueError, match="rseq switches_per_s -1: expected a positive rate"):
+        _core.linux_replay([0, 1], 10, rseq={"page": 1, "switches_per_s": -1.0, "clock": clock})

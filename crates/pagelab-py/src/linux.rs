@@ -5,7 +5,9 @@ use std::path::Path;
 
 use pagelab_trace::format::PrefetchReader;
 use pagelab_trace::format::TraceReader;
-use pagelab_trace::linux::{self, GuestClock, Kernel, LinuxParams, TlbParams, ZswapParams};
+use pagelab_trace::linux::{
+    self, GuestClock, Kernel, LinuxParams, RseqWrites, TlbParams, ZswapParams,
+};
 use pyo3::prelude::*;
 
 use crate::{err, to_py};
@@ -23,12 +25,14 @@ use crate::{err, to_py};
 /// bit). `kernel_charges`: before each of these references (indices, ascending) the loop
 /// charges one page-table page to the cgroup. `exec_active_pages`: how many of the first new
 /// pages the two lists put on the active list (exec's argument page). `stat_read_at`: before
-/// this reference the counters' copies are flushed (the replayer's memory.stat read).
+/// this reference the counters' copies are flushed (the replayer's memory.stat read). `rseq`:
+/// a dict of [`RseqWrites`] (`page`, `switches_per_s`, `clock`) or None (no kernel writes to the
+/// replayer's rseq area).
 #[pyfunction]
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
                     zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None,
                     kernel_charges=Vec::new(), exec_active_pages=0,
-                    stat_read_at=None))]
+                    stat_read_at=None, rseq=None))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -46,6 +50,7 @@ fn linux_replay(
     kernel_charges: Vec<u64>,
     exec_active_pages: u32,
     stat_read_at: Option<u64>,
+    rseq: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = match zswap {
         None => None,
@@ -62,6 +67,11 @@ fn linux_replay(
         Some(t) if t.is_none() => None,
         Some(t) => Some(pythonize::depythonize(t).map_err(|e| err(format!("tlb: {e}")))?),
     };
+    let rseq: Option<RseqWrites> = match rseq {
+        None => None,
+        Some(r) if r.is_none() => None,
+        Some(r) => Some(pythonize::depythonize(r).map_err(|e| err(format!("rseq: {e}")))?),
+    };
     let params = LinuxParams {
         kernel: Kernel::parse(kernel).map_err(err)?,
         lru_gen,
@@ -73,6 +83,7 @@ fn linux_replay(
         kernel_charges,
         exec_active_pages,
         stat_read_at,
+        rseq,
     };
     if reclaim_events {
         // Each step of each reclaim (the two lists): a dict of the counters and the events.

@@ -10,8 +10,10 @@ Two steps, both stated and neither fitted:
      own tables are charged as the loop reads into each 2 MiB of it (`touch_list_tables`), so
      they take frames from the replay as it goes.
    - the replayer's own anonymous pages (its heap, stack and data, charged before the loop):
-     they sit on the same LRU as the trace's pages and are never touched during the loop, so
-     the reclaim takes them first. The model starts with them charged and on the LRU, oldest.
+     they sit on the same LRU as the trace's pages and the loop never touches them, so the
+     reclaim takes them first. The model starts with them charged and on the LRU, oldest. One
+     of them the kernel keeps writing: its rseq area, at each of the replayer's context
+     switches (`RSEQ`; measured rate, placed on the fitted guest clock).
    memcg's per-CPU charge stock is modelled by the charge itself (`memcg::Charge`).
 2. **The model** of the kernel's reclaim (the two-list LRU or MGLRU of that kernel version,
    with its refault tracking, swap readahead and zswap) replays the same touch list under that
@@ -254,6 +256,26 @@ def _model(
     return runs[len(runs) // 2]
 
 
+#: Which of the replayer's own pages holds its rseq area: glibc's thread control block, which the
+#: static binary's start-up allocates on the heap (`__libc_setup_tls`). The model takes the
+#: second page it charges; their order before the loop decides nothing the loop does, so long
+#: as it is not exec's argument page, the first.
+RSEQ_OWN_PAGE = 1
+
+
+def rseq_writes(knobs: Knobs, pages: int) -> dict[str, Any] | None:
+    """The kernel's writes to the replayer's rseq area (`linux/rseq.rs`): at each context
+    switch, at the measured median rate per second of the series and list (`overhead.json`
+    `switches_per_s`), placed on the replay's time by the guest clock, which is fitted to the
+    two lists' replay times (`clock`). None where either is not measured."""
+    law = clock(knobs.kernel)
+    rates = overhead(knobs.kernel).get("switches_per_s", {}).get(knobs.kernel)
+    if law is None or not rates:
+        return None
+    rate = rates["mglru" if knobs.lru_gen else "two_list"]
+    return {"page": pages + RSEQ_OWN_PAGE, "switches_per_s": rate, "clock": {**law, "phase_s": 0.0}}
+
+
 def _replay(
     pairs: list[tuple[int, bool]],
     frames: int,
@@ -281,6 +303,7 @@ def _replay(
             page_cluster=knobs.page_cluster, swappiness=knobs.swappiness, zswap=zswap,
             clock=law, reclaim_events=opts.events, tlb=tlb, kernel_charges=loop.charges,
             exec_active_pages=EXEC_ACTIVE_PAGES, stat_read_at=loop.replayer,
+            rseq=rseq_writes(knobs, loop.pages),
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None

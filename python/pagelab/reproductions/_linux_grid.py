@@ -275,7 +275,7 @@ def write_reference(repeats: int = 5, **kw) -> Path:
             "workingset_activate_anon", "workingset_restore_anon", "zswpout", "zswpin",
             "zswap_rejected", "psi_some_us", "psi_full_us", "frames", "overhead_pages",
             "replay_seconds", "cgroup_major_faults", "kernel_pages", "replayer_anon_pages",
-            "oom_killed")  # fmt: skip
+            "oom_killed", "context_switches")  # fmt: skip
     out = {
         "about": "Linux's own counters for the linux-validation grid: each cell replayed "
         f"{repeats} times on Debian's kernels under QEMU by `pagelab linux` (see _linux_grid.py); "
@@ -330,7 +330,30 @@ def write_overhead(reference: dict) -> None:
     }
     data["runs"] = {k: len(v) for k, v in sorted(kernel.items())}
     data["clock"] = fit_clock(reference)
+    data["switches_per_s"] = switch_rates(reference)
     _atomic.write_text(predict.OVERHEAD_FILE, json.dumps(data, indent=1) + "\n")
+
+
+def switch_rates(reference: dict) -> dict[str, dict[str, float]]:
+    """Per series and list, the median over every run the kernel did not kill of the replayer's
+    context switches per second of its loop (each a kernel write to its rseq area:
+    `pagelab.linux.prediction`)."""
+    import statistics
+
+    rates: dict[str, dict[str, list[float]]] = {}
+    for c in reference["cells"]:
+        runs = c["runs"]
+        lists = rates.setdefault(c["cell"]["kernel"], {})
+        got = lists.setdefault("mglru" if c["cell"]["lru_gen"] else "two_list", [])
+        for n, secs, killed in zip(
+            runs["context_switches"], runs["replay_seconds"], runs["oom_killed"], strict=True
+        ):
+            if not killed and secs > 0:
+                got.append(n / secs)
+    return {
+        k: {lst: round(statistics.median(v), 1) for lst, v in sorted(lists.items())}
+        for k, lists in sorted(rates.items())
+    }
 
 
 def fit_clock(reference: dict) -> dict[str, dict[str, float]]:

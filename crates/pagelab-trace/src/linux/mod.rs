@@ -28,6 +28,7 @@
 //! (`memstall_swapins`); `pagelab.linux.prediction` times them with the fitted guest clock.
 
 pub mod memcg;
+pub mod rseq;
 pub mod tlb;
 pub mod zswap;
 
@@ -40,6 +41,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::policy::kernel::{Kernel, ReclaimEvent, Workingset};
 use crate::policy::{linux_mglru as mglru, linux_two_list as two_list};
 
+pub use rseq::RseqWrites;
 pub use tlb::TlbParams;
 pub use zswap::ZswapParams;
 
@@ -80,6 +82,10 @@ pub struct LinuxParams {
     /// memory.stat before its loop (`memory_stat_format` → `mem_cgroup_flush_stats`).
     #[serde(default)]
     pub stat_read_at: Option<u64>,
+    /// The kernel's writes to the replayer's rseq area at its context switches ([`rseq`]);
+    /// none: no such writes.
+    #[serde(default)]
+    pub rseq: Option<RseqWrites>,
 }
 
 /// Period of the memcg counters' flusher (`FLUSH_TIME`, mm/memcontrol.c `flush_memcg_stats_dwork`,
@@ -116,6 +122,7 @@ impl Default for LinuxParams {
             kernel_charges: Vec::new(),
             exec_active_pages: 0,
             stat_read_at: None,
+            rseq: None,
         }
     }
 }
@@ -139,6 +146,9 @@ impl LinuxParams {
         }
         if let Some(t) = &self.tlb {
             t.check()?;
+        }
+        if let Some(r) = &self.rseq {
+            r.check()?;
         }
         Ok(())
     }
@@ -269,6 +279,8 @@ struct Replay {
     /// The guest's time since the replay began, and the flusher's next run [s].
     now_s: f64,
     next_flush_s: f64,
+    /// The replayer's context switches, each a kernel write to its rseq area.
+    switches: Option<rseq::Switches>,
 }
 
 impl Replay {
@@ -299,6 +311,7 @@ impl Replay {
             clock: p.clock,
             now_s: 0.0,
             next_flush_s: p.clock.map_or(f64::INFINITY, |c| c.phase_s),
+            switches: p.rseq.map(rseq::Switches::new),
         }
     }
 
@@ -334,32 +347,65 @@ impl Replay {
                 self.writable[i] = true;
                 self.dirty[i] = true;
             }
-            _ => {
-                // do_swap_page, synchronous device: read into a new page, slot freed.
-                self.c.major_faults += 1;
-                if self.state[i] == IN_ZSWAP {
-                    self.c.zswpin += 1;
-                    self.pool.as_mut().expect("a page in zswap").load(page);
-                } else {
-                    self.c.pswpin += 1;
-                }
-                self.fault_in(page)?;
-                // do_swap_page: the refault (`workingset_refault`) runs before the read, and
-                // the read of a `PG_workingset` page is a memory stall (mm/page_io.c).
-                if self.lists.is_workingset(page) {
-                    self.c.memstall_swapins += 1;
-                }
-                // A write fault maps it writable and dirty; a read fault read-only (6.1);
-                // 6.12 maps an exclusive page writable but clean on a read fault.
-                self.writable[i] = write || self.is_6_12;
-                self.dirty[i] = write;
-            }
+            _ => self.swap_in(page, write)?,
         }
         // The accessed bit is set by a page-table walk: after a fault, or on a TLB miss.
         if self.tlb.as_mut().is_none_or(|t| t.access(page, faulted)) {
             self.lists.touch(page);
         }
         self.tick();
+        self.rseq_write()
+    }
+
+    /// do_swap_page on a synchronous device: read into a new page, the slot freed.
+    fn swap_in(&mut self, page: u32, write: bool) -> Result<(), TraceError> {
+        let i = page as usize;
+        self.c.major_faults += 1;
+        if self.state[i] == IN_ZSWAP {
+            self.c.zswpin += 1;
+            self.pool.as_mut().expect("a page in zswap").load(page);
+        } else {
+            self.c.pswpin += 1;
+        }
+        self.fault_in(page)?;
+        // do_swap_page: the refault (`workingset_refault`) runs before the read, and the read
+        // of a `PG_workingset` page is a memory stall (mm/page_io.c).
+        if self.lists.is_workingset(page) {
+            self.c.memstall_swapins += 1;
+        }
+        // A write fault maps it writable and dirty; a read fault read-only (6.1); 6.12 maps an
+        // exclusive page writable but clean on a read fault.
+        self.writable[i] = write || self.is_6_12;
+        self.dirty[i] = write;
+        Ok(())
+    }
+
+    /// The kernel's write to the rseq area on the replayer's return from each context switch
+    /// due by now ([`rseq`]). It goes through the kernel's own TLB, which is not modelled, so
+    /// it is read as a page-table walk: the accessed and dirty bits set, the page faulted back
+    /// if it was swapped out. Before the replayer has touched the page it is not written.
+    fn rseq_write(&mut self) -> Result<(), TraceError> {
+        let Some(sw) = self.switches.as_mut() else {
+            return Ok(());
+        };
+        let k = sw.w.clock;
+        let now_s = k.per_touch_s * self.c.references as f64
+            + k.per_major_fault_s * self.c.major_faults as f64
+            + k.per_swapout_s * self.c.pswpout as f64;
+        if !sw.due(now_s) {
+            return Ok(());
+        }
+        let page = sw.w.page;
+        let i = page as usize;
+        match self.state.get(i).copied() {
+            None | Some(UNTOUCHED) | Some(ZERO_PAGE) => return Ok(()),
+            Some(RESIDENT) => {
+                self.writable[i] = true;
+                self.dirty[i] = true;
+            }
+            Some(_) => self.swap_in(page, true)?,
+        }
+        self.lists.touch(page);
         Ok(())
     }
 

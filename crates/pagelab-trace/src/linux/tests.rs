@@ -358,3 +358,86 @@ fn exec_s_active_page_lets_reclaim_reach_the_batch() {
     let c = replay(&refs, 20, &p).unwrap();
     assert!(c.major_faults > 0 && c.reclaims > 0, "{c:?}");
 }
+
+/// A page the kernel writes at every context switch (the rseq area) stays in use. Page 1000 is
+/// written once, then a loop of exactly `frames` pages runs: without the kernel's writes the
+/// reclaim takes page 1000 and the loop then fits, so later passes fault no more; with a switch
+/// after every reference the loop and page 1000 need one frame more than there is, and every
+/// pass faults. A rate whose first switch comes after the replay changes nothing.
+#[test]
+fn the_kernel_s_rseq_writes_keep_their_page() {
+    let frames = 100;
+    let run = |passes: usize, rseq: Option<RseqWrites>, lru_gen: bool| {
+        let mut refs = writes(&[1000]);
+        refs.extend(writes(
+            &(0..frames)
+                .cycle()
+                .take(passes * frames as usize)
+                .collect::<Vec<_>>(),
+        ));
+        let p = LinuxParams {
+            lru_gen,
+            rseq,
+            ..LinuxParams::default()
+        };
+        replay(&refs, frames, &p).unwrap()
+    };
+    let clock = GuestClock {
+        per_touch_s: 1.0,
+        per_major_fault_s: 0.0,
+        per_swapout_s: 0.0,
+        phase_s: 0.0,
+    };
+    let every = RseqWrites {
+        page: 1000,
+        switches_per_s: 1.0,
+        clock,
+    };
+    let never = RseqWrites {
+        switches_per_s: 1e-9,
+        ..every
+    };
+    for lru_gen in [false, true] {
+        let (a, b) = (run(10, None, lru_gen), run(20, None, lru_gen));
+        assert_eq!(
+            a.major_faults, b.major_faults,
+            "lru_gen {lru_gen}: {a:?} {b:?}"
+        );
+        assert_eq!(run(20, Some(never), lru_gen), b, "lru_gen {lru_gen}");
+        let (a, b) = (run(10, Some(every), lru_gen), run(20, Some(every), lru_gen));
+        assert!(
+            b.major_faults >= a.major_faults + 10,
+            "lru_gen {lru_gen}: {a:?} {b:?}"
+        );
+    }
+    let bad = LinuxParams {
+        rseq: Some(RseqWrites {
+            switches_per_s: 0.0,
+            ..every
+        }),
+        ..LinuxParams::default()
+    };
+    let err = replay(&writes(&[0]), 10, &bad).unwrap_err().to_string();
+    assert!(err.contains("rseq switches_per_s 0"), "{err}");
+}
+
+/// The switches come one period apart, several due at once counting as one write.
+#[test]
+fn switches_come_a_period_apart() {
+    let w = RseqWrites {
+        page: 0,
+        switches_per_s: 4.0,
+        clock: GuestClock {
+            per_touch_s: 1.0,
+            per_major_fault_s: 0.0,
+            per_swapout_s: 0.0,
+            phase_s: 0.0,
+        },
+    };
+    let mut s = rseq::Switches::new(w);
+    let due: Vec<bool> = [0.1, 0.25, 0.3, 0.49, 0.5, 1.6, 1.7, 1.75]
+        .iter()
+        .map(|&t| s.due(t))
+        .collect();
+    assert_eq!(due, [false, true, false, false, true, true, false, true]);
+}
