@@ -28,6 +28,19 @@ use crate::{err, to_py};
 /// this reference the counters' copies are flushed (the replayer's memory.stat read). `rseq`:
 /// a dict of [`RseqWrites`] (`page`, `switches_per_s`, `clock`) or None (no kernel writes to the
 /// replayer's rseq area).
+/// An optional dict keyword as a `T`: None when it is missing or None.
+fn optional<T: serde::de::DeserializeOwned>(
+    value: Option<&Bound<'_, PyAny>>,
+    what: &str,
+) -> PyResult<Option<T>> {
+    match value {
+        Some(v) if !v.is_none() => pythonize::depythonize(v)
+            .map(Some)
+            .map_err(|e| err(format!("{what}: {e}"))),
+        _ => Ok(None),
+    }
+}
+
 #[pyfunction]
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
                     zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None,
@@ -52,26 +65,10 @@ fn linux_replay(
     stat_read_at: Option<u64>,
     rseq: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyObject> {
-    let zswap: Option<ZswapParams> = match zswap {
-        None => None,
-        Some(z) if z.is_none() => None,
-        Some(z) => Some(pythonize::depythonize(z).map_err(|e| err(format!("zswap: {e}")))?),
-    };
-    let clock: Option<GuestClock> = match clock {
-        None => None,
-        Some(c) if c.is_none() => None,
-        Some(c) => Some(pythonize::depythonize(c).map_err(|e| err(format!("clock: {e}")))?),
-    };
-    let tlb: Option<TlbParams> = match tlb {
-        None => None,
-        Some(t) if t.is_none() => None,
-        Some(t) => Some(pythonize::depythonize(t).map_err(|e| err(format!("tlb: {e}")))?),
-    };
-    let rseq: Option<RseqWrites> = match rseq {
-        None => None,
-        Some(r) if r.is_none() => None,
-        Some(r) => Some(pythonize::depythonize(r).map_err(|e| err(format!("rseq: {e}")))?),
-    };
+    let zswap: Option<ZswapParams> = optional(zswap, "zswap")?;
+    let clock: Option<GuestClock> = optional(clock, "clock")?;
+    let tlb: Option<TlbParams> = optional(tlb, "tlb")?;
+    let rseq: Option<RseqWrites> = optional(rseq, "rseq")?;
     let params = LinuxParams {
         kernel: Kernel::parse(kernel).map_err(err)?,
         lru_gen,
