@@ -309,7 +309,8 @@ def test_memory_pressure_is_the_stall_events_on_the_fitted_clock():
     """33 pages written at 32 frames, then pages 0-2 read, under MGLRU: one reclaim writes the
     32 pages of the oldest generation inside the charge's stall, and the three refaults in a
     fault get PG_workingset, so their reads stall too (counted by hand in linux/tests.rs). The
-    prediction is those events on the fitted clock; some = full (one task); none with zswap."""
+    prediction is those events on MGLRU's own fitted clock; some = full (one task); none with
+    zswap."""
     from pagelab import _core
     from pagelab.linux import prediction
 
@@ -317,7 +318,8 @@ def test_memory_pressure_is_the_stall_events_on_the_fitted_clock():
     for kernel in ("6.1", "6.12"):
         c = _core.linux_replay(refs, 32, kernel=kernel, lru_gen=True)
         assert (c["reclaims"], c["memstall_swapouts"], c["memstall_swapins"]) == (1, 32, 3)
-        law = prediction.clock(kernel)
+        law = prediction.clock(kernel, lru_gen=True)
+        assert law != prediction.clock(kernel)
         want = round((32 * law["per_swapout_s"] + 3 * law["per_major_fault_s"]) * 1e6)
         assert want > 0
         got = prediction.psi(c, knobs.knobs(kernel, "8M", "on"))

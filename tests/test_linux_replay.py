@@ -101,10 +101,42 @@ def test_the_rseq_page_is_the_replayers_second_at_the_measured_rate():
             got = prediction.rseq_writes(make_knobs(kernel, "1M", lru_gen), 300)
             assert got["page"] == 301
             assert got["switches_per_s"] == rates[key] > 0
-            assert got["clock"]["per_swapout_s"] == prediction.clock(kernel)["per_swapout_s"]
+            law = prediction.clock(kernel, lru_gen == "on")
+            assert got["clock"]["per_swapout_s"] == law["per_swapout_s"]
 
 
 def test_a_bad_rseq_rate_is_a_one_line_error():
     clock = {"per_touch_s": 1.0, "per_major_fault_s": 0.0, "per_swapout_s": 0.0, "phase_s": 0.0}
     with pytest.raises(ValueError, match="rseq switches_per_s -1: expected a positive rate"):
         _core.linux_replay([0, 1], 10, rseq={"page": 1, "switches_per_s": -1.0, "clock": clock})
+
+
+def test_each_list_has_its_own_clock_fitted_to_its_own_runs():
+    """`--fit-clock` fits the two lists' clock to their runs and MGLRU's to MGLRU's, and the
+    prediction times each list with its own (docs/readings.md `linux-clock-per-list`)."""
+    import json
+
+    from pagelab.linux import prediction
+    from pagelab.reproductions import _linux_grid as grid
+
+    ref = json.loads(grid.REFERENCE.read_text())
+    for lru_gen, key in ((False, "clock"), (True, "clock_mglru")):
+        fitted = grid.fit_clock(ref, lru_gen=lru_gen)
+        for kernel in ("6.1", "6.12"):
+            runs = sum(
+                1
+                for c in ref["cells"]
+                if c["cell"]["kernel"] == kernel
+                and c["cell"]["lru_gen"] == lru_gen
+                and not c["cell"]["zswap"]
+                for killed, secs in zip(
+                    c["runs"]["oom_killed"], c["runs"]["replay_seconds"], strict=True
+                )
+                if not killed and secs > 0
+            )
+            assert fitted[kernel]["runs"] == runs
+            stored = prediction.overhead(kernel)[key][kernel]
+            assert stored == pytest.approx(fitted[kernel])
+            law = prediction.clock(kernel, lru_gen)
+            assert law["per_swapout_s"] == stored["per_swapout_s"]
+    assert prediction.clock("6.1", True) != prediction.clock("6.1", False)

@@ -22,13 +22,15 @@ Two steps, both stated and neither fitted:
    TLB flush): the replay runs the harness's TLB, QEMU's under TCG (`TLB`, `linux/tlb.rs`);
    `tlb_entries=None` sets the bit on every reference instead.
 
-With `periodic_flush` one part is fitted, and only to the kernel's replay times, never to its
-faults: the guest's clock (`overhead.json` `clock`, seconds per touch, per major fault and per
-page written; fitted by `python -m pagelab.reproductions._linux_grid --fit-clock`). The two
-lists then read the memcg counters as the 2-s periodic flusher last left them, and it runs at a
-phase no run can know, so the prediction replays at `PHASES` of its period and reports the run
-whose major faults are the median of them. It is 6.12's reading of its source, not the default:
-see docs/policies/linux-replay.md for what it gives.
+One part is fitted, and only to the kernel's replay times, never to its faults: the guest's
+clock, one per list (`overhead.json` `clock` for the two lists, `clock_mglru` for MGLRU:
+seconds per touch, per major fault and per page written; fitted by
+`python -m pagelab.reproductions._linux_grid --fit-clock`). It places the replayer's context
+switches (the rseq page, above) and, with `periodic_flush`, the two lists' reading of the memcg
+counters as the 2-s periodic flusher last left them; that flusher runs at a phase no run can
+know, so the prediction replays at `PHASES` of its period and reports the run whose major
+faults are the median of them. It is 6.12's reading of its source, not the default: see
+docs/policies/linux-replay.md for what it gives.
 
 **Memory pressure** (`psi`): the cgroup's memory PSI totals, as the time the replay spends
 inside a memory stall, timed with the same fitted clock (fitted to replay times, never to PSI).
@@ -188,9 +190,11 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
 PHASES = (0.1, 0.3, 0.5, 0.7, 0.9)
 
 
-def clock(kernel: str) -> dict[str, float] | None:
-    """The fitted guest clock of `kernel` (seconds per touch, major fault, page written)."""
-    fitted = overhead(kernel).get("clock", {}).get(kernel)
+def clock(kernel: str, lru_gen: bool = False) -> dict[str, float] | None:
+    """The fitted guest clock of `kernel` under one list (seconds per touch, major fault, page
+    written): the two lists' (`clock`) or MGLRU's (`clock_mglru`), each fitted to its own runs'
+    replay times."""
+    fitted = overhead(kernel).get("clock_mglru" if lru_gen else "clock", {}).get(kernel)
     if fitted is None:
         return None
     return {k: fitted[k] for k in ("per_touch_s", "per_major_fault_s", "per_swapout_s")}
@@ -211,7 +215,7 @@ def psi(counters: dict[str, Any], knobs: Knobs) -> dict[str, int | None]:
     fitted to the kernel's replay times, never to PSI; it has no cost for a zswap store or
     load, so with zswap there is no prediction (None).
     """
-    law = clock(knobs.kernel)
+    law = clock(knobs.kernel, knobs.lru_gen)
     if law is None or knobs.zswap is not None:
         return {"psi_some_us": None, "psi_full_us": None}
     stall_s = (counters["memstall_swapouts"] * law["per_swapout_s"]
@@ -266,9 +270,9 @@ RSEQ_OWN_PAGE = 1
 def rseq_writes(knobs: Knobs, pages: int) -> dict[str, Any] | None:
     """The kernel's writes to the replayer's rseq area (`linux/rseq.rs`): at each context
     switch, at the measured median rate per second of the series and list (`overhead.json`
-    `switches_per_s`), placed on the replay's time by the guest clock, which is fitted to the
-    two lists' replay times (`clock`). None where either is not measured."""
-    law = clock(knobs.kernel)
+    `switches_per_s`), placed on the replay's time by that list's guest clock, fitted to its
+    replay times (`clock`, `clock_mglru`). None where either is not measured."""
+    law = clock(knobs.kernel, knobs.lru_gen)
     rates = overhead(knobs.kernel).get("switches_per_s", {}).get(knobs.kernel)
     if law is None or not rates:
         return None

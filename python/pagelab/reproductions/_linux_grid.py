@@ -330,6 +330,7 @@ def write_overhead(reference: dict) -> None:
     }
     data["runs"] = {k: len(v) for k, v in sorted(kernel.items())}
     data["clock"] = fit_clock(reference)
+    data["clock_mglru"] = fit_clock(reference, lru_gen=True)
     data["switches_per_s"] = switch_rates(reference)
     _atomic.write_text(predict.OVERHEAD_FILE, json.dumps(data, indent=1) + "\n")
 
@@ -356,18 +357,19 @@ def switch_rates(reference: dict) -> dict[str, dict[str, float]]:
     }
 
 
-def fit_clock(reference: dict) -> dict[str, dict[str, float]]:
+def fit_clock(reference: dict, lru_gen: bool = False) -> dict[str, dict[str, float]]:
     """Per series, the guest's replay time as a law of what the replay does, fitted by
-    non-negative least squares over every two-list run without zswap: seconds per touch, per
-    major fault and per page written to the device (`pagelab.linux.prediction` places the
-    periodic flush of the memcg counters with it)."""
+    non-negative least squares over every run of one list (the two lists, or MGLRU with
+    `lru_gen`) without zswap: seconds per touch, per major fault and per page written to the
+    device (`pagelab.linux.prediction` times PSI and the replayer's context switches with it,
+    and the two lists' periodic flush of the memcg counters)."""
     import numpy as np
     from scipy.optimize import nnls
 
     rows: dict[str, list[tuple[float, ...]]] = {}
     for c in reference["cells"]:
         cell = Cell(**c["cell"])
-        if cell.lru_gen or cell.zswap:
+        if cell.lru_gen != lru_gen or cell.zswap:
             continue
         touches = cell_touches(cell)
         runs = c["runs"]
