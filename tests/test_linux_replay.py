@@ -66,8 +66,8 @@ def test_bad_options_are_one_line_errors():
 
 
 def test_periodic_flush_is_six_twelves_reading_of_the_counters(tmp_path):
-    """--periodic-flush: 6.12's two lists read the memcg counters as the replayer's report
-    flushed them before the loop (no inactive page, exec's one active page: the inactive list
+    """--periodic-flush (6.12's default): 6.12's two lists read the memcg counters as the
+    replayer's report flushed them before the loop (no inactive page, exec's one active page: the inactive list
     reads as low, so every priority ages the active list) and then as the 2-s flusher leaves
     them; here a hot set of 300 pages under one-time scans loses its protection more often than
     when the lists are read as they are. MGLRU reads no such copy and is unchanged. Without
@@ -79,7 +79,7 @@ def test_periodic_flush_is_six_twelves_reading_of_the_counters(tmp_path):
     path = tmp_path / "hot-and-scans.u64"
     np.array(refs, dtype=np.uint64).tofile(path)
 
-    def faults(lru_gen: str, flush: bool) -> int:
+    def faults(lru_gen: str, flush: bool | None) -> int:
         return linux.predict(path, kernel="6.12", memory_max="2M", lru_gen=lru_gen,
                              periodic_flush=flush, tlb="none")["major_faults"]  # fmt: skip
 
@@ -87,6 +87,7 @@ def test_periodic_flush_is_six_twelves_reading_of_the_counters(tmp_path):
     # from the kernel, with no active page: 1,882 against 2,520).
     assert faults("off", True) > 1.2 * faults("off", False)
     assert faults("on", True) == faults("on", False)
+    assert faults("off", None) == faults("off", True)  # 6.12's default: the flusher's copies
 
 
 def test_the_rseq_page_is_the_replayers_second_at_the_measured_rate():

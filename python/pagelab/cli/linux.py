@@ -106,10 +106,11 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
 @linux.command("predict")
 @_knob_options
 @click.option(
-    "--periodic-flush",
-    is_flag=True,
-    help="The two lists (MGLRU: no effect) read the memcg counters as the 2-s flusher leaves them "
-    "(6.12's source; not the default: docs/policies/linux-replay.md).",
+    "--periodic-flush/--no-periodic-flush",
+    default=None,
+    help="The two lists (MGLRU: no effect) read the memcg counters as the 2-s flusher leaves "
+    "them, or read the lists themselves (default: the series' reading, 6.12 the flusher's, "
+    "6.1 the lists': docs/policies/linux-replay.md).",
 )
 @click.option(
     "--reclaim-events",

@@ -107,13 +107,15 @@ def predict(
     swappiness: int = 60,
     zswap: str | None = None,
     writes: str = "auto",
-    periodic_flush: bool = False,
+    periodic_flush: bool | None = None,
     reclaim_events: str | os.PathLike[str] | None = None,
     tlb: int | str | None = "measured",
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists read the memcg counters as the 2-s periodic flusher leaves them, on the
-    fitted guest clock (6.12's reading; 6.1 reads them as flushed at each reclaim either way).
+    fitted guest clock (True), or the lists themselves (False); None, the series' reading
+    (`prediction.PERIODIC_FLUSH`: 6.12 the flusher's; 6.1 reads them as flushed at each
+    reclaim either way, and by default the lists).
     `reclaim_events` (a path; the two lists): each reclaim step written there in the shape of
     `run`'s, their totals under the record's `reclaim_events`. `tlb`: entries of the guest's
     TLB; "measured" (the sizes the replayer's probe found under TCG, 256 and 512, the replays

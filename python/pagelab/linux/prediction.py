@@ -26,11 +26,10 @@ One part is fitted, and only to the kernel's replay times, never to its faults: 
 clock, one per list (`overhead.json` `clock` for the two lists, `clock_mglru` for MGLRU:
 seconds per touch, per major fault and per page written; fitted by
 `python -m pagelab.reproductions._linux_grid --fit-clock`). It places the replayer's context
-switches (the rseq page, above) and, with `periodic_flush`, the two lists' reading of the memcg
-counters as the 2-s periodic flusher last left them; that flusher runs at a phase no run can
-know, so the prediction replays at `PHASES` of its period and reports the run whose major
-faults are the median of them. It is 6.12's reading of its source, not the default: see
-docs/policies/linux-replay.md for what it gives.
+switches (the rseq page, above) and, with `periodic_flush` (6.12's default, `PERIODIC_FLUSH`),
+the two lists' reading of the memcg counters as the 2-s periodic flusher last left them; that
+flusher runs at a phase no run can know, so the prediction replays at `PHASES` of its period
+and reports the run whose major faults are the median of them (docs/policies/linux-replay.md).
 
 **Memory pressure** (`psi`): the cgroup's memory PSI totals, as the time the replay spends
 inside a memory stall, timed with the same fitted clock (fitted to replay times, never to PSI).
@@ -142,7 +141,8 @@ class Loop:
 class Options:
     """How the replay is run: the periodic flusher's reading, reclaim events, the TLB."""
 
-    periodic_flush: bool = False
+    #: None: the series' reading (`PERIODIC_FLUSH`).
+    periodic_flush: bool | None = None
     events: bool = False
     #: The guest TLB's sizes (powers of two), each with its weight: the prediction is the
     #: weighted mean of the replays at each. None: every reference sets the accessed bit.
@@ -185,6 +185,11 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
         "source": "pagelab",
     }
 
+
+#: Whether the two lists read the memcg counters' copies as the periodic flusher leaves them, by
+#: default, per series: 6.12's reading since docs/readings.md `linux-6.12-copies-again`; 6.1
+#: flushes them at each reclaim, and reads the lists.
+PERIODIC_FLUSH = {"6.1": False, "6.12": True}
 
 #: Where in its 2-s period the counters' flusher first runs, as a share of the period.
 PHASES = (0.1, 0.3, 0.5, 0.7, 0.9)
@@ -249,7 +254,8 @@ def _model(
 ) -> dict[str, Any]:
     """The model's counters with a TLB of `tlb` entries and the replayer's loop as `loop`;
     with the periodic flusher, the median over its `PHASES`."""
-    law = clock(knobs.kernel) if opts.periodic_flush and not knobs.lru_gen else None
+    flush = PERIODIC_FLUSH[knobs.kernel] if opts.periodic_flush is None else opts.periodic_flush
+    law = clock(knobs.kernel) if flush and not knobs.lru_gen else None
     if law is None:
         return _replay(pairs, frames, knobs, None, opts, (tlb, loop))
     runs = [
