@@ -67,12 +67,13 @@ def test_bad_options_are_one_line_errors():
 
 def test_periodic_flush_is_six_twelves_reading_of_the_counters(tmp_path):
     """--periodic-flush (6.12's default): 6.12's two lists read the memcg counters as the
-    replayer's report flushed them before the loop (no inactive page, exec's one active page: the inactive list
-    reads as low, so every priority ages the active list) and then as the 2-s flusher leaves
-    them; here a hot set of 300 pages under one-time scans loses its protection more often than
-    when the lists are read as they are. MGLRU reads no such copy and is unchanged. Without
-    the guest's TLB (`tlb="none"`): a cached translation hides the hot set's use from either
-    reading (`test_linux.py`), which is not what this test is about."""
+    replayer's report flushed them before the loop (no inactive page, exec's one active page:
+    the inactive list reads as low, so every priority ages the active list) and then as the
+    2-s flusher leaves them; here a hot set of 300 pages under one-time scans loses its
+    protection more often than when the lists are read as they are. MGLRU reads no such copy
+    and is unchanged. Without the guest's TLB (`tlb="none"`): a cached translation hides the
+    hot set's use from either reading (`test_linux.py`), which is not what this test is
+    about."""
     refs = []
     for r in range(20):
         refs += list(range(300)) * 2 + list(range(300 + r * 700, 300 + (r + 1) * 700))
