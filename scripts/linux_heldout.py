@@ -1,4 +1,4 @@
-"""Five fresh u64 traces on Linux 6.1 beside `pagelab linux predict`: the held-out check.
+"""Five fresh u64 traces on Linux beside `pagelab linux predict`: the held-out check.
 
 Each trace is made here from a fixed seed, every reference a write (a raw u64 trace of page
 numbers), and run five times on the kernel under each list at its memory.max; the prediction
@@ -7,7 +7,7 @@ is the command line a user runs (`pagelab linux predict TRACE --kernel 6.1 --mem
 median and range. A cell where the kernel pages a handful of times or never is kept and
 marked: its percent error says little.
 
-    python scripts/linux_heldout.py --out DIR    (about 5 minutes under TCG)
+    python scripts/linux_heldout.py --out DIR [--kernel 6.12]    (about 5 minutes under TCG)
 """
 
 from __future__ import annotations
@@ -68,19 +68,21 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path)
-    out = ap.parse_args().out
+    ap.add_argument("--kernel", default="6.1", choices=("6.1", "6.12"))
+    args = ap.parse_args()
+    out, series = args.out, args.kernel
     out.mkdir(parents=True, exist_ok=True)
     jobs, cells = [], []
     for name, (pages, mib) in traces().items():
         path = out / f"{name}.u64"
         np.array(pages, dtype="<u8").tofile(path)
         for lru in ("off", "on"):
-            jobs.append(instrument.Job(prepare(str(path)), knobs.knobs("6.1", f"{mib}M", lru)))
+            jobs.append(instrument.Job(prepare(str(path)), knobs.knobs(series, f"{mib}M", lru)))
             cells.append((name, path, mib, lru))
     records = instrument.measure(jobs, repeats=5, store=out / "store")
     rows = []
     for (name, path, mib, lru), rec in zip(cells, records, strict=True):
-        cmd = [sys.executable, "-m", "pagelab", "linux", "predict", str(path), "--kernel", "6.1",
+        cmd = [sys.executable, "-m", "pagelab", "linux", "predict", str(path), "--kernel", series,
                "--memory-max", str(mib << 20), "--lru-gen", lru, "--page-cluster", "0",
                "--format", "json"]  # fmt: skip
         pred = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
@@ -95,7 +97,11 @@ def main() -> None:
         })  # fmt: skip
         print(name, mib, lru, k, rec["range"]["major_faults"], pred["major_faults"], flush=True)
     errs = [abs(r["error"]) for r in rows if r["error"] is not None]
-    summary = {"cells": len(rows), "median_abs_error": statistics.median(errs) if errs else None}
+    summary = {
+        "kernel": series,
+        "cells": len(rows),
+        "median_abs_error": statistics.median(errs) if errs else None,
+    }
     (out / "heldout.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
     print(summary)
 
