@@ -109,6 +109,15 @@ pub struct GuestClock {
     pub phase_s: f64,
 }
 
+impl GuestClock {
+    /// The guest's time since the replay began [s], by the law of what the replay did so far.
+    fn elapsed_s(&self, c: &LinuxCounters) -> f64 {
+        self.per_touch_s * c.references as f64
+            + self.per_major_fault_s * c.major_faults as f64
+            + self.per_swapout_s * c.pswpout as f64
+    }
+}
+
 impl Default for LinuxParams {
     fn default() -> Self {
         LinuxParams {
@@ -388,11 +397,7 @@ impl Replay {
         let Some(sw) = self.switches.as_mut() else {
             return Ok(());
         };
-        let k = sw.w.clock;
-        let now_s = k.per_touch_s * self.c.references as f64
-            + k.per_major_fault_s * self.c.major_faults as f64
-            + k.per_swapout_s * self.c.pswpout as f64;
-        if !sw.due(now_s) {
+        if !sw.due(sw.w.clock.elapsed_s(&self.c)) {
             return Ok(());
         }
         let page = sw.w.page;
@@ -430,9 +435,7 @@ impl Replay {
     /// flusher runs each time it passes (`flush_memcg_stats_dwork`).
     fn tick(&mut self) {
         let Some(k) = self.clock else { return };
-        self.now_s = k.per_touch_s * self.c.references as f64
-            + k.per_major_fault_s * self.c.major_faults as f64
-            + k.per_swapout_s * self.c.pswpout as f64;
+        self.now_s = k.elapsed_s(&self.c);
         while self.now_s >= self.next_flush_s {
             self.lists.flush_stats(&self.ws);
             self.next_flush_s += FLUSH_PERIOD_S;
