@@ -108,9 +108,9 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
 @click.option(
     "--periodic-flush/--no-periodic-flush",
     default=None,
-    help="The two lists (MGLRU: no effect) read the memcg counters as the 2-s flusher leaves "
-    "them, or read the lists themselves (default: the series' reading, 6.12 the flusher's, "
-    "6.1 the lists': docs/policies/linux-replay.md).",
+    help="The two lists' memcg counters flushed by the 2-s periodic flusher (the default), or "
+    "not: 6.12 then reads the lists themselves, 6.1 the copies its reclaim flushes (MGLRU: no "
+    "effect; docs/policies/linux-replay.md).",
 )
 @click.option(
     "--reclaim-events",

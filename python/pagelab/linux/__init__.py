@@ -112,10 +112,10 @@ def predict(
     tlb: int | str | None = "measured",
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
-    the two lists read the memcg counters as the 2-s periodic flusher leaves them, on the
-    fitted guest clock (True), or the lists themselves (False); None, the series' reading
-    (`prediction.PERIODIC_FLUSH`: 6.12 the flusher's; 6.1 reads them as flushed at each
-    reclaim either way, and by default the lists).
+    the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
+    guest clock (True), or not (False: 6.12 then reads the lists themselves, 6.1 the copies
+    its reclaim flushes); None, the series' reading (`prediction.PERIODIC_FLUSH`: the
+    flusher's in both).
     `reclaim_events` (a path; the two lists): each reclaim step written there in the shape of
     `run`'s, their totals under the record's `reclaim_events`. `tlb`: entries of the guest's
     TLB; "measured" (the sizes the replayer's probe found under TCG, 256 and 512, the replays

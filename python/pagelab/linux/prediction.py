@@ -26,8 +26,9 @@ One part is fitted, and only to the kernel's replay times, never to its faults: 
 clock, one per list (`overhead.json` `clock` for the two lists, `clock_mglru` for MGLRU:
 seconds per touch, per major fault and per page written; fitted by
 `python -m pagelab.reproductions._linux_grid --fit-clock`). It places the replayer's context
-switches (the rseq page, above) and, with `periodic_flush` (6.12's default, `PERIODIC_FLUSH`),
-the two lists' reading of the memcg counters as the 2-s periodic flusher last left them; that
+switches (the rseq page, above) and, with `periodic_flush` (the default, `PERIODIC_FLUSH`), the
+2-s periodic flusher of the memcg counters the two lists read (6.1 besides its reclaim's
+flushes, 6.12 alone); that
 flusher runs at a phase no run can know, so the prediction replays at `PHASES` of its period
 and reports the run whose major faults are the median of them (docs/policies/linux-replay.md).
 
@@ -186,10 +187,11 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     }
 
 
-#: Whether the two lists read the memcg counters' copies as the periodic flusher leaves them, by
-#: default, per series: 6.12's reading since docs/readings.md `linux-6.12-copies-again`; 6.1
-#: flushes them at each reclaim, and reads the lists.
-PERIODIC_FLUSH = {"6.1": False, "6.12": True}
+#: Whether the two lists' memcg counters are flushed by the 2-s periodic flusher, by default, per
+#: series: 6.12 reads the copies it leaves (docs/readings.md `linux-6.12-copies-again`; without
+#: it, the lists themselves); 6.1 has it besides the flushes at each reclaim
+#: (`linux-6.1-periodic-flusher`; without it, those flushes only).
+PERIODIC_FLUSH = {"6.1": True, "6.12": True}
 
 #: Where in its 2-s period the counters' flusher first runs, as a share of the period.
 PHASES = (0.1, 0.3, 0.5, 0.7, 0.9)

@@ -106,7 +106,8 @@ pub struct TwoList {
     /// the batches passed since the last flush (`stats_flush_threshold`).
     pending: u64,
     batches: u64,
-    /// 6.12 reads the flushed copies, flushed by the driver's periodic flusher.
+    /// The driver runs the periodic flusher (6.1 besides the reclaim's flushes; 6.12 then reads
+    /// the flushed copies).
     periodic_flush: bool,
     swappiness: u32,
     kernel: Kernel,
@@ -321,8 +322,9 @@ impl TwoList {
         self.kernel == Kernel::V6_1 || self.periodic_flush
     }
 
-    /// 6.12 reads the flushed copies too, brought up to date only by the periodic flusher,
-    /// which the driver then runs on its clock ([`Self::flush_stats`]). Without it, 6.12 reads
+    /// The driver runs the 2-s periodic flusher on its clock ([`Self::flush_stats`]): 6.1
+    /// then has it besides the reclaim's flushes; 6.12 reads the flushed copies too, brought up
+    /// to date only by that flusher. Without it, 6.12 reads
     /// the lists' sizes as they are: the flushed reading, run with a fitted clock, faults 8-75
     /// times as often as the kernel on two write-only patterns (docs/policies/linux-replay.md).
     pub fn flush_periodically(&mut self) {
@@ -729,6 +731,38 @@ mod tests {
             assert_eq!(f.inactive, if moved { 15 } else { 0 }, "{kernel:?}");
             assert_eq!(l.inactive_is_low(), !moved, "{kernel:?}");
         }
+    }
+
+    /// 6.1's periodic flusher brings the copies up to date and sets the batches passed back
+    /// to 0 (`__mem_cgroup_flush_stats`), so the next reclaim's flush waits for two more.
+    #[test]
+    fn six_one_s_periodic_flush_starts_the_batches_again() {
+        let (mut l, mut c) = (TwoList::new(Kernel::V6_1, 128, 60), Workingset::default());
+        l.flush_periodically();
+        for p in 0..45 {
+            l.add(p, &mut c);
+        }
+        l.flush_stats(&c);
+        assert_eq!(l.read_counters().inactive, 45);
+        for p in 45..60 {
+            l.add(p, &mut c);
+        }
+        l.flush_at_shrink_node(&c);
+        assert_eq!(l.len(INACTIVE), 60);
+        assert_eq!(
+            l.read_counters().inactive,
+            45,
+            "fewer than two batches since"
+        );
+        for p in 60..105 {
+            l.add(p, &mut c);
+        }
+        l.flush_at_shrink_node(&c);
+        assert_eq!(
+            l.read_counters().inactive,
+            105,
+            "two batches since: flushed"
+        );
     }
 
     /// 6.12 reads the lists as they are, or with the periodic flusher only what it left.
