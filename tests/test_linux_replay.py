@@ -142,3 +142,28 @@ def test_each_list_has_its_own_clock_fitted_to_its_own_runs():
             law = prediction.clock(kernel, lru_gen)
             assert law["per_swapout_s"] == stored["per_swapout_s"]
     assert prediction.clock("6.1", True) != prediction.clock("6.1", False)
+
+
+def test_the_kernel_against_itself_is_one_run_against_the_others_median():
+    """`self_error`: each run against the median of the other runs, the median of those."""
+    from pagelab.reproductions.linux_validation import self_error
+
+    assert self_error([100, 100, 110, 90, 100]) == 0.0
+    assert self_error([90, 110, 100]) == pytest.approx(15 / 105)
+    assert self_error([90, 110]) is None
+    assert self_error([0, 0, 0]) is None
+
+
+def test_six_one_s_default_runs_the_periodic_flusher(tmp_path):
+    """6.1's two lists run the 2-s flusher by default too (`linux-6.1-periodic-flusher`): the
+    default prediction is the flusher's, the median of its five phases."""
+    from pagelab.linux import prediction
+
+    path = tmp_path / "loop.u64"
+    np.array(list(range(600)) * 6, dtype=np.uint64).tofile(path)
+
+    def run(flush: bool | None) -> dict:
+        return linux.predict(path, kernel="6.1", memory_max="2M", periodic_flush=flush)
+
+    assert prediction.PERIODIC_FLUSH["6.1"]
+    assert run(None) == run(True)

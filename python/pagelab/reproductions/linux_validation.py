@@ -110,6 +110,7 @@ def run(ctx: Context) -> None:
                 psi_errors.setdefault((KINDS[cell.kind], group), []).append(psi)
     _claims(ctx, chosen)
     _periodic_flush(ctx, chosen)
+    _kernel_against_itself(ctx, chosen)
     _figure(ctx, chosen)
     for (kind, group), errs in sorted(errors.items()):
         ctx.row("summary", f"{kind}: median |error| against the kernel's median", group,
@@ -227,6 +228,36 @@ def _periodic_flush(ctx: Context, chosen: list[dict[str, Any]]) -> None:
         ctx.row(table, f"{kind}: cells inside the kernel's range widened by 15 %",
                 "6.12 two-list", 100 * sum(ok for _, ok in errs) / len(errs), unit="%",
                 role="ours")  # fmt: skip
+
+
+def self_error(runs: list[int]) -> float | None:
+    """How well one kernel run predicts the others: the median over the runs of its |error|
+    against the median of the other runs; None with fewer than three runs or none paging."""
+    errs = []
+    for i, run in enumerate(runs):
+        others = statistics.median(runs[:i] + runs[i + 1 :])
+        if others > 0:
+            errs.append(abs(run - others) / others)
+    return statistics.median(errs) if len(runs) >= 3 and errs else None
+
+
+def _kernel_against_itself(ctx: Context, chosen: list[dict[str, Any]]) -> None:
+    """The floor the summary's medians stand on: per kind of trace and series, the median over
+    the cells of `self_error`, one kernel run against the median of the others (role `ours`:
+    a measurement, no model), over the cells the summary counts."""
+    errors: dict[tuple[str, str], list[float]] = {}
+    for entry in chosen:
+        cell = grid.Cell(**entry["cell"])
+        if cell.kind == "claim" or sum(entry["runs"].get("oom_killed", [])):
+            continue
+        e = self_error(entry["runs"]["major_faults"])
+        if e is not None and entry["median"]["major_faults"] > 0:
+            group = cell.setting.split(" zswap")[0].split(" page-cluster")[0]
+            errors.setdefault((KINDS[cell.kind], group), []).append(e)
+    table = "the kernel against itself: one run against the median of the others"
+    for (kind, group), errs in sorted(errors.items()):
+        ctx.row(table, f"{kind}: median |error| of one run", group,
+                100 * statistics.median(errs), unit="%", role="ours")  # fmt: skip
 
 
 def _figure(ctx: Context, chosen: list[dict[str, Any]]) -> None:
