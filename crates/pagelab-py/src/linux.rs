@@ -19,7 +19,7 @@ use crate::{err, to_py};
 /// [`ZswapParams`] (`total_ram_pages`, `compressed_bytes`, optional `max_pool_percent`,
 /// `accept_threshold_percent`, `zpool`) or None; `clock` a dict of [`GuestClock`]
 /// (`per_touch_s`, `per_major_fault_s`, `per_swapout_s`, `phase_s`) or None. With
-/// `reclaim_events` (the two lists, `(page, write)` pairs), returns `(counters, events)`: each
+/// `reclaim_events` (`(page, write)` pairs), returns `(counters, events)`: each
 /// reclaim step as the kernel's vmscan tracepoints report it. `tlb` is a dict of [`TlbParams`]
 /// (`entries`, `victims`, `touches_per_list_page`) or None (every reference sets the accessed
 /// bit). `kernel_charges`: before each of these references (indices, ascending) the loop

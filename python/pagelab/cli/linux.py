@@ -116,8 +116,8 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "--reclaim-events",
     default=None,
     metavar="FILE",
-    help="Each reclaim step of the two lists to FILE as a JSON line, in the shape of "
-    "`pagelab linux run --reclaim-events`.",
+    help="Each reclaim step to FILE as a JSON line, in the shape of "
+    "`pagelab linux run --reclaim-events` (MGLRU: each eviction a shrink_inactive step).",
 )
 @click.option(
     "--tlb",

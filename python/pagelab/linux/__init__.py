@@ -116,7 +116,7 @@ def predict(
     guest clock (True), or not (False: 6.12 then reads the lists themselves, 6.1 the copies
     its reclaim flushes); None, the series' reading (`prediction.PERIODIC_FLUSH`: the
     flusher's in both).
-    `reclaim_events` (a path; the two lists): each reclaim step written there in the shape of
+    `reclaim_events` (a path): each reclaim step written there in the shape of
     `run`'s, their totals under the record's `reclaim_events`. `tlb`: entries of the guest's
     TLB; "measured" (the sizes the replayer's probe found under TCG, 256 and 512, the replays
     at each weighted by how often), a power of two, or "none" for an accessed bit set on every

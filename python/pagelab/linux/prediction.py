@@ -154,8 +154,6 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     """The model's counters for one cell, in the instrument's record shape; with
     `opts.events`, each reclaim step under `events` (`pagelab.linux.reclaim_events`) of the
     replay at the TLB's first size."""
-    if opts.events and knobs.lru_gen:
-        raise PagelabError("--reclaim-events: recorded for the two lists only (--lru-gen off)")
     limit, replayer = layout(knobs, touches.pages)
     own = [(touches.pages + i, True) for i in range(replayer)]
     pairs = own + touch_pairs(touches)

@@ -567,17 +567,12 @@ pub fn replay(
 }
 
 /// As [`replay`], with each step of each reclaim as the kernel's vmscan tracepoints report it
-/// (the two lists only: MGLRU's reclaim reports other steps).
+/// (MGLRU's `evict_folios` reports its steps as `shrink_inactive` ones, none `shrink_active`).
 pub fn replay_with_events(
     refs: &[(u32, bool)],
     frames: u32,
     params: &LinuxParams,
 ) -> Result<(LinuxCounters, Vec<ReclaimEvent>), TraceError> {
-    if params.lru_gen {
-        return Err(TraceError::invalid(
-            "reclaim events: recorded for the two lists only (lru_gen off)",
-        ));
-    }
     replay_refs(refs, frames, params, true)
 }
 
@@ -591,8 +586,10 @@ fn replay_refs(
     params.check()?;
     let bound = refs.iter().map(|r| r.0 + 1).max().unwrap_or(0);
     let mut r = Replay::new(frames, bound, params);
-    if let (true, Lists::TwoList(l)) = (events, &mut r.lists) {
-        l.record_events();
+    match (events, &mut r.lists) {
+        (true, Lists::TwoList(l)) => l.record_events(),
+        (true, Lists::Mglru(l)) => l.record_events(),
+        _ => {}
     }
     let mut charges = params.kernel_charges.iter().peekable();
     let mut i = 0;
@@ -625,7 +622,7 @@ fn replay_refs(
     }
     let events = match &mut r.lists {
         Lists::TwoList(l) => l.take_events(),
-        Lists::Mglru(_) => Vec::new(),
+        Lists::Mglru(l) => l.take_events(),
     };
     Ok((r.counters(), events))
 }

@@ -15,7 +15,7 @@
 //!
 //! The two versions differ where said (`V6_1` / `V6_12`). Facts only; no code was taken.
 
-use super::kernel::{Kernel, Workingset};
+use super::kernel::{Kernel, ReclaimEvent, Workingset};
 use super::list::{Links, List};
 use super::NIL;
 
@@ -70,6 +70,10 @@ pub struct Mglru {
     walk_armed: bool,
     /// Agings so far.
     pub n_agings: u64,
+    /// The reclaim's steps, when recorded ([`Self::record_events`]).
+    events: Option<Vec<ReclaimEvent>>,
+    /// The priority of the pass under way (for the events).
+    priority: u32,
 }
 
 fn tier_of(refs: u8) -> usize {
@@ -103,6 +107,8 @@ impl Mglru {
             resident: 0,
             walk_armed: true,
             n_agings: 0,
+            events: None,
+            priority: DEF_PRIORITY,
         }
     }
 
@@ -223,7 +229,9 @@ impl Mglru {
     /// appended to `out`.
     pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         let start = out.len();
+        self.event(ReclaimEvent::ReclaimBegin);
         for priority in (0..=DEF_PRIORITY).rev() {
+            self.priority = priority;
             match self.kernel {
                 Kernel::V6_1 => self.shrink_lruvec_6_1(priority, nr_to_reclaim, start, out, c),
                 Kernel::V6_12 => self.shrink_lruvec_6_12(priority, out, c),
@@ -231,6 +239,24 @@ impl Mglru {
             if out.len() - start >= nr_to_reclaim as usize {
                 break;
             }
+        }
+        let reclaimed = (out.len() - start) as u32;
+        self.event(ReclaimEvent::ReclaimEnd { reclaimed });
+    }
+
+    /// From now on each reclaim step is recorded as the kernel's tracepoints report it.
+    pub fn record_events(&mut self) {
+        self.events.get_or_insert_with(Vec::new);
+    }
+
+    /// The steps recorded so far, oldest first (empty unless [`Self::record_events`]).
+    pub fn take_events(&mut self) -> Vec<ReclaimEvent> {
+        self.events.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    fn event(&mut self, e: ReclaimEvent) {
+        if let Some(v) = self.events.as_mut() {
+            v.push(e);
         }
     }
 
@@ -421,12 +447,27 @@ impl Mglru {
             scanned = 0;
         }
         let mut rejected = Vec::new();
+        let (before, mut kept) = (out.len(), 0);
         for &x in &isolated {
-            if self.rejected(x, &isolated) {
-                rejected.push(x);
-            } else {
-                self.evict(x, out, c);
+            match self.rejected(x, &isolated) {
+                Some(young) => {
+                    rejected.push(x);
+                    kept += u32::from(young);
+                }
+                None => self.evict(x, out, c),
             }
+        }
+        if !isolated.is_empty() {
+            // evict_folios' tracepoint: pages scanned (0 once two generations remain), freed,
+            // and kept for a young PTE (`nr_ref_keep`); a page kept because a look-around tried
+            // to promote it is counted nowhere, and none is activated (one PTE each).
+            self.event(ReclaimEvent::ShrinkInactive {
+                priority: self.priority,
+                scanned: scanned as u32,
+                reclaimed: (out.len() - before) as u32,
+                activated: 0,
+                kept,
+            });
         }
         // Rejected pages: the access count and flags cleared, PG_active set, so back to the
         // head of max_seq in their order (evict_folios, then move_folios_to_lru).
@@ -494,17 +535,18 @@ impl Mglru {
 
     /// `shrink_folio_list` → `folio_check_references` for an isolated page: `PG_referenced`
     /// set (a look-around found it young while isolated: "tried to promote") → kept; a young
-    /// PTE → the look-around runs (`lru_gen_look_around`) and the page is kept; else reclaimed.
-    fn rejected(&mut self, x: u32, isolated: &[u32]) -> bool {
+    /// PTE → the look-around runs (`lru_gen_look_around`) and the page is kept
+    /// (`FOLIOREF_KEEP`); else reclaimed (None). `Some(young)`: kept, and whether for a young PTE.
+    fn rejected(&mut self, x: u32, isolated: &[u32]) -> Option<bool> {
         let i = x as usize;
         if self.referenced[i] {
-            return true;
+            return Some(false);
         }
         if !self.young[i] {
-            return false;
+            return None;
         }
         self.look_around(x, isolated);
-        true
+        Some(true)
     }
 
     /// `lru_gen_look_around`: the 64 PTEs around `x` inside its page table and the mapping

@@ -170,3 +170,53 @@ fn the_walk_runs_once_per_switch_in() {
     g.reclaim(32, &mut out, &mut ws);
     assert_eq!((g.n_agings, out), (3, vec![0, 1, 2, 3]));
 }
+
+/// MGLRU's reclaim steps as its tracepoints report them: each `evict_folios` that isolated
+/// pages is one `ShrinkInactive` (scanned 0 once two generations remain; kept counts only the
+/// pages kept for a young PTE: the look-around of the first marks its isolated neighbours,
+/// which are kept without a count), bracketed by the reclaim's begin and end.
+#[test]
+fn mglru_reclaim_events_are_evict_folios_steps() {
+    use super::kernel::{Kernel, ReclaimEvent, Workingset};
+    use super::linux_mglru::Mglru as Gens;
+    let mut g = Gens::new(Kernel::V6_12, 8);
+    g.record_events();
+    let mut ws = Workingset::default();
+    for x in 0..4 {
+        g.add(x, &mut ws);
+    }
+    let mut out = Vec::new();
+    g.reclaim(32, &mut out, &mut ws); // ages only (the_walk_runs_once_per_switch_in)
+    assert_eq!(
+        g.take_events(),
+        [
+            ReclaimEvent::ReclaimBegin,
+            ReclaimEvent::ReclaimEnd { reclaimed: 0 }
+        ]
+    );
+    for x in 0..4 {
+        g.touch(x);
+    }
+    g.reclaim(32, &mut out, &mut ws);
+    let steps = g.take_events();
+    let evictions: Vec<_> = steps
+        .iter()
+        .filter_map(|e| match e {
+            ReclaimEvent::ShrinkInactive {
+                reclaimed,
+                kept,
+                activated,
+                ..
+            } => Some((*reclaimed, *kept, *activated)),
+            _ => None,
+        })
+        .collect();
+    // All four young: the first one's look-around keeps them all, one counted.
+    assert_eq!(evictions[0], (0, 1, 0), "{steps:?}");
+    let freed: u32 = evictions.iter().map(|e| e.0).sum();
+    assert_eq!(
+        steps.last(),
+        Some(&ReclaimEvent::ReclaimEnd { reclaimed: freed })
+    );
+    assert_eq!(freed as usize, out.len());
+}
