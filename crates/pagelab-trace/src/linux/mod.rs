@@ -587,8 +587,8 @@ fn replay_refs(
     let bound = refs.iter().map(|r| r.0 + 1).max().unwrap_or(0);
     let mut r = Replay::new(frames, bound, params);
     match (events, &mut r.lists) {
-        (true, Lists::TwoList(l)) => l.record_events(),
-        (true, Lists::Mglru(l)) => l.record_events(),
+        (true, Lists::TwoList(l)) => l.events.record(),
+        (true, Lists::Mglru(l)) => l.events.record(),
         _ => {}
     }
     let mut charges = params.kernel_charges.iter().peekable();
@@ -621,8 +621,8 @@ fn replay_refs(
         i = j;
     }
     let events = match &mut r.lists {
-        Lists::TwoList(l) => l.take_events(),
-        Lists::Mglru(l) => l.take_events(),
+        Lists::TwoList(l) => l.events.take(),
+        Lists::Mglru(l) => l.events.take(),
     };
     Ok((r.counters(), events))
 }

@@ -56,6 +56,29 @@ pub enum ReclaimEvent {
     ReclaimEnd { reclaimed: u32 },
 }
 
+/// A reclaim's steps, kept only once recording is asked for (`pagelab linux predict
+/// --reclaim-events`): the two lists and MGLRU push theirs here.
+#[derive(Clone, Debug, Default)]
+pub struct EventLog(Option<Vec<ReclaimEvent>>);
+
+impl EventLog {
+    /// From now on each step pushed is kept.
+    pub fn record(&mut self) {
+        self.0.get_or_insert_with(Vec::new);
+    }
+
+    /// The steps kept so far, oldest first (empty unless recording).
+    pub fn take(&mut self) -> Vec<ReclaimEvent> {
+        self.0.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    pub fn push(&mut self, e: ReclaimEvent) {
+        if let Some(v) = self.0.as_mut() {
+            v.push(e);
+        }
+    }
+}
+
 /// The anon workingset counters of memory.stat.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Workingset {

@@ -15,7 +15,7 @@
 //!
 //! The two versions differ where said (`V6_1` / `V6_12`). Facts only; no code was taken.
 
-use super::kernel::{Kernel, ReclaimEvent, Workingset};
+use super::kernel::{EventLog, Kernel, ReclaimEvent, Workingset};
 use super::list::{Links, List};
 use super::NIL;
 
@@ -70,8 +70,8 @@ pub struct Mglru {
     walk_armed: bool,
     /// Agings so far.
     pub n_agings: u64,
-    /// The reclaim's steps, when recorded ([`Self::record_events`]).
-    events: Option<Vec<ReclaimEvent>>,
+    /// The reclaim's steps, when recorded (`pagelab linux predict --reclaim-events`).
+    pub events: EventLog,
     /// The priority of the pass under way (for the events).
     priority: u32,
 }
@@ -107,7 +107,7 @@ impl Mglru {
             resident: 0,
             walk_armed: true,
             n_agings: 0,
-            events: None,
+            events: EventLog::default(),
             priority: DEF_PRIORITY,
         }
     }
@@ -229,7 +229,7 @@ impl Mglru {
     /// appended to `out`.
     pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         let start = out.len();
-        self.event(ReclaimEvent::ReclaimBegin);
+        self.events.push(ReclaimEvent::ReclaimBegin);
         for priority in (0..=DEF_PRIORITY).rev() {
             self.priority = priority;
             match self.kernel {
@@ -241,23 +241,7 @@ impl Mglru {
             }
         }
         let reclaimed = (out.len() - start) as u32;
-        self.event(ReclaimEvent::ReclaimEnd { reclaimed });
-    }
-
-    /// From now on each reclaim step is recorded as the kernel's tracepoints report it.
-    pub fn record_events(&mut self) {
-        self.events.get_or_insert_with(Vec::new);
-    }
-
-    /// The steps recorded so far, oldest first (empty unless [`Self::record_events`]).
-    pub fn take_events(&mut self) -> Vec<ReclaimEvent> {
-        self.events.as_mut().map(std::mem::take).unwrap_or_default()
-    }
-
-    fn event(&mut self, e: ReclaimEvent) {
-        if let Some(v) = self.events.as_mut() {
-            v.push(e);
-        }
+        self.events.push(ReclaimEvent::ReclaimEnd { reclaimed });
     }
 
     /// `should_run_aging`: (aging needed, the pages of all generations). Aging is needed at
@@ -461,7 +445,7 @@ impl Mglru {
             // evict_folios' tracepoint: pages scanned (0 once two generations remain), freed,
             // and kept for a young PTE (`nr_ref_keep`); a page kept because a look-around tried
             // to promote it is counted nowhere, and none is activated (one PTE each).
-            self.event(ReclaimEvent::ShrinkInactive {
+            self.events.push(ReclaimEvent::ShrinkInactive {
                 priority: self.priority,
                 scanned: scanned as u32,
                 reclaimed: (out.len() - before) as u32,

@@ -16,7 +16,7 @@
 //!
 //! Each rule below names the kernel function it follows. Facts only; no code was taken.
 
-use super::kernel::{Kernel, ReclaimEvent, Workingset};
+use super::kernel::{EventLog, Kernel, ReclaimEvent, Workingset};
 use super::list::{Links, List};
 
 const ABSENT: u8 = 0;
@@ -111,8 +111,8 @@ pub struct TwoList {
     periodic_flush: bool,
     swappiness: u32,
     kernel: Kernel,
-    /// The reclaim's steps, when recorded ([`Self::record_events`]).
-    events: Option<Vec<ReclaimEvent>>,
+    /// The reclaim's steps, when recorded (`pagelab linux predict --reclaim-events`).
+    pub events: EventLog,
 }
 
 impl TwoList {
@@ -138,7 +138,7 @@ impl TwoList {
             periodic_flush: false,
             swappiness,
             kernel,
-            events: None,
+            events: EventLog::default(),
         }
     }
 
@@ -341,22 +341,6 @@ impl TwoList {
         self.batches = 0;
     }
 
-    /// From now on each reclaim step is recorded as the kernel's tracepoints report it.
-    pub fn record_events(&mut self) {
-        self.events.get_or_insert_with(Vec::new);
-    }
-
-    /// The steps recorded so far, oldest first (empty unless [`Self::record_events`]).
-    pub fn take_events(&mut self) -> Vec<ReclaimEvent> {
-        self.events.as_mut().map(std::mem::take).unwrap_or_default()
-    }
-
-    fn event(&mut self, e: ReclaimEvent) {
-        if let Some(v) = self.events.as_mut() {
-            v.push(e);
-        }
-    }
-
     /// `page` left memory without reclaim (not used by the replay; the lab's `forget`).
     pub fn forget(&mut self, page: u32) {
         let i = page as usize;
@@ -424,7 +408,7 @@ impl TwoList {
     pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         let mut reclaimed = 0u32;
         let mut force = false;
-        self.event(ReclaimEvent::ReclaimBegin);
+        self.events.push(ReclaimEvent::ReclaimBegin);
         loop {
             let mut skipped = false;
             for priority in (0..=DEF_PRIORITY).rev() {
@@ -448,7 +432,7 @@ impl TwoList {
             }
             self.refaults_seen = self.read_counters_with(c).activate;
             if reclaimed > 0 || !skipped || force {
-                self.event(ReclaimEvent::ReclaimEnd { reclaimed });
+                self.events.push(ReclaimEvent::ReclaimEnd { reclaimed });
                 return;
             }
             force = true;
@@ -530,7 +514,7 @@ impl TwoList {
         if scanned > 0 {
             // The kernel's tracepoint fires only when pages were isolated.
             let activated = back.iter().filter(|b| b.1 == ACTIVE).count() as u32;
-            self.event(ReclaimEvent::ShrinkInactive {
+            self.events.push(ReclaimEvent::ShrinkInactive {
                 priority,
                 scanned,
                 reclaimed: freed,
@@ -560,7 +544,7 @@ impl TwoList {
     fn shrink_active(&mut self, n: u32, priority: u32) {
         self.drain();
         let n = n.min(self.len(ACTIVE));
-        self.event(ReclaimEvent::ShrinkActive {
+        self.events.push(ReclaimEvent::ShrinkActive {
             priority,
             taken: n,
             deactivated: n,

@@ -180,7 +180,7 @@ fn mglru_reclaim_events_are_evict_folios_steps() {
     use super::kernel::{Kernel, ReclaimEvent, Workingset};
     use super::linux_mglru::Mglru as Gens;
     let mut g = Gens::new(Kernel::V6_12, 8);
-    g.record_events();
+    g.events.record();
     let mut ws = Workingset::default();
     for x in 0..4 {
         g.add(x, &mut ws);
@@ -188,7 +188,7 @@ fn mglru_reclaim_events_are_evict_folios_steps() {
     let mut out = Vec::new();
     g.reclaim(32, &mut out, &mut ws); // ages only (the_walk_runs_once_per_switch_in)
     assert_eq!(
-        g.take_events(),
+        g.events.take(),
         [
             ReclaimEvent::ReclaimBegin,
             ReclaimEvent::ReclaimEnd { reclaimed: 0 }
@@ -198,7 +198,7 @@ fn mglru_reclaim_events_are_evict_folios_steps() {
         g.touch(x);
     }
     g.reclaim(32, &mut out, &mut ws);
-    let steps = g.take_events();
+    let steps = g.events.take();
     let evictions: Vec<_> = steps
         .iter()
         .filter_map(|e| match e {
