@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from pagelab import _core, linux
+from pagelab.errors import PagelabError
 
 KEYS = {
     "references",
@@ -167,3 +168,25 @@ def test_six_one_s_default_runs_the_periodic_flusher(tmp_path):
 
     assert prediction.PERIODIC_FLUSH["6.1"]
     assert run(None) == run(True)
+
+
+def test_switches_inside_the_faults_reclaims_are_told_from_the_others():
+    """Known answer: the limit write's reclaim (GFP_KERNEL) is not a fault's; a fault's reclaim
+    with two switches and one without; a switch outside any reclaim. The loop's getrusage
+    switches less the two inside leave five outside, over half a second."""
+    from pagelab.linux import reclaim_events, switch_probe
+
+    sw = "replayer-140 [000] d..2. 3.9: sched_switch: prev_comm=replayer prev_pid=140 ==> x"
+    begin = "replayer-140 [000] ..... 3.9: mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags={}"
+    end = "replayer-140 [000] ..... 3.9: mm_vmscan_memcg_reclaim_end: nr_reclaimed=31"
+    lines = [begin.format("GFP_KERNEL"), sw, end, sw,
+             begin.format("GFP_HIGHUSER_MOVABLE"), sw, sw, end,
+             begin.format("GFP_KERNEL_ACCOUNT|__GFP_ZERO"), end]  # fmt: skip
+    text = "[replay]\nx 1\n" + reclaim_events.SECTION + "\n" + "\n".join(lines) + "\n"
+    got = switch_probe.inside_fault_reclaims(text)
+    assert got == {"fault_reclaims": 2, "switched_reclaims": 1, "switches": 2}
+    counters = {"context_switches": 7, "replay_seconds": 0.5, "oom_killed": 0}
+    assert switch_probe.outside_rate(counters, got) == 10.0
+    assert switch_probe.outside_rate({**counters, "oom_killed": 1}, got) is None
+    with pytest.raises(PagelabError, match="no reclaim events"):
+        switch_probe.inside_fault_reclaims("[replay]\n")

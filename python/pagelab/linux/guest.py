@@ -50,6 +50,7 @@ class Cell:
     zswap: str | None = None  # None, or "compressor:zpool:max_pool_percent"
     reclaim_events: bool = False  # the vmscan tracepoints on around the replay
     tlb_probe: bool = False  # the replayer measures the TLB's entries after its loop
+    switches: bool = False  # with the vmscan tracepoints, the replayer's context switches
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         f"CG=/sys/fs/cgroup/replay{i}; mkdir $CG",
         "sync; echo 3 > /proc/sys/vm/drop_caches",
         f"grep -E '{VMSTAT}' /proc/vmstat > /tmp/vmstat0",
-        *(reclaim_events.guest_on() if cell.reclaim_events else []),
+        *(reclaim_events.guest_on(cell.switches) if cell.reclaim_events else []),
         "sh -c 'echo $$ > '$CG'/cgroup.procs; exec /replayer "
         f"/{cell.name} {cell.pages} '$CG' {cell.memory_max}{' probe' if cell.tlb_probe else ''}'"
         " > /tmp/replay 2>&1",
@@ -185,7 +186,7 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         " [ -f $f ] && echo ${f##*/} $(cat $f); done",
         "echo '[kernel]'; echo release $(uname -r);"
         " echo mem_total_kib $(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2)",
-        *(reclaim_events.guest_dump() if cell.reclaim_events else []),
+        *(reclaim_events.guest_dump(cell.switches) if cell.reclaim_events else []),
         "rmdir $CG",
     ]
 

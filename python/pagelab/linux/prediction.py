@@ -274,10 +274,12 @@ RSEQ_OWN_PAGE = 1
 
 
 def rseq_writes(knobs: Knobs, pages: int) -> dict[str, Any] | None:
-    """The kernel's writes to the replayer's rseq area (`linux/rseq.rs`): at each context
-    switch, at the measured median rate per second of the series and list (`overhead.json`
-    `switches_per_s`), placed on the replay's time by that list's guest clock, fitted to its
-    replay times (`clock`, `clock_mglru`). None where either is not measured."""
+    """The kernel's writes to the replayer's rseq area (`linux/rseq.rs`) at its context
+    switches: those in its faults' reclaims (the vmpressure work's) from the replay's own
+    reclaims, the others at the measured median rate per second outside reclaim of the series
+    and list (`overhead.json` `switches_per_s`), placed on the replay's time by that list's
+    guest clock, fitted to its replay times (`clock`, `clock_mglru`). None where either is not
+    measured."""
     law = clock(knobs.kernel, knobs.lru_gen)
     rates = overhead(knobs.kernel).get("switches_per_s", {}).get(knobs.kernel)
     if law is None or not rates:

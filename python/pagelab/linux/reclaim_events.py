@@ -60,14 +60,17 @@ _SHAPE = {
 _LINE = re.compile(r"mm_vmscan_(\w+): (.*)$")
 
 
-def guest_on() -> list[str]:
-    """Init-script lines before the replay: a buffer large enough, the tracepoints on."""
+def guest_on(switches: bool = False) -> list[str]:
+    """Init-script lines before the replay: a buffer large enough, the tracepoints on (with
+    `switches`, also the scheduler's `sched_switch`)."""
     enable = " ".join(TRACEPOINTS)
+    sched = f"{TRACING}/events/sched/sched_switch/enable"
     return [
         f"[ -d {TRACING}/events/vmscan ] || fail tracing",
         f"echo 0 > {TRACING}/tracing_on; echo > {TRACING}/trace",
         f"echo 32768 > {TRACING}/buffer_size_kb || fail tracing buffer",
         f"for e in {enable}; do echo 1 > {TRACING}/events/vmscan/$e/enable || fail $e; done",
+        *([f"echo 1 > {sched} || fail sched_switch"] if switches else []),
         f"echo 1 > {TRACING}/tracing_on",
     ]
 
@@ -77,9 +80,11 @@ def guest_off() -> list[str]:
     return [f"echo 0 > {TRACING}/tracing_on"]
 
 
-def guest_dump() -> list[str]:
-    """Init-script lines that print the events (the cell's last section)."""
-    return [f"echo '{SECTION}'", f"grep mm_vmscan_ {TRACING}/trace"]
+def guest_dump(switches: bool = False) -> list[str]:
+    """Init-script lines that print the events (the cell's last section); with `switches`,
+    the replayer's context switches among them."""
+    pattern = "mm_vmscan_|prev_comm=replayer " if switches else "mm_vmscan_"
+    return [f"echo '{SECTION}'", f"grep -E '{pattern}' {TRACING}/trace"]
 
 
 def parse(text: str) -> list[dict[str, Any]]:

@@ -331,30 +331,9 @@ def write_overhead(reference: dict) -> None:
     data["runs"] = {k: len(v) for k, v in sorted(kernel.items())}
     data["clock"] = fit_clock(reference)
     data["clock_mglru"] = fit_clock(reference, lru_gen=True)
-    data["switches_per_s"] = switch_rates(reference)
+    # The switches outside reclaim (the replay derives those inside from its reclaims).
+    data["switches_per_s"] = json.loads(SWITCH_SOURCES.read_text())["switches_per_s"]
     _atomic.write_text(predict.OVERHEAD_FILE, json.dumps(data, indent=1) + "\n")
-
-
-def switch_rates(reference: dict) -> dict[str, dict[str, float]]:
-    """Per series and list, the median over every run the kernel did not kill of the replayer's
-    context switches per second of its loop (each a kernel write to its rseq area:
-    `pagelab.linux.prediction`)."""
-    import statistics
-
-    rates: dict[str, dict[str, list[float]]] = {}
-    for c in reference["cells"]:
-        runs = c["runs"]
-        lists = rates.setdefault(c["cell"]["kernel"], {})
-        got = lists.setdefault("mglru" if c["cell"]["lru_gen"] else "two_list", [])
-        for n, secs, killed in zip(
-            runs["context_switches"], runs["replay_seconds"], runs["oom_killed"], strict=True
-        ):
-            if not killed and secs > 0:
-                got.append(n / secs)
-    return {
-        k: {lst: round(statistics.median(v), 1) for lst, v in sorted(lists.items())}
-        for k, lists in sorted(rates.items())
-    }
 
 
 def fit_clock(reference: dict, lru_gen: bool = False) -> dict[str, dict[str, float]]:
@@ -507,6 +486,59 @@ def write_context_switches() -> Path:
     return SWITCHES
 
 
+SWITCH_SOURCES = Path(__file__).parent / "targets" / "linux-switch-sources.json"
+#: The cells whose switches are traced: each program at one level, three patterns.
+SWITCH_CELLS = (*((p, 5000) for p in PROGRAMS), ("zipf5000", 4), ("unif3000", 4), ("window", 8))
+
+
+def write_switch_sources() -> Path:
+    """The replayer's context switches inside and outside its faults' reclaims
+    (`pagelab.linux.switch_probe`): the SWITCH_CELLS, both lists, one TCG boot per series;
+    per series and list the median rate of the loop's switches outside reclaim, which
+    overhead.json takes as `switches_per_s`. Written to SWITCH_SOURCES."""
+    import dataclasses
+    import statistics
+
+    from .._atomic import write_text
+    from ..linux import guest, instrument, kernels, record, switch_probe
+
+    runs: list[dict] = []
+    for series in KERNELS:
+        chosen = [Cell(p, lv, series, g) for p, lv in SWITCH_CELLS for g in (False, True)]
+        jobs = jobs_for(chosen)
+        cells_ = [dataclasses.replace(instrument._cell(j, reclaim_events=True), switches=True)
+                  for j in jobs]  # fmt: skip
+        files = {f"touches-{j.touches.sha256[:16]}": j.touches.path for j in jobs}
+        texts, _wall = guest.run(guest.Boot("brd", tuple(cells_), "tcg"), kernels.kernel(series),
+                                 files)  # fmt: skip
+        for c, j, text in zip(chosen, jobs, texts, strict=True):
+            got = record.counters(text, j.knobs.memory_max, j.touches.pages)
+            inside = switch_probe.inside_fault_reclaims(text)
+            rate = switch_probe.outside_rate(got, inside)
+            keep = ("context_switches", "major_faults", "replay_seconds", "oom_killed")
+            runs.append({"cell": c.__dict__, **{k: got[k] for k in keep}, **inside,
+                         "outside_per_s": None if rate is None else round(rate, 1)})  # fmt: skip
+    rates: dict[str, dict[str, list[float]]] = {}
+    for r in runs:
+        lst = "mglru" if r["cell"]["lru_gen"] else "two_list"
+        if r["outside_per_s"] is not None:
+            rates.setdefault(r["cell"]["kernel"], {}).setdefault(lst, []).append(r["outside_per_s"])
+    data = {
+        "about": "The replayer's context switches during its loop, inside its faults' reclaims "
+        "(the sched_switch tracepoint between a reclaim's begin and end) and outside them "
+        "(getrusage's switches less those), one TCG boot per series; switches_per_s is the "
+        "median rate outside reclaim per series and list. Made by `python -m "
+        "pagelab.reproductions._linux_grid --measure-switch-sources`.",
+        "switches_per_s": {
+            k: {lst: round(statistics.median(v), 1) for lst, v in sorted(d.items())}
+            for k, d in sorted(rates.items())
+        },  # fmt: skip
+        "runs": runs,
+    }
+    write_text(SWITCH_SOURCES, json.dumps(data, indent=1) + "\n")
+    return SWITCH_SOURCES
+
+
 def main(argv: list[str] | None = None) -> None:
     """`python -m pagelab.reproductions._linux_grid [KERNEL ...] [--measure-only | --fit-clock |
     --measure-report | --measure-switches | --probe-tlb]`: with no option, every cell measured
@@ -527,6 +559,7 @@ def main(argv: list[str] | None = None) -> None:
         "--fit-clock": "refit overhead.json's clock from the stored reference",
         "--measure-report": "measure what the replayer's report charges",
         "--measure-switches": "measure the replayer's context switches",
+        "--measure-switch-sources": "trace its switches inside and outside reclaim",
         "--probe-tlb": "probe the guest TLB's size",
     }
     for flag, text in flags.items():
@@ -539,6 +572,8 @@ def main(argv: list[str] | None = None) -> None:
         print(write_report_overhead())
     elif a.measure_switches:
         print(write_context_switches())
+    elif a.measure_switch_sources:
+        print(write_switch_sources())
     elif a.probe_tlb:
         print(write_tlb_probe())
     elif a.fit_clock:

@@ -240,6 +240,15 @@ impl Lists {
             Lists::Mglru(l) => l.reclaim(n, out, c),
         }
     }
+    /// The vmpressure works so far, each a switch of the reclaiming task ([`Vmpressure`]).
+    ///
+    /// [`Vmpressure`]: crate::policy::kernel::Vmpressure
+    fn vmpressure_works(&self) -> u64 {
+        match self {
+            Lists::TwoList(l) => l.vmpressure.works,
+            Lists::Mglru(l) => l.vmpressure.works,
+        }
+    }
     fn is_workingset(&self, p: u32) -> bool {
         match self {
             Lists::TwoList(l) => l.is_workingset(p),
@@ -290,6 +299,8 @@ struct Replay {
     next_flush_s: f64,
     /// The replayer's context switches, each a kernel write to its rseq area.
     switches: Option<rseq::Switches>,
+    /// Whether a reclaim in the fault under way switched the replayer out (a vmpressure work).
+    switched_in_reclaim: bool,
 }
 
 impl Replay {
@@ -321,6 +332,7 @@ impl Replay {
             now_s: 0.0,
             next_flush_s: p.clock.map_or(f64::INFINITY, |c| c.phase_s),
             switches: p.rseq.map(rseq::Switches::new),
+            switched_in_reclaim: false,
         }
     }
 
@@ -389,15 +401,17 @@ impl Replay {
         Ok(())
     }
 
-    /// The kernel's write to the rseq area on the replayer's return from each context switch
-    /// due by now ([`rseq`]). It goes through the kernel's own TLB, which is not modelled, so
-    /// it is read as a page-table walk: the accessed and dirty bits set, the page faulted back
-    /// if it was swapped out. Before the replayer has touched the page it is not written.
+    /// The kernel's write to the rseq area on the replayer's return from a context switch
+    /// ([`rseq`]): one in this fault's reclaim, or one of the others due by now. It goes
+    /// through the kernel's own TLB, which is not modelled, so it is read as a page-table walk:
+    /// the accessed and dirty bits set, the page faulted back if it was swapped out. Before
+    /// the replayer has touched the page it is not written.
     fn rseq_write(&mut self) -> Result<(), TraceError> {
+        let in_reclaim = std::mem::take(&mut self.switched_in_reclaim);
         let Some(sw) = self.switches.as_mut() else {
             return Ok(());
         };
-        if !sw.due(sw.w.clock.elapsed_s(&self.c)) {
+        if !sw.due(sw.w.clock.elapsed_s(&self.c)) && !in_reclaim {
             return Ok(());
         }
         let page = sw.w.page;
@@ -504,8 +518,10 @@ impl Replay {
         self.c.reclaims += 1;
         let mut out = std::mem::take(&mut self.victims);
         out.clear();
+        let works = self.lists.vmpressure_works();
         self.lists
             .reclaim(memcg::SWAP_CLUSTER_MAX, &mut out, &mut self.ws);
+        self.switched_in_reclaim |= self.lists.vmpressure_works() > works;
         for &v in &out {
             if let Some(t) = self.tlb.as_mut() {
                 t.flush_page(v);

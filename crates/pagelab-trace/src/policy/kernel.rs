@@ -89,3 +89,93 @@ pub struct Workingset {
     /// `workingset_restore_anon`.
     pub restore: u64,
 }
+
+/// The cgroup's vmpressure window (mm/vmpressure.c), as far as it switches the reclaiming task
+/// out. `do_try_to_free_pages` calls `vmpressure_prio` at each pass of its priority loop: at
+/// priority `vmpressure_level_critical_prio` (ilog2(100 / 10) = 3) or below it adds
+/// `vmpressure_win` (`SWAP_CLUSTER_MAX` × 16 = 512) to `tree_scanned`; after the pass,
+/// `shrink_node` adds the pages that went through `shrink_folio_list`. Whenever the sum reaches
+/// the window, `vmpressure` queues `vmpressure_work_fn` on the system workqueue; on one CPU the
+/// woken kworker preempts the reclaiming task at its next `cond_resched`, and the work sets the
+/// sum back to 0. So each such work is a context switch of the task.
+#[derive(Clone, Debug, Default)]
+pub struct Vmpressure {
+    tree_scanned: u64,
+    /// Pages through `shrink_folio_list` in the pass under way.
+    pass_scanned: u64,
+    /// Works queued (and run) so far: each one switched the task out.
+    pub works: u64,
+}
+
+/// `vmpressure_win`.
+const VMPRESSURE_WIN: u64 = 512;
+/// `vmpressure_level_critical_prio`.
+const CRITICAL_PRIO: u32 = 3;
+
+impl Vmpressure {
+    /// A pass of the priority loop begins (`vmpressure_prio`).
+    pub fn pass(&mut self, priority: u32) {
+        self.pass_scanned = 0;
+        if priority <= CRITICAL_PRIO {
+            self.add(VMPRESSURE_WIN);
+        }
+    }
+
+    /// `n` pages went through `shrink_folio_list` in this pass.
+    pub fn scanned(&mut self, n: u64) {
+        self.pass_scanned += n;
+    }
+
+    /// The pass ends: `shrink_node`'s call with its scanned pages.
+    pub fn pass_end(&mut self) {
+        let n = std::mem::take(&mut self.pass_scanned);
+        self.add(n);
+    }
+
+    fn add(&mut self, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.tree_scanned += n;
+        if self.tree_scanned >= VMPRESSURE_WIN {
+            self.tree_scanned = 0;
+            self.works += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Vmpressure;
+
+    #[test]
+    fn vmpressure_works_at_the_critical_priority_or_a_full_window() {
+        let mut v = Vmpressure::default();
+        // Priorities 12 to 4 queue nothing; 300 + 211 pages scanned stay below the window.
+        for p in (4..=12).rev() {
+            v.pass(p);
+            v.scanned(if p == 5 { 300 } else { 0 });
+            v.pass_end();
+        }
+        v.pass(4);
+        v.scanned(211);
+        v.pass_end();
+        assert_eq!(v.works, 0);
+        // One more page fills it, and the work empties it.
+        v.pass(4);
+        v.scanned(1);
+        v.pass_end();
+        assert_eq!(v.works, 1);
+        // Each pass at priority 3 or below queues one, whatever was scanned.
+        for p in [3, 2, 1, 0] {
+            v.pass(p);
+            v.pass_end();
+        }
+        assert_eq!(v.works, 5);
+        // A work empties the window: 511 pages after one are not enough.
+        v.pass(3);
+        v.scanned(511);
+        v.pass_end();
+        assert_eq!(v.works, 6);
+    }
+}

@@ -15,7 +15,7 @@
 //!
 //! The two versions differ where said (`V6_1` / `V6_12`). Facts only; no code was taken.
 
-use super::kernel::{EventLog, Kernel, ReclaimEvent, Workingset};
+use super::kernel::{EventLog, Kernel, ReclaimEvent, Vmpressure, Workingset};
 use super::list::{Links, List};
 use super::NIL;
 
@@ -72,6 +72,8 @@ pub struct Mglru {
     pub n_agings: u64,
     /// The reclaim's steps, when recorded (`pagelab linux predict --reclaim-events`).
     pub events: EventLog,
+    /// The cgroup's vmpressure window: its works switch the reclaiming task out.
+    pub vmpressure: Vmpressure,
     /// The priority of the pass under way (for the events).
     priority: u32,
 }
@@ -108,6 +110,7 @@ impl Mglru {
             walk_armed: true,
             n_agings: 0,
             events: EventLog::default(),
+            vmpressure: Vmpressure::default(),
             priority: DEF_PRIORITY,
         }
     }
@@ -232,10 +235,12 @@ impl Mglru {
         self.events.push(ReclaimEvent::ReclaimBegin);
         for priority in (0..=DEF_PRIORITY).rev() {
             self.priority = priority;
+            self.vmpressure.pass(priority);
             match self.kernel {
                 Kernel::V6_1 => self.shrink_lruvec_6_1(priority, nr_to_reclaim, start, out, c),
                 Kernel::V6_12 => self.shrink_lruvec_6_12(priority, out, c),
             }
+            self.vmpressure.pass_end();
             if out.len() - start >= nr_to_reclaim as usize {
                 break;
             }
@@ -430,6 +435,8 @@ impl Mglru {
         if self.max_seq - self.min_seq + 1 == MIN_NR_GENS {
             scanned = 0;
         }
+        // Every isolated page goes through shrink_folio_list (sc->nr_scanned).
+        self.vmpressure.scanned(isolated.len() as u64);
         let mut rejected = Vec::new();
         let (before, mut kept) = (out.len(), 0);
         for &x in &isolated {

@@ -16,7 +16,7 @@
 //!
 //! Each rule below names the kernel function it follows. Facts only; no code was taken.
 
-use super::kernel::{EventLog, Kernel, ReclaimEvent, Workingset};
+use super::kernel::{EventLog, Kernel, ReclaimEvent, Vmpressure, Workingset};
 use super::list::{Links, List};
 
 const ABSENT: u8 = 0;
@@ -113,6 +113,8 @@ pub struct TwoList {
     kernel: Kernel,
     /// The reclaim's steps, when recorded (`pagelab linux predict --reclaim-events`).
     pub events: EventLog,
+    /// The cgroup's vmpressure window: its works switch the reclaiming task out.
+    pub vmpressure: Vmpressure,
 }
 
 impl TwoList {
@@ -139,6 +141,7 @@ impl TwoList {
             swappiness,
             kernel,
             events: EventLog::default(),
+            vmpressure: Vmpressure::default(),
         }
     }
 
@@ -425,7 +428,9 @@ impl TwoList {
                     targets,
                     may_deactivate,
                 };
+                self.vmpressure.pass(priority);
                 reclaimed += self.shrink_lruvec(scan, nr_to_reclaim, out, &mut skipped);
+                self.vmpressure.pass_end();
                 if reclaimed >= nr_to_reclaim {
                     break;
                 }
@@ -490,6 +495,7 @@ impl TwoList {
         let mut back: Vec<(u32, u8)> = Vec::new();
         let mut freed = 0;
         let scanned = n.min(self.len(INACTIVE));
+        self.vmpressure.scanned(u64::from(scanned));
         for _ in 0..scanned {
             let x = self.take_tail(INACTIVE);
             let i = x as usize;
