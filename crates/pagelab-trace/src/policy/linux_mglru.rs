@@ -34,15 +34,19 @@ const PTRS_PER_PTE: u32 = 512;
 const NO_GEN: u64 = u64::MAX;
 const NO_SHADOW: u64 = u64::MAX;
 
+/// Histories of the PID controller's books (`NR_HIST_GENS`, include/linux/mmzone.h): 1, as
+/// both Debian kernels build without `CONFIG_LRU_GEN_STATS`.
+const NR_HIST_GENS: usize = 1;
+
 /// The PID controller's books per tier (`lru_gen_folio`: `avg_*`, `refaulted`, `evicted`,
-/// `protected`), for the anon type only; two histories (`NR_HIST_GENS`).
+/// `protected`), for the anon type only.
 #[derive(Clone, Debug, Default)]
 struct Ctrl {
     avg_refaulted: [u64; MAX_NR_TIERS],
     avg_total: [u64; MAX_NR_TIERS],
-    refaulted: [[u64; MAX_NR_TIERS]; 2],
-    evicted: [[u64; MAX_NR_TIERS]; 2],
-    protected: [[u64; MAX_NR_TIERS - 1]; 2],
+    refaulted: [[u64; MAX_NR_TIERS]; NR_HIST_GENS],
+    evicted: [[u64; MAX_NR_TIERS]; NR_HIST_GENS],
+    protected: [[u64; MAX_NR_TIERS - 1]; NR_HIST_GENS],
 }
 
 /// Anonymous pages in generations of one cgroup's lruvec.
@@ -138,8 +142,9 @@ impl Mglru {
         u64::from(self.gens[(seq % MAX_NR_GENS) as usize].len)
     }
 
+    /// `lru_hist_from_seq(min_seq)`: seq % `NR_HIST_GENS`, so always the one history.
     fn hist(&self) -> usize {
-        (self.min_seq % 2) as usize
+        0
     }
 
     fn push_head(&mut self, x: u32, seq: u64) {
@@ -373,17 +378,21 @@ impl Mglru {
             self.unlink(x);
             self.push_head(x, self.max_seq);
         }
-        let h = ((self.max_seq + 1) % 2) as usize;
-        self.ctrl.refaulted[h] = [0; MAX_NR_TIERS];
-        self.ctrl.evicted[h] = [0; MAX_NR_TIERS];
-        self.ctrl.protected[h] = [0; MAX_NR_TIERS - 1];
+        // reset_ctrl_pos without carry-over clears a history only when there are several;
+        // with one it is cleared as min_seq moves.
         self.max_seq += 1;
         self.n_agings += 1;
     }
 
+    fn clear_hist(&mut self, h: usize) {
+        self.ctrl.refaulted[h] = [0; MAX_NR_TIERS];
+        self.ctrl.evicted[h] = [0; MAX_NR_TIERS];
+        self.ctrl.protected[h] = [0; MAX_NR_TIERS - 1];
+    }
+
     /// `try_to_inc_min_seq`: empty oldest generations are retired while more than two remain;
-    /// each move folds the new min_seq's history into the averages (`reset_ctrl_pos` with
-    /// carry-over). Returns whether min_seq moved.
+    /// each move folds the new min_seq's history into the averages and, with one history,
+    /// clears it (`reset_ctrl_pos` with carry-over). Returns whether min_seq moved.
     fn try_to_inc_min_seq(&mut self) -> bool {
         let mut moved = false;
         while self.min_seq + MIN_NR_GENS <= self.max_seq && self.size(self.min_seq) == 0 {
@@ -398,6 +407,7 @@ impl Mglru {
                 let prot = if t > 0 { k.protected[h][t - 1] } else { 0 };
                 k.avg_total[t] = (k.avg_total[t] + k.evicted[h][t] + prot) / 2;
             }
+            self.clear_hist(h);
         }
         moved
     }
@@ -633,5 +643,30 @@ impl Mglru {
             self.shadow.resize(n, NO_SHADOW);
         }
         self.vma_pages = self.vma_pages.max(page_bound);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Kernel, Mglru};
+
+    /// One history (Debian's kernels build without `CONFIG_LRU_GEN_STATS`): when min_seq moves,
+    /// `reset_ctrl_pos` folds the history into the averages, then clears it; an aging alone
+    /// clears nothing.
+    #[test]
+    fn the_pid_controller_keeps_one_history_cleared_as_min_seq_moves() {
+        let mut g = Mglru::new(Kernel::V6_12, 8);
+        g.ctrl.refaulted[0][1] = 10;
+        g.ctrl.evicted[0][1] = 20;
+        g.ctrl.protected[0][0] = 4;
+        g.age();
+        assert_eq!(g.ctrl.refaulted[0][1], 10);
+        // Generations 0 to 4, all empty: min_seq moves to 3, leaving two.
+        assert!(g.try_to_inc_min_seq());
+        assert_eq!(g.min_seq, 3);
+        assert_eq!(g.ctrl.avg_refaulted[1], 5);
+        assert_eq!(g.ctrl.avg_total[1], 12);
+        assert_eq!(g.ctrl.refaulted[0], [0; 4]);
+        assert_eq!((g.ctrl.evicted[0][1], g.ctrl.protected[0][0]), (0, 0));
     }
 }
