@@ -419,9 +419,9 @@ fn the_kernel_s_rseq_writes_keep_their_page() {
         // Without other switches only a reclaim's own switch writes it (its vmpressure work,
         // at priority 3 or below). The two lists reach priority 3 before they have freed 32
         // of the 100 pages (the lists >> priority), so they switch each time: back at every
-        // reclaim, the page leaves the loop one frame short, so it
-        // never fits. MGLRU frees a batch of 64 at priority 6 and does not switch: the loop
-        // fits once the page is out, as without rseq.
+        // reclaim, the page leaves the loop one frame short, so it never fits. MGLRU frees a
+        // batch of 64 at priority 6 and does not switch: the loop fits once the page is out,
+        // as without rseq.
         let (c, d) = (run(10, Some(never), lru_gen), run(20, Some(never), lru_gen));
         if lru_gen {
             assert_eq!(d, b, "lru_gen {lru_gen}");

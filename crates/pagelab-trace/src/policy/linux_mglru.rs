@@ -384,6 +384,7 @@ impl Mglru {
         self.n_agings += 1;
     }
 
+    /// `reset_ctrl_pos`'s clearing of history `h`: its refaults, evictions and protections.
     fn clear_hist(&mut self, h: usize) {
         self.ctrl.refaulted[h] = [0; MAX_NR_TIERS];
         self.ctrl.evicted[h] = [0; MAX_NR_TIERS];
