@@ -100,3 +100,22 @@ def test_a_run_with_costly_events_stops_as_quickly(tmp_path):
     # 64 processors (the most a spec may have): each event scans them all, so a count of
     # events between looks at the flag made the delay grow with the cost of an event.
     _ctrl_c_at([*RUN, "--set", "cpu.count=64"], 3.0, tmp_path)
+
+
+def test_a_signal_while_the_handlers_are_installed_is_one_line_and_130():
+    """The race a CI run once hit: SIGINT after the start-up handler was replaced by the
+    command's and before the command's `try` began gave a traceback and status 1. The signal is
+    raised from inside `interrupt.install`, as the handler does."""
+    code = (
+        "import signal\n"
+        "from pagelab import interrupt\n"
+        "def install():\n"
+        "    raise interrupt.Interrupted(signal.SIGINT)\n"
+        "interrupt.install = install\n"
+        "from pagelab.cli import main\n"
+        "main()\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code, "run", "vm370"], capture_output=True,
+                       text=True, timeout=60)  # fmt: skip
+    assert p.returncode == 130, p.stderr
+    assert p.stderr.strip() == LINE, p.stderr

@@ -25,8 +25,10 @@ __all__ = ["cli", "main"]
 def main() -> None:
     from .. import interrupt
 
-    interrupt.install()
     try:
+        # Inside the try: a signal that comes between the first handler's installation and
+        # the second's raises here, and must end in the same one line.
+        interrupt.install()
         cli.main(standalone_mode=False)
     except interrupt.Interrupted as e:
         _leave(f"pagelab: {e}; nothing written", e.exit_status)
