@@ -148,34 +148,33 @@ impl Vmpressure {
 mod tests {
     use super::Vmpressure;
 
+    /// One pass of the priority loop at `priority` that put `scanned` pages through
+    /// `shrink_folio_list`.
+    fn pass(v: &mut Vmpressure, priority: u32, scanned: u64) {
+        v.pass(priority);
+        v.scanned(scanned);
+        v.pass_end();
+    }
+
     #[test]
     fn vmpressure_works_at_the_critical_priority_or_a_full_window() {
         let mut v = Vmpressure::default();
         // Priorities 12 to 4 queue nothing; 300 + 211 pages scanned stay below the window.
         for p in (4..=12).rev() {
-            v.pass(p);
-            v.scanned(if p == 5 { 300 } else { 0 });
-            v.pass_end();
+            pass(&mut v, p, if p == 5 { 300 } else { 0 });
         }
-        v.pass(4);
-        v.scanned(211);
-        v.pass_end();
+        pass(&mut v, 4, 211);
         assert_eq!(v.works, 0);
         // One more page fills it, and the work empties it.
-        v.pass(4);
-        v.scanned(1);
-        v.pass_end();
+        pass(&mut v, 4, 1);
         assert_eq!(v.works, 1);
         // Each pass at priority 3 or below queues one, whatever was scanned.
         for p in [3, 2, 1, 0] {
-            v.pass(p);
-            v.pass_end();
+            pass(&mut v, p, 0);
         }
         assert_eq!(v.works, 5);
         // A work empties the window: 511 pages after one are not enough.
-        v.pass(3);
-        v.scanned(511);
-        v.pass_end();
+        pass(&mut v, 3, 511);
         assert_eq!(v.works, 6);
     }
 }
