@@ -13,7 +13,8 @@ Two steps, both stated and neither fitted:
      they sit on the same LRU as the trace's pages and the loop never touches them, so the
      reclaim takes them first. The model starts with them charged and on the LRU, oldest. One
      of them the kernel keeps writing: its rseq area, at each of the replayer's context
-     switches (`rseq_writes`: a measured rate, placed on the fitted guest clock).
+     switches (`rseq_writes`: those in a reclaim from the replay's own reclaims, the others
+     at a measured rate placed on the fitted guest clock).
    memcg's per-CPU charge stock is modelled by the charge itself (`memcg::Charge`).
 2. **The model** of the kernel's reclaim (the two-list LRU or MGLRU of that kernel version,
    with its refault tracking, swap readahead and zswap) replays the same touch list under that
