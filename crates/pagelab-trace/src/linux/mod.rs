@@ -255,6 +255,13 @@ impl Lists {
             Lists::Mglru(l) => l.is_workingset(p),
         }
     }
+    /// A context switch brought the replayer back (`lru_gen_use_mm`): MGLRU's next aging walks
+    /// its page tables.
+    fn switched_in(&mut self) {
+        if let Lists::Mglru(l) = self {
+            l.arm_walk();
+        }
+    }
     /// `do_wp_page`'s `lru_add_drain` when the page is in the two lists' batch (MGLRU's
     /// generations are the same whenever its batch is moved: see `linux_two_list.rs`).
     fn drain_if_pending(&mut self, p: u32) {
@@ -411,10 +418,14 @@ impl Replay {
         let Some(sw) = self.switches.as_mut() else {
             return Ok(());
         };
-        if !sw.due(sw.w.clock.elapsed_s(&self.c)) && !in_reclaim {
+        let page = sw.w.page;
+        let due = sw.due(sw.w.clock.elapsed_s(&self.c));
+        if due {
+            // A switch outside reclaim (those inside armed the walk in the reclaim).
+            self.lists.switched_in();
+        } else if !in_reclaim {
             return Ok(());
         }
-        let page = sw.w.page;
         let i = page as usize;
         match self.state.get(i).copied() {
             None | Some(UNTOUCHED) | Some(ZERO_PAGE) => return Ok(()),

@@ -74,6 +74,8 @@ pub struct Mglru {
     walk_armed: bool,
     /// Agings so far.
     pub n_agings: u64,
+    /// Agings that walked the page tables.
+    pub n_walks: u64,
     /// The reclaim's steps, when recorded (`pagelab linux predict --reclaim-events`).
     pub events: EventLog,
     /// The cgroup's vmpressure window: its works switch the reclaiming task out.
@@ -113,6 +115,7 @@ impl Mglru {
             resident: 0,
             walk_armed: true,
             n_agings: 0,
+            n_walks: 0,
             events: EventLog::default(),
             vmpressure: Vmpressure::default(),
             priority: DEF_PRIORITY,
@@ -240,12 +243,19 @@ impl Mglru {
         self.events.push(ReclaimEvent::ReclaimBegin);
         for priority in (0..=DEF_PRIORITY).rev() {
             self.priority = priority;
+            // A vmpressure work queued at the pass's start preempts the replayer at the first
+            // `cond_resched` of `shrink_node_memcgs`, before this pass's aging; one queued at
+            // its end, before the next pass's. Switching back re-arms the walk either way.
+            let works = self.vmpressure.works;
             self.vmpressure.pass(priority);
+            self.walk_armed |= self.vmpressure.works > works;
             match self.kernel {
                 Kernel::V6_1 => self.shrink_lruvec_6_1(priority, nr_to_reclaim, start, out, c),
                 Kernel::V6_12 => self.shrink_lruvec_6_12(priority, out, c),
             }
+            let works = self.vmpressure.works;
             self.vmpressure.pass_end();
+            self.walk_armed |= self.vmpressure.works > works;
             if out.len() - start >= nr_to_reclaim as usize {
                 break;
             }
@@ -351,8 +361,10 @@ impl Mglru {
     }
 
     /// `try_to_inc_max_seq` with the page-table walk: every young PTE of the mapping is
-    /// cleared and its page moved to max_seq (met oldest generation first, tail first, as
-    /// `sort_folio` later files them), `folio_update_gen` clearing its access count,
+    /// cleared and its page, if in an older generation, moved to max_seq (met oldest generation
+    /// first, tail first, as `sort_folio` later files them; a page already in max_seq keeps its
+    /// place, since only its generation number would change), `folio_update_gen` clearing its
+    /// access count,
     /// `PG_referenced` and `PG_workingset`; then `inc_max_seq` clears the PID history of
     /// max_seq + 1 (`reset_ctrl_pos`) and adds an empty youngest generation.
     fn age(&mut self) {
@@ -360,6 +372,7 @@ impl Mglru {
         // should_skip_mm: the mm is walked only if its task was switched in since the last
         // walk (`lru_gen_use_mm` sets the bit at a context switch, the walk clears it).
         let armed = std::mem::take(&mut self.walk_armed);
+        self.n_walks += u64::from(armed);
         for s in self.min_seq..=self.max_seq {
             if !armed {
                 break;
@@ -375,8 +388,11 @@ impl Mglru {
         for x in walk {
             self.young[x as usize] = false;
             self.clear_refs(x);
-            self.unlink(x);
-            self.push_head(x, self.max_seq);
+            // folio_update_gen to max_seq: a page already there keeps its place.
+            if self.seq[x as usize] != self.max_seq {
+                self.unlink(x);
+                self.push_head(x, self.max_seq);
+            }
         }
         // reset_ctrl_pos without carry-over clears a history only when there are several;
         // with one it is cleared as min_seq moves.
@@ -618,6 +634,12 @@ impl Mglru {
         self.refs[i] = 0;
     }
 
+    /// The task was switched back in (`lru_gen_use_mm`, kernel/sched/core.c `context_switch`):
+    /// the next aging walks its page tables (`should_skip_mm`).
+    pub fn arm_walk(&mut self) {
+        self.walk_armed = true;
+    }
+
     /// The generations, youngest first, each newest first.
     pub fn generations(&self) -> Vec<(u64, Vec<u32>)> {
         (self.min_seq..=self.max_seq)
@@ -649,7 +671,7 @@ impl Mglru {
 
 #[cfg(test)]
 mod tests {
-    use super::{Kernel, Mglru};
+    use super::{Kernel, Mglru, Workingset};
 
     /// One history (Debian's kernels build without `CONFIG_LRU_GEN_STATS`): when min_seq moves,
     /// `reset_ctrl_pos` folds the history into the averages, then clears it; an aging alone
@@ -669,5 +691,71 @@ mod tests {
         assert_eq!(g.ctrl.avg_total[1], 12);
         assert_eq!(g.ctrl.refaulted[0], [0; 4]);
         assert_eq!((g.ctrl.evicted[0][1], g.ctrl.protected[0][0]), (0, 0));
+    }
+
+    fn pages(g: &Mglru, seq: u64) -> Vec<u32> {
+        g.generations()
+            .into_iter()
+            .find(|(s, _)| *s == seq)
+            .unwrap()
+            .1
+    }
+
+    /// `walk_pte_range` → `folio_update_gen(max_seq)`: a young page already in max_seq only
+    /// has its bit, count and flags cleared, and keeps its place; a young page of an older
+    /// generation goes to max_seq.
+    #[test]
+    fn a_walk_leaves_the_pages_already_in_max_seq_in_place() {
+        let mut g = Mglru::new(Kernel::V6_12, 8);
+        let mut c = Workingset::default();
+        for p in 0..4 {
+            g.add(p, &mut c);
+        }
+        let seq = g.max_seq;
+        assert_eq!(pages(&g, seq), [3, 2, 1, 0]);
+        g.young[1] = false;
+        g.young[3] = false;
+        g.refs[2] = 2;
+        g.arm_walk();
+        g.age();
+        assert_eq!((g.max_seq, g.n_walks), (seq + 1, 1));
+        assert_eq!(pages(&g, seq), [3, 2, 1, 0]);
+        assert!(g.young.iter().all(|y| !y) && g.refs[2] == 0);
+        // Page 0, now of the older generation, used again: the next walk moves it.
+        g.touch(0);
+        g.arm_walk();
+        g.age();
+        assert_eq!(
+            (pages(&g, seq), pages(&g, seq + 1)),
+            (vec![3, 2, 1], vec![0])
+        );
+        // Not switched in since: the aging does not walk.
+        g.touch(1);
+        g.age();
+        assert_eq!((g.n_walks, pages(&g, seq)), (2, vec![3, 2, 1]));
+    }
+
+    /// A vmpressure work (a pass at priority 3 or below) switches the reclaiming task out and
+    /// back, which re-arms the walk: the next aging walks.
+    #[test]
+    fn a_vmpressure_work_re_arms_the_walk() {
+        let mut g = Mglru::new(Kernel::V6_12, 256);
+        let mut c = Workingset::default();
+        let mut out = Vec::new();
+        for p in 0..200 {
+            g.add(p, &mut c);
+        }
+        // Every page idle after the first (forced) walk: a batch is freed at priority 10.
+        g.reclaim(32, &mut out, &mut c);
+        assert_eq!((g.n_walks, g.vmpressure.works), (1, 0));
+        assert!(out.len() >= 32);
+        // Every page used again: each eviction keeps what it isolates, the priority falls to
+        // 3, the work is queued, and the agings after it walk.
+        for p in 0..200 {
+            g.touch(p);
+        }
+        g.reclaim(32, &mut out, &mut c);
+        assert!(g.vmpressure.works >= 1, "{:?}", g.vmpressure);
+        assert!(g.n_walks >= 2, "walks {}", g.n_walks);
     }
 }
