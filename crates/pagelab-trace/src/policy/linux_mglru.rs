@@ -5,8 +5,9 @@
 //! ```text
 //!  generations min_seq … max_seq (2 to 4); a fault adds its page to max_seq (PG_active in fault)
 //!  reclaim, priority 12 → 0, until 32 pages are freed; per priority, while scanned < target:
-//!    too few generations (or badly spread) → aging: walk the page tables, every young PTE
-//!      cleared and its page moved to max_seq; then max_seq + 1
+//!    too few generations (or badly spread) → aging: if the task was switched in since the
+//!      last walk, walk the page tables, every young PTE cleared and its page, if older,
+//!      moved to max_seq; then max_seq + 1
 //!    eviction (evict_folios): from the oldest generation's tail, up to 64 pages isolated;
 //!      a protected tier → min_seq + 1; young PTE → look-around of 64 PTEs (young neighbours
 //!      to max_seq, bits cleared) and back to max_seq; not young → swapped out
