@@ -111,14 +111,15 @@ fn scan_resistance_known_answers() {
     // refaults at once has distance 1, not 0, and an empty active list activates nothing.
     // A page reaches its list when the CPU's batch moves (15 pages in 6.1, 31 in 6.12), so the
     // flushed sizes and the scan targets leave out up to 14 or 30 of the newest pages. MGLRU's
-    // walks follow its reclaims' vmpressure works (priority 3 and below).
+    // walks follow its reclaims' vmpressure works (priority 3 and below), through the PMD's
+    // accessed bit and the Bloom filters.
     let want = [
-        [1611, 3909, 2249, 2929],
+        [1611, 3914, 2249, 3317],
         [667, 2900, 810, 2900],
         [1577, 2900, 1580, 2900],
-        [13967, 15882, 13976, 16019],
-        [9401, 11929, 9520, 12099],
-        [356, 7873, 351, 7947],
+        [13967, 15758, 13976, 15438],
+        [9401, 12048, 9520, 12017],
+        [356, 7931, 351, 8198],
     ];
     assert_eq!(got, want.concat());
 }

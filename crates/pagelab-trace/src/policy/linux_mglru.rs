@@ -17,6 +17,7 @@
 //! The two versions differ where said (`V6_1` / `V6_12`). Facts only; no code was taken.
 
 use super::kernel::{EventLog, Kernel, ReclaimEvent, Vmpressure, Workingset};
+use super::linux_mglru_walk::{suitable_to_scan, WalkGate, PTRS_PER_PTE};
 use super::list::{Links, List};
 use super::NIL;
 
@@ -30,8 +31,6 @@ const MIN_LRU_BATCH: u64 = 64;
 /// `MAX_LRU_BATCH`: folios one `scan_folios` may look at.
 const MAX_LRU_BATCH: u32 = 64 * 64;
 const DEF_PRIORITY: u32 = 12;
-/// PTEs per page table (one PMD): the look-around stays inside it.
-const PTRS_PER_PTE: u32 = 512;
 const NO_GEN: u64 = u64::MAX;
 const NO_SHADOW: u64 = u64::MAX;
 
@@ -71,8 +70,8 @@ pub struct Mglru {
     /// Pages of the mapping: the look-around's window stays inside it.
     vma_pages: u32,
     resident: u32,
-    /// The mm's bit for this memcg (`mm->lru_gen.bitmap`): set when the task is switched in.
-    walk_armed: bool,
+    /// When the aging walks the page tables, and which tables (`linux_mglru_walk.rs`).
+    gate: WalkGate,
     /// Agings so far.
     pub n_agings: u64,
     /// Agings that walked the page tables.
@@ -114,7 +113,7 @@ impl Mglru {
             ctrl: Ctrl::default(),
             vma_pages,
             resident: 0,
-            walk_armed: true,
+            gate: WalkGate::new(kernel),
             n_agings: 0,
             n_walks: 0,
             events: EventLog::default(),
@@ -173,6 +172,7 @@ impl Mglru {
     /// A reference sets the PTE's accessed bit; no list moves.
     pub fn touch(&mut self, page: u32) {
         self.young[page as usize] = true;
+        self.gate.walked_through(page);
     }
 
     /// `PG_workingset` of a resident page: set by a refault in a fault (`lru_gen_refault`),
@@ -192,6 +192,7 @@ impl Mglru {
     pub fn add(&mut self, page: u32, c: &mut Workingset) {
         let i = page as usize;
         self.young[i] = true;
+        self.gate.walked_through(page);
         self.referenced[i] = false;
         self.workingset[i] = false;
         self.refs[i] = 0;
@@ -249,14 +250,18 @@ impl Mglru {
             // its end, before the next pass's. Switching back re-arms the walk either way.
             let works = self.vmpressure.works;
             self.vmpressure.pass(priority);
-            self.walk_armed |= self.vmpressure.works > works;
+            if self.vmpressure.works > works {
+                self.gate.arm();
+            }
             match self.kernel {
                 Kernel::V6_1 => self.shrink_lruvec_6_1(priority, nr_to_reclaim, start, out, c),
                 Kernel::V6_12 => self.shrink_lruvec_6_12(priority, out, c),
             }
             let works = self.vmpressure.works;
             self.vmpressure.pass_end();
-            self.walk_armed |= self.vmpressure.works > works;
+            if self.vmpressure.works > works {
+                self.gate.arm();
+            }
             if out.len() - start >= nr_to_reclaim as usize {
                 break;
             }
@@ -370,20 +375,17 @@ impl Mglru {
     /// max_seq + 1 (`reset_ctrl_pos`) and adds an empty youngest generation.
     fn age(&mut self) {
         let mut walk = Vec::new();
-        // should_skip_mm: the mm is walked only if its task was switched in since the last
-        // walk (`lru_gen_use_mm` sets the bit at a context switch, the walk clears it).
-        let armed = std::mem::take(&mut self.walk_armed);
-        self.n_walks += u64::from(armed);
-        for s in self.min_seq..=self.max_seq {
-            if !armed {
-                break;
-            }
-            let mut x = self.gens[(s % MAX_NR_GENS) as usize].tail;
-            while x != NIL {
-                if self.young[x as usize] {
-                    walk.push(x);
+        // should_skip_mm and walk_pmd_range: which tables, if any, this aging walks.
+        if let Some(tables) = self.walk_tables() {
+            self.n_walks += 1;
+            for s in self.min_seq..=self.max_seq {
+                let mut x = self.gens[(s % MAX_NR_GENS) as usize].tail;
+                while x != NIL {
+                    if self.young[x as usize] && tables[(x / PTRS_PER_PTE) as usize] {
+                        walk.push(x);
+                    }
+                    x = self.links.prev(x);
                 }
-                x = self.links.prev(x);
             }
         }
         for x in walk {
@@ -399,6 +401,30 @@ impl Mglru {
         // with one it is cleared as min_seq moves.
         self.max_seq += 1;
         self.n_agings += 1;
+    }
+
+    /// The tables this aging's walk visits (`iterate_mm_list`, `walk_pmd_range`), or None when
+    /// it does not walk; each visited table where one PTE of the mapping's in 8 is young goes
+    /// into the next generation's filter (`walk_pte_range` → `suitable_to_scan`).
+    fn walk_tables(&mut self) -> Option<Vec<bool>> {
+        let w = self.gate.begin(self.max_seq)?;
+        let pages = self.young.len() as u32;
+        let mut tables = vec![false; pages.div_ceil(PTRS_PER_PTE) as usize];
+        for (t, visit) in tables.iter_mut().enumerate() {
+            let start = t as u32 * PTRS_PER_PTE;
+            *visit = self.gate.visits(w, start);
+            if !*visit {
+                continue;
+            }
+            let end = (start + PTRS_PER_PTE).min(pages);
+            let young = (start..end)
+                .filter(|&y| self.young[y as usize] && self.seq[y as usize] != NO_GEN)
+                .count() as u32;
+            if suitable_to_scan(end - start, young) {
+                self.gate.mark(w.seq + 1, start);
+            }
+        }
+        Some(tables)
     }
 
     /// `reset_ctrl_pos`'s clearing of history `h`: its refaults, evictions and protections.
@@ -588,11 +614,13 @@ impl Mglru {
                 end = x + half;
             }
         }
+        let mut young = 0;
         for y in start..end {
             let j = y as usize;
             if !std::mem::take(&mut self.young[j]) {
                 continue;
             }
+            young += 1;
             if self.seq[j] != NO_GEN {
                 if self.seq[j] != self.max_seq {
                     self.clear_refs(y);
@@ -604,6 +632,11 @@ impl Mglru {
             } else if y == x || isolated.contains(&y) {
                 self.referenced[j] = true;
             }
+        }
+        // Feedback to the walk: one young PTE in 8 puts the window's table into max_seq's
+        // filter (both series count the page the look-around began from).
+        if suitable_to_scan(end - start, young) {
+            self.gate.mark(self.max_seq, x);
         }
     }
 
@@ -638,7 +671,7 @@ impl Mglru {
     /// The task was switched back in (`lru_gen_use_mm`, kernel/sched/core.c `context_switch`):
     /// the next aging walks its page tables (`should_skip_mm`).
     pub fn arm_walk(&mut self) {
-        self.walk_armed = true;
+        self.gate.arm();
     }
 
     /// The generations, youngest first, each newest first.
@@ -671,92 +704,5 @@ impl Mglru {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{Kernel, Mglru, Workingset};
-
-    /// One history (Debian's kernels build without `CONFIG_LRU_GEN_STATS`): when min_seq moves,
-    /// `reset_ctrl_pos` folds the history into the averages, then clears it; an aging alone
-    /// clears nothing.
-    #[test]
-    fn the_pid_controller_keeps_one_history_cleared_as_min_seq_moves() {
-        let mut g = Mglru::new(Kernel::V6_12, 8);
-        g.ctrl.refaulted[0][1] = 10;
-        g.ctrl.evicted[0][1] = 20;
-        g.ctrl.protected[0][0] = 4;
-        g.age();
-        assert_eq!(g.ctrl.refaulted[0][1], 10);
-        // Generations 0 to 4, all empty: min_seq moves to 3, leaving two.
-        assert!(g.try_to_inc_min_seq());
-        assert_eq!(g.min_seq, 3);
-        assert_eq!(g.ctrl.avg_refaulted[1], 5);
-        assert_eq!(g.ctrl.avg_total[1], 12);
-        assert_eq!(g.ctrl.refaulted[0], [0; 4]);
-        assert_eq!((g.ctrl.evicted[0][1], g.ctrl.protected[0][0]), (0, 0));
-    }
-
-    fn pages(g: &Mglru, seq: u64) -> Vec<u32> {
-        g.generations()
-            .into_iter()
-            .find(|(s, _)| *s == seq)
-            .unwrap()
-            .1
-    }
-
-    /// `walk_pte_range` → `folio_update_gen(max_seq)`: a young page already in max_seq only
-    /// has its bit, count and flags cleared, and keeps its place; a young page of an older
-    /// generation goes to max_seq.
-    #[test]
-    fn a_walk_leaves_the_pages_already_in_max_seq_in_place() {
-        let mut g = Mglru::new(Kernel::V6_12, 8);
-        let mut c = Workingset::default();
-        for p in 0..4 {
-            g.add(p, &mut c);
-        }
-        let seq = g.max_seq;
-        assert_eq!(pages(&g, seq), [3, 2, 1, 0]);
-        g.young[1] = false;
-        g.young[3] = false;
-        g.refs[2] = 2;
-        g.arm_walk();
-        g.age();
-        assert_eq!((g.max_seq, g.n_walks), (seq + 1, 1));
-        assert_eq!(pages(&g, seq), [3, 2, 1, 0]);
-        assert!(g.young.iter().all(|y| !y) && g.refs[2] == 0);
-        // Page 0, now of the older generation, used again: the next walk moves it.
-        g.touch(0);
-        g.arm_walk();
-        g.age();
-        assert_eq!(
-            (pages(&g, seq), pages(&g, seq + 1)),
-            (vec![3, 2, 1], vec![0])
-        );
-        // Not switched in since: the aging does not walk.
-        g.touch(1);
-        g.age();
-        assert_eq!((g.n_walks, pages(&g, seq)), (2, vec![3, 2, 1]));
-    }
-
-    /// A vmpressure work (a pass at priority 3 or below) switches the reclaiming task out and
-    /// back, which re-arms the walk: the next aging walks.
-    #[test]
-    fn a_vmpressure_work_re_arms_the_walk() {
-        let mut g = Mglru::new(Kernel::V6_12, 256);
-        let mut c = Workingset::default();
-        let mut out = Vec::new();
-        for p in 0..200 {
-            g.add(p, &mut c);
-        }
-        // Every page idle after the first (forced) walk: a batch is freed at priority 10.
-        g.reclaim(32, &mut out, &mut c);
-        assert_eq!((g.n_walks, g.vmpressure.works), (1, 0));
-        assert!(out.len() >= 32);
-        // Every page used again: each eviction keeps what it isolates, the priority falls to
-        // 3, the work is queued, and the agings after it walk.
-        for p in 0..200 {
-            g.touch(p);
-        }
-        g.reclaim(32, &mut out, &mut c);
-        assert!(g.vmpressure.works >= 1, "{:?}", g.vmpressure);
-        assert!(g.n_walks >= 2, "walks {}", g.n_walks);
-    }
-}
+#[path = "linux_mglru_tests.rs"]
+mod tests;

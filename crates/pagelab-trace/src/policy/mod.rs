@@ -73,6 +73,7 @@ pub mod kernel;
 pub mod lfu;
 pub mod linux_lru;
 pub mod linux_mglru;
+pub mod linux_mglru_walk;
 pub mod linux_two_list;
 pub mod lirs;
 pub(crate) mod list;

@@ -1,0 +1,111 @@
+//! Known answers of the 6.1 and 6.12 MGLRU rules (`linux_mglru.rs`).
+
+use super::{Kernel, Mglru, Workingset};
+
+/// One history (Debian's kernels build without `CONFIG_LRU_GEN_STATS`): when min_seq moves,
+/// `reset_ctrl_pos` folds the history into the averages, then clears it; an aging alone
+/// clears nothing.
+#[test]
+fn the_pid_controller_keeps_one_history_cleared_as_min_seq_moves() {
+    let mut g = Mglru::new(Kernel::V6_12, 8);
+    g.ctrl.refaulted[0][1] = 10;
+    g.ctrl.evicted[0][1] = 20;
+    g.ctrl.protected[0][0] = 4;
+    g.age();
+    assert_eq!(g.ctrl.refaulted[0][1], 10);
+    // Generations 0 to 4, all empty: min_seq moves to 3, leaving two.
+    assert!(g.try_to_inc_min_seq());
+    assert_eq!(g.min_seq, 3);
+    assert_eq!(g.ctrl.avg_refaulted[1], 5);
+    assert_eq!(g.ctrl.avg_total[1], 12);
+    assert_eq!(g.ctrl.refaulted[0], [0; 4]);
+    assert_eq!((g.ctrl.evicted[0][1], g.ctrl.protected[0][0]), (0, 0));
+}
+
+fn pages(g: &Mglru, seq: u64) -> Vec<u32> {
+    g.generations()
+        .into_iter()
+        .find(|(s, _)| *s == seq)
+        .unwrap()
+        .1
+}
+
+/// `walk_pte_range` → `folio_update_gen(max_seq)`: a young page already in max_seq only
+/// has its bit, count and flags cleared, and keeps its place; a young page of an older
+/// generation goes to max_seq.
+#[test]
+fn a_walk_leaves_the_pages_already_in_max_seq_in_place() {
+    let mut g = Mglru::new(Kernel::V6_12, 8);
+    let mut c = Workingset::default();
+    for p in 0..4 {
+        g.add(p, &mut c);
+    }
+    let seq = g.max_seq;
+    assert_eq!(pages(&g, seq), [3, 2, 1, 0]);
+    g.young[1] = false;
+    g.young[3] = false;
+    g.refs[2] = 2;
+    g.arm_walk();
+    g.age();
+    assert_eq!((g.max_seq, g.n_walks), (seq + 1, 1));
+    assert_eq!(pages(&g, seq), [3, 2, 1, 0]);
+    assert!(g.young.iter().all(|y| !y) && g.refs[2] == 0);
+    // Page 0, now of the older generation, used again: the next walk moves it.
+    g.touch(0);
+    g.arm_walk();
+    g.age();
+    assert_eq!(
+        (pages(&g, seq), pages(&g, seq + 1)),
+        (vec![3, 2, 1], vec![0])
+    );
+    // Not switched in since: the aging does not walk.
+    g.touch(1);
+    g.age();
+    assert_eq!((g.n_walks, pages(&g, seq)), (2, vec![3, 2, 1]));
+}
+
+/// An unforced walk visits only the tables in the Bloom filter of the generation it ages:
+/// those where the last walk found one PTE in 8 young (here table 0, 64 of 512, and not
+/// table 1, 1 of 512).
+#[test]
+fn a_walk_visits_the_tables_the_last_walk_found_young() {
+    let mut g = Mglru::new(Kernel::V6_12, 1024);
+    let mut c = Workingset::default();
+    let used: Vec<u32> = (0..64).chain([600]).collect();
+    for &p in &used {
+        g.add(p, &mut c);
+    }
+    g.age(); // the first iteration forces the scan
+    assert!(g.young.iter().all(|y| !y));
+    for &p in &used {
+        g.touch(p);
+    }
+    g.arm_walk();
+    g.age();
+    assert_eq!(g.n_walks, 2);
+    assert!(!g.young[0] && g.young[600], "table 1 is not in the filter");
+}
+
+/// A vmpressure work (a pass at priority 3 or below) switches the reclaiming task out and
+/// back, which re-arms the walk: the next aging walks.
+#[test]
+fn a_vmpressure_work_re_arms_the_walk() {
+    let mut g = Mglru::new(Kernel::V6_12, 256);
+    let mut c = Workingset::default();
+    let mut out = Vec::new();
+    for p in 0..200 {
+        g.add(p, &mut c);
+    }
+    // Every page idle after the first (forced) walk: a batch is freed at priority 10.
+    g.reclaim(32, &mut out, &mut c);
+    assert_eq!((g.n_walks, g.vmpressure.works), (1, 0));
+    assert!(out.len() >= 32);
+    // Every page used again: each eviction keeps what it isolates, the priority falls to
+    // 3, the work is queued, and the agings after it walk.
+    for p in 0..200 {
+        g.touch(p);
+    }
+    g.reclaim(32, &mut out, &mut c);
+    assert!(g.vmpressure.works >= 1, "{:?}", g.vmpressure);
+    assert!(g.n_walks >= 2, "walks {}", g.n_walks);
+}
