@@ -366,13 +366,12 @@ impl Mglru {
         }
     }
 
-    /// `try_to_inc_max_seq` with the page-table walk: every young PTE of the mapping is
-    /// cleared and its page, if in an older generation, moved to max_seq (met oldest generation
-    /// first, tail first, as `sort_folio` later files them; a page already in max_seq keeps its
-    /// place, since only its generation number would change), `folio_update_gen` clearing its
-    /// access count,
-    /// `PG_referenced` and `PG_workingset`; then `inc_max_seq` clears the PID history of
-    /// max_seq + 1 (`reset_ctrl_pos`) and adds an empty youngest generation.
+    /// `try_to_inc_max_seq`. If the walk runs ([`Mglru::walk_tables`]), every young PTE in
+    /// the tables it visits is cleared, `folio_update_gen` clearing its page's access count,
+    /// `PG_referenced` and `PG_workingset`, and a page of an older generation moves to
+    /// max_seq (met oldest generation first, tail first, as `sort_folio` later files them);
+    /// a page already in max_seq keeps its place, since only its generation number would
+    /// change. Then `inc_max_seq` adds an empty youngest generation.
     fn age(&mut self) {
         let mut walk = Vec::new();
         // should_skip_mm and walk_pmd_range: which tables, if any, this aging walks.
