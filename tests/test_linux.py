@@ -79,7 +79,7 @@ def test_the_cli_refuses_a_bad_option_in_one_line(loop_trace):
     assert got.stderr.strip() == "pagelab: error: --kernel 7: expected one of 6.1, 6.12"
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["--hlep"], ["6.3"]])
+@pytest.mark.parametrize("argv", [["--help"], ["--hlep"], ["6.3"], ["--repeats", "0"]])
 def test_the_grids_command_runs_nothing_on_a_help_or_a_typo(argv, monkeypatch, capsys):
     from pagelab.reproductions import _linux_grid as grid
 
@@ -94,6 +94,19 @@ def test_the_grids_command_runs_nothing_on_a_help_or_a_typo(argv, monkeypatch, c
     assert stop.value.code == (0 if argv == ["--help"] else 2)
     if argv == ["6.3"]:
         assert "unknown kernel series '6.3': expected one of 6.1, 6.12" in err
+    if argv[0] == "--repeats":
+        assert "--repeats: expected a whole number of runs of at least 1, got 0" in err
+
+
+def test_the_grids_repeats_reach_the_measurement(monkeypatch):
+    from pagelab.reproductions import _linux_grid as grid
+
+    got = []
+    monkeypatch.setattr(grid, "measure", lambda repeats, **kw: got.append(repeats))
+    monkeypatch.setattr(grid, "write_reference", lambda repeats, **kw: got.append(repeats))
+    grid.main(["--measure-only", "--repeats", "10"])
+    grid.main(["6.1"])
+    assert got == [10, 5]
 
 
 def test_the_initramfs_is_newc_that_cpio_lists(tmp_path):
