@@ -57,6 +57,9 @@ PATTERN_MIB = (4, 8)
 #: pages under one-time scans (does the list protect the hot set?), and a loop a little larger
 #: than memory (does the list keep part of it?).
 SYNTHETIC = {"hotscan": 256, "loop1200": 1000}
+#: Runs a cell in the stored reference: five from each of two sessions (the kernel's medians
+#: moved between sessions by more than the replay's error; docs/readings.md).
+REPEATS = 10
 
 
 def _zipf(rng: random.Random, n: int, s: float, count: int) -> list[int]:
@@ -255,7 +258,7 @@ def jobs_for(chosen: list[Cell]) -> list:
     ]
 
 
-def measure(repeats: int = 5, kernels: tuple[str, ...] = KERNELS, **kw) -> list[dict]:
+def measure(repeats: int = REPEATS, kernels: tuple[str, ...] = KERNELS, **kw) -> list[dict]:
     """Runs the grid's cells of `kernels` on the real kernels (cached runs are read back)."""
     from ..linux import instrument
 
@@ -264,7 +267,7 @@ def measure(repeats: int = 5, kernels: tuple[str, ...] = KERNELS, **kw) -> list[
     return [{"cell": c.__dict__, **r} for c, r in zip(chosen, records, strict=True)]
 
 
-def write_reference(repeats: int = 5, **kw) -> Path:
+def write_reference(repeats: int = REPEATS, **kw) -> Path:
     """Writes the kernel's side of the grid (every run, medians and ranges) as data."""
     import json
 
@@ -542,8 +545,8 @@ def write_switch_sources() -> Path:
 def main(argv: list[str] | None = None) -> None:
     """`python -m pagelab.reproductions._linux_grid [KERNEL ...] [--measure-only | --fit-clock |
     --measure-report | --measure-switches | --probe-tlb] [--repeats N]`: with no option, every
-    cell measured (N runs each, default 5; about an hour per five runs a cell not yet in the
-    store) and the stored reference rewritten."""
+    cell measured (N runs each, default REPEATS; about an hour per five runs a cell not yet in
+    the store) and the stored reference rewritten."""
     import argparse
 
     from .. import progress
@@ -555,8 +558,9 @@ def main(argv: list[str] | None = None) -> None:
     series = ", ".join(KERNELS)
     ap.add_argument("kernels", nargs="*", metavar="KERNEL", help=f"{series} (default: both)")
     ap.add_argument(
-        "--repeats", type=int, default=5, metavar="N",
-        help="runs a cell (default 5; runs already in the store are read back, not booted)",
+        "--repeats", type=int, default=REPEATS, metavar="N",
+        help=f"runs a cell (default {REPEATS}, the stored reference's; runs already in the "
+        "store are read back, not booted)",
     )  # fmt: skip
     what = ap.add_mutually_exclusive_group()
     flags = {
