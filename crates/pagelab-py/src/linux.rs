@@ -19,8 +19,10 @@ use crate::{err, to_py};
 /// [`ZswapParams`] (`total_ram_pages`, `compressed_bytes`, optional `max_pool_percent`,
 /// `accept_threshold_percent`, `zpool`) or None; `clock` a dict of [`GuestClock`]
 /// (`per_touch_s`, `per_major_fault_s`, `per_swapout_s`, `phase_s`) or None. With
-/// `reclaim_events` (`(page, write)` pairs), returns `(counters, events)`: each
-/// reclaim step as the kernel's vmscan tracepoints report it. `tlb` is a dict of [`TlbParams`]
+/// `reclaim_events` or `fault_touches` (`(page, write)` pairs), returns
+/// `(counters, events, faults)`: with `reclaim_events` each reclaim step as the kernel's vmscan
+/// tracepoints report it, with `fault_touches` each major fault as `(reference index, page)`
+/// (empty lists where not asked for). `tlb` is a dict of [`TlbParams`]
 /// (`entries`, `victims`, `touches_per_list_page`) or None (every reference sets the accessed
 /// bit). `kernel_charges`: before each of these references (indices, ascending) the loop
 /// charges one page-table page to the cgroup. `exec_active_pages`: how many of the first new
@@ -45,7 +47,7 @@ fn optional<T: serde::de::DeserializeOwned>(
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
                     zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None,
                     kernel_charges=Vec::new(), exec_active_pages=0,
-                    stat_read_at=None, rseq=None))]
+                    stat_read_at=None, rseq=None, fault_touches=false))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -64,6 +66,7 @@ fn linux_replay(
     exec_active_pages: u32,
     stat_read_at: Option<u64>,
     rseq: Option<&Bound<'_, PyAny>>,
+    fault_touches: bool,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = optional(zswap, "zswap")?;
     let clock: Option<GuestClock> = optional(clock, "clock")?;
@@ -82,15 +85,18 @@ fn linux_replay(
         stat_read_at,
         rseq,
     };
-    if reclaim_events {
-        // Each step of each reclaim (the two lists): a dict of the counters and the events.
+    if reclaim_events || fault_touches {
         let refs: Vec<(u32, bool)> = trace
             .extract()
-            .map_err(|_| err("reclaim_events: expected (page, write) pairs"))?;
-        let (counters, events) = py
-            .allow_threads(|| linux::replay_with_events(&refs, frames, &params))
+            .map_err(|_| err("reclaim_events, fault_touches: expected (page, write) pairs"))?;
+        let what = linux::Record {
+            events: reclaim_events,
+            faults: fault_touches,
+        };
+        let got = py
+            .allow_threads(|| linux::replay_recorded(&refs, frames, &params, what))
             .map_err(err)?;
-        return to_py(py, &(counters, events));
+        return to_py(py, &(got.counters, got.events, got.faults));
     }
     let counters = if let Ok(path) = trace.extract::<String>() {
         let reader = TraceReader::open(Path::new(&path)).map_err(err)?;

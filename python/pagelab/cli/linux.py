@@ -68,6 +68,13 @@ def _show(record: dict[str, Any], fmt: str) -> None:
     "to FILE as a JSON line (docs/linux.md).",
 )
 @click.option(
+    "--fault-log",
+    default=None,
+    metavar="FILE",
+    help="One boot under TCG with QEMU's exception log on (not cached): the touch of each "
+    "refault to FILE; `pagelab linux faults` sets it beside `predict --fault-log`'s.",
+)
+@click.option(
     "--tlb-probe",
     is_flag=True,
     help="Instead of the counters, the entries of the guest's TLB during each replay, measured "
@@ -80,9 +87,10 @@ def linux_run(
     from .. import linux, progress
 
     if tlb_probe:
-        if kw.get("reclaim_events"):
-            raise click.UsageError("--tlb-probe and --reclaim-events: one at a time")
+        if kw.get("reclaim_events") or kw.get("fault_log"):
+            raise click.UsageError("--tlb-probe, --reclaim-events and --fault-log: one at a time")
         kw.pop("reclaim_events", None)
+        kw.pop("fault_log", None)
         got = linux.probe_tlb(trace, repeats=repeats, accel=accel, **kw)
         if fmt == "json":
             click.echo(json.dumps(got, indent=2))
@@ -97,10 +105,13 @@ def linux_run(
 
 
 def _show_events(record: dict[str, Any], fmt: str) -> None:
-    ev = record.get("reclaim_events")
-    if ev and fmt == "text":
-        totals = ", ".join(f"{k} {v}" for k, v in ev.items() if k != "path")
-        click.echo(f"reclaim events in {ev['path']}: {totals}")
+    if fmt != "text":
+        return
+    for key, what in (("reclaim_events", "reclaim events"), ("fault_log", "fault log")):
+        ev = record.get(key)
+        if ev:
+            totals = ", ".join(f"{k} {v}" for k, v in ev.items() if k != "path")
+            click.echo(f"{what} in {ev['path']}: {totals}")
 
 
 @linux.command("predict")
@@ -127,6 +138,13 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "again: measured (QEMU's under TCG, 256 or 512 entries a run, as the replayer's probe "
     "found them: the replays at both, weighted), a power of two, or none.",
 )
+@click.option(
+    "--fault-log",
+    default=None,
+    metavar="FILE",
+    help="The touch of each major fault to FILE, in the shape of `pagelab linux run "
+    "--fault-log` (the replay at the TLB's first size).",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux
@@ -134,6 +152,37 @@ def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     rec = linux.predict(trace, **kw)
     _show(rec, fmt)
     _show_events(rec, fmt)
+
+
+@linux.command("faults")
+@click.argument("a")
+@click.argument("b")
+@click.option(
+    "--windows", default=20, show_default=True, type=int, help="Equal windows of the touch list."
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)  # fmt: skip
+def linux_faults(a: str, b: str, windows: int, fmt: str) -> None:
+    """Two fault logs of one trace side by side (`run`/`predict --fault-log`): refaults per
+    window of touches, and the pages whose refaults differ most."""
+    from ..linux import fault_log
+
+    got = fault_log.compare(fault_log.read(a), fault_log.read(b), windows)
+    if fmt == "json":
+        click.echo(json.dumps(got, indent=2))
+        return
+    ka, kb = (f"{x} ({got[k]['source']})" for x, k in ((a, "a"), (b, "b")))
+    click.echo(f"A = {ka}: {got['a']['refaults']} refaults")
+    click.echo(f"B = {kb}: {got['b']['refaults']} refaults")
+    click.echo(f"{'touches':>23} {'A':>8} {'B':>8} {'B - A':>8} {'sum B - A':>10}")
+    run = 0
+    for w in got["windows"]:
+        run += w["b"] - w["a"]
+        span = f"{w['from']}-{w['to']}"
+        click.echo(f"{span:>23} {w['a']:>8} {w['b']:>8} {w['b'] - w['a']:>+8} {run:>+10}")
+    if got["pages"]:
+        most = ", ".join(f"{p['page']} ({p['a']}/{p['b']})" for p in got["pages"])
+        click.echo(f"pages differing most (A/B): {most}")
 
 
 @linux.command("fetch")

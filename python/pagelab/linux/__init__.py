@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import _atomic
+from ..errors import PagelabError
 from .knobs import knobs as make_knobs
 from .touches import prepare
 
@@ -36,13 +38,18 @@ def run(
     store: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     reclaim_events: str | os.PathLike[str] | None = None,
+    fault_log: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """The kernel's counters for `trace`: medians at the top, every run under `runs`.
 
     With `reclaim_events` (a path), one boot with the kernel's reclaim tracepoints on, not
     cached: its events are written there as JSON lines (`reclaim_events`), their totals are
-    under the record's `reclaim_events`, and `repeats` and `store` are not used.
+    under the record's `reclaim_events`, and `repeats` and `store` are not used. With
+    `fault_log` (a path), likewise one boot under TCG with QEMU's exception log on: the touch
+    of each refault is written there (`fault_log`), its totals under the record's
+    `fault_log`.
     """
+    from . import fault_log as faults
     from . import instrument
     from . import reclaim_events as events
 
@@ -52,6 +59,16 @@ def run(
     job = instrument.Job(prepare(trace, writes=writes), k)
     from .record import check_killed
 
+    if reclaim_events is not None and fault_log is not None:
+        raise PagelabError("--reclaim-events and --fault-log: one at a time")
+    if fault_log is not None:
+        _atomic.check_output(fault_log, inputs=[trace], option="--fault-log")
+        out, got = instrument.fault_logged(job, accel=accel)
+        check_killed(out, k.memory_max)
+        log = {"first_touches": got["first_touches"], "unmatched": got["unmatched"]}
+        path = faults.write(fault_log, out, got["faults"], **log)
+        out["fault_log"] = {"path": str(path), "refaults": len(got["faults"]), **log}
+        return out
     if reclaim_events is not None:
         out, got = instrument.traced(job, accel=accel)
         check_killed(out, k.memory_max)
@@ -110,6 +127,7 @@ def predict(
     periodic_flush: bool | None = None,
     reclaim_events: str | os.PathLike[str] | None = None,
     tlb: int | str | None = "measured",
+    fault_log: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
@@ -120,15 +138,24 @@ def predict(
     `run`'s, their totals under the record's `reclaim_events`. `tlb`: entries of the guest's
     TLB; "measured" (the sizes the replayer's probe found under TCG, 256 and 512, the replays
     at each weighted by how often), a power of two, or "none" for an accessed bit set on every
-    reference."""
+    reference. `fault_log` (a path): the touch of each major fault written there in the shape
+    of `run`'s (`fault_log`), of the replay at the TLB's first size."""
+    from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events
 
     k = make_knobs(kernel, memory_max, lru_gen, swap=swap, page_cluster=page_cluster,
                    swappiness=swappiness, zswap=zswap)  # fmt: skip
     touches = prepare(trace, writes=writes)
-    opts = model.Options(periodic_flush, reclaim_events is not None, _tlb(tlb))
+    if fault_log is not None:
+        _atomic.check_output(fault_log, inputs=[trace], option="--fault-log")
+    opts = model.Options(periodic_flush, reclaim_events is not None, _tlb(tlb),
+                         faults=fault_log is not None)  # fmt: skip
     out = model.predict(touches, k, opts)
+    if fault_log is not None:
+        got = out.pop("fault_touches")
+        path = faults.write(fault_log, out, got)
+        out["fault_log"] = {"path": str(path), "refaults": len(got)}
     if reclaim_events is None:
         return out
     got = out.pop("events")

@@ -61,6 +61,8 @@ class Boot:
     cells: tuple[Cell, ...]
     accel: str = "auto"  # auto | kvm | tcg
     timeout_s: float = 3600.0
+    #: QEMU's exception log (`-d int`) to this file: every fault the guest CPU takes, TCG only.
+    int_log: str | None = None
 
 
 def replayer() -> Path:
@@ -252,6 +254,10 @@ def run(boot: Boot, kernel: Kernel, touches: dict[str, Path]) -> tuple[list[str]
         ]  # fmt: skip
         if accel == "kvm":
             cmd[1:1] = ["-cpu", "host"]
+        if boot.int_log is not None:
+            if accel != "tcg":
+                raise PagelabError("--fault-log: QEMU logs the guest's faults under TCG only")
+            cmd += ["-d", "int", "-D", boot.int_log]
         body, wall = _launch(cmd, boot.timeout_s, accel)
     cells = re.split(r"^\[cell \d+\]$", body, flags=re.M)[1:]
     if len(cells) != len(boot.cells):

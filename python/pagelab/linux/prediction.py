@@ -149,6 +149,8 @@ class Options:
     #: The guest TLB's sizes (powers of two), each with its weight: the prediction is the
     #: weighted mean of the replays at each. None: every reference sets the accessed bit.
     tlb: tuple[tuple[int, int], ...] | None = MEASURED_TLB
+    #: Each major fault of the trace's pages as `[touch, page]` under `fault_touches`.
+    faults: bool = False
 
 
 def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
@@ -163,11 +165,15 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     tables = touch_list_tables(touches.touches)
     charges = [0] + [replayer + k for k in tables[1:]]
     sizes = [(None, 1)] if opts.tlb is None else list(opts.tlb)
-    if opts.events:
+    if opts.events or opts.faults:
         sizes = sizes[:1]  # the steps of one replay: the TLB's first size
     loop = Loop(charges, replayer, touches.pages)
     counters = _mixed([(_model(pairs, limit, knobs, opts, n, loop), w) for n, w in sizes])
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
+    if opts.faults:
+        counters["fault_touches"] = [
+            [at - replayer, page] for at, page in counters["fault_touches"] if page < touches.pages
+        ]
     counters["frames"] = limit - replayer
     counters["overhead_pages"] = knobs.memory_max // PAGE - counters["frames"]
     counters.update(psi(counters, knobs))
@@ -316,13 +322,14 @@ def _replay(
             page_cluster=knobs.page_cluster, swappiness=knobs.swappiness, zswap=zswap,
             clock=law, reclaim_events=opts.events, tlb=tlb, kernel_charges=loop.charges,
             exec_active_pages=EXEC_ACTIVE_PAGES, stat_read_at=loop.replayer,
-            rseq=rseq_writes(knobs, loop.pages),
+            rseq=rseq_writes(knobs, loop.pages), fault_touches=opts.faults,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
-    if opts.events:
-        out, steps = out
-        out = {**out, "events": steps}
+    if opts.events or opts.faults:
+        out, steps, faults = out
+        out = {**out, **({"events": steps} if opts.events else {})}
+        out.update({"fault_touches": faults} if opts.faults else {})
     out = dict(out)
     out.pop("references", None)
     return out

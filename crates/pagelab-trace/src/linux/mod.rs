@@ -308,6 +308,10 @@ struct Replay {
     switches: Option<rseq::Switches>,
     /// Whether a reclaim in the fault under way switched the replayer out (a vmpressure work).
     switched_in_reclaim: bool,
+    /// The first reference of the run under way (its index in the replay).
+    run_start: u64,
+    /// Each major fault as (the reference that took it, its page), when asked for.
+    faults: Option<Vec<(u64, u32)>>,
 }
 
 impl Replay {
@@ -340,6 +344,8 @@ impl Replay {
             next_flush_s: p.clock.map_or(f64::INFINITY, |c| c.phase_s),
             switches: p.rseq.map(rseq::Switches::new),
             switched_in_reclaim: false,
+            run_start: 0,
+            faults: None,
         }
     }
 
@@ -355,6 +361,7 @@ impl Replay {
     /// One run: `count` references to `page`, writing if `write`.
     fn reference(&mut self, page: u32, count: u32, write: bool) -> Result<(), TraceError> {
         let i = page as usize;
+        self.run_start = self.c.references;
         self.c.references += u64::from(count);
         if let Some(t) = self.tlb.as_mut() {
             t.next_touch();
@@ -389,6 +396,9 @@ impl Replay {
     fn swap_in(&mut self, page: u32, write: bool) -> Result<(), TraceError> {
         let i = page as usize;
         self.c.major_faults += 1;
+        if let Some(f) = self.faults.as_mut() {
+            f.push((self.run_start, page));
+        }
         if self.state[i] == IN_ZSWAP {
             self.c.zswpin += 1;
             self.pool.as_mut().expect("a page in zswap").load(page);
@@ -590,7 +600,7 @@ pub fn replay(
     frames: u32,
     params: &LinuxParams,
 ) -> Result<LinuxCounters, TraceError> {
-    replay_refs(refs, frames, params, false).map(|(c, _)| c)
+    replay_recorded(refs, frames, params, Record::default()).map(|r| r.counters)
 }
 
 /// As [`replay`], with each step of each reclaim as the kernel's vmscan tracepoints report it
@@ -600,23 +610,49 @@ pub fn replay_with_events(
     frames: u32,
     params: &LinuxParams,
 ) -> Result<(LinuxCounters, Vec<ReclaimEvent>), TraceError> {
-    replay_refs(refs, frames, params, true)
+    let what = Record {
+        events: true,
+        faults: false,
+    };
+    replay_recorded(refs, frames, params, what).map(|r| (r.counters, r.events))
 }
 
-fn replay_refs(
+/// What a replay records besides its counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Record {
+    /// Each step of each reclaim ([`replay_with_events`]).
+    pub events: bool,
+    /// Each major fault: the reference that took it and its page, in order.
+    pub faults: bool,
+}
+
+/// A replay's counters and what it was asked to record (empty where it was not).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Recorded {
+    pub counters: LinuxCounters,
+    pub events: Vec<ReclaimEvent>,
+    /// (index in `refs` of the reference that faulted, page), one per major fault.
+    pub faults: Vec<(u64, u32)>,
+}
+
+/// As [`replay`], recording what `what` asks for.
+pub fn replay_recorded(
     refs: &[(u32, bool)],
     frames: u32,
     params: &LinuxParams,
-    events: bool,
-) -> Result<(LinuxCounters, Vec<ReclaimEvent>), TraceError> {
+    what: Record,
+) -> Result<Recorded, TraceError> {
     check_frames(frames)?;
     params.check()?;
     let bound = refs.iter().map(|r| r.0 + 1).max().unwrap_or(0);
     let mut r = Replay::new(frames, bound, params);
-    match (events, &mut r.lists) {
+    match (what.events, &mut r.lists) {
         (true, Lists::TwoList(l)) => l.events.record(),
         (true, Lists::Mglru(l)) => l.events.record(),
         _ => {}
+    }
+    if what.faults {
+        r.faults = Some(Vec::new());
     }
     let mut charges = params.kernel_charges.iter().peekable();
     let mut i = 0;
@@ -651,7 +687,11 @@ fn replay_refs(
         Lists::TwoList(l) => l.events.take(),
         Lists::Mglru(l) => l.events.take(),
     };
-    Ok((r.counters(), events))
+    Ok(Recorded {
+        counters: r.counters(),
+        events,
+        faults: r.faults.take().unwrap_or_default(),
+    })
 }
 
 /// As [`replay`], over the runs of a reference source (a trace file): a run that writes is a

@@ -467,3 +467,39 @@ fn switches_come_a_period_apart() {
         .collect();
     assert_eq!(due, [false, true, false, false, true, true, false, true]);
 }
+
+/// The fault record: one entry per major fault, at the reference that took it, on that
+/// reference's page; a loop of 150 pages in 100 frames under LRU-like lists faults on every
+/// page of every pass after the first, and recording changes no counter.
+#[test]
+fn the_fault_record_names_each_major_fault_s_reference() {
+    let pages: Vec<u32> = (0..150).cycle().take(1500).collect();
+    let refs = writes(&pages);
+    for (kernel, lru_gen) in [Kernel::V6_1, Kernel::V6_12]
+        .into_iter()
+        .flat_map(|k| [(k, false), (k, true)])
+    {
+        let p = LinuxParams {
+            kernel,
+            lru_gen,
+            ..LinuxParams::default()
+        };
+        let what = Record {
+            events: false,
+            faults: true,
+        };
+        let got = replay_recorded(&refs, 100, &p, what).unwrap();
+        assert_eq!(
+            got.counters,
+            replay(&refs, 100, &p).unwrap(),
+            "{kernel:?} {lru_gen}"
+        );
+        assert_eq!(got.faults.len() as u64, got.counters.major_faults);
+        assert!(got.counters.major_faults > 0);
+        assert!(got.faults.windows(2).all(|w| w[0].0 < w[1].0));
+        for &(at, page) in &got.faults {
+            assert!(at >= 150, "no refault in the first pass: {at}");
+            assert_eq!(pages[at as usize], page);
+        }
+    }
+}
