@@ -171,9 +171,10 @@ def linux_faults(a: str, b: str, windows: int, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(got, indent=2))
         return
-    ka, kb = (f"{x} ({got[k]['source']})" for x, k in ((a, "a"), (b, "b")))
-    click.echo(f"A = {ka}: {got['a']['refaults']} refaults")
-    click.echo(f"B = {kb}: {got['b']['refaults']} refaults")
+    for name, path in (("A", a), ("B", b)):
+        side = got[name.lower()]
+        tlb = "" if side["tlb_entries"] is None else f", a TLB of {side['tlb_entries']} entries"
+        click.echo(f"{name} = {path} ({side['source']}{tlb}): {side['refaults']} refaults")
     click.echo(f"{'touches':>23} {'A':>8} {'B':>8} {'B - A':>8} {'sum B - A':>10}")
     run = 0
     for w in got["windows"]:

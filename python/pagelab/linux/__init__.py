@@ -65,7 +65,7 @@ def run(
         _atomic.check_output(fault_log, inputs=[trace], option="--fault-log")
         out, got = instrument.fault_logged(job, accel=accel)
         check_killed(out, k.memory_max)
-        log = {"first_touches": got["first_touches"], "unmatched": got["unmatched"]}
+        log = {k: got[k] for k in ("first_touches", "unmatched", "tlb_entries")}
         path = faults.write(fault_log, out, got["faults"], **log)
         out["fault_log"] = {"path": str(path), "refaults": len(got["faults"]), **log}
         return out
@@ -149,13 +149,15 @@ def predict(
     touches = prepare(trace, writes=writes)
     if fault_log is not None:
         _atomic.check_output(fault_log, inputs=[trace], option="--fault-log")
-    opts = model.Options(periodic_flush, reclaim_events is not None, _tlb(tlb),
+    sizes = _tlb(tlb)
+    opts = model.Options(periodic_flush, reclaim_events is not None, sizes,
                          faults=fault_log is not None)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got = out.pop("fault_touches")
-        path = faults.write(fault_log, out, got)
-        out["fault_log"] = {"path": str(path), "refaults": len(got)}
+        log = {"tlb_entries": None if sizes is None else sizes[0][0]}
+        path = faults.write(fault_log, out, got, **log)
+        out["fault_log"] = {"path": str(path), "refaults": len(got), **log}
     if reclaim_events is None:
         return out
     got = out.pop("events")

@@ -209,17 +209,24 @@ def compare(a: dict[str, Any], b: dict[str, Any], windows: int = 20) -> dict[str
         raise PagelabError("the two fault logs replay different touch lists (trace sha256)")
     total = int(ta.get("touches") or 1 + max((f[0] for f in a["faults"] + b["faults"]), default=0))
     edges = [total * i // windows for i in range(windows + 1)]
-    rows = []
-    for lo, hi in zip(edges, edges[1:], strict=False):
-        if hi > lo:
-            rows.append({"from": lo, "to": hi,
-                         "a": sum(lo <= t < hi for t, _ in a["faults"]),
-                         "b": sum(lo <= t < hi for t, _ in b["faults"])})  # fmt: skip
+    at = {k: sorted(t for t, _ in x["faults"]) for k, x in (("a", a), ("b", b))}
+
+    def within(k: str, lo: int, hi: int) -> int:
+        return bisect.bisect_left(at[k], hi) - bisect.bisect_left(at[k], lo)
+
+    rows = [{"from": lo, "to": hi, "a": within("a", lo, hi), "b": within("b", lo, hi)}
+            for lo, hi in zip(edges, edges[1:], strict=False) if hi > lo]  # fmt: skip
     pa, pb = Counter(p for _, p in a["faults"]), Counter(p for _, p in b["faults"])
     pages = sorted(set(pa) | set(pb), key=lambda p: (-abs(pa[p] - pb[p]), p))
     return {
-        "a": {"source": a.get("source"), "refaults": len(a["faults"])},
-        "b": {"source": b.get("source"), "refaults": len(b["faults"])},
+        **{
+            k: {
+                "source": x.get("source"),
+                "refaults": len(x["faults"]),
+                "tlb_entries": x.get("tlb_entries"),
+            }
+            for k, x in (("a", a), ("b", b))
+        },
         "windows": rows,
         "pages": [{"page": p, "a": pa[p], "b": pb[p]} for p in pages[:10] if pa[p] != pb[p]],
     }
