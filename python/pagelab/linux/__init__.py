@@ -63,7 +63,7 @@ def run(
         raise PagelabError("--reclaim-events and --fault-log: one at a time")
     if fault_log is not None:
         _atomic.check_output(fault_log, inputs=[trace], option="--fault-log")
-        out, got = instrument.fault_logged(job, accel=accel)
+        out, got = faults.boot(job, accel=accel)
         check_killed(out, k.memory_max)
         log = {k: got[k] for k in ("first_touches", "unmatched", "tlb_entries")}
         path = faults.write(fault_log, out, got["faults"], **log)

@@ -33,12 +33,15 @@ import json
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .. import _atomic
 from ..errors import PagelabError
+from . import guest, instrument, kernels, record, tlb_probe
+from .instrument import Job
 from .touches import Touches
 
 FORMAT, VERSION = "pagelab-fault-log", 1
@@ -151,20 +154,40 @@ def kernel_log(log: Path, touches: Touches) -> dict[str, Any]:
     return match(faults, touch_pages(touches))
 
 
-def write(path: str | os.PathLike[str], record: dict[str, Any], faults: list[list[int]],
+def boot(job: Job, *, accel: str = "auto") -> tuple[dict[str, Any], dict[str, Any]]:
+    """One boot of `job` under TCG with QEMU's exception log on, never cached (the log is not
+    a counter): the record of that run and its refaults matched to the touch list (module
+    notes), with the entries of the guest's TLB that the replayer's probe
+    found after its loop (`tlb_entries`: the size that decides when an access sets the
+    accessed bit; None where the kernel killed the replayer first)."""
+    if accel == "kvm":
+        raise PagelabError("--fault-log: QEMU logs guest faults under TCG only (--accel tcg)")
+    k = kernels.kernel(job.knobs.kernel)
+    cell = instrument._cell(job, tlb_probe=True)
+    with tempfile.TemporaryDirectory(prefix="pagelab-faults-") as tmp:
+        log = Path(tmp) / "qemu.log"
+        machine = guest.Boot(job.knobs.swap, (cell,), "tcg", int_log=str(log))
+        texts, wall = guest.run(machine, k, {cell.name: job.touches.path})
+        counters = record.counters(texts[0], job.knobs.memory_max, job.touches.pages)
+        counters["boot_seconds"] = wall
+        got = kernel_log(log, job.touches)
+    curve = tlb_probe.parse(texts[0])
+    got["tlb_entries"] = tlb_probe.entries(curve) if curve else None
+    return instrument.summarise_runs(job, [counters]), got
+
+
+def write(path: str | os.PathLike[str], rec: dict[str, Any], faults: list[list[int]],
           **extra: Any) -> Path:  # fmt: skip
     """The fault log of one replay, written atomically: the record's counters and knobs, the
     trace, and the faults."""
-    from .record import COUNTERS
-
     out = {
         "format": FORMAT,
         "version": VERSION,
-        "source": record.get("source"),
-        "kernel": record.get("kernel"),
-        "knobs": record.get("knobs"),
-        "trace": record.get("trace"),
-        "counters": {n: record[n] for n in COUNTERS if record.get(n) is not None},
+        "source": rec.get("source"),
+        "kernel": rec.get("kernel"),
+        "knobs": rec.get("knobs"),
+        "trace": rec.get("trace"),
+        "counters": {n: rec[n] for n in record.COUNTERS if rec.get(n) is not None},
         **extra,
         "refaults": len(faults),
         "faults": faults,

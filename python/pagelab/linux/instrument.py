@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import PagelabError
 from ..sweep.store import Store
 from . import guest, kernels, reclaim_events, record
 from .knobs import Knobs
@@ -121,32 +120,6 @@ def traced(job: Job, *, accel: str = "auto") -> tuple[dict[str, Any], list[dict[
     counters = record.counters(texts[0], job.knobs.memory_max, job.touches.pages)
     counters["boot_seconds"] = wall
     return summarise_runs(job, [counters]), reclaim_events.parse(texts[0])
-
-
-def fault_logged(job: Job, *, accel: str = "auto") -> tuple[dict[str, Any], dict[str, Any]]:
-    """One boot of `job` under TCG with QEMU's exception log on, never cached (the log is not
-    a counter): the record of that run and its refaults matched to the touch list
-    (`pagelab.linux.fault_log`), with the entries of the guest's TLB that the replayer's probe
-    found after its loop (`tlb_entries`: the size that decides when an access sets the
-    accessed bit; None where the kernel killed the replayer first)."""
-    import tempfile
-
-    from . import fault_log, tlb_probe
-
-    if accel == "kvm":
-        raise PagelabError("--fault-log: QEMU logs guest faults under TCG only (--accel tcg)")
-    k = kernels.kernel(job.knobs.kernel)
-    cell = _cell(job, tlb_probe=True)
-    with tempfile.TemporaryDirectory(prefix="pagelab-faults-") as tmp:
-        log = Path(tmp) / "qemu.log"
-        boot = guest.Boot(job.knobs.swap, (cell,), "tcg", int_log=str(log))
-        texts, wall = guest.run(boot, k, {cell.name: job.touches.path})
-        counters = record.counters(texts[0], job.knobs.memory_max, job.touches.pages)
-        counters["boot_seconds"] = wall
-        got = fault_log.kernel_log(log, job.touches)
-    curve = tlb_probe.parse(texts[0])
-    got["tlb_entries"] = tlb_probe.entries(curve) if curve else None
-    return summarise_runs(job, [counters]), got
 
 
 def _boot(st: Store, k: kernels.Kernel, swap: str, runs: list, accel: str) -> None:
