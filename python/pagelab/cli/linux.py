@@ -174,7 +174,8 @@ def linux_faults(a: str, b: str, windows: int, fmt: str) -> None:
     for name, path in (("A", a), ("B", b)):
         side = got[name.lower()]
         tlb = "" if side["tlb_entries"] is None else f", a TLB of {side['tlb_entries']} entries"
-        click.echo(f"{name} = {path} ({side['source']}{tlb}): {side['refaults']} refaults")
+        own = f", {side['own_faults']} on the replayer's own pages"
+        click.echo(f"{name} = {path} ({side['source']}{tlb}): {side['refaults']} refaults{own}")
     click.echo(f"{'touches':>23} {'A':>8} {'B':>8} {'B - A':>8} {'sum B - A':>10}")
     run = 0
     for w in got["windows"]:

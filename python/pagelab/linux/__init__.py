@@ -65,9 +65,11 @@ def run(
         _atomic.check_output(fault_log, inputs=[trace], option="--fault-log")
         out, got = faults.boot(job, accel=accel)
         check_killed(out, k.memory_max)
-        log = {k: got[k] for k in ("first_touches", "unmatched", "tlb_entries")}
+        log = {k: got[k] for k in ("first_touches", "unmatched", "tlb_entries", "own_faults")}
         path = faults.write(fault_log, out, got["faults"], **log)
-        out["fault_log"] = {"path": str(path), "refaults": len(got["faults"]), **log}
+        out["fault_log"] = {"path": str(path), "refaults": len(got["faults"]),
+                            **{k: v for k, v in log.items() if k != "own_faults"},
+                            "own_faults": len(got["own_faults"])}  # fmt: skip
         return out
     if reclaim_events is not None:
         out, got = instrument.traced(job, accel=accel)
@@ -154,10 +156,11 @@ def predict(
                          faults=fault_log is not None)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
-        got = out.pop("fault_touches")
+        got, own = out.pop("fault_touches"), out.pop("own_faults")
         log = {"tlb_entries": None if sizes is None else sizes[0][0]}
-        path = faults.write(fault_log, out, got, **log)
-        out["fault_log"] = {"path": str(path), "refaults": len(got), **log}
+        path = faults.write(fault_log, out, got, own_faults=own, **log)
+        out["fault_log"] = {"path": str(path), "refaults": len(got), **log,
+                            "own_faults": len(own)}  # fmt: skip
     if reclaim_events is None:
         return out
     got = out.pop("events")

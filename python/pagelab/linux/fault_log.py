@@ -9,17 +9,21 @@ they fault says why. Both sides write one file of the same shape:
 - `pagelab linux predict --fault-log FILE` records the replay's own major faults
   (`pagelab_trace::linux::replay_recorded`), at the TLB's first size.
 
-The file is JSON (`FORMAT`, `VERSION`): the record's counters, the trace's hash, and `faults`,
-a list of `[touch, page]` (the touch list's index, the mapping's page), one per refault.
-`pagelab linux faults A B` sets two of them side by side, window by window.
+The file is JSON (`FORMAT`, `VERSION`): the record's counters, the trace's hash, `faults`, a
+list of `[touch, page]` (the touch list's index, the mapping's page), one per refault, and
+`own_faults`, the touch after which each fault on one of the replayer's own pages came (its
+rseq area, which the kernel writes on the return from a context switch: in the log, the
+kernel's not-present faults on user addresses during the loop; in the replay, the major
+faults of the replayer's own pages). `pagelab linux faults A B` sets two of them side by
+side, window by window.
 
 **Matching the kernel's log.** The loop takes a not-present fault (error code bit 0 clear,
 from user mode) on the first touch of each page and on each touch of a page reclaimed since
 its last; everything else it touches is mapped. So the faults on the mapping, in order, are a
 subsequence of the touch list in which no first touch of a page is skipped. The mapping's
-address is found as the one for which the first faults follow the touch list so; each later
-fault is matched to the next touch of its page that is not a first touch of another page
-before it. A touch that is not a first touch is a **refault**: a swap-in, which the kernel
+address is found as the one for which the faults follow the touch list so (`match`); each
+later fault is matched to the next touch of its page that is not a first touch of another
+page before it. A touch that is not a first touch is a **refault**: a swap-in, which the kernel
 counts as major unless it found the page still in the swap cache, so the log's refaults can
 exceed `pgmajfault` by those (the file gives both). Where a page's touches are ambiguous (it
 is touched again, mapped, before the touch that faulted), the earliest is taken.
@@ -27,16 +31,16 @@ is touched again, mapped, before the touch that faulted), the earliest is taken.
 
 from __future__ import annotations
 
-import array
 import bisect
 import json
 import os
 import re
-import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .. import _atomic
 from ..errors import PagelabError
@@ -46,112 +50,156 @@ from .touches import Touches
 
 FORMAT, VERSION = "pagelab-fault-log", 1
 PAGE_SHIFT = 12
+#: The first page above x86-64's user half (47-bit addresses).
+_USER_TOP = 1 << (47 - PAGE_SHIFT)
 #: QEMU's `-d int` line for an exception: vector 0x0e is a page fault.
 _FAULT = re.compile(r" v=0e e=([0-9a-f]+) .*?cpl=(\d).*?CR2=([0-9a-f]+)")
-#: Addresses tried for the mapping, and the faults each is tried on.
-_CANDIDATES, _TRIAL = 8, 2000
+#: The loop's first pages that propose the mapping's address, the addresses tried at most,
+#: and the faults each is tried on.
+_PREFIX, _CANDIDATES, _TRIAL = 16, 64, 2000
 
 
-def user_faults(lines: Iterable[str]) -> Iterator[int]:
-    """The pages (addresses >> 12) of the not-present page faults taken in user mode, in
-    order, from QEMU's `-d int` log."""
+def page_faults(lines: Iterable[str]) -> Iterator[tuple[bool, int]]:
+    """(taken in user mode, page) of each not-present page fault on a user address, in order,
+    from QEMU's `-d int` log: the program's own, and the kernel's on the program's behalf (its
+    writes to the rseq area, `linux/rseq.rs`)."""
     for line in lines:
         if " v=0e " not in line:
             continue
         m = _FAULT.search(line)
-        if m and m.group(2) == "3" and not int(m.group(1), 16) & 1:
-            yield int(m.group(3), 16) >> PAGE_SHIFT
+        if m and not int(m.group(1), 16) & 1:
+            page = int(m.group(3), 16) >> PAGE_SHIFT
+            if m.group(2) == "3" or page < _USER_TOP:
+                yield m.group(2) == "3", page
 
 
-def touch_pages(touches: Touches) -> array.array:
+def user_faults(lines: Iterable[str]) -> Iterator[int]:
+    """The pages of the not-present page faults taken in user mode, in order."""
+    return (page for user, page in page_faults(lines) if user)
+
+
+def touch_pages(touches: Touches) -> np.ndarray:
     """The touch list's pages, in order."""
-    raw = array.array("I")
-    with open(touches.path, "rb") as f:
-        f.seek(24)
-        raw.frombytes(f.read())
-    if sys.byteorder != "little":
-        raw.byteswap()
-    return array.array("I", (t & 0x7FFFFFFF for t in raw))
+    raw = np.fromfile(touches.path, dtype="<u4", offset=24)
+    return (raw & 0x7FFFFFFF).astype(np.int64)
 
 
-class _Matcher:
-    """Walks the touch list alongside the faults on the mapping (module notes)."""
+class _Index:
+    """Where each page is touched, and where each page is touched first: what a fault may
+    be matched to (module notes)."""
 
-    def __init__(self, pages: array.array):
-        self.pages = pages
-        self.seen = bytearray(max(pages) + 1)
-        self.at = 0
+    def __init__(self, pages: np.ndarray):
+        self.npages = int(pages.max()) + 1
+        self.order = np.argsort(pages, kind="stable")  # each page's touches, in order
+        self.starts = np.searchsorted(pages[self.order], np.arange(self.npages + 1))
+        self.firsts = np.sort(np.unique(pages, return_index=True)[1])
+        self.first_of = np.empty(self.npages, dtype=np.int64)
+        self.first_of[pages[self.firsts]] = self.firsts
 
-    def take(self, page: int) -> int | None:
-        """The touch that took a fault on `page`; None, and nothing consumed, where the list
-        cannot give one (a first touch of another page comes first: it would have faulted)."""
-        pages, seen, at = self.pages, self.seen, self.at
-        while at < len(pages):
-            p = pages[at]
-            at += 1
-            if p == page:
-                seen[p] = 1
-                self.at = at
-                return at - 1
-            if not seen[p]:
-                return None
-        return None
+    def take(self, page: int, at: int) -> int | None:
+        """The touch at or after `at` that took a fault on `page`: its next touch, unless the
+        first touch of another page comes before it (that would have faulted first)."""
+        occ = self.order[self.starts[page] : self.starts[page + 1]]
+        j = int(np.searchsorted(occ, at))
+        if j == len(occ):
+            return None
+        t = int(occ[j])
+        f = int(np.searchsorted(self.firsts, at))
+        if f < len(self.firsts) and int(self.firsts[f]) < t:
+            return None
+        return t
 
 
-def match(faults: list[int], pages: array.array) -> dict[str, Any]:
-    """The refaults (`[touch, page]`), the first touches matched and the faults on the
-    mapping left unmatched, from the user faults' pages (`user_faults`); a one-line error
+def match(faults: list[int], pages: np.ndarray) -> dict[str, Any]:
+    """The refaults (`[touch, page]`), the first touches matched, the faults on the mapping
+    left unmatched, and `positions` ((index in `faults`, touch) of each fault matched), from
+    the user faults' pages (`user_faults`); a one-line error
     where no mapping address makes them follow the touch list.
 
-    The mapping's address: of the addresses that put the first touch's page at a fault, the
-    few that hold the most faults in the mapping's span are tried, and the one whose first
-    `_TRIAL` faults follow the touch list best is taken."""
-    if not pages:
+    The mapping's address: the loop's first faults are the first touches of its first pages,
+    in order, so each fault where they begin (`_PREFIX` of them among the next faults on the
+    span) proposes an address. Runs of consecutive pages propose many (the static binaries'
+    text, the touch list's own mapping, read page by page, and the mapping itself shifted by
+    a few pages while its first touches run in order), so every address whose span takes at
+    least half as many of the next `_TRIAL` faults as the best is tried on them, up to
+    `_CANDIDATES`, and the one they follow best is taken."""
+    if len(pages) == 0:
         raise PagelabError("the touch list is empty: no fault to match")
-    npages = max(pages) + 1
-    ordered = sorted(faults)
-    starts: dict[int, int] = {}
+    index = _Index(pages)
+    n = index.npages
+    order = [int(p) for p in pages[index.firsts[:_PREFIX]]]
+    at = np.asarray(faults, dtype=np.int64)
+    proposed: dict[int, tuple[int, int]] = {}
     for k, f in enumerate(faults):
-        starts.setdefault(f - pages[0], k)
-    held = {b: bisect.bisect_left(ordered, b + npages) - bisect.bisect_left(ordered, b)
-            for b in starts}  # fmt: skip
-    best, score = None, 0
-    for base in sorted(held, key=lambda b: (-held[b], b))[:_CANDIDATES]:
-        got = _follow(faults[starts[base] :], base, npages, pages, _TRIAL)
-        s = got["first_touches"] + len(got["faults"]) - got["unmatched"]
-        if s > score:
-            best, score = base, s
-    if best is None or score < min(_TRIAL, len(pages)) // 2:
-        raise PagelabError("the fault log does not follow the touch list (no mapping address fits)")
-    return _follow(faults[starts[best] :], best, npages, pages)
-
-
-def _follow(
-    faults: list[int], base: int, npages: int, pages: array.array, most: int | None = None
-) -> dict[str, Any]:
-    m, refaults, firsts, unmatched = _Matcher(pages), [], 0, 0
-    for f in faults:
-        page = f - base
-        if not 0 <= page < npages:
+        base = f - order[0]
+        if base in proposed:
             continue
-        if most is not None and firsts + len(refaults) + unmatched >= most:
-            break
-        was = m.seen[page]
-        t = m.take(page)
+        ahead = faults[k : k + 4 * len(order)]
+        if [x - base for x in ahead if 0 <= x - base < n][: len(order)] == order:
+            span = at[k : k + _TRIAL] - base
+            proposed[base] = (k, int(((span >= 0) & (span < n)).sum()))
+    most = max((c for _, c in proposed.values()), default=0)
+    tried = sorted((k, b) for b, (k, c) in proposed.items() if 2 * c >= most)[:_CANDIDATES]
+    best, score = None, 0
+    for k, base in tried:
+        got = _follow(faults[k : k + 4 * _TRIAL], base, index, _TRIAL)
+        matched = got["first_touches"] + len(got["faults"])
+        # Nearly every fault on the mapping must follow the list (a few may be another
+        # process's, after the loop).
+        if matched - got["unmatched"] > score and got["unmatched"] <= matched // 10:
+            best, score = base, matched - got["unmatched"]
+    if best is None:
+        raise PagelabError("the fault log does not follow the touch list (no mapping address fits)")
+    start = proposed[best][0]
+    got = _follow(faults[start:], best, index)
+    got["positions"] = [(start + i, t) for i, t in got["positions"]]
+    return got
+
+
+def _follow(faults: list[int], base: int, index: _Index, most: int | None = None) -> dict[str, Any]:
+    refaults, firsts, unmatched, at, positions = [], 0, 0, 0, []
+    for i, f in enumerate(faults):
+        page = f - base
+        if not 0 <= page < index.npages:
+            continue
+        if most is not None and (
+            firsts + len(refaults) + unmatched >= most
+            or unmatched > 8 + (firsts + len(refaults)) // 10
+        ):
+            break  # a trial: enough seen, or too many faults off the list already
+        t = index.take(page, at)
         if t is None:
             unmatched += 1  # another process's fault at the mapping's address, after the loop
-        elif was:
-            refaults.append([t, page])
-        else:
+            continue
+        at = t + 1
+        positions.append((i, t))
+        if t == index.first_of[page]:
             firsts += 1
-    return {"faults": refaults, "first_touches": firsts, "unmatched": unmatched}
+        else:
+            refaults.append([t, page])
+    return {"faults": refaults, "first_touches": firsts, "unmatched": unmatched,
+            "positions": positions}  # fmt: skip
 
 
 def kernel_log(log: Path, touches: Touches) -> dict[str, Any]:
-    """The refaults of QEMU's `-d int` log `log`, matched to `touches`."""
+    """The refaults of QEMU's `-d int` log `log`, matched to `touches`, and `own_faults`: the
+    touch after which the kernel took each not-present fault on one of the replayer's own
+    pages in the loop (its rseq area, written on the return from a switch; the kernel counts
+    each a major fault of the replayer's when it swaps the page in)."""
     with open(log, errors="replace") as f:
-        faults = list(user_faults(f))
-    return match(faults, touch_pages(touches))
+        events = list(page_faults(f))
+    user = [page for is_user, page in events if is_user]
+    got = match(user, touch_pages(touches))
+    at = dict(got.pop("positions"))
+    first, last = min(at, default=0), max(at, default=-1)
+    own, i, touch = [], -1, None
+    for is_user, _page in events:
+        if is_user:
+            i += 1
+            touch = at.get(i, touch)
+        elif first <= i < last and touch is not None:
+            own.append(touch)
+    return {**got, "own_faults": own}
 
 
 def boot(job: Job, *, accel: str = "auto") -> tuple[dict[str, Any], dict[str, Any]]:
@@ -217,6 +265,9 @@ def read(path: str | os.PathLike[str]) -> dict[str, Any]:
     )
     if not ok:
         raise PagelabError(f"{p}: faults: expected a list of [touch, page] pairs")
+    own = data.get("own_faults", [])
+    if not isinstance(own, list) or not all(type(t) is int and t >= 0 for t in own):
+        raise PagelabError(f"{p}: own_faults: expected a list of touches")
     return data
 
 
@@ -247,6 +298,7 @@ def compare(a: dict[str, Any], b: dict[str, Any], windows: int = 20) -> dict[str
                 "source": x.get("source"),
                 "refaults": len(x["faults"]),
                 "tlb_entries": x.get("tlb_entries"),
+                "own_faults": len(x.get("own_faults") or []),
             }
             for k, x in (("a", a), ("b", b))
         },

@@ -171,9 +171,10 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     counters = _mixed([(_model(pairs, limit, knobs, opts, n, loop), w) for n, w in sizes])
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     if opts.faults:
-        counters["fault_touches"] = [
-            [at - replayer, page] for at, page in counters["fault_touches"] if page < touches.pages
-        ]
+        got = [(at - replayer, page) for at, page in counters["fault_touches"]]
+        counters["fault_touches"] = [[t, p] for t, p in got if p < touches.pages]
+        # The replayer's own pages (its rseq area), at the touch whose fault brought them back.
+        counters["own_faults"] = [max(t, 0) for t, p in got if p >= touches.pages]
     counters["frames"] = limit - replayer
     counters["overhead_pages"] = knobs.memory_max // PAGE - counters["frames"]
     counters.update(psi(counters, knobs))
