@@ -65,11 +65,10 @@ def run(
         _atomic.check_output(fault_log, inputs=[trace], option="--fault-log")
         out, got = faults.boot(job, accel=accel)
         check_killed(out, k.memory_max)
-        log = {k: got[k] for k in ("first_touches", "unmatched", "tlb_entries", "own_faults")}
-        path = faults.write(fault_log, out, got["faults"], **log)
+        extra = {k: got[k] for k in ("first_touches", "unmatched", "tlb_entries")}
+        path = faults.write(fault_log, out, got["faults"], own_faults=got["own_faults"], **extra)
         out["fault_log"] = {"path": str(path), "refaults": len(got["faults"]),
-                            **{k: v for k, v in log.items() if k != "own_faults"},
-                            "own_faults": len(got["own_faults"])}  # fmt: skip
+                            "own_faults": len(got["own_faults"]), **extra}  # fmt: skip
         return out
     if reclaim_events is not None:
         out, got = instrument.traced(job, accel=accel)
@@ -157,10 +156,10 @@ def predict(
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got, own = out.pop("fault_touches"), out.pop("own_faults")
-        log = {"tlb_entries": None if sizes is None else sizes[0][0]}
-        path = faults.write(fault_log, out, got, own_faults=own, **log)
-        out["fault_log"] = {"path": str(path), "refaults": len(got), **log,
-                            "own_faults": len(own)}  # fmt: skip
+        tlb_entries = None if sizes is None else sizes[0][0]
+        path = faults.write(fault_log, out, got, own_faults=own, tlb_entries=tlb_entries)
+        out["fault_log"] = {"path": str(path), "refaults": len(got), "own_faults": len(own),
+                            "tlb_entries": tlb_entries}  # fmt: skip
     if reclaim_events is None:
         return out
     got = out.pop("events")

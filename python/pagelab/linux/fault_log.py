@@ -157,6 +157,8 @@ def match(faults: list[int], pages: np.ndarray) -> dict[str, Any]:
 
 
 def _follow(faults: list[int], base: int, index: _Index, most: int | None = None) -> dict[str, Any]:
+    """The faults on the mapping at `base` matched to the touch list in order (`match`'s
+    result); a trial (`most`) stops after that many, or once too many do not follow it."""
     refaults, firsts, unmatched, at, positions = [], 0, 0, 0, []
     for i, f in enumerate(faults):
         page = f - base
