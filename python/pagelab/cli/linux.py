@@ -110,7 +110,9 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     for key, what in (("reclaim_events", "reclaim events"), ("fault_log", "fault log")):
         ev = record.get(key)
         if ev:
-            totals = ", ".join(f"{k} {v}" for k, v in ev.items() if k != "path")
+            totals = ", ".join(
+                f"{k} {'none' if v is None else v}" for k, v in ev.items() if k != "path"
+            )
             click.echo(f"{what} in {ev['path']}: {totals}")
 
 

@@ -46,6 +46,7 @@ from .. import _atomic
 from ..errors import PagelabError
 from . import guest, instrument, kernels, record, tlb_probe
 from .instrument import Job
+from .prediction import TOUCH_HEADER
 from .touches import Touches
 
 FORMAT, VERSION = "pagelab-fault-log", 1
@@ -80,7 +81,7 @@ def user_faults(lines: Iterable[str]) -> Iterator[int]:
 
 def touch_pages(touches: Touches) -> np.ndarray:
     """The touch list's pages, in order."""
-    raw = np.fromfile(touches.path, dtype="<u4", offset=24)
+    raw = np.fromfile(touches.path, dtype="<u4", offset=TOUCH_HEADER)
     return (raw & 0x7FFFFFFF).astype(np.int64)
 
 
@@ -113,8 +114,8 @@ class _Index:
 def match(faults: list[int], pages: np.ndarray) -> dict[str, Any]:
     """The refaults (`[touch, page]`), the first touches matched, the faults on the mapping
     left unmatched, and `positions` ((index in `faults`, touch) of each fault matched), from
-    the user faults' pages (`user_faults`); a one-line error
-    where no mapping address makes them follow the touch list.
+    the user faults' pages (`user_faults`); a one-line error where no mapping address makes
+    them follow the touch list.
 
     The mapping's address: the loop's first faults are the first touches of its first pages,
     in order, so each fault where they begin (`_PREFIX` of them among the next faults on the

@@ -2,6 +2,19 @@
 
 use super::*;
 
+/// The default parameters under each kernel and each list.
+fn each_series() -> impl Iterator<Item = LinuxParams> {
+    [Kernel::V6_1, Kernel::V6_12]
+        .into_iter()
+        .flat_map(|kernel| {
+            [false, true].map(|lru_gen| LinuxParams {
+                kernel,
+                lru_gen,
+                ..LinuxParams::default()
+            })
+        })
+}
+
 fn writes(pages: &[u32]) -> Vec<(u32, bool)> {
     pages.iter().map(|&p| (p, true)).collect()
 }
@@ -133,15 +146,8 @@ fn scan_resistance_known_answers() {
 #[test]
 fn reclaim_events_add_up_to_the_counters() {
     let refs = writes(&(0..200).cycle().take(2000).collect::<Vec<_>>());
-    for (kernel, lru_gen) in [Kernel::V6_1, Kernel::V6_12]
-        .into_iter()
-        .flat_map(|k| [(k, false), (k, true)])
-    {
-        let p = LinuxParams {
-            kernel,
-            lru_gen,
-            ..LinuxParams::default()
-        };
+    for p in each_series() {
+        let (kernel, lru_gen) = (p.kernel, p.lru_gen);
         let (c, ev) = replay_with_events(&refs, 101, &p).unwrap();
         assert_eq!(
             c,
@@ -469,21 +475,14 @@ fn switches_come_a_period_apart() {
 }
 
 /// The fault record: one entry per major fault, at the reference that took it, on that
-/// reference's page; a loop of 150 pages in 100 frames under LRU-like lists faults on every
-/// page of every pass after the first, and recording changes no counter.
+/// reference's page; a loop of 150 pages in 100 frames faults again only after its first pass,
+/// and recording changes no counter.
 #[test]
 fn the_fault_record_names_each_major_fault_s_reference() {
     let pages: Vec<u32> = (0..150).cycle().take(1500).collect();
     let refs = writes(&pages);
-    for (kernel, lru_gen) in [Kernel::V6_1, Kernel::V6_12]
-        .into_iter()
-        .flat_map(|k| [(k, false), (k, true)])
-    {
-        let p = LinuxParams {
-            kernel,
-            lru_gen,
-            ..LinuxParams::default()
-        };
+    for p in each_series() {
+        let (kernel, lru_gen) = (p.kernel, p.lru_gen);
         let what = Record {
             events: false,
             faults: true,
