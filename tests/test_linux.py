@@ -321,6 +321,30 @@ def test_the_guest_tlb_is_a_predict_option(loop_trace):
     linux.predict(loop_trace, memory_max="2M", lru_gen="off", tlb="none")
     with pytest.raises(PagelabError, match="--tlb 100: expected measured, a power of two"):
         linux.predict(loop_trace, memory_max="2M", tlb=100)
+    # Sizes with their own weights: the measured ones given by hand are the default.
+    assert base == linux.predict(loop_trace, memory_max="2M", lru_gen="on", tlb=MEASURED_TLB)
+    one = linux.predict(loop_trace, memory_max="2M", lru_gen="on", tlb=((large, 3),))
+    assert one == at[large]
+    with pytest.raises(PagelabError, match="--tlb weight 0: expected a whole number"):
+        linux.predict(loop_trace, memory_max="2M", tlb=((256, 0),))
+
+
+def test_a_validation_cell_runs_the_tlb_sizes_probed_on_its_trace():
+    """The probe's sizes pooled by trace, its 224 and 448 counted as 256 and 512 and the
+    replayers the kernel killed left out (docs/readings.md `linux-tlb-per-trace`); a trace
+    never probed has none, and its cells keep the pooled default."""
+    import json
+    from collections import Counter
+
+    from pagelab.reproductions import _linux_grid as grid
+
+    runs = json.loads(grid.TLB_PROBE.read_text())["runs"]
+    for program in ("sqlite", "unif3000", "python"):
+        seen = Counter(r["entries"] for r in runs if r["cell"]["program"] == program)
+        want = {256: seen[256] + seen[224], 512: seen[512] + seen[448]}
+        assert grid.trace_tlb(program) == tuple((n, c) for n, c in want.items() if c)
+        assert sum(c for _n, c in grid.trace_tlb(program)) == sum(seen.values()) - seen[None]
+    assert grid.trace_tlb("no-such-trace") is None
 
 
 def test_memory_pressure_is_the_stall_events_on_the_fitted_clock():

@@ -127,7 +127,7 @@ def predict(
     writes: str = "auto",
     periodic_flush: bool | None = None,
     reclaim_events: str | os.PathLike[str] | None = None,
-    tlb: int | str | None = "measured",
+    tlb: int | str | tuple[tuple[int, int], ...] | None = "measured",
     fault_log: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
@@ -139,7 +139,7 @@ def predict(
     `run`'s, their totals under the record's `reclaim_events`. `tlb`: entries of the guest's
     TLB; "measured" (the sizes the replayer's probe found under TCG, 256 and 512, the replays
     at each weighted by how often), a power of two, or "none" for an accessed bit set on every
-    reference. `fault_log` (a path): the touch of each major fault written there in the shape
+    reference; or sizes with their weights, ((256, 3), (512, 5)). `fault_log` (a path): the touch of each major fault written there in the shape
     of `run`'s (`fault_log`), of the replay at the TLB's first size."""
     from . import fault_log as faults
     from . import prediction as model
@@ -184,6 +184,8 @@ def _tlb(value: Any) -> tuple[tuple[int, int], ...] | None:
         return None
     if str(value).lower() == "measured":
         return MEASURED_TLB
+    if isinstance(value, (tuple, list)):
+        return tuple((_tlb(n)[0][0], _weight(w)) for n, w in value) or _tlb(0)
     try:
         n = int(value)
     except (TypeError, ValueError):
@@ -193,6 +195,14 @@ def _tlb(value: Any) -> tuple[tuple[int, int], ...] | None:
             f"--tlb {value}: expected measured, a power of two up to 4194304, or none"
         )
     return ((n, 1),)
+
+
+def _weight(w: Any) -> int:
+    from ..errors import PagelabError
+
+    if isinstance(w, bool) or not isinstance(w, int) or w < 1:
+        raise PagelabError(f"--tlb weight {w!r}: expected a whole number of at least 1")
+    return w
 
 
 def _repeats(n: Any) -> int:

@@ -125,6 +125,8 @@ def touch_pairs(touches: Touches) -> list[tuple[int, bool]]:
 #: 512, the replayer's own pages taking a few slots). Its victims and the touch list read
 #: through it are `TlbParams::QEMU_TCG` (linux/tlb.rs).
 MEASURED_TLB: tuple[tuple[int, int], ...] = ((256, 92), (512, 93))
+#: The probe's sizes as counted: the replayer's own pages take a few of the slots it finds.
+TLB_ROUNDING = {224: 256, 448: 512}
 
 
 @dataclass(frozen=True)

@@ -388,29 +388,52 @@ def cell_touches(cell: Cell) -> int:
 TLB_PROBE = Path(__file__).parent / "targets" / "linux-tlb-probe.json"
 
 
-def write_tlb_probe(seeds: tuple[int, ...] = (1, 2)) -> Path:
-    """The guest TLB's entries during the real programs' replays, measured by the replayer's
-    probe (`pagelab.linux.tlb_probe`), one boot order per seed; written to TLB_PROBE."""
+def write_tlb_probe(kind: str = "program", seeds: tuple[int, ...] = (1, 2)) -> Path:
+    """The guest TLB's entries during the replays of the cells of `kind` (program or pattern),
+    measured by the replayer's probe (`pagelab.linux.tlb_probe`), one boot order per seed;
+    written to TLB_PROBE beside the runs of the other kind already there."""
     from collections import Counter
 
     from .._atomic import write_text
     from ..linux import tlb_probe
 
-    chosen = [c for c in cells() if c.kind == "program"]
+    chosen = [c for c in cells() if c.kind == kind]
+    try:
+        kept = [r for r in json.loads(TLB_PROBE.read_text())["runs"]
+                if Cell(**r["cell"]).kind != kind]  # fmt: skip
+    except FileNotFoundError:
+        kept = []
     runs = []
     for seed in seeds:
         got = tlb_probe.measure(jobs_for(chosen), seed=seed)
         runs += [{"cell": c.__dict__, "seed": seed, **g} for c, g in zip(chosen, got, strict=True)]
+    runs = kept + runs
     tally = Counter(str(r["entries"]) for r in runs)
     data = {
         "about": "Entries of the guest's TLB (QEMU's under TCG) during each replay of the real "
-        "programs' cells, measured after the loop by the replayer's probe; null where the kernel "
-        "killed the replayer. Made by `python -m pagelab.reproductions._linux_grid --probe-tlb`.",
+        "programs' and the patterns' cells, measured after the loop by the replayer's probe; "
+        "null where the kernel killed the replayer. Made by `python -m "
+        "pagelab.reproductions._linux_grid --probe-tlb` (programs) and `--probe-tlb-patterns`.",
         "tally": dict(sorted(tally.items())),
         "runs": runs,
     }
     write_text(TLB_PROBE, json.dumps(data, indent=1) + "\n")
     return TLB_PROBE
+
+
+def trace_tlb(program: str) -> tuple[tuple[int, int], ...] | None:
+    """The TLB sizes the probe found on `program`'s cells, pooled over its cells and seeds, as
+    (entries, count) ascending (224 counted as 256 and 448 as 512: the replayer's own pages
+    take a few slots); None where it was never probed (docs/readings.md
+    `linux-tlb-per-trace`)."""
+    from collections import Counter
+
+    from ..linux.prediction import TLB_ROUNDING
+
+    runs = json.loads(TLB_PROBE.read_text())["runs"]
+    got = Counter(TLB_ROUNDING.get(r["entries"], r["entries"]) for r in runs
+                  if r["cell"]["program"] == program and r["entries"] is not None)  # fmt: skip
+    return tuple(sorted(got.items())) or None
 
 
 REPORT = Path(__file__).parent / "targets" / "linux-report-overhead.json"
@@ -544,7 +567,8 @@ def write_switch_sources() -> Path:
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m pagelab.reproductions._linux_grid [KERNEL ...] [--measure-only | --fit-clock |
-    --measure-report | --measure-switches | --probe-tlb] [--repeats N]`: with no option, every
+    --measure-report | --measure-switches | --probe-tlb | --probe-tlb-patterns]
+    [--repeats N]`: with no option, every
     cell measured (N runs each, default REPEATS; about an hour per five runs a cell not yet in
     the store) and the stored reference rewritten."""
     import argparse
@@ -569,7 +593,8 @@ def main(argv: list[str] | None = None) -> None:
         "--measure-report": "measure what the replayer's report charges",
         "--measure-switches": "measure the replayer's context switches",
         "--measure-switch-sources": "trace its switches inside and outside reclaim",
-        "--probe-tlb": "probe the guest TLB's size",
+        "--probe-tlb": "probe the guest TLB's size on the programs' cells",
+        "--probe-tlb-patterns": "probe it on the patterns' cells",
     }
     for flag, text in flags.items():
         what.add_argument(flag, action="store_true", help=text)
@@ -585,8 +610,8 @@ def main(argv: list[str] | None = None) -> None:
         print(write_context_switches())
     elif a.measure_switch_sources:
         print(write_switch_sources())
-    elif a.probe_tlb:
-        print(write_tlb_probe())
+    elif a.probe_tlb or a.probe_tlb_patterns:
+        print(write_tlb_probe("pattern" if a.probe_tlb_patterns else "program"))
     elif a.fit_clock:
         write_overhead(json.loads(REFERENCE.read_text()))
     else:

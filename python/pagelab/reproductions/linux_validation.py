@@ -60,9 +60,11 @@ def _predict(cell: dict[str, Any], memory_max: int) -> dict[str, Any]:
     from .. import linux
 
     c = grid.Cell(**cell)
+    # The TLB sizes the probe measured on this trace (docs/readings.md `linux-tlb-per-trace`).
+    tlb = grid.trace_tlb(c.program) or "measured"
     return linux.predict(
         c.trace, kernel=c.kernel, memory_max=memory_max, lru_gen=c.lru_gen,
-        page_cluster=c.page_cluster, zswap=c.zswap,
+        page_cluster=c.page_cluster, zswap=c.zswap, tlb=tlb,
     )  # fmt: skip
 
 
@@ -215,6 +217,7 @@ def _periodic_flush(ctx: Context, chosen: list[dict[str, Any]]) -> None:
             pred = linux.predict(
                 cell.trace, kernel=cell.kernel, memory_max=entry["memory_max"], lru_gen=False,
                 page_cluster=cell.page_cluster, zswap=cell.zswap, periodic_flush=False,
+                tlb=grid.trace_tlb(cell.program) or "measured",
             )["major_faults"]  # fmt: skip
         except PagelabError:
             continue
