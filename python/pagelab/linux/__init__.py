@@ -139,8 +139,9 @@ def predict(
     `run`'s, their totals under the record's `reclaim_events`. `tlb`: entries of the guest's
     TLB; "measured" (the sizes the replayer's probe found under TCG, 256 and 512, the replays
     at each weighted by how often), a power of two, or "none" for an accessed bit set on every
-    reference; or sizes with their weights, ((256, 3), (512, 5)). `fault_log` (a path): the touch of each major fault written there in the shape
-    of `run`'s (`fault_log`), of the replay at the TLB's first size."""
+    reference; or sizes with their weights, ((256, 3), (512, 5)). `fault_log` (a path): the
+    touch of each major fault written there in the shape of `run`'s (`fault_log`), of the
+    replay at the TLB's first size."""
     from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events
