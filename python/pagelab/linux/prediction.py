@@ -121,12 +121,10 @@ def touch_pairs(touches: Touches) -> list[tuple[int, bool]]:
 
 #: The harness's guest TLB under TCG: each size QEMU gave the replayer's loop, with how often
 #: the replayer's probe found it (`reproductions/targets/linux-tlb-probe.json`, made by
-#: `python -m pagelab.reproductions._linux_grid --probe-tlb`; 224 counted as 256 and 448 as
-#: 512, the replayer's own pages taking a few slots). Its victims and the touch list read
-#: through it are `TlbParams::QEMU_TCG` (linux/tlb.rs).
+#: `python -m pagelab.reproductions._linux_grid --probe-tlb`). The validation grid's cells
+#: take the sizes probed on their own trace instead (`_linux_grid.trace_tlb`). Its victims and
+#: the touch list read through it are `TlbParams::QEMU_TCG` (linux/tlb.rs).
 MEASURED_TLB: tuple[tuple[int, int], ...] = ((256, 92), (512, 93))
-#: The probe's sizes as counted: the replayer's own pages take a few of the slots it finds.
-TLB_ROUNDING = {224: 256, 448: 512}
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ for it, is what the grid's runs had.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import statistics
@@ -25,8 +26,9 @@ from ..errors import PagelabError
 from . import guest, kernels
 from .instrument import CELLS_PER_BOOT, Job, _cell
 
-#: A read at most this much slower than the smallest sets' is a TLB hit.
-HIT_SLOWDOWN = 1.5
+#: A curve whose slowest read is under this many times its floor never missed (a miss costs
+#: 20-100 times a hit under TCG).
+NO_JUMP = 5.0
 
 
 def parse(text: str) -> list[tuple[int, float]]:
@@ -35,13 +37,23 @@ def parse(text: str) -> list[tuple[int, float]]:
 
 
 def entries(curve: list[tuple[int, float]]) -> int:
-    """The TLB's entries: the most pages read round and round at the speed of a hit (at most
-    HIT_SLOWDOWN times the time per read of the sets of 32 pages or fewer)."""
+    """The TLB's entries: the last set before the curve stays slow. QEMU's table is
+    direct-mapped, so a set of N consecutive pages over its size misses on at least
+    2(N - size)/N of its reads: the curve has two levels, hits near the time per read of the
+    sets of 32 pages or fewer, and from the first set past the size at least 40 % of a miss.
+    A read is slow above the geometric middle of that floor and the slowest read; a hit slowed
+    by the host once (a spike) before the jump does not end the fast part."""
     small = [ns for n, ns in curve if n <= 32]
     if not small:
         raise PagelabError("the TLB probe printed no set of 32 pages or fewer")
-    floor = statistics.median(small)
-    return max(n for n, ns in curve if ns <= HIT_SLOWDOWN * floor)
+    floor, slowest = statistics.median(small), max(ns for _n, ns in curve)
+    if slowest < NO_JUMP * floor:
+        return curve[-1][0]  # no set missed: the table holds the largest
+    middle = math.sqrt(floor * slowest)
+    k = len(curve)
+    while k > 1 and curve[k - 1][1] > middle:
+        k -= 1
+    return curve[k - 1][0]
 
 
 def measure(jobs: Sequence[Job], *, accel: str = "auto", seed: int = 0) -> list[dict[str, Any]]:

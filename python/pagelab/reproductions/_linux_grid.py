@@ -389,18 +389,22 @@ TLB_PROBE = Path(__file__).parent / "targets" / "linux-tlb-probe.json"
 
 
 def write_tlb_probe(kind: str = "program", seeds: tuple[int, ...] = (1, 2)) -> Path:
-    """The guest TLB's entries during the replays of the cells of `kind` (program or pattern),
-    measured by the replayer's probe (`pagelab.linux.tlb_probe`), one boot order per seed;
-    written to TLB_PROBE beside the runs of the other kind already there."""
+    """The guest TLB's entries during the replays of the cells of `kind`, measured by the
+    replayer's probe (`pagelab.linux.tlb_probe`), one boot order per seed. `program` or
+    `pattern`: those cells alone in each boot, written to TLB_PROBE beside the runs of the
+    other kind; `mixed`: both kinds shuffled together as the reference booted them, written to
+    TLB_PROBE_MIXED."""
     from collections import Counter
 
     from .._atomic import write_text
     from ..linux import tlb_probe
 
-    chosen = [c for c in cells() if c.kind == kind]
+    kinds = ("program", "pattern") if kind == "mixed" else (kind,)
+    chosen = [c for c in cells() if c.kind in kinds]
+    path = TLB_PROBE_MIXED if kind == "mixed" else TLB_PROBE
     try:
-        kept = [r for r in json.loads(TLB_PROBE.read_text())["runs"]
-                if Cell(**r["cell"]).kind != kind]  # fmt: skip
+        kept = [r for r in json.loads(path.read_text())["runs"]
+                if Cell(**r["cell"]).kind not in kinds]  # fmt: skip
     except FileNotFoundError:
         kept = []
     runs = []
@@ -409,29 +413,33 @@ def write_tlb_probe(kind: str = "program", seeds: tuple[int, ...] = (1, 2)) -> P
         runs += [{"cell": c.__dict__, "seed": seed, **g} for c, g in zip(chosen, got, strict=True)]
     runs = kept + runs
     tally = Counter(str(r["entries"]) for r in runs)
+    boots = ("both kinds of cell shuffled together, 16 a boot, as the reference's runs"
+             if kind == "mixed" else "one kind of cell a boot")  # fmt: skip
     data = {
         "about": "Entries of the guest's TLB (QEMU's under TCG) during each replay of the real "
-        "programs' and the patterns' cells, measured after the loop by the replayer's probe; "
-        "null where the kernel killed the replayer. Made by `python -m "
-        "pagelab.reproductions._linux_grid --probe-tlb` (programs) and `--probe-tlb-patterns`.",
+        f"programs' and the patterns' cells ({boots}), measured after the loop by the "
+        "replayer's probe; null where the kernel killed the replayer. Made by `python -m "
+        f"pagelab.reproductions._linux_grid {PROBE_FLAGS[kind]}`.",
         "tally": dict(sorted(tally.items())),
         "runs": runs,
     }
-    write_text(TLB_PROBE, json.dumps(data, indent=1) + "\n")
-    return TLB_PROBE
+    write_text(path, json.dumps(data, indent=1) + "\n")
+    return path
+
+
+PROBE_FLAGS = {"program": "--probe-tlb", "pattern": "--probe-tlb-patterns",
+               "mixed": "--probe-tlb-mixed"}  # fmt: skip
+TLB_PROBE_MIXED = Path(__file__).parent / "targets" / "linux-tlb-probe-mixed.json"
 
 
 def trace_tlb(program: str) -> tuple[tuple[int, int], ...] | None:
-    """The TLB sizes the probe found on `program`'s cells, pooled over its cells and seeds, as
-    (entries, count) ascending (224 counted as 256 and 448 as 512: the replayer's own pages
-    take a few slots); None where it was never probed (docs/readings.md
-    `linux-tlb-per-trace`)."""
+    """The TLB sizes the mixed probe found on `program`'s cells, pooled over its cells and
+    seeds, as (entries, count) ascending; None where it was never probed (docs/readings.md
+    `linux-tlb-per-trace`, `linux-tlb-reference-mix`)."""
     from collections import Counter
 
-    from ..linux.prediction import TLB_ROUNDING
-
-    runs = json.loads(TLB_PROBE.read_text())["runs"]
-    got = Counter(TLB_ROUNDING.get(r["entries"], r["entries"]) for r in runs
+    runs = json.loads(TLB_PROBE_MIXED.read_text())["runs"]
+    got = Counter(r["entries"] for r in runs
                   if r["cell"]["program"] == program and r["entries"] is not None)  # fmt: skip
     return tuple(sorted(got.items())) or None
 
@@ -567,10 +575,10 @@ def write_switch_sources() -> Path:
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m pagelab.reproductions._linux_grid [KERNEL ...] [--measure-only | --fit-clock |
-    --measure-report | --measure-switches | --probe-tlb | --probe-tlb-patterns]
-    [--repeats N]`: with no option, every
-    cell measured (N runs each, default REPEATS; about an hour per five runs a cell not yet in
-    the store) and the stored reference rewritten."""
+    --measure-report | --measure-switches | --probe-tlb | --probe-tlb-patterns |
+    --probe-tlb-mixed] [--repeats N]`: with no option, every cell measured (N runs each, default
+    REPEATS; about an hour per five runs a cell not yet in the store) and the stored reference
+    rewritten."""
     import argparse
 
     from .. import progress
@@ -595,6 +603,7 @@ def main(argv: list[str] | None = None) -> None:
         "--measure-switch-sources": "trace its switches inside and outside reclaim",
         "--probe-tlb": "probe the guest TLB's size on the programs' cells",
         "--probe-tlb-patterns": "probe it on the patterns' cells",
+        "--probe-tlb-mixed": "probe it on both, booted together as the reference was",
     }
     for flag, text in flags.items():
         what.add_argument(flag, action="store_true", help=text)
@@ -610,8 +619,9 @@ def main(argv: list[str] | None = None) -> None:
         print(write_context_switches())
     elif a.measure_switch_sources:
         print(write_switch_sources())
-    elif a.probe_tlb or a.probe_tlb_patterns:
-        print(write_tlb_probe("pattern" if a.probe_tlb_patterns else "program"))
+    elif a.probe_tlb or a.probe_tlb_patterns or a.probe_tlb_mixed:
+        kind = "pattern" if a.probe_tlb_patterns else "mixed" if a.probe_tlb_mixed else "program"
+        print(write_tlb_probe(kind))
     elif a.fit_clock:
         write_overhead(json.loads(REFERENCE.read_text()))
     else:
