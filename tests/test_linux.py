@@ -327,6 +327,11 @@ def test_the_guest_tlb_is_a_predict_option(loop_trace):
     assert one == at[large]
     with pytest.raises(PagelabError, match="--tlb weight 0: expected a whole number"):
         linux.predict(loop_trace, memory_max="2M", tlb=((256, 0),))
+    for bad in ((), ((256,),), (256, 512)):
+        with pytest.raises(PagelabError, match="expected sizes with their weights"):
+            linux.predict(loop_trace, memory_max="2M", tlb=bad)
+    with pytest.raises(PagelabError, match="--tlb 300: expected measured, a power of two"):
+        linux.predict(loop_trace, memory_max="2M", tlb=((300, 1),))
 
 
 def test_a_validation_cell_runs_the_tlb_sizes_probed_on_its_trace():

@@ -185,8 +185,16 @@ def _tlb(value: Any) -> tuple[tuple[int, int], ...] | None:
         return None
     if str(value).lower() == "measured":
         return MEASURED_TLB
-    if isinstance(value, (tuple, list)):
-        return tuple((_tlb(n)[0][0], _weight(w)) for n, w in value) or _tlb(0)
+    if not isinstance(value, (tuple, list)):
+        return ((_tlb_size(value), 1),)
+    if not value or not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in value):
+        raise PagelabError(f"--tlb {value!r}: expected sizes with their weights, ((256, 3),)")
+    return tuple((_tlb_size(n), _weight(w)) for n, w in value)
+
+
+def _tlb_size(value: Any) -> int:
+    from ..errors import PagelabError
+
     try:
         n = int(value)
     except (TypeError, ValueError):
@@ -195,7 +203,7 @@ def _tlb(value: Any) -> tuple[tuple[int, int], ...] | None:
         raise PagelabError(
             f"--tlb {value}: expected measured, a power of two up to 4194304, or none"
         )
-    return ((n, 1),)
+    return n
 
 
 def _weight(w: Any) -> int:

@@ -60,7 +60,7 @@ def _predict(cell: dict[str, Any], memory_max: int) -> dict[str, Any]:
     from .. import linux
 
     c = grid.Cell(**cell)
-    # The TLB sizes the probe measured on this trace (docs/readings.md `linux-tlb-per-trace`).
+    # The TLB sizes probed on this trace (docs/readings.md `linux-tlb-reference-mix`).
     tlb = grid.trace_tlb(c.program) or "measured"
     return linux.predict(
         c.trace, kernel=c.kernel, memory_max=memory_max, lru_gen=c.lru_gen,
