@@ -111,6 +111,46 @@ def test_the_grids_repeats_reach_the_measurement(monkeypatch):
     assert json.loads(grid.REFERENCE.read_text())["repeats"] == grid.REPEATS
 
 
+def test_the_tlb_probe_flags_choose_the_cells_and_keep_the_other_kind(monkeypatch, tmp_path):
+    """--probe-tlb, --probe-tlb-patterns and --probe-tlb-mixed probe the programs', the
+    patterns' or both kinds' cells; a probe of one kind rewrites that kind's runs in its file
+    and keeps the other's."""
+    from pagelab.linux import tlb_probe
+    from pagelab.reproductions import _linux_grid as grid
+
+    asked = []
+    monkeypatch.setattr(grid, "write_tlb_probe", lambda kind: asked.append(kind) or "")
+    for flag in ("--probe-tlb", "--probe-tlb-patterns", "--probe-tlb-mixed"):
+        grid.main([flag])
+    assert asked == ["program", "pattern", "mixed"]
+    monkeypatch.undo()
+
+    probed = []
+    monkeypatch.setattr(grid, "jobs_for", lambda cells: cells)
+
+    def measure(cells, seed):
+        probed.append({c.kind for c in cells})
+        return [{"release": "r", "curve": [], "entries": 256} for _ in cells]
+
+    monkeypatch.setattr(tlb_probe, "measure", measure)
+    monkeypatch.setattr(grid, "TLB_PROBE", tmp_path / "probe.json")
+    monkeypatch.setattr(grid, "TLB_PROBE_MIXED", tmp_path / "mixed.json")
+    grid.write_tlb_probe("program", seeds=(1,))
+    grid.write_tlb_probe("pattern", seeds=(1, 2))
+    runs = json.loads((tmp_path / "probe.json").read_text())["runs"]
+    kinds = [grid.Cell(**r["cell"]).kind for r in runs]
+    programs = sum(c.kind == "program" for c in grid.cells())
+    patterns = sum(c.kind == "pattern" for c in grid.cells())
+    assert kinds.count("program") == programs and kinds.count("pattern") == 2 * patterns
+    grid.write_tlb_probe("mixed", seeds=(1,))
+    assert probed == [{"program"}, {"pattern"}, {"pattern"}, {"program", "pattern"}]
+    mixed = json.loads((tmp_path / "mixed.json").read_text())
+    assert len(mixed["runs"]) == programs + patterns and mixed["tally"] == {
+        "256": programs + patterns
+    }
+    assert "--probe-tlb-mixed" in mixed["about"]
+
+
 def test_the_initramfs_is_newc_that_cpio_lists(tmp_path):
     a = initramfs.Archive()
     a.file("bin/x", b"hello", 0o755)
