@@ -432,14 +432,18 @@ PROBE_FLAGS = {"program": "--probe-tlb", "pattern": "--probe-tlb-patterns",
 TLB_PROBE_MIXED = Path(__file__).parent / "targets" / "linux-tlb-probe-mixed.json"
 
 
+@functools.cache
+def _probe_runs(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["runs"]
+
+
 def trace_tlb(program: str) -> tuple[tuple[int, int], ...] | None:
     """The TLB sizes the mixed probe found on `program`'s cells, pooled over its cells and
     seeds, as (entries, count) ascending; None where it was never probed (docs/readings.md
     `linux-tlb-per-trace`, `linux-tlb-reference-mix`)."""
     from collections import Counter
 
-    runs = json.loads(TLB_PROBE_MIXED.read_text())["runs"]
-    got = Counter(r["entries"] for r in runs
+    got = Counter(r["entries"] for r in _probe_runs(TLB_PROBE_MIXED)
                   if r["cell"]["program"] == program and r["entries"] is not None)  # fmt: skip
     return tuple(sorted(got.items())) or None
 

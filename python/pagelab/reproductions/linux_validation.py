@@ -60,12 +60,16 @@ def _predict(cell: dict[str, Any], memory_max: int) -> dict[str, Any]:
     from .. import linux
 
     c = grid.Cell(**cell)
-    # The TLB sizes probed on this trace (docs/readings.md `linux-tlb-reference-mix`).
-    tlb = grid.trace_tlb(c.program) or "measured"
     return linux.predict(
         c.trace, kernel=c.kernel, memory_max=memory_max, lru_gen=c.lru_gen,
-        page_cluster=c.page_cluster, zswap=c.zswap, tlb=tlb,
+        page_cluster=c.page_cluster, zswap=c.zswap, tlb=_tlb(c),
     )  # fmt: skip
+
+
+def _tlb(c: grid.Cell) -> Any:
+    """The TLB sizes probed on the cell's trace (docs/readings.md `linux-tlb-reference-mix`),
+    or the pooled default where it was never probed."""
+    return grid.trace_tlb(c.program) or "measured"
 
 
 def inside(value: float, lo: float, hi: float) -> bool:
@@ -217,7 +221,7 @@ def _periodic_flush(ctx: Context, chosen: list[dict[str, Any]]) -> None:
             pred = linux.predict(
                 cell.trace, kernel=cell.kernel, memory_max=entry["memory_max"], lru_gen=False,
                 page_cluster=cell.page_cluster, zswap=cell.zswap, periodic_flush=False,
-                tlb=grid.trace_tlb(cell.program) or "measured",
+                tlb=_tlb(cell),
             )["major_faults"]  # fmt: skip
         except PagelabError:
             continue
