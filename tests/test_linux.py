@@ -427,6 +427,26 @@ def test_predict_prints_the_memory_pressure(loop_trace):
     assert isinstance(rec["psi_some_us"], int)
 
 
+def test_the_report_page_is_a_predict_option(loop_trace):
+    """Off by default (docs/readings.md `linux-report-page`, not adopted). On, the replay holds
+    the replayer's unmapped report page: a reclaim frees it, and after the loop it is read
+    back without a fault, so pswpin is one more than the major faults, as in 6.1's kernel."""
+    for lru in ("off", "on"):
+        base = linux.predict(loop_trace, memory_max="2M", lru_gen=lru)
+        assert base == linux.predict(loop_trace, memory_max="2M", lru_gen=lru, report_page=False)
+        assert base["pswpin"] == base["major_faults"]
+        got = linux.predict(loop_trace, memory_max="2M", lru_gen=lru, report_page=True)
+        assert got["pswpin"] == got["major_faults"] + 1, lru
+        assert got["minor_faults"] == base["minor_faults"]
+    got = subprocess.run(
+        [sys.executable, "-m", "pagelab", "linux", "predict", str(loop_trace),
+         "--memory-max", "2M", "--report-page", "--format", "json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    rec = json.loads(got.stdout)
+    assert rec["pswpin"] == rec["major_faults"] + 1
+
+
 def test_the_tlb_probe_reads_the_entries_off_its_curve():
     """The replayer's probe lines (a printed guest log, measured under TCG: a TLB of 256):
     reads stay at the speed of a hit up to 256 pages and jump at 320."""

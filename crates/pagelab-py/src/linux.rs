@@ -27,7 +27,9 @@ use crate::{err, to_py};
 /// bit). `kernel_charges`: before each of these references (indices, ascending) the loop
 /// charges one page-table page to the cgroup. `exec_active_pages`: how many of the first new
 /// pages the two lists put on the active list (exec's argument page). `stat_read_at`: before
-/// this reference the counters' copies are flushed (the replayer's memory.stat read). `rseq`:
+/// this reference the counters' copies are flushed (the replayer's memory.stat read).
+/// `report_page_at`: before this reference the replayer's report writes its unmapped shmem
+/// page (`linux::report`). `rseq`:
 /// a dict of [`RseqWrites`] (`page`, `switches_per_s`, `clock`) or None (no kernel writes to the
 /// replayer's rseq area).
 /// An optional dict keyword as a `T`: None when it is missing or None.
@@ -47,7 +49,8 @@ fn optional<T: serde::de::DeserializeOwned>(
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
                     zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None,
                     kernel_charges=Vec::new(), exec_active_pages=0,
-                    stat_read_at=None, rseq=None, fault_touches=false))]
+                    stat_read_at=None, report_page_at=None, rseq=None,
+                    fault_touches=false))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -65,6 +68,7 @@ fn linux_replay(
     kernel_charges: Vec<u64>,
     exec_active_pages: u32,
     stat_read_at: Option<u64>,
+    report_page_at: Option<u64>,
     rseq: Option<&Bound<'_, PyAny>>,
     fault_touches: bool,
 ) -> PyResult<PyObject> {
@@ -83,6 +87,7 @@ fn linux_replay(
         kernel_charges,
         exec_active_pages,
         stat_read_at,
+        report_page_at,
         rseq,
     };
     if reclaim_events || fault_touches {

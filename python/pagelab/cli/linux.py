@@ -147,6 +147,14 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     help="The touch of each major fault to FILE, in the shape of `pagelab linux run "
     "--fault-log` (the replay at the TLB's first size).",
 )
+@click.option(
+    "--report-page/--no-report-page",
+    default=False,
+    show_default=True,
+    help="The replay holds the replayer's report page, the unmapped tmpfs page it writes "
+    "before its loop, which the kernel's first reclaim frees (docs/readings.md "
+    "linux-report-page: measured, not adopted).",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux

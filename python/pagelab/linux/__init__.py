@@ -129,6 +129,7 @@ def predict(
     reclaim_events: str | os.PathLike[str] | None = None,
     tlb: int | str | tuple[tuple[int, int], ...] | None = "measured",
     fault_log: str | os.PathLike[str] | None = None,
+    report_page: bool = False,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
@@ -141,7 +142,9 @@ def predict(
     at each weighted by how often), a power of two, or "none" for an accessed bit set on every
     reference; or sizes with their weights, ((256, 3), (512, 5)). `fault_log` (a path): the
     touch of each major fault written there in the shape of `run`'s (`fault_log`), of the
-    replay at the TLB's first size."""
+    replay at the TLB's first size. `report_page`: the replay holds the replayer's report page,
+    the unmapped tmpfs page it writes before its loop (docs/readings.md `linux-report-page`,
+    not adopted: off by default)."""
     from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events
@@ -153,7 +156,7 @@ def predict(
         _atomic.check_output(fault_log, inputs=[trace], option="--fault-log")
     sizes = _tlb(tlb)
     opts = model.Options(periodic_flush, reclaim_events is not None, sizes,
-                         faults=fault_log is not None)  # fmt: skip
+                         faults=fault_log is not None, report_page=report_page)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got, own = out.pop("fault_touches"), out.pop("own_faults")

@@ -14,7 +14,10 @@ Two steps, both stated and neither fitted:
      reclaim takes them first. The model starts with them charged and on the LRU, oldest. One
      of them the kernel keeps writing: its rseq area, at each of the replayer's context
      switches (`rseq_writes`: those in a reclaim from the replay's own reclaims, the others
-     at a measured rate placed on the fitted guest clock).
+     at a measured rate placed on the fitted guest clock). After them the kernel has its
+     report page, the first page of its output file in the guest's tmpfs, mapped by nothing,
+     which the first reclaim that reaches it frees (`linux/report.rs`); the replay leaves it
+     out unless `Options.report_page` (docs/readings.md `linux-report-page`, not adopted).
    memcg's per-CPU charge stock is modelled by the charge itself (`memcg::Charge`).
 2. **The model** of the kernel's reclaim (the two-list LRU or MGLRU of that kernel version,
    with its refault tracking, swap readahead and zswap) replays the same touch list under that
@@ -151,6 +154,9 @@ class Options:
     tlb: tuple[tuple[int, int], ...] | None = MEASURED_TLB
     #: Each major fault of the trace's pages as `[touch, page]` under `fault_touches`.
     faults: bool = False
+    #: The replayer's report page in the guest's tmpfs before the loop (`linux/report.rs`;
+    #: docs/readings.md `linux-report-page`, not adopted).
+    report_page: bool = False
 
 
 def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
@@ -323,6 +329,7 @@ def _replay(
             page_cluster=knobs.page_cluster, swappiness=knobs.swappiness, zswap=zswap,
             clock=law, reclaim_events=opts.events, tlb=tlb, kernel_charges=loop.charges,
             exec_active_pages=EXEC_ACTIVE_PAGES, stat_read_at=loop.replayer,
+            report_page_at=loop.replayer if opts.report_page else None,
             rseq=rseq_writes(knobs, loop.pages), fault_touches=opts.faults,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:

@@ -28,6 +28,7 @@
 //! (`memstall_swapins`); `pagelab.linux.prediction` times them with the fitted guest clock.
 
 pub mod memcg;
+mod report;
 pub mod rseq;
 pub mod tlb;
 pub mod zswap;
@@ -82,6 +83,10 @@ pub struct LinuxParams {
     /// memory.stat before its loop (`memory_stat_format` → `mem_cgroup_flush_stats`).
     #[serde(default)]
     pub stat_read_at: Option<u64>,
+    /// Before this reference the replayer's report writes the first page of its output file,
+    /// an unmapped shmem page on the cgroup's anonymous lists ([`report`]); none: no such page.
+    #[serde(default)]
+    pub report_page_at: Option<u64>,
     /// The kernel's writes to the replayer's rseq area at its context switches ([`rseq`]);
     /// none: no such writes.
     #[serde(default)]
@@ -131,6 +136,7 @@ impl Default for LinuxParams {
             kernel_charges: Vec::new(),
             exec_active_pages: 0,
             stat_read_at: None,
+            report_page_at: None,
             rseq: None,
         }
     }
@@ -232,6 +238,13 @@ impl Lists {
         match self {
             Lists::TwoList(l) => l.add(p, c),
             Lists::Mglru(l) => l.add(p, c),
+        }
+    }
+    /// A page no PTE maps, with `PG_referenced` set ([`report`]).
+    fn add_unmapped(&mut self, p: u32) {
+        match self {
+            Lists::TwoList(l) => l.add_unmapped(p),
+            Lists::Mglru(l) => l.add_unmapped(p),
         }
     }
     fn reclaim(&mut self, n: u32, out: &mut Vec<u32>, c: &mut Workingset) {
@@ -645,7 +658,8 @@ pub fn replay_recorded(
     check_frames(frames)?;
     params.check()?;
     let bound = refs.iter().map(|r| r.0 + 1).max().unwrap_or(0);
-    let mut r = Replay::new(frames, bound, params);
+    let report = params.report_page_at.map(|_| bound);
+    let mut r = Replay::new(frames, bound + u32::from(report.is_some()), params);
     match (what.events, &mut r.lists) {
         (true, Lists::TwoList(l)) => l.events.record(),
         (true, Lists::Mglru(l)) => l.events.record(),
@@ -663,16 +677,19 @@ pub fn replay_recorded(
         if params.stat_read_at == Some(i as u64) {
             r.lists.flush_stats(&r.ws);
         }
+        if let Some(page) = report.filter(|_| params.report_page_at == Some(i as u64)) {
+            r.report_written(page)?;
+        }
         let (page, write) = refs[i];
         let mut j = i + 1;
         // A run ends where a kernel page is charged or the counters are read.
-        let read = params.stat_read_at.map_or(refs.len(), |at| {
-            if at as usize > i {
-                at as usize
-            } else {
-                refs.len()
-            }
-        });
+        let read = [params.stat_read_at, params.report_page_at]
+            .into_iter()
+            .flatten()
+            .map(|at| at as usize)
+            .filter(|&at| at > i)
+            .min()
+            .unwrap_or(refs.len());
         let end = charges
             .peek()
             .map_or(refs.len(), |&&at| (at as usize).min(refs.len()))
@@ -682,6 +699,9 @@ pub fn replay_recorded(
         }
         r.reference(page, (j - i) as u32, write)?;
         i = j;
+    }
+    if let Some(page) = report {
+        r.report_read_back(page);
     }
     let events = match &mut r.lists {
         Lists::TwoList(l) => l.events.take(),

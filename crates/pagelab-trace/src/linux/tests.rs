@@ -502,3 +502,38 @@ fn the_fault_record_names_each_major_fault_s_reference() {
         }
     }
 }
+
+/// The replayer's report page (`report.rs`): written before the loop, mapped by nothing. In a
+/// loop of 150 pages in 100 frames the two lists' first reclaim scans it first (it is the
+/// oldest page) and frees it at once, where every other page is young at first sight; without
+/// it that first step frees nothing. Every series swaps it out at some reclaim and reads it
+/// back after the loop: one pswpin more than the major faults, and the page takes a frame from
+/// the loop until then.
+#[test]
+fn the_report_page_is_freed_at_its_first_scan_and_read_back_after_the_loop() {
+    let refs = writes(&(0..150).cycle().take(1500).collect::<Vec<_>>());
+    let first_step = |ev: &[ReclaimEvent]| {
+        ev.iter().find_map(|e| match e {
+            ReclaimEvent::ShrinkInactive {
+                scanned, reclaimed, ..
+            } => Some((*scanned, *reclaimed)),
+            _ => None,
+        })
+    };
+    for plain in each_series() {
+        let (kernel, lru_gen) = (plain.kernel, plain.lru_gen);
+        let p = LinuxParams {
+            report_page_at: Some(0),
+            ..plain.clone()
+        };
+        let (with, ev) = replay_with_events(&refs, 100, &p).unwrap();
+        let (without, ev0) = replay_with_events(&refs, 100, &plain).unwrap();
+        assert_eq!(with.pswpin, with.major_faults + 1, "{kernel:?} {lru_gen}");
+        assert_eq!(without.pswpin, without.major_faults, "{kernel:?} {lru_gen}");
+        assert_eq!(with.minor_faults, without.minor_faults, "no fault on it");
+        if !lru_gen {
+            assert_eq!(first_step(&ev).map(|s| s.1), Some(1), "{kernel:?}");
+            assert_eq!(first_step(&ev0).map(|s| s.1), Some(0), "{kernel:?}");
+        }
+    }
+}

@@ -224,6 +224,20 @@ impl Mglru {
         self.resident += 1;
     }
 
+    /// A new page no PTE maps, with `PG_referenced` set (the replayer's report page in tmpfs,
+    /// `linux::report`), added outside a fault: `lru_gen_add_folio` puts an anonymous-type
+    /// folio outside the swap cache in max_seq − 1. No walk or look-around finds it young.
+    pub fn add_unmapped(&mut self, page: u32) {
+        let i = page as usize;
+        self.young[i] = false;
+        self.referenced[i] = true;
+        self.workingset[i] = false;
+        self.refs[i] = 0;
+        self.shadow[i] = NO_SHADOW;
+        self.push_head(page, self.max_seq - 1);
+        self.resident += 1;
+    }
+
     /// `folio_update_gen` and `folio_inc_gen` clear `LRU_REFS_MASK` and `LRU_REFS_FLAGS`.
     fn clear_refs(&mut self, x: u32) {
         let i = x as usize;

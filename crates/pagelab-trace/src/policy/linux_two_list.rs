@@ -230,6 +230,19 @@ impl TwoList {
         self.batch_add(page, ACTIVE);
     }
 
+    /// A new page no PTE maps, with `PG_referenced` set (the replayer's report page in tmpfs,
+    /// `linux::report`): into the batch for the inactive list; not young, so its first scan
+    /// reclaims it.
+    pub fn add_unmapped(&mut self, page: u32) {
+        let i = page as usize;
+        self.young[i] = false;
+        self.referenced[i] = true;
+        self.workingset[i] = false;
+        self.shadow[i] = NO_SHADOW;
+        self.stat_updates(NEW_PAGE_UPDATES);
+        self.batch_add(page, INACTIVE);
+    }
+
     /// A new page straight onto the active list, as exec leaves its argument page (see
     /// `LinuxParams::exec_active_pages`).
     pub fn add_active(&mut self, page: u32) {
