@@ -507,8 +507,7 @@ fn the_fault_record_names_each_major_fault_s_reference() {
 /// loop of 150 pages in 100 frames the two lists' first reclaim scans it first (it is the
 /// oldest page) and frees it at once, where every other page is young at first sight; without
 /// it that first step frees nothing. Every series swaps it out at some reclaim and reads it
-/// back after the loop: one pswpin more than the major faults, and the page takes a frame from
-/// the loop until then.
+/// back after the loop: one pswpin more than the major faults, and no fault of its own.
 #[test]
 fn the_report_page_is_freed_at_its_first_scan_and_read_back_after_the_loop() {
     let refs = writes(&(0..150).cycle().take(1500).collect::<Vec<_>>());
