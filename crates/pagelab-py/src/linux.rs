@@ -29,7 +29,8 @@ use crate::{err, to_py};
 /// pages the two lists put on the active list (exec's argument page). `stat_read_at`: before
 /// this reference the counters' copies are flushed (the replayer's memory.stat read).
 /// `report_page_at`: before this reference the replayer's report writes its unmapped shmem
-/// page (`linux::report`). `rseq`:
+/// page (`linux::report`). `start_kernel_pages`: kernel pages held from the loop's start to
+/// the end of the first reclaim (`LinuxParams::start_kernel_pages`). `rseq`:
 /// a dict of [`RseqWrites`] (`page`, `switches_per_s`, `clock`) or None (no kernel writes to the
 /// replayer's rseq area).
 /// An optional dict keyword as a `T`: None when it is missing or None.
@@ -49,7 +50,7 @@ fn optional<T: serde::de::DeserializeOwned>(
 #[pyo3(signature = (trace, frames, kernel="6.1", lru_gen=false, page_cluster=0, swappiness=60,
                     zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None,
                     kernel_charges=Vec::new(), exec_active_pages=0,
-                    stat_read_at=None, report_page_at=None, rseq=None,
+                    stat_read_at=None, report_page_at=None, start_kernel_pages=0, rseq=None,
                     fault_touches=false))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
@@ -69,6 +70,7 @@ fn linux_replay(
     exec_active_pages: u32,
     stat_read_at: Option<u64>,
     report_page_at: Option<u64>,
+    start_kernel_pages: u32,
     rseq: Option<&Bound<'_, PyAny>>,
     fault_touches: bool,
 ) -> PyResult<PyObject> {
@@ -88,6 +90,7 @@ fn linux_replay(
         exec_active_pages,
         stat_read_at,
         report_page_at,
+        start_kernel_pages,
         rseq,
     };
     if reclaim_events || fault_touches {

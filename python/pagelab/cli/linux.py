@@ -155,6 +155,13 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "before its loop, which the kernel's first reclaim frees (docs/readings.md "
     "linux-report-page: measured, not adopted).",
 )
+@click.option(
+    "--start-charge/--no-start-charge",
+    default=None,
+    help="The replay holds, from its loop's start to its first reclaim, the report page and "
+    "the kernel pages the kernel's first reclaim gives back, measured (docs/readings.md "
+    "linux-start-charge: measured, not adopted; off by default).",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux

@@ -130,6 +130,7 @@ def predict(
     tlb: int | str | tuple[tuple[int, int], ...] | None = "measured",
     fault_log: str | os.PathLike[str] | None = None,
     report_page: bool = False,
+    start_charge: bool | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
@@ -144,7 +145,9 @@ def predict(
     touch of each major fault written there in the shape of `run`'s (`fault_log`), of the
     replay at the TLB's first size. `report_page`: the replay holds the replayer's report page,
     the unmapped tmpfs page it writes before its loop (docs/readings.md `linux-report-page`,
-    not adopted: off by default)."""
+    not adopted alone: off by default). `start_charge`: the replay holds that page and the
+    kernel pages the first reclaim gives back from its loop's start (`linux-start-charge`);
+    None, the default (`prediction.START_CHARGE`: off)."""
     from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events
@@ -156,7 +159,8 @@ def predict(
         _atomic.check_output(fault_log, inputs=[trace], option="--fault-log")
     sizes = _tlb(tlb)
     opts = model.Options(periodic_flush, reclaim_events is not None, sizes,
-                         faults=fault_log is not None, report_page=report_page)  # fmt: skip
+                         faults=fault_log is not None, report_page=report_page,
+                         start_charge=start_charge)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got, own = out.pop("fault_touches"), out.pop("own_faults")

@@ -51,6 +51,7 @@ class Cell:
     reclaim_events: bool = False  # the vmscan tracepoints on around the replay
     tlb_probe: bool = False  # the replayer measures the TLB's entries after its loop
     switches: bool = False  # with the vmscan tracepoints, the replayer's context switches
+    faults: bool = False  # with the vmscan tracepoints, the replayer's user page faults
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         f"CG=/sys/fs/cgroup/replay{i}; mkdir $CG",
         "sync; echo 3 > /proc/sys/vm/drop_caches",
         f"grep -E '{VMSTAT}' /proc/vmstat > /tmp/vmstat0",
-        *(reclaim_events.guest_on(cell.switches) if cell.reclaim_events else []),
+        *(reclaim_events.guest_on(cell.switches, cell.faults) if cell.reclaim_events else []),
         "sh -c 'echo $$ > '$CG'/cgroup.procs; exec /replayer "
         f"/{cell.name} {cell.pages} '$CG' {cell.memory_max}{' probe' if cell.tlb_probe else ''}'"
         " > /tmp/replay 2>&1",
@@ -188,7 +189,7 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         " [ -f $f ] && echo ${f##*/} $(cat $f); done",
         "echo '[kernel]'; echo release $(uname -r);"
         " echo mem_total_kib $(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2)",
-        *(reclaim_events.guest_dump(cell.switches) if cell.reclaim_events else []),
+        *(reclaim_events.guest_dump(cell.switches, cell.faults) if cell.reclaim_events else []),
         "rmdir $CG",
     ]
 

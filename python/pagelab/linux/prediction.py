@@ -16,8 +16,10 @@ Two steps, both stated and neither fitted:
      switches (`rseq_writes`: those in a reclaim from the replay's own reclaims, the others
      at a measured rate placed on the fitted guest clock). After them the kernel has its
      report page, the first page of its output file in the guest's tmpfs, mapped by nothing,
-     which the first reclaim that reaches it frees (`linux/report.rs`); the replay leaves it
-     out unless `Options.report_page` (docs/readings.md `linux-report-page`, not adopted).
+     which the first reclaim that reaches it frees (`linux/report.rs`), and kernel memory the
+     first reclaim gives back. The replay leaves both out unless `Options.start_charge`
+     (docs/readings.md `linux-start-charge`, measured by `start_probe`; not adopted) or, the
+     page alone, `Options.report_page` (`linux-report-page`, not adopted).
    memcg's per-CPU charge stock is modelled by the charge itself (`memcg::Charge`).
 2. **The model** of the kernel's reclaim (the two-list LRU or MGLRU of that kernel version,
    with its refault tracking, swap readahead and zswap) replays the same touch list under that
@@ -155,8 +157,12 @@ class Options:
     #: Each major fault of the trace's pages as `[touch, page]` under `fault_touches`.
     faults: bool = False
     #: The replayer's report page in the guest's tmpfs before the loop (`linux/report.rs`;
-    #: docs/readings.md `linux-report-page`, not adopted).
+    #: docs/readings.md `linux-report-page`, not adopted alone).
     report_page: bool = False
+    #: The start's charge: the report page and the kernel pages the first reclaim gives back
+    #: (`overhead.json` `start_kernel_pages`; docs/readings.md `linux-start-charge`). None:
+    #: `START_CHARGE`.
+    start_charge: bool | None = None
 
 
 def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
@@ -311,6 +317,7 @@ def _replay(
     run: tuple[int | None, Loop],
 ) -> dict[str, Any]:
     tlb_entries, loop = run
+    start = START_CHARGE if opts.start_charge is None else opts.start_charge
     zswap = None
     if knobs.zswap is not None:
         compressor, zpool, percent = knobs.zswap.split(":")
@@ -329,7 +336,8 @@ def _replay(
             page_cluster=knobs.page_cluster, swappiness=knobs.swappiness, zswap=zswap,
             clock=law, reclaim_events=opts.events, tlb=tlb, kernel_charges=loop.charges,
             exec_active_pages=EXEC_ACTIVE_PAGES, stat_read_at=loop.replayer,
-            report_page_at=loop.replayer if opts.report_page else None,
+            report_page_at=loop.replayer if opts.report_page or start else None,
+            start_kernel_pages=start_kernel_pages(knobs) if start else 0,
             rseq=rseq_writes(knobs, loop.pages), fault_touches=opts.faults,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
@@ -341,6 +349,18 @@ def _replay(
     out = dict(out)
     out.pop("references", None)
     return out
+
+
+#: Whether the replay holds the start's charge by default: no (docs/readings.md
+#: `linux-start-charge`, measured and not adopted).
+START_CHARGE = False
+
+
+def start_kernel_pages(knobs: Knobs) -> int:
+    """The kernel pages the cgroup holds at the loop's start beyond its end's, which the first
+    reclaim gives back: measured where the kernel's first reclaim runs against the replay's,
+    less the report page (`python -m pagelab.reproductions._linux_grid --probe-start`)."""
+    return int(overhead(knobs.kernel).get("start_kernel_pages", {}).get(knobs.kernel, 0))
 
 
 def compressed_bytes(compressor: str) -> int:

@@ -60,17 +60,20 @@ _SHAPE = {
 _LINE = re.compile(r"mm_vmscan_(\w+): (.*)$")
 
 
-def guest_on(switches: bool = False) -> list[str]:
+def guest_on(switches: bool = False, faults: bool = False) -> list[str]:
     """Init-script lines before the replay: a buffer large enough, the tracepoints on (with
-    `switches`, also the scheduler's `sched_switch`)."""
+    `switches`, also the scheduler's `sched_switch`; with `faults`, the user page faults'
+    `exceptions:page_fault_user`)."""
     enable = " ".join(TRACEPOINTS)
     sched = f"{TRACING}/events/sched/sched_switch/enable"
+    fault = f"{TRACING}/events/exceptions/page_fault_user/enable"
     return [
         f"[ -d {TRACING}/events/vmscan ] || fail tracing",
         f"echo 0 > {TRACING}/tracing_on; echo > {TRACING}/trace",
         f"echo 32768 > {TRACING}/buffer_size_kb || fail tracing buffer",
         f"for e in {enable}; do echo 1 > {TRACING}/events/vmscan/$e/enable || fail $e; done",
         *([f"echo 1 > {sched} || fail sched_switch"] if switches else []),
+        *([f"echo 1 > {fault} || fail page_fault_user"] if faults else []),
         f"echo 1 > {TRACING}/tracing_on",
     ]
 
@@ -80,10 +83,11 @@ def guest_off() -> list[str]:
     return [f"echo 0 > {TRACING}/tracing_on"]
 
 
-def guest_dump(switches: bool = False) -> list[str]:
+def guest_dump(switches: bool = False, faults: bool = False) -> list[str]:
     """Init-script lines that print the events (the cell's last section); with `switches`,
-    the replayer's context switches among them."""
-    pattern = "mm_vmscan_|prev_comm=replayer " if switches else "mm_vmscan_"
+    the replayer's context switches among them, with `faults` its user page faults."""
+    pattern = "mm_vmscan_" + ("|prev_comm=replayer " if switches else "")
+    pattern += "|replayer-[0-9]+ .*page_fault_user" if faults else ""
     return [f"echo '{SECTION}'", f"grep -E '{pattern}' {TRACING}/trace"]
 
 

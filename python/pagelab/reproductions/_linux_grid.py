@@ -577,12 +577,65 @@ def write_switch_sources() -> Path:
     return SWITCH_SOURCES
 
 
+START = Path(__file__).parent / "targets" / "linux-start-charge.json"
+#: Boots per series for the start's charge: each holds every program at its SWITCH_CELLS level
+#: under both lists.
+START_BOOTS = 3
+
+
+def write_start_charge(boots: int = START_BOOTS) -> Path:
+    """Where the kernel's first reclaim runs against the replay's (`pagelab.linux.start_probe`):
+    each program at its SWITCH_CELLS level, both lists, `boots` TCG boots per series; per series
+    the lower median of the written pages it came early by, which overhead.json takes, less the
+    report page, as `start_kernel_pages` (docs/readings.md `linux-start-charge`). Written to
+    START."""
+    import dataclasses
+    import statistics
+
+    from .. import _atomic
+    from ..linux import guest, instrument, kernels, start_probe
+    from ..linux import prediction as predict
+
+    runs: list[dict] = []
+    for series in KERNELS:
+        chosen = [Cell(p, lv, series, g) for p, lv in SWITCH_CELLS[: len(PROGRAMS)]
+                  for g in (False, True)]  # fmt: skip
+        jobs = jobs_for(chosen)
+        cells_ = [dataclasses.replace(instrument._cell(j, reclaim_events=True), faults=True)
+                  for j in jobs]  # fmt: skip
+        files = {f"touches-{j.touches.sha256[:16]}": j.touches.path for j in jobs}
+        for boot in range(boots):
+            texts, _wall = guest.run(guest.Boot("brd", tuple(cells_), "tcg"),
+                                     kernels.kernel(series), files)  # fmt: skip
+            for c, j, text in zip(chosen, jobs, texts, strict=True):
+                got = start_probe.early_by(text, j.knobs, j.touches)
+                runs.append({"cell": c.__dict__, "boot": boot, **got})
+    early = {k: statistics.median_low([r["early_by"] for r in runs if r["cell"]["kernel"] == k])
+             for k in KERNELS}  # fmt: skip
+    data = {
+        "about": "Where the kernel's first cgroup reclaim runs in the replayer's loop: the "
+        "written page whose charge ran it (`written`, from the replayer's user page faults "
+        "matched to the touch list beside the vmscan tracepoints) against the replay's by its "
+        "end-of-loop layout (`model_written`); early_by_pages is per series the lower median "
+        "of the difference. Made by `python -m pagelab.reproductions._linux_grid "
+        "--probe-start`.",
+        "early_by_pages": early,
+        "runs": runs,
+    }
+    _atomic.write_text(START, json.dumps(data, indent=1) + "\n")
+    over = json.loads(predict.OVERHEAD_FILE.read_text())
+    # One of them is the report page, which the replay places itself (`linux/report.rs`).
+    over["start_kernel_pages"] = {k: max(0, v - 1) for k, v in sorted(early.items())}
+    _atomic.write_text(predict.OVERHEAD_FILE, json.dumps(over, indent=1) + "\n")
+    return START
+
+
 def main(argv: list[str] | None = None) -> None:
     """`python -m pagelab.reproductions._linux_grid [KERNEL ...] [--measure-only | --fit-clock |
     --measure-report | --measure-switches | --probe-tlb | --probe-tlb-patterns |
-    --probe-tlb-mixed] [--repeats N]`: with no option, every cell measured (N runs each, default
-    REPEATS; about an hour per five runs a cell not yet in the store) and the stored reference
-    rewritten."""
+    --probe-tlb-mixed | --probe-start] [--repeats N]`: with no option, every cell measured (N
+    runs each, default REPEATS; about an hour per five runs a cell not yet in the store) and the
+    stored reference rewritten."""
     import argparse
 
     from .. import progress
@@ -608,6 +661,7 @@ def main(argv: list[str] | None = None) -> None:
         "--probe-tlb": "probe the guest TLB's size on the programs' cells",
         "--probe-tlb-patterns": "probe it on the patterns' cells",
         "--probe-tlb-mixed": "probe it on both, booted together as the reference was",
+        "--probe-start": "place the kernel's first reclaim against the replay's",
     }
     for flag, text in flags.items():
         what.add_argument(flag, action="store_true", help=text)
@@ -623,6 +677,8 @@ def main(argv: list[str] | None = None) -> None:
         print(write_context_switches())
     elif a.measure_switch_sources:
         print(write_switch_sources())
+    elif a.probe_start:
+        print(write_start_charge())
     elif a.probe_tlb or a.probe_tlb_patterns or a.probe_tlb_mixed:
         kind = "pattern" if a.probe_tlb_patterns else "mixed" if a.probe_tlb_mixed else "program"
         print(write_tlb_probe(kind))

@@ -87,6 +87,12 @@ pub struct LinuxParams {
     /// an unmapped shmem page on the cgroup's anonymous lists ([`report`]); none: no such page.
     #[serde(default)]
     pub report_page_at: Option<u64>,
+    /// Kernel pages the cgroup holds when the loop starts (before `stat_read_at`, else the
+    /// first reference) beyond what it holds at the loop's end, given back when the first
+    /// reclaim ends (docs/readings.md `linux-start-charge`: measured where the kernel's first
+    /// reclaim runs; which kernel objects they are is not known).
+    #[serde(default)]
+    pub start_kernel_pages: u32,
     /// The kernel's writes to the replayer's rseq area at its context switches ([`rseq`]);
     /// none: no such writes.
     #[serde(default)]
@@ -137,6 +143,7 @@ impl Default for LinuxParams {
             exec_active_pages: 0,
             stat_read_at: None,
             report_page_at: None,
+            start_kernel_pages: 0,
             rseq: None,
         }
     }
@@ -308,8 +315,11 @@ struct Replay {
     ws: Workingset,
     victims: Vec<u32>,
     tlb: Option<tlb::Tlb>,
-    /// Page-table pages the loop charged to the cgroup [pages].
+    /// Page-table pages the loop charged to the cgroup, and the start's kernel pages while
+    /// they are held [pages].
     kernel_pages: u32,
+    /// The start's kernel pages still held: given back when the first reclaim ends.
+    start_pages: u32,
     /// New pages still to go onto the active list as exec's argument page did.
     exec_active: u32,
     is_6_12: bool,
@@ -350,6 +360,7 @@ impl Replay {
             victims: Vec::new(),
             tlb: p.tlb.map(tlb::Tlb::new),
             kernel_pages: 0,
+            start_pages: 0,
             exec_active: p.exec_active_pages,
             is_6_12: p.kernel == Kernel::V6_12,
             clock: p.clock,
@@ -520,6 +531,16 @@ impl Replay {
         Ok(())
     }
 
+    /// The start's kernel pages ([`LinuxParams::start_kernel_pages`]), charged one by one as
+    /// a page table is.
+    fn charge_start_pages(&mut self, n: u32) -> Result<(), TraceError> {
+        for _ in 0..n {
+            self.charge_kernel_page()?;
+            self.start_pages += 1;
+        }
+        Ok(())
+    }
+
     /// `try_charge_memcg`'s loop: `charge` (with the kernel memory charged so far) until it
     /// fits, reclaiming between tries, up to `MAX_RECLAIM_RETRIES` = 16 times.
     fn charge_reclaiming(
@@ -555,6 +576,7 @@ impl Replay {
         let works = self.lists.vmpressure_works();
         self.lists
             .reclaim(memcg::SWAP_CLUSTER_MAX, &mut out, &mut self.ws);
+        self.kernel_pages -= std::mem::take(&mut self.start_pages);
         self.switched_in_reclaim |= self.lists.vmpressure_works() > works;
         for &v in &out {
             if let Some(t) = self.tlb.as_mut() {
@@ -669,10 +691,14 @@ pub fn replay_recorded(
         r.faults = Some(Vec::new());
     }
     let mut charges = params.kernel_charges.iter().peekable();
+    let start_at = params.stat_read_at.unwrap_or(0);
     let mut i = 0;
     while i < refs.len() {
         while charges.next_if(|&&at| at <= i as u64).is_some() {
             r.charge_kernel_page()?;
+        }
+        if i as u64 == start_at {
+            r.charge_start_pages(params.start_kernel_pages)?;
         }
         if params.stat_read_at == Some(i as u64) {
             r.lists.flush_stats(&r.ws);

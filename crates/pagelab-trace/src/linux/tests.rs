@@ -536,3 +536,35 @@ fn the_report_page_is_freed_at_its_first_scan_and_read_back_after_the_loop() {
         }
     }
 }
+
+/// The start's kernel pages take frames until the first reclaim ends, then give them back:
+/// with three of them in 100 frames, new pages written once reclaim first at the 98th page
+/// (at the 101st without), and after that reclaim the pages it freed and the three fit.
+#[test]
+fn the_start_s_kernel_pages_are_given_back_by_the_first_reclaim() {
+    let refs = writes(&(0..400).collect::<Vec<_>>());
+    let reclaims = |n: usize, p: &LinuxParams| replay(&refs[..n], 100, p).unwrap().reclaims;
+    let first_freed = |n: usize, p: &LinuxParams| {
+        let (_, ev) = replay_with_events(&refs[..n], 100, p).unwrap();
+        ev.iter()
+            .find_map(|e| match e {
+                ReclaimEvent::ReclaimEnd { reclaimed } => Some(*reclaimed as usize),
+                _ => None,
+            })
+            .unwrap()
+    };
+    for plain in each_series() {
+        for start in [0u32, 3] {
+            let p = LinuxParams {
+                start_kernel_pages: start,
+                ..plain.clone()
+            };
+            let s = start as usize;
+            let at = |k: u64| (1..=refs.len()).find(|&n| reclaims(n, &p) >= k).unwrap();
+            let (one, two) = (at(1), at(2));
+            let what = format!("{:?} lru_gen {} start {start}", p.kernel, p.lru_gen);
+            assert_eq!(one, 101 - s, "{what}");
+            assert_eq!(two - one, first_freed(one, &p) + s, "{what}");
+        }
+    }
+}
