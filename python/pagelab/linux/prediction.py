@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from .. import _core
 from ..errors import PagelabError
 from .knobs import Knobs
@@ -163,6 +164,23 @@ class Options:
     #: (`overhead.json` `start_kernel_pages`; docs/readings.md `linux-start-charge`). None:
     #: `START_CHARGE`.
     start_charge: bool | None = None
+    #: The trace mapping's page tables charged at the loop's first touch in each 2 MiB
+    #: (`mapping_tables`) rather than before it (docs/readings.md `linux-mapping-tables`).
+    #: None: `MAPPING_TABLES`.
+    mapping_tables: bool | None = None
+
+
+def mapping_tables(pages: list[int], npages: int) -> list[int]:
+    """Before which touches the replayer's loop charges the trace mapping's page-table pages:
+    the mapping is anonymous and untouched before the loop, so the first fault in each 2 MiB
+    of it allocates that span's PTE page (mm/memory.c `do_anonymous_page` → `pte_alloc` →
+    `pte_alloc_one`, `GFP_PGTABLE_USER` with `__GFP_ACCOUNT`), charged to the cgroup. The
+    mapping ends where the touch list begins (mapped top-down below it), which
+    `touch_list_tables` reads as the middle of its 2 MiB, so the mapping's first page sits
+    `(256 - npages) mod 512` pages into its own."""
+    slot = (TABLE_SPAN // 2 // PAGE - npages) % PTES_PER_PAGE
+    spans = (np.asarray(pages, dtype=np.int64) + slot) // PTES_PER_PAGE
+    return sorted(int(i) for i in np.unique(spans, return_index=True)[1])
 
 
 def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
@@ -171,11 +189,18 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     replay at the TLB's first size."""
     limit, replayer = layout(knobs, touches.pages)
     own = [(touches.pages + i, True) for i in range(replayer)]
-    pairs = own + touch_pairs(touches)
+    listed = touch_pairs(touches)
+    pairs = own + listed
     # The touch list's tables: the first before the replayer's own pages, the others at their
     # entries, after them.
     tables = touch_list_tables(touches.touches)
     charges = [0] + [replayer + k for k in tables[1:]]
+    frames = limit
+    if MAPPING_TABLES if opts.mapping_tables is None else opts.mapping_tables:
+        # The mapping's tables as the loop takes them, not before it: the limit gives them back.
+        limit += math.ceil(touches.pages / PTES_PER_PAGE)
+        mapped = mapping_tables([p for p, _ in listed], touches.pages)
+        charges = sorted(charges + [replayer + k for k in mapped])
     sizes = [(None, 1)] if opts.tlb is None else list(opts.tlb)
     if opts.events or opts.faults:
         sizes = sizes[:1]  # the steps of one replay: the TLB's first size
@@ -187,7 +212,7 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
         counters["fault_touches"] = [[t, p] for t, p in got if p < touches.pages]
         # The replayer's own pages (its rseq area), at the touch whose fault brought them back.
         counters["own_faults"] = [max(t, 0) for t, p in got if p >= touches.pages]
-    counters["frames"] = limit - replayer
+    counters["frames"] = frames - replayer
     counters["overhead_pages"] = knobs.memory_max // PAGE - counters["frames"]
     counters.update(psi(counters, knobs))
     return {
@@ -354,6 +379,9 @@ def _replay(
 #: Whether the replay holds the start's charge by default: no (docs/readings.md
 #: `linux-start-charge`, measured and not adopted).
 START_CHARGE = False
+#: Whether the trace mapping's page tables are charged as the loop takes them
+#: (`Options.mapping_tables`).
+MAPPING_TABLES = False
 
 
 def start_kernel_pages(knobs: Knobs) -> int:
