@@ -162,6 +162,13 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "the kernel pages the kernel's first reclaim gives back, measured (docs/readings.md "
     "linux-start-charge: measured, not adopted; off by default).",
 )
+@click.option(
+    "--mapping-tables/--no-mapping-tables",
+    default=None,
+    help="The trace mapping's page tables charged as the loop first touches each 2 MiB of it, "
+    "as the kernel charges them, not before the loop (docs/readings.md linux-mapping-tables: "
+    "not adopted; off by default).",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux

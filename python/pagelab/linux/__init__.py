@@ -131,6 +131,7 @@ def predict(
     fault_log: str | os.PathLike[str] | None = None,
     report_page: bool = False,
     start_charge: bool | None = None,
+    mapping_tables: bool | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
@@ -147,7 +148,9 @@ def predict(
     the unmapped tmpfs page it writes before its loop (docs/readings.md `linux-report-page`,
     not adopted alone: off by default). `start_charge`: the replay holds that page and the
     kernel pages the first reclaim gives back from its loop's start (`linux-start-charge`);
-    None, the default (`prediction.START_CHARGE`: off)."""
+    None, the default (`prediction.START_CHARGE`: off). `mapping_tables`: the trace mapping's
+    page tables charged as the loop first touches each 2 MiB of it, not before the loop
+    (`linux-mapping-tables`); None, the default (`prediction.MAPPING_TABLES`: off)."""
     from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events
@@ -160,7 +163,7 @@ def predict(
     sizes = _tlb(tlb)
     opts = model.Options(periodic_flush, reclaim_events is not None, sizes,
                          faults=fault_log is not None, report_page=report_page,
-                         start_charge=start_charge)  # fmt: skip
+                         start_charge=start_charge, mapping_tables=mapping_tables)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got, own = out.pop("fault_touches"), out.pop("own_faults")

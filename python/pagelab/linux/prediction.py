@@ -6,9 +6,11 @@ Two steps, both stated and neither fitted:
    grid's runs) and of two kinds:
    - the kernel's part, never reclaimed from the cgroup: slab, kernel stack and the page tables,
      a constant per kernel plus the trace mapping's own tables, one page per 512 pages (x86-64:
-     a page-table page maps 2 MiB). memory.max less this is the model's limit. The touch list's
-     own tables are charged as the loop reads into each 2 MiB of it (`touch_list_tables`), so
-     they take frames from the replay as it goes.
+     a page-table page maps 2 MiB; charged before the loop, or with `Options.mapping_tables`
+     as the loop first touches each 2 MiB, as the kernel charges them: docs/readings.md
+     `linux-mapping-tables-end`, not adopted). memory.max less this is the model's limit.
+     The touch list's own tables are charged as the loop reads into each 2 MiB of it
+     (`touch_list_tables`), so they take frames from the replay as it goes.
    - the replayer's own anonymous pages (its heap, stack and data, charged before the loop):
      they sit on the same LRU as the trace's pages and the loop never touches them, so the
      reclaim takes them first. The model starts with them charged and on the LRU, oldest. One
@@ -53,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from .. import _core
 from ..errors import PagelabError
 from .knobs import Knobs
@@ -183,28 +186,38 @@ def mapping_tables(pages: list[int], npages: int) -> list[int]:
     return sorted(int(i) for i in np.unique(spans, return_index=True)[1])
 
 
-def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
-    """The model's counters for one cell, in the instrument's record shape; with
-    `opts.events`, each reclaim step under `events` (`pagelab.linux.reclaim_events`) of the
-    replay at the TLB's first size."""
+def loop_layout(
+    touches: Touches, knobs: Knobs, opts: Options, pages: list[int]
+) -> tuple[int, Loop]:
+    """The replay's limit [pages] and its loop (`Loop`) for the trace's touched `pages`, in
+    order: the kernel pages charged before it are the limit's, those charged as it goes are
+    `Loop.charges`."""
     limit, replayer = layout(knobs, touches.pages)
-    own = [(touches.pages + i, True) for i in range(replayer)]
-    listed = touch_pairs(touches)
-    pairs = own + listed
     # The touch list's tables: the first before the replayer's own pages, the others at their
     # entries, after them.
     tables = touch_list_tables(touches.touches)
     charges = [0] + [replayer + k for k in tables[1:]]
-    frames = limit
     if MAPPING_TABLES if opts.mapping_tables is None else opts.mapping_tables:
-        # The mapping's tables as the loop takes them, not before it: the limit gives them back.
-        limit += math.ceil(touches.pages / PTES_PER_PAGE)
-        mapped = mapping_tables([p for p, _ in listed], touches.pages)
+        # The mapping's tables as the loop takes them, not before it: the limit gives back as
+        # many as it will take, so the loop's end holds what `overhead.json` measured.
+        mapped = mapping_tables(pages, touches.pages)
+        limit += len(mapped)
         charges = sorted(charges + [replayer + k for k in mapped])
+    return limit, Loop(charges, replayer, touches.pages)
+
+
+def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
+    """The model's counters for one cell, in the instrument's record shape; with
+    `opts.events`, each reclaim step under `events` (`pagelab.linux.reclaim_events`) of the
+    replay at the TLB's first size."""
+    listed = touch_pairs(touches)
+    limit, loop = loop_layout(touches, knobs, opts, [p for p, _ in listed])
+    replayer = loop.replayer
+    frames = layout(knobs, touches.pages)[0]
+    pairs = [(touches.pages + i, True) for i in range(replayer)] + listed
     sizes = [(None, 1)] if opts.tlb is None else list(opts.tlb)
     if opts.events or opts.faults:
         sizes = sizes[:1]  # the steps of one replay: the TLB's first size
-    loop = Loop(charges, replayer, touches.pages)
     counters = _mixed([(_model(pairs, limit, knobs, opts, n, loop), w) for n, w in sizes])
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     if opts.faults:

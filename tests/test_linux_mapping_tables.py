@@ -1,0 +1,85 @@
+"""The trace mapping's page tables charged as the loop takes them (docs/readings.md
+`linux-mapping-tables`): where each is charged, what the limit gives back, and the first
+reclaim it moves."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+
+from pagelab import linux
+from pagelab.linux import prediction
+from pagelab.linux.touches import prepare
+
+
+def test_each_2_mib_of_the_mapping_is_charged_at_its_first_touch():
+    """1,200 pages: the mapping ends where the touch list begins, read as the middle of its
+    2 MiB, so its first page is (256 - 1200) mod 512 = 80 pages into a table: the tables
+    cover pages 0-431, 432-943 and 944-1199, charged at their first touches."""
+    assert prediction.mapping_tables(list(range(1200)), 1200) == [0, 432, 944]
+    backwards = list(range(1199, -1, -1))
+    assert prediction.mapping_tables(backwards, 1200) == [0, 1199 - 943, 1199 - 431]
+    # A mapping of 278 pages at the middle offset spans two tables (490 pages into the first).
+    assert prediction.mapping_tables(list(range(278)) * 2, 278) == [0, 22]
+
+
+def _trace(tmp_path, pages: list[int]):
+    path = tmp_path / "t.u64"
+    np.array(pages, dtype=np.uint64).tofile(path)
+    return path
+
+
+def test_the_limit_gives_back_the_tables_the_loop_takes(tmp_path):
+    """Off: the tables are in the limit. On: the limit holds as many more as the loop will
+    charge, each charged at its first touch after the replayer's own pages; the loop's end is
+    the same (`frames`)."""
+    pages = list(range(1200)) * 2
+    path = _trace(tmp_path, pages)
+    touches = prepare(path)
+    knobs = linux.make_knobs("6.1", "8M", "off")
+    off_limit, off = prediction.loop_layout(
+        touches, knobs, prediction.Options(mapping_tables=False), pages
+    )
+    on_limit, on = prediction.loop_layout(
+        touches, knobs, prediction.Options(mapping_tables=True), pages
+    )
+    assert on_limit == off_limit + 3
+    assert sorted(set(on.charges) - set(off.charges)) == [on.replayer + k for k in (0, 432, 944)]
+    a = linux.predict(path, memory_max="8M", tlb="none", mapping_tables=False)
+    b = linux.predict(path, memory_max="8M", tlb="none", mapping_tables=True)
+    assert a["frames"] == b["frames"]
+
+
+def test_the_first_reclaim_comes_later_by_the_tables_not_yet_taken(tmp_path):
+    """600 pages written in order span two tables (the second from page 344). With room for
+    100 of them by the loop's end, the 100th page's charge runs the first reclaim when both
+    tables are charged before the loop, which evicts page 0, so touching it again right after
+    is a major fault. Charged as taken, the second is not charged yet: the reclaim comes a
+    page later and page 0 is still resident."""
+    data = prediction.overhead("6.1")
+    room = 100
+    kernel = data["kernel_base_pages"]["6.1"] + 2
+    mm = (kernel + data["replayer_anon_pages"]["6.1"] + room) * 4096
+    path = _trace(tmp_path, list(range(room)) + [0] + list(range(room, 600)))
+    for on, faults in ((False, [[room, 0]]), (True, [])):
+        log = tmp_path / f"f{on}.json"
+        got = linux.predict(path, memory_max=mm, tlb="none", mapping_tables=on, fault_log=log)
+        assert json.loads(log.read_text())["faults"] == faults, on
+        assert got["frames"] == room
+
+
+def test_the_mapping_tables_are_a_predict_option_off_by_default(tmp_path):
+    path = _trace(tmp_path, list(range(700)) * 2)
+    base = linux.predict(path, memory_max="1M", tlb="none")
+    assert base == linux.predict(path, memory_max="1M", tlb="none", mapping_tables=False)
+    got = subprocess.run(
+        [sys.executable, "-m", "pagelab", "linux", "predict", str(path), "--memory-max", "1M",
+         "--tlb", "none", "--mapping-tables", "--format", "json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    on = json.loads(got.stdout)
+    assert on == linux.predict(path, memory_max="1M", tlb="none", mapping_tables=True)
+    assert on != base
