@@ -83,3 +83,34 @@ def test_the_mapping_tables_are_a_predict_option_off_by_default(tmp_path):
     on = json.loads(got.stdout)
     assert on == linux.predict(path, memory_max="1M", tlb="none", mapping_tables=True)
     assert on != base
+
+
+def test_the_list_s_start_places_both_lists_of_tables():
+    """The touch list `slot` pages into its 2 MiB takes its second table after 512 - slot
+    pages of itself (the 24-byte header first, 4 bytes an entry), and the trace mapping, which
+    ends where the list begins, starts (slot - pages) mod 512 pages into its own."""
+    assert prediction.touch_list_tables(1_000_000) == [0, 262_138, 786_426]
+    assert prediction.touch_list_tables(1_000_000, 461)[:2] == [0, (51 * 4096 - 24 + 3) // 4]
+    # 1,200 pages ending at slot 51: 387 pages into the first table.
+    assert prediction.mapping_tables(list(range(1200)), 1200, 51) == [0, 125, 637, 1149]
+
+
+def test_the_draws_prediction_is_the_median_of_its_draws(tmp_path):
+    """Under MGLRU (no flusher phase) the prediction with the draws is the replay whose major
+    faults are the median of the five, one at each slot with the mapping's tables as taken."""
+    pages = [p for _ in range(6) for p in range(900)] + [p % 97 for p in range(4000)]
+    path = _trace(tmp_path, pages)
+    touches = prepare(path)
+    knobs = linux.make_knobs("6.1", "2M", "on")
+    opts = prediction.Options(tlb=None, aslr_draws=True)
+    listed = prediction.touch_pairs(touches)
+    pairs = [(touches.pages + i, True) for i in range(16)] + listed
+    runs = []
+    for slot in prediction.ASLR_SLOTS:
+        limit, loop = prediction.loop_layout(touches, knobs, opts, [p for p, _ in listed], slot)
+        assert loop.replayer == 16
+        runs.append(prediction._replay(pairs, limit, knobs, None, opts, (None, loop)))
+    faults = sorted(r["major_faults"] for r in runs)
+    got = linux.predict(path, memory_max="2M", lru_gen="on", tlb="none", aslr_draws=True)
+    assert got["major_faults"] == faults[2]
+    assert len(set(faults)) > 1, "the draws differ on this trace"

@@ -169,6 +169,13 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "as the kernel charges them, not before the loop (docs/readings.md linux-mapping-tables: "
     "not adopted; off by default).",
 )
+@click.option(
+    "--aslr-draws/--no-aslr-draws",
+    default=None,
+    help="The mapping's tables as taken, with the touch list's start in its 2 MiB (placed by "
+    "ASLR) drawn at five slots: the replay whose major faults are the median of the draws "
+    "(docs/readings.md linux-aslr-draws: not adopted; off by default).",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux

@@ -132,6 +132,7 @@ def predict(
     report_page: bool = False,
     start_charge: bool | None = None,
     mapping_tables: bool | None = None,
+    aslr_draws: bool | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
@@ -150,7 +151,10 @@ def predict(
     kernel pages the first reclaim gives back from its loop's start (`linux-start-charge`);
     None, the default (`prediction.START_CHARGE`: off). `mapping_tables`: the trace mapping's
     page tables charged as the loop first touches each 2 MiB of it, not before the loop
-    (`linux-mapping-tables`); None, the default (`prediction.MAPPING_TABLES`: off)."""
+    (`linux-mapping-tables`); None, the default (`prediction.MAPPING_TABLES`: off).
+    `aslr_draws`: those tables, with the touch list's start in its 2 MiB drawn at five slots and
+    the median over the draws (`linux-aslr-draws`); None, the default (`prediction.ASLR_DRAWS`:
+    off)."""
     from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events
@@ -163,7 +167,8 @@ def predict(
     sizes = _tlb(tlb)
     opts = model.Options(periodic_flush, reclaim_events is not None, sizes,
                          faults=fault_log is not None, report_page=report_page,
-                         start_charge=start_charge, mapping_tables=mapping_tables)  # fmt: skip
+                         start_charge=start_charge, mapping_tables=mapping_tables,
+                         aslr_draws=aslr_draws)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got, own = out.pop("fault_touches"), out.pop("own_faults")

@@ -101,16 +101,23 @@ TABLE_SPAN = PTES_PER_PAGE * PAGE
 TOUCH_HEADER = 24
 
 
-def touch_list_tables(entries: int) -> list[int]:
+#: Where the touch list starts in its 2 MiB [pages], as the replay reads it: the middle.
+LIST_SLOT = PTES_PER_PAGE // 2
+#: The starts `Options.aslr_draws` draws (docs/readings.md `linux-aslr-draws`): five evenly
+#: spaced slots of the 512.
+ASLR_SLOTS = (51, 154, 256, 358, 461)
+
+
+def touch_list_tables(entries: int, slot: int = LIST_SLOT) -> list[int]:
     """Before which of the touch list's entries the replayer's loop charges a page-table page:
     the loop reads the list through a file mapping, and each 2 MiB of it that it enters takes
     a PTE page, charged to the cgroup (`pte_alloc_one`, `GFP_PGTABLE_USER`). The first is
     taken by reading the header, before the loop (entry 0 here). Where the mapping starts in
-    its 2 MiB is random (ASLR places mmap at a random page); it is read as the middle, so the
-    second page is taken after 1 MiB of the list, then one each 2 MiB."""
+    its 2 MiB is random (ASLR places mmap at a random page): `slot` pages into it, read as the
+    middle, so the second page is taken after 1 MiB of the list, then one each 2 MiB."""
     end = TOUCH_HEADER + 4 * entries
     out = [0]
-    edge = TABLE_SPAN // 2
+    edge = (PTES_PER_PAGE - slot) * PAGE
     while edge < end:
         out.append(max(0, (edge - TOUCH_HEADER + 3) // 4))
         edge += TABLE_SPAN
@@ -171,39 +178,53 @@ class Options:
     #: (`mapping_tables`) rather than before it (docs/readings.md `linux-mapping-tables`).
     #: None: `MAPPING_TABLES`.
     mapping_tables: bool | None = None
+    #: The touch list's start in its 2 MiB drawn at `ASLR_SLOTS`, with the mapping's tables
+    #: charged as taken; the median over the draws (docs/readings.md `linux-aslr-draws`).
+    #: None: `ASLR_DRAWS`.
+    aslr_draws: bool | None = None
 
 
-def mapping_tables(pages: list[int], npages: int) -> list[int]:
+def mapping_tables(pages: list[int], npages: int, slot: int = LIST_SLOT) -> list[int]:
     """Before which touches the replayer's loop charges the trace mapping's page-table pages:
     the mapping is anonymous and untouched before the loop, so the first fault in each 2 MiB
     of it allocates that span's PTE page (mm/memory.c `do_anonymous_page` → `pte_alloc` →
     `pte_alloc_one`, `GFP_PGTABLE_USER` with `__GFP_ACCOUNT`), charged to the cgroup. The
     mapping ends where the touch list begins (mapped top-down below it), which
-    `touch_list_tables` reads as the middle of its 2 MiB, so the mapping's first page sits
-    `(256 - npages) mod 512` pages into its own."""
-    slot = (TABLE_SPAN // 2 // PAGE - npages) % PTES_PER_PAGE
-    spans = (np.asarray(pages, dtype=np.int64) + slot) // PTES_PER_PAGE
+    `touch_list_tables` reads as `slot` pages into its 2 MiB (the middle), so the mapping's
+    first page sits `(slot - npages) mod 512` pages into its own."""
+    first = (slot - npages) % PTES_PER_PAGE
+    spans = (np.asarray(pages, dtype=np.int64) + first) // PTES_PER_PAGE
     return sorted(int(i) for i in np.unique(spans, return_index=True)[1])
 
 
 def loop_layout(
-    touches: Touches, knobs: Knobs, opts: Options, pages: list[int]
+    touches: Touches, knobs: Knobs, opts: Options, pages: list[int], slot: int = LIST_SLOT
 ) -> tuple[int, Loop]:
     """The replay's limit [pages] and its loop (`Loop`) for the trace's touched `pages`, in
-    order: the kernel pages charged before it are the limit's, those charged as it goes are
-    `Loop.charges`."""
+    order, with the touch list `slot` pages into its 2 MiB: the kernel pages charged before it
+    are the limit's, those charged as it goes are `Loop.charges`."""
     limit, replayer = layout(knobs, touches.pages)
     # The touch list's tables: the first before the replayer's own pages, the others at their
     # entries, after them.
-    tables = touch_list_tables(touches.touches)
+    tables = touch_list_tables(touches.touches, slot)
     charges = [0] + [replayer + k for k in tables[1:]]
-    if MAPPING_TABLES if opts.mapping_tables is None else opts.mapping_tables:
+    if _mapping_tables(opts):
         # The mapping's tables as the loop takes them, not before it: the limit gives back as
         # many as it will take, so the loop's end holds what `overhead.json` measured.
-        mapped = mapping_tables(pages, touches.pages)
+        mapped = mapping_tables(pages, touches.pages, slot)
         limit += len(mapped)
         charges = sorted(charges + [replayer + k for k in mapped])
     return limit, Loop(charges, replayer, touches.pages)
+
+
+def _mapping_tables(opts: Options) -> bool:
+    """The mapping's tables charged as taken: asked for, or drawn with the list's start."""
+    on = MAPPING_TABLES if opts.mapping_tables is None else opts.mapping_tables
+    return on or _aslr_draws(opts)
+
+
+def _aslr_draws(opts: Options) -> bool:
+    return ASLR_DRAWS if opts.aslr_draws is None else opts.aslr_draws
 
 
 def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
@@ -211,14 +232,16 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     `opts.events`, each reclaim step under `events` (`pagelab.linux.reclaim_events`) of the
     replay at the TLB's first size."""
     listed = touch_pairs(touches)
-    limit, loop = loop_layout(touches, knobs, opts, [p for p, _ in listed])
-    replayer = loop.replayer
+    slots = ASLR_SLOTS if _aslr_draws(opts) else (LIST_SLOT,)
+    touched = [p for p, _ in listed]
+    draws = [loop_layout(touches, knobs, opts, touched, slot) for slot in slots]
+    replayer = draws[0][1].replayer
     frames = layout(knobs, touches.pages)[0]
     pairs = [(touches.pages + i, True) for i in range(replayer)] + listed
     sizes = [(None, 1)] if opts.tlb is None else list(opts.tlb)
     if opts.events or opts.faults:
         sizes = sizes[:1]  # the steps of one replay: the TLB's first size
-    counters = _mixed([(_model(pairs, limit, knobs, opts, n, loop), w) for n, w in sizes])
+    counters = _mixed([(_model(pairs, draws, knobs, opts, n), w) for n, w in sizes])
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     if opts.faults:
         got = [(at - replayer, page) for at, page in counters["fault_touches"]]
@@ -304,22 +327,24 @@ def _mixed(runs: list[tuple[dict[str, Any], int]]) -> dict[str, Any]:
 
 def _model(
     pairs: list[tuple[int, bool]],
-    frames: int,
+    draws: list[tuple[int, Loop]],
     knobs: Knobs,
     opts: Options,
     tlb: int | None,
-    loop: Loop,
 ) -> dict[str, Any]:
-    """The model's counters with a TLB of `tlb` entries and the replayer's loop as `loop`;
-    with the periodic flusher, the median over its `PHASES`."""
+    """The model's counters with a TLB of `tlb` entries, each draw of the replayer's layout a
+    (limit, loop); the median over the draws, or with the periodic flusher over its `PHASES`,
+    the k-th phase with the k-th draw (cycling)."""
     flush = PERIODIC_FLUSH[knobs.kernel] if opts.periodic_flush is None else opts.periodic_flush
     law = clock(knobs.kernel) if flush and not knobs.lru_gen else None
     if law is None:
-        return _replay(pairs, frames, knobs, None, opts, (tlb, loop))
-    runs = [
-        _replay(pairs, frames, knobs, {**law, "phase_s": 2.0 * share}, opts, (tlb, loop))
-        for share in PHASES
-    ]  # fmt: skip
+        runs = [_replay(pairs, limit, knobs, None, opts, (tlb, loop)) for limit, loop in draws]
+    else:
+        runs = []
+        for k, share in enumerate(PHASES):
+            limit, loop = draws[k % len(draws)]
+            phase = {**law, "phase_s": 2.0 * share}
+            runs.append(_replay(pairs, limit, knobs, phase, opts, (tlb, loop)))
     runs.sort(key=lambda r: r["major_faults"])
     return runs[len(runs) // 2]
 
@@ -395,6 +420,8 @@ START_CHARGE = False
 #: Whether the trace mapping's page tables are charged as the loop takes them
 #: (`Options.mapping_tables`).
 MAPPING_TABLES = False
+#: Whether the replayer's layout is drawn at `ASLR_SLOTS` (`Options.aslr_draws`).
+ASLR_DRAWS = False
 
 
 def start_kernel_pages(knobs: Knobs) -> int:
