@@ -133,7 +133,29 @@ fn linux_replay(
     to_py(py, &counters)
 }
 
+/// The accessed bit each test of a recorded kernel run reads under a TLB (`tlb`, a dict of
+/// [`TlbParams`]): `steps` in the kernel's order, each `(kind, page, faulted)` with kind 0 a
+/// touch of the loop (`faulted`: a not-present fault), 1 a test of the bit, 2 an eviction.
+#[pyfunction]
+fn linux_tlb_bits(steps: Vec<(u8, u32, bool)>, tlb: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+    use linux::tlb::Recorded;
+    let params: TlbParams = optional(Some(tlb), "tlb")?.unwrap_or(TlbParams::QEMU_TCG);
+    let steps = steps
+        .into_iter()
+        .map(|(kind, page, faulted)| match kind {
+            0 => Ok(Recorded::Touch { page, faulted }),
+            1 => Ok(Recorded::Test { page }),
+            2 => Ok(Recorded::Evict { page }),
+            k => Err(err(format!(
+                "steps: kind {k}: expected 0 (touch), 1 (test) or 2 (evict)"
+            ))),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    linux::tlb::recorded_bits(params, &steps).map_err(err)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(linux_replay, m)?)?;
+    m.add_function(wrap_pyfunction!(linux_tlb_bits, m)?)?;
     Ok(())
 }

@@ -52,6 +52,7 @@ class Cell:
     tlb_probe: bool = False  # the replayer measures the TLB's entries after its loop
     switches: bool = False  # with the vmscan tracepoints, the replayer's context switches
     faults: bool = False  # with the vmscan tracepoints, the replayer's user page faults
+    young: bool = False  # with them, those faults and the accessed bit's tests (kprobes)
 
 
 @dataclass(frozen=True)
@@ -172,7 +173,11 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         f"CG=/sys/fs/cgroup/replay{i}; mkdir $CG",
         "sync; echo 3 > /proc/sys/vm/drop_caches",
         f"grep -E '{VMSTAT}' /proc/vmstat > /tmp/vmstat0",
-        *(reclaim_events.guest_on(cell.switches, cell.faults) if cell.reclaim_events else []),
+        *(
+            reclaim_events.guest_on(cell.switches, cell.faults, cell.young)
+            if cell.reclaim_events
+            else []
+        ),
         "sh -c 'echo $$ > '$CG'/cgroup.procs; exec /replayer "
         f"/{cell.name} {cell.pages} '$CG' {cell.memory_max}{' probe' if cell.tlb_probe else ''}'"
         " > /tmp/replay 2>&1",
@@ -189,7 +194,11 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         " [ -f $f ] && echo ${f##*/} $(cat $f); done",
         "echo '[kernel]'; echo release $(uname -r);"
         " echo mem_total_kib $(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2)",
-        *(reclaim_events.guest_dump(cell.switches, cell.faults) if cell.reclaim_events else []),
+        *(
+            reclaim_events.guest_dump(cell.switches, cell.faults, cell.young)
+            if cell.reclaim_events
+            else []
+        ),
         "rmdir $CG",
     ]
 

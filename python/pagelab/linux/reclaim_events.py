@@ -60,20 +60,33 @@ _SHAPE = {
 _LINE = re.compile(r"mm_vmscan_(\w+): (.*)$")
 
 
-def guest_on(switches: bool = False, faults: bool = False) -> list[str]:
+#: The kprobes on the accessed bit's tests (`young_probe`): the address tested and its PTE
+#: before reclaim clears the bit (x86-64: the address in the second argument's register, the
+#: PTE pointer in the third's; arch/x86/mm/pgtable.c).
+KPROBES = (
+    "p:cfy ptep_clear_flush_young addr=%si pte=+0(%dx):u64",
+    "p:tcy ptep_test_and_clear_young addr=%si pte=+0(%dx):u64",
+)
+
+
+def guest_on(switches: bool = False, faults: bool = False, young: bool = False) -> list[str]:
     """Init-script lines before the replay: a buffer large enough, the tracepoints on (with
     `switches`, also the scheduler's `sched_switch`; with `faults`, the user page faults'
-    `exceptions:page_fault_user`)."""
+    `exceptions:page_fault_user`; with `young`, those and the kprobes on the accessed bit's
+    tests, `KPROBES`)."""
     enable = " ".join(TRACEPOINTS)
     sched = f"{TRACING}/events/sched/sched_switch/enable"
     fault = f"{TRACING}/events/exceptions/page_fault_user/enable"
+    probes = [f"echo '{k}' >> {TRACING}/kprobe_events || fail kprobe" for k in KPROBES]
+    probes.append(f"echo 1 > {TRACING}/events/kprobes/enable || fail kprobes")
     return [
         f"[ -d {TRACING}/events/vmscan ] || fail tracing",
         f"echo 0 > {TRACING}/tracing_on; echo > {TRACING}/trace",
         f"echo 32768 > {TRACING}/buffer_size_kb || fail tracing buffer",
         f"for e in {enable}; do echo 1 > {TRACING}/events/vmscan/$e/enable || fail $e; done",
         *([f"echo 1 > {sched} || fail sched_switch"] if switches else []),
-        *([f"echo 1 > {fault} || fail page_fault_user"] if faults else []),
+        *([f"echo 1 > {fault} || fail page_fault_user"] if faults or young else []),
+        *(probes if young else []),
         f"echo 1 > {TRACING}/tracing_on",
     ]
 
@@ -83,11 +96,13 @@ def guest_off() -> list[str]:
     return [f"echo 0 > {TRACING}/tracing_on"]
 
 
-def guest_dump(switches: bool = False, faults: bool = False) -> list[str]:
+def guest_dump(switches: bool = False, faults: bool = False, young: bool = False) -> list[str]:
     """Init-script lines that print the events (the cell's last section); with `switches`,
-    the replayer's context switches among them, with `faults` its user page faults."""
+    the replayer's context switches among them, with `faults` its user page faults, with
+    `young` those and its accessed-bit tests."""
     pattern = "mm_vmscan_" + ("|prev_comm=replayer " if switches else "")
-    pattern += "|replayer-[0-9]+ .*page_fault_user" if faults else ""
+    pattern += "|replayer-[0-9]+ .*page_fault_user" if faults or young else ""
+    pattern += "|replayer-[0-9]+ .*(cfy|tcy): " if young else ""
     return [f"echo '{SECTION}'", f"grep -E '{pattern}' {TRACING}/trace"]
 
 

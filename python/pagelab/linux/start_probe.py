@@ -17,6 +17,7 @@ for the trace's pages at that moment, plus one.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from typing import Any
 
@@ -29,16 +30,18 @@ _FAULT = re.compile(r"page_fault_user: address=0x([0-9a-f]+) .*error_code=0x([0-
 _BEGIN = re.compile(r"replayer-\d+ .*mm_vmscan_memcg_reclaim_begin: .*gfp_flags=(\S+)")
 
 
-def first_writes(touches: Touches) -> list[int]:
+@functools.lru_cache(maxsize=16)
+def first_writes(touches: Touches) -> tuple[int, ...]:
     """The touch of each page's first write, in order: where the loop charges a new page (a
-    read before it maps the zero page, which charges nothing)."""
+    read before it maps the zero page, which charges nothing). Kept for the touch lists last
+    asked about: each boot asks twice, for the kernel's side and the replay's."""
     seen: set[int] = set()
     out = []
     for i, (page, write) in enumerate(prediction.touch_pairs(touches)):
         if write and page not in seen:
             seen.add(page)
             out.append(i)
-    return out
+    return tuple(out)
 
 
 def kernel_first(text: str, touches: Touches) -> dict[str, int]:

@@ -163,9 +163,93 @@ impl Tlb {
     }
 }
 
+/// One step of a kernel run as a probe recorded it, in the kernel's order
+/// (`pagelab.linux.young_probe`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// The loop's next touch of trace page `page`; `faulted`: it took a not-present fault.
+    Touch { page: u32, faulted: bool },
+    /// Reclaim read the page's accessed bit and cleared it.
+    Test { page: u32 },
+    /// The page was unmapped (evicted), its translation flushed.
+    Evict { page: u32 },
+}
+
+/// The accessed bit each `Test` of a recorded kernel run reads when this TLB caches the
+/// loop's translations: set by a page-table walk since the page's last test.
+pub fn recorded_bits(p: TlbParams, steps: &[Recorded]) -> Result<Vec<bool>, crate::TraceError> {
+    p.check()?;
+    let mut tlb = Tlb::new(p);
+    let mut bit: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for step in steps {
+        match *step {
+            Recorded::Touch { page, faulted } => {
+                tlb.next_touch();
+                if tlb.access(page, faulted) {
+                    bit.insert(page, true);
+                }
+            }
+            Recorded::Test { page } => out.push(bit.insert(page, false).unwrap_or(false)),
+            Recorded::Evict { page } => tlb.flush_page(page),
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Over a recorded order: page 1 faults (bit set), is tested (read set, cleared), touched
+    /// while cached (no walk), tested (clear); page 5 takes its slot, so 1's next touch walks
+    /// and its test reads set; an eviction flushes it, so a touch after it walks too.
+    #[test]
+    fn recorded_tests_read_the_bits_this_tlb_would_set() {
+        use Recorded::{Evict, Test, Touch};
+        let p = TlbParams {
+            entries: 4,
+            victims: 0,
+            touches_per_list_page: 0,
+            list_offset: 0,
+        };
+        let steps = [
+            Touch {
+                page: 1,
+                faulted: true,
+            },
+            Test { page: 1 },
+            Touch {
+                page: 1,
+                faulted: false,
+            },
+            Test { page: 1 },
+            Touch {
+                page: 5,
+                faulted: true,
+            },
+            Touch {
+                page: 1,
+                faulted: false,
+            },
+            Test { page: 1 },
+            Touch {
+                page: 1,
+                faulted: false,
+            },
+            Evict { page: 1 },
+            Touch {
+                page: 1,
+                faulted: false,
+            },
+            Test { page: 1 },
+            Test { page: 2 },
+        ];
+        let got = recorded_bits(p, &steps).unwrap();
+        assert_eq!(got, [true, false, true, true, false]);
+        let bad = TlbParams { entries: 3, ..p };
+        assert!(recorded_bits(bad, &steps).is_err());
+    }
 
     fn tlb(entries: u32, victims: u32) -> Tlb {
         Tlb::new(TlbParams {

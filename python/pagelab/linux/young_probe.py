@@ -1,0 +1,183 @@
+"""The accessed bits reclaim reads in the kernel, against the bits the replay's TLB would set.
+
+Reclaim reads a page's use from its PTE's accessed bit and clears it, through one of two x86
+functions (arch/x86/mm/pgtable.c): `ptep_clear_flush_young` (the two lists' `folio_referenced`)
+and `ptep_test_and_clear_young` (MGLRU's walks and look-around). A kprobe on each prints the
+PTE before it is cleared (`KPROBES`), beside the replayer's user page faults
+(`exceptions:page_fault_user`) and the reclaim tracepoints (`reclaim_events.guest_on(young=
+True)`). The not-present faults are matched to the touch list as `fault_log.match` matches
+them, and a test runs inside the fault before it, so its touch is that fault's.
+
+The kernel's order then runs through the replay's TLB (`linux/tlb.rs` `recorded_bits`): each
+touch of the loop (a fault walks), each test, and each eviction (the last test of a page
+before its next fault, after which `try_to_unmap` flushed its translation). Each test reads
+the bit the TLB would have set. The share of tests where that is the kernel's bit says whether
+the TLB is the guest's (docs/policies/linux-replay.md "The accessed bits, tested against the
+kernel's").
+
+Write-protect faults (present pages) are not matched, so a touch after one is read as a TLB
+lookup; the replay's own `resident_access` walks there.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .. import _core
+from ..errors import PagelabError
+from . import fault_log, reclaim_events
+from .touches import Touches
+
+#: The kprobes (`reclaim_events.KPROBES`).
+KPROBES = reclaim_events.KPROBES
+#: x86's `_PAGE_ACCESSED`.
+ACCESSED = 1 << 5
+#: The TLB shapes `agreement` tries by default: (entries, victims).
+SHAPES = ((128, 8), (256, 8), (512, 8), (1024, 8))
+
+_FAULT = re.compile(r"page_fault_user: address=0x([0-9a-f]+) .*error_code=0x([0-9a-f]+)")
+_TEST = re.compile(r" (?:cfy|tcy): \(\S+\) addr=0x([0-9a-f]+) pte=(\d+)")
+
+
+def recorded(text: str, touches: Touches) -> dict[str, Any]:
+    """From one cell's output: the kernel's order as steps for `recorded_bits`
+    (`(kind, page, faulted)`: 0 a touch, 1 a test, 2 an eviction), the bit each test read
+    (`bits`) and the counts; a one-line error where the section or the tests are missing."""
+    if reclaim_events.SECTION not in text:
+        raise PagelabError("the guest printed no reclaim events (tracing unavailable?)")
+    faults: list[int] = []
+    tests: list[tuple[int, int, bool]] = []  # (faults before it, address page, young)
+    for line in text.split(reclaim_events.SECTION, 1)[1].splitlines():
+        m = _FAULT.search(line)
+        if m:
+            if not int(m.group(2), 16) & 1:
+                faults.append(int(m.group(1), 16) >> fault_log.PAGE_SHIFT)
+            continue
+        t = _TEST.search(line)
+        if t:
+            page = int(t.group(1), 16) >> fault_log.PAGE_SHIFT
+            tests.append((len(faults), page, bool(int(t.group(2)) & ACCESSED)))
+    if not tests:
+        raise PagelabError("the guest printed no accessed-bit tests (kprobes unavailable?)")
+    pages = fault_log.touch_pages(touches)
+    got = fault_log.match(faults, pages)
+    i0, t0 = got["positions"][0]
+    base = faults[i0] - int(pages[t0])
+    at = dict(got["positions"])  # fault index -> touch
+    by_touch: dict[int, list[tuple[int, bool]]] = {}
+    for before, page, young in tests:
+        p = page - base
+        if before > 0 and before - 1 in at and 0 <= p < touches.pages:
+            by_touch.setdefault(at[before - 1], []).append((p, young))
+    return _steps(pages.tolist(), by_touch, set(at.values()))
+
+
+def _steps(
+    pages: list[int], by_touch: dict[int, list[tuple[int, bool]]], faulted: set[int]
+) -> dict[str, Any]:
+    """The steps in the kernel's order: each touch's tests before its access, each page's last
+    test before its next fault followed by its eviction."""
+    steps: list[tuple[int, int, bool]] = []
+    bits: list[bool] = []
+    last_test: dict[int, int] = {}
+    evicted: set[int] = set()
+    for t, page in enumerate(pages):
+        for p, young in by_touch.get(t, ()):
+            last_test[p] = len(steps)
+            steps.append((1, p, False))
+            bits.append(young)
+        if t in faulted and page in last_test:
+            evicted.add(last_test.pop(page))
+        steps.append((0, page, t in faulted))
+    out: list[tuple[int, int, bool]] = []
+    for i, s in enumerate(steps):
+        out.append(s)
+        if i in evicted:
+            out.append((2, s[1], False))
+    return {"steps": out, "bits": bits, "tests": len(bits), "faults": len(faulted)}
+
+
+def agreement(rec: dict[str, Any], npages: int, shapes=SHAPES) -> list[dict[str, int]]:
+    """For each TLB shape (entries, victims), the tests where it reads the kernel's bit and
+    where it does not, each way (the touch list after the mapping, as the replay has it)."""
+    out = []
+    for entries, victims in shapes:
+        tlb = {"entries": entries, "victims": victims, "list_offset": npages}
+        model = _core.linux_tlb_bits(rec["steps"], tlb)
+        pairs = list(zip(rec["bits"], model, strict=True))
+        out.append({
+            "entries": entries,
+            "victims": victims,
+            "tests": len(pairs),
+            "agree": sum(k == m for k, m in pairs),
+            "kernel_old_tlb_young": sum(m and not k for k, m in pairs),
+            "kernel_young_tlb_old": sum(k and not m for k, m in pairs),
+        })  # fmt: skip
+    return out
+
+
+def boot(job, *, accel: str = "tcg") -> tuple[dict[str, Any], dict[str, Any]]:
+    """One boot of an instrument job with the tests recorded (never cached: the trace buffer
+    is not a counter): the run's counters and `recorded`'s steps."""
+    import dataclasses
+
+    from . import guest, instrument, kernels, record
+
+    cell = dataclasses.replace(instrument._cell(job, reclaim_events=True), young=True)
+    boot_ = guest.Boot(job.knobs.swap, (cell,), accel)
+    texts, _wall = guest.run(boot_, kernels.kernel(job.knobs.kernel), {cell.name: job.touches.path})
+    counters = record.counters(texts[0], job.knobs.memory_max, job.touches.pages)
+    return counters, recorded(texts[0], job.touches)
+
+
+#: The cells probed by default (linux-validation's, `program:level:kernel:lru`): the window whose
+#: reclaims the probe first followed, its 6.12 twin, and a small program under 6.12's MGLRU.
+CELLS = ("window:8:6.1:off", "window:8:6.12:off", "sort:5000:6.12:on")
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    import json
+
+    from .. import _atomic
+    from ..reproductions import _linux_grid as grid
+
+    ap = argparse.ArgumentParser(
+        prog="python -m pagelab.linux.young_probe",
+        description="Boot grid cells with the accessed bit's tests traced and run the kernel's "
+        "order through the replay's TLB; writes reproductions/targets/linux-young-probe.json.",
+    )
+    ap.add_argument("cells", nargs="*", metavar="CELL", help=f"default: {' '.join(CELLS)}")
+    ap.add_argument("--boots", type=int, default=1, metavar="N", help="boots a cell (default 1)")
+    a = ap.parse_args(argv)
+    runs = []
+    for spec in a.cells or CELLS:
+        parts = spec.split(":")
+        if len(parts) != 4 or parts[3] not in ("on", "off") or not parts[1].isdigit():
+            ap.error(f"cell {spec!r}: expected program:level:kernel:on|off")
+        cell = grid.Cell(parts[0], int(parts[1]), parts[2], parts[3] == "on")
+        job = grid.jobs_for([cell])[0]
+        for n in range(a.boots):
+            counters, rec = boot(job)
+            shapes = agreement(rec, job.touches.pages)
+            runs.append({"cell": cell.__dict__, "boot": n, "major_faults": counters["major_faults"],
+                         "tests": rec["tests"], "tlb": shapes})  # fmt: skip
+            best = max(shapes, key=lambda s: s["agree"])
+            print(f"{spec} boot {n}: {counters['major_faults']} major faults; of "
+                  f"{rec['tests']} tests, a TLB of {best['entries']} reads {best['agree']} "
+                  "as the kernel did")  # fmt: skip
+    data = {
+        "about": "The accessed bits the kernel's reclaim read (kprobes on ptep_clear_flush_young "
+        "and ptep_test_and_clear_young), against the bits the replay's TLB sets when the "
+        "kernel's own order of touches, faults, tests and evictions runs through it, per TLB "
+        "shape. Made by `python -m pagelab.linux.young_probe`.",
+        "runs": runs,
+    }
+    out = grid.REFERENCE.parent / "linux-young-probe.json"
+    _atomic.write_text(out, json.dumps(data, indent=1) + "\n")
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
