@@ -1,6 +1,8 @@
-"""The trace mapping's page tables charged as the loop takes them (docs/readings.md
-`linux-mapping-tables`): where each is charged, what the limit gives back, and the first
-reclaim it moves."""
+"""The readings that change the replayer's layout or its reclaim, all off by default: the
+trace mapping's page tables charged as the loop takes them (docs/readings.md
+`linux-mapping-tables`: where each is charged, what the limit gives back, and the first
+reclaim it moves), the touch list's start drawn (`linux-aslr-draws`), and 6.12's second
+reclaim pass (`linux-6.12-full-walk-retry`)."""
 
 from __future__ import annotations
 
@@ -114,3 +116,16 @@ def test_the_draws_prediction_is_the_median_of_its_draws(tmp_path):
     got = linux.predict(path, memory_max="2M", lru_gen="on", tlb="none", aslr_draws=True)
     assert got["major_faults"] == faults[2]
     assert len(set(faults)) > 1, "the draws differ on this trace"
+
+
+def test_the_full_walk_retry_is_6_12_s_alone_and_off_by_default(tmp_path):
+    """`linux-6.12-full-walk-retry` (not adopted): off by default, and 6.1, which has no such
+    retry, replays the same with it asked for (the rule's known answer is the Rust test
+    `a_pass_that_frees_nothing_runs_again_under_6_12`)."""
+    path = _trace(tmp_path, [p for _ in range(4) for p in range(700)])
+    for kernel in ("6.1", "6.12"):
+        base = linux.predict(path, kernel=kernel, memory_max="1M", tlb="none")
+        off = linux.predict(path, kernel=kernel, memory_max="1M", tlb="none", full_walk_retry=False)
+        assert base == off
+    on = linux.predict(path, kernel="6.1", memory_max="1M", tlb="none", full_walk_retry=True)
+    assert on == linux.predict(path, kernel="6.1", memory_max="1M", tlb="none")

@@ -5,9 +5,7 @@ use std::path::Path;
 
 use pagelab_trace::format::PrefetchReader;
 use pagelab_trace::format::TraceReader;
-use pagelab_trace::linux::{
-    self, GuestClock, Kernel, LinuxParams, RseqWrites, TlbParams, ZswapParams,
-};
+use pagelab_trace::linux::{self, GuestClock, Kernel, LinuxParams, TlbParams, ZswapParams};
 use pyo3::prelude::*;
 
 use crate::{err, to_py};
@@ -31,8 +29,9 @@ use crate::{err, to_py};
 /// `report_page_at`: before this reference the replayer's report writes its unmapped shmem
 /// page (`linux::report`). `start_kernel_pages`: kernel pages held from the loop's start to
 /// the end of the first reclaim (`LinuxParams::start_kernel_pages`). `rseq`:
-/// a dict of [`RseqWrites`] (`page`, `switches_per_s`, `clock`) or None (no kernel writes to the
-/// replayer's rseq area).
+/// a dict of [`linux::RseqWrites`] (`page`, `switches_per_s`, `clock`) or None (no kernel writes to the
+/// replayer's rseq area). `full_walk_retry`: 6.12's second pass of a reclaim that freed
+/// nothing (`LinuxParams::full_walk_retry`).
 /// An optional dict keyword as a `T`: None when it is missing or None.
 fn optional<T: serde::de::DeserializeOwned>(
     value: Option<&Bound<'_, PyAny>>,
@@ -51,7 +50,7 @@ fn optional<T: serde::de::DeserializeOwned>(
                     zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None,
                     kernel_charges=Vec::new(), exec_active_pages=0,
                     stat_read_at=None, report_page_at=None, start_kernel_pages=0, rseq=None,
-                    fault_touches=false))]
+                    fault_touches=false, full_walk_retry=false))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -73,11 +72,11 @@ fn linux_replay(
     start_kernel_pages: u32,
     rseq: Option<&Bound<'_, PyAny>>,
     fault_touches: bool,
+    full_walk_retry: bool,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = optional(zswap, "zswap")?;
     let clock: Option<GuestClock> = optional(clock, "clock")?;
     let tlb: Option<TlbParams> = optional(tlb, "tlb")?;
-    let rseq: Option<RseqWrites> = optional(rseq, "rseq")?;
     let params = LinuxParams {
         kernel: Kernel::parse(kernel).map_err(err)?,
         lru_gen,
@@ -91,7 +90,8 @@ fn linux_replay(
         stat_read_at,
         report_page_at,
         start_kernel_pages,
-        rseq,
+        full_walk_retry,
+        rseq: optional(rseq, "rseq")?,
     };
     if reclaim_events || fault_touches {
         let refs: Vec<(u32, bool)> = trace

@@ -133,6 +133,7 @@ def predict(
     start_charge: bool | None = None,
     mapping_tables: bool | None = None,
     aslr_draws: bool | None = None,
+    full_walk_retry: bool | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
@@ -154,6 +155,8 @@ def predict(
     (`linux-mapping-tables`); None, the default (`prediction.MAPPING_TABLES`: off).
     `aslr_draws`: those tables, with the touch list's start in its 2 MiB drawn at five slots and
     the median over the draws (`linux-aslr-draws`); None, the default (`prediction.ASLR_DRAWS`:
+    off). `full_walk_retry`: 6.12's reclaim runs its priorities once more when a pass freed
+    nothing (`linux-6.12-full-walk-retry`); None, the default (`prediction.FULL_WALK_RETRY`:
     off)."""
     from . import fault_log as faults
     from . import prediction as model
@@ -168,7 +171,7 @@ def predict(
     opts = model.Options(periodic_flush, reclaim_events is not None, sizes,
                          faults=fault_log is not None, report_page=report_page,
                          start_charge=start_charge, mapping_tables=mapping_tables,
-                         aslr_draws=aslr_draws)  # fmt: skip
+                         aslr_draws=aslr_draws, full_walk_retry=full_walk_retry)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got, own = out.pop("fault_touches"), out.pop("own_faults")

@@ -182,6 +182,9 @@ class Options:
     #: charged as taken; the median over the draws (docs/readings.md `linux-aslr-draws`).
     #: None: `ASLR_DRAWS`.
     aslr_draws: bool | None = None
+    #: 6.12's second pass of a reclaim that freed nothing (`memcg_full_walk`; docs/readings.md
+    #: `linux-6.12-full-walk-retry`). None: `FULL_WALK_RETRY`.
+    full_walk_retry: bool | None = None
 
 
 def mapping_tables(pages: list[int], npages: int, slot: int = LIST_SLOT) -> list[int]:
@@ -402,6 +405,8 @@ def _replay(
             report_page_at=loop.replayer if opts.report_page or start else None,
             start_kernel_pages=start_kernel_pages(knobs) if start else 0,
             rseq=rseq_writes(knobs, loop.pages), fault_touches=opts.faults,
+            full_walk_retry=FULL_WALK_RETRY if opts.full_walk_retry is None
+            else opts.full_walk_retry,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
@@ -422,6 +427,8 @@ START_CHARGE = False
 MAPPING_TABLES = False
 #: Whether the replayer's layout is drawn at `ASLR_SLOTS` (`Options.aslr_draws`).
 ASLR_DRAWS = False
+#: Whether 6.12's reclaim retries a pass that freed nothing (`Options.full_walk_retry`).
+FULL_WALK_RETRY = False
 
 
 def start_kernel_pages(knobs: Knobs) -> int:

@@ -93,6 +93,10 @@ pub struct LinuxParams {
     /// reclaim runs; which kernel objects they are is not known).
     #[serde(default)]
     pub start_kernel_pages: u32,
+    /// 6.12 only: a reclaim pass that frees nothing runs once more (`do_try_to_free_pages`'s
+    /// `memcg_full_walk`; docs/readings.md `linux-6.12-full-walk-retry`).
+    #[serde(default)]
+    pub full_walk_retry: bool,
     /// The kernel's writes to the replayer's rseq area at its context switches ([`rseq`]);
     /// none: no such writes.
     #[serde(default)]
@@ -144,6 +148,7 @@ impl Default for LinuxParams {
             stat_read_at: None,
             report_page_at: None,
             start_kernel_pages: 0,
+            full_walk_retry: false,
             rseq: None,
         }
     }
@@ -339,13 +344,17 @@ struct Replay {
 
 impl Replay {
     fn new(frames: u32, bound: u32, p: &LinuxParams) -> Replay {
+        let retry = p.full_walk_retry && p.kernel == Kernel::V6_12;
         let lists = if p.lru_gen {
-            Lists::Mglru(mglru::Mglru::new(p.kernel, bound))
+            let mut l = mglru::Mglru::new(p.kernel, bound);
+            l.full_walk_retry = retry;
+            Lists::Mglru(l)
         } else {
             let mut l = two_list::TwoList::new(p.kernel, bound, p.swappiness);
             if p.clock.is_some() {
                 l.flush_periodically();
             }
+            l.full_walk_retry = retry;
             Lists::TwoList(l)
         };
         Replay {

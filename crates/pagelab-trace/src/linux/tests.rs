@@ -568,3 +568,21 @@ fn the_start_s_kernel_pages_are_given_back_by_the_first_reclaim() {
         }
     }
 }
+
+/// 6.12's `memcg_full_walk` retry: one young page alone on the inactive list is scanned only
+/// at priority 0, found young and kept, so the pass frees nothing; the second pass finds it
+/// old (its bit was cleared by the first) and evicts it. Without the retry the reclaim ends
+/// with nothing.
+#[test]
+fn a_pass_that_frees_nothing_runs_again_under_6_12() {
+    for retry in [false, true] {
+        let mut c = Workingset::default();
+        let mut l = two_list::TwoList::new(Kernel::V6_12, 4, 60);
+        l.full_walk_retry = retry;
+        l.add(0, &mut c);
+        l.drain();
+        let mut out = Vec::new();
+        l.reclaim(32, &mut out, &mut c);
+        assert_eq!(out, if retry { vec![0] } else { vec![] }, "retry {retry}");
+    }
+}

@@ -53,6 +53,9 @@ struct Ctrl {
 #[derive(Clone, Debug)]
 pub struct Mglru {
     kernel: Kernel,
+    /// 6.12's `do_try_to_free_pages`: a pass that frees nothing runs once more with
+    /// `memcg_full_walk` (docs/readings.md `linux-6.12-full-walk-retry`).
+    pub full_walk_retry: bool,
     links: Links,
     gens: [List; MAX_NR_GENS as usize],
     /// Each resident page's generation (`seq`), [`NO_GEN`] otherwise (or while isolated).
@@ -119,6 +122,7 @@ impl Mglru {
             events: EventLog::default(),
             vmpressure: Vmpressure::default(),
             priority: DEF_PRIORITY,
+            full_walk_retry: false,
         }
     }
 
@@ -257,6 +261,20 @@ impl Mglru {
     pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         let start = out.len();
         self.events.push(ReclaimEvent::ReclaimBegin);
+        for pass in 0..=u8::from(self.full_walk_retry) {
+            // 6.12: the second pass only if the first freed nothing (`memcg_full_walk`).
+            if pass > 0 && out.len() > start {
+                break;
+            }
+            self.pass(nr_to_reclaim, start, out, c);
+        }
+        let reclaimed = (out.len() - start) as u32;
+        self.events.push(ReclaimEvent::ReclaimEnd { reclaimed });
+    }
+
+    /// One pass of `do_try_to_free_pages`: priorities 12 down to 0 until `nr_to_reclaim`
+    /// pages have been freed since `start`.
+    fn pass(&mut self, nr_to_reclaim: u32, start: usize, out: &mut Vec<u32>, c: &mut Workingset) {
         for priority in (0..=DEF_PRIORITY).rev() {
             self.priority = priority;
             // A vmpressure work queued at the pass's start preempts the replayer at the first
@@ -280,8 +298,6 @@ impl Mglru {
                 break;
             }
         }
-        let reclaimed = (out.len() - start) as u32;
-        self.events.push(ReclaimEvent::ReclaimEnd { reclaimed });
     }
 
     /// `should_run_aging`: (aging needed, the pages of all generations). Aging is needed at

@@ -109,6 +109,8 @@ pub struct TwoList {
     /// The driver runs the periodic flusher (6.1 besides the reclaim's flushes; 6.12 then reads
     /// the flushed copies).
     periodic_flush: bool,
+    /// 6.12's `memcg_full_walk` retry (docs/readings.md `linux-6.12-full-walk-retry`).
+    pub full_walk_retry: bool,
     swappiness: u32,
     kernel: Kernel,
     /// The reclaim's steps, when recorded (`pagelab linux predict --reclaim-events`).
@@ -138,6 +140,7 @@ impl TwoList {
             pending: 0,
             batches: 0,
             periodic_flush: false,
+            full_walk_retry: false,
             swappiness,
             kernel,
             events: EventLog::default(),
@@ -424,9 +427,11 @@ impl TwoList {
     pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         let mut reclaimed = 0u32;
         let mut force = false;
+        let mut retry = self.full_walk_retry;
+        // `skipped_deactivate` outlives the full-walk retry; the forced retry clears it.
+        let mut skipped = false;
         self.events.push(ReclaimEvent::ReclaimBegin);
         loop {
-            let mut skipped = false;
             for priority in (0..=DEF_PRIORITY).rev() {
                 // prepare_scan_count: deactivate when the inactive list is low, or when
                 // refaults have activated pages since the last reclaim (a new workingset);
@@ -449,11 +454,14 @@ impl TwoList {
                 }
             }
             self.refaults_seen = self.read_counters_with(c).activate;
+            if reclaimed == 0 && std::mem::take(&mut retry) {
+                continue; // 6.12: once more from the start with `memcg_full_walk`
+            }
             if reclaimed > 0 || !skipped || force {
                 self.events.push(ReclaimEvent::ReclaimEnd { reclaimed });
                 return;
             }
-            force = true;
+            (force, skipped) = (true, false);
         }
     }
 
