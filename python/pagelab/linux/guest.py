@@ -53,6 +53,7 @@ class Cell:
     switches: bool = False  # with the vmscan tracepoints, the replayer's context switches
     faults: bool = False  # with the vmscan tracepoints, the replayer's user page faults
     young: bool = False  # with them, those faults and the accessed bit's tests (kprobes)
+    lists: bool = False  # with them, 6.12's lists at each reclaim (kprobes; MGLRU: each step)
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         "sync; echo 3 > /proc/sys/vm/drop_caches",
         f"grep -E '{VMSTAT}' /proc/vmstat > /tmp/vmstat0",
         *(
-            reclaim_events.guest_on(cell.switches, cell.faults, cell.young)
+            reclaim_events.guest_on(cell.switches, cell.faults, cell.young, _lists(cell))
             if cell.reclaim_events
             else []
         ),
@@ -195,12 +196,17 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         "echo '[kernel]'; echo release $(uname -r);"
         " echo mem_total_kib $(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2)",
         *(
-            reclaim_events.guest_dump(cell.switches, cell.faults, cell.young)
+            reclaim_events.guest_dump(cell.switches, cell.faults, cell.young, _lists(cell))
             if cell.reclaim_events
             else []
         ),
         "rmdir $CG",
     ]
+
+
+def _lists(cell: Cell) -> str | None:
+    """Which list kprobes the cell asks for (`reclaim_events.guest_on`)."""
+    return ("mglru" if cell.lru_gen else "two_list") if cell.lists else None
 
 
 def _swap_lines(swap: str, kernel: Kernel, swap_kib: int) -> list[str]:

@@ -18,7 +18,7 @@ import json
 import random
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +114,9 @@ def traced(job: Job, *, accel: str = "auto") -> tuple[dict[str, Any], list[dict[
     buffer is not a counter): the record of that run and the kernel's reclaim events in order
     (`pagelab.linux.reclaim_events`)."""
     k = kernels.kernel(job.knobs.kernel)
-    cell = _cell(job, reclaim_events=True)
+    # 6.12 also reports its lists at each reclaim and MGLRU's generations at each step
+    # (reclaim_events.LIST_KPROBES, GEN_KPROBES: BTF arguments, which 6.1's build lacks).
+    cell = replace(_cell(job, reclaim_events=True), lists=job.knobs.kernel == "6.12")
     boot = guest.Boot(job.knobs.swap, (cell,), accel)
     texts, wall = guest.run(boot, k, {cell.name: job.touches.path})
     counters = record.counters(texts[0], job.knobs.memory_max, job.touches.pages)

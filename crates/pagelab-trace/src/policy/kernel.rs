@@ -54,6 +54,29 @@ pub enum ReclaimEvent {
     },
     /// The reclaim ends, with the pages it freed.
     ReclaimEnd { reclaimed: u32 },
+    /// The pages on the lists as the reclaim begins (the kernel's read after its first
+    /// `lru_add_drain`: 6.12's kprobes in `pagelab.linux.reclaim_events`).
+    LruPages { pages: u32 },
+    /// 6.12's MGLRU generations where its reclaim reads or moves them, as the kprobes of
+    /// `pagelab.linux.reclaim_events` read the kernel's: `at` is `shrink` (each
+    /// `try_to_shrink_lruvec`, at `priority`), `age` (`try_to_inc_max_seq`) or `evict`
+    /// (`evict_folios`); `sizes` holds the pages of each generation, min_seq to max_seq.
+    Generations {
+        at: GenerationsAt,
+        priority: u32,
+        min_seq: u64,
+        max_seq: u64,
+        sizes: Vec<u64>,
+    },
+}
+
+/// Where a [`ReclaimEvent::Generations`] was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GenerationsAt {
+    Shrink,
+    Age,
+    Evict,
 }
 
 /// A reclaim's steps, kept only once recording is asked for (`pagelab linux predict
@@ -70,6 +93,11 @@ impl EventLog {
     /// The steps kept so far, oldest first (empty unless recording).
     pub fn take(&mut self) -> Vec<ReclaimEvent> {
         self.0.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Whether steps are being kept.
+    pub fn recording(&self) -> bool {
+        self.0.is_some()
     }
 
     pub fn push(&mut self, e: ReclaimEvent) {

@@ -16,7 +16,7 @@
 //!
 //! The two versions differ where said (`V6_1` / `V6_12`). Facts only; no code was taken.
 
-use super::kernel::{EventLog, Kernel, ReclaimEvent, Vmpressure, Workingset};
+use super::kernel::{EventLog, GenerationsAt, Kernel, ReclaimEvent, Vmpressure, Workingset};
 use super::linux_mglru_walk::{suitable_to_scan, WalkGate, PTRS_PER_PTE};
 use super::list::{Links, List};
 use super::NIL;
@@ -261,6 +261,8 @@ impl Mglru {
     pub fn reclaim(&mut self, nr_to_reclaim: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         let start = out.len();
         self.events.push(ReclaimEvent::ReclaimBegin);
+        let pages = self.resident;
+        self.events.push(ReclaimEvent::LruPages { pages });
         for pass in 0..=u8::from(self.full_walk_retry) {
             // 6.12: the second pass only if the first freed nothing (`memcg_full_walk`).
             if pass > 0 && out.len() > start {
@@ -371,6 +373,7 @@ impl Mglru {
     fn shrink_lruvec_6_12(&mut self, priority: u32, out: &mut Vec<u32>, c: &mut Workingset) {
         let mut scanned = 0;
         loop {
+            self.record_generations(GenerationsAt::Shrink);
             let (aging, total) = self.should_run_aging();
             let total = if self.min_seq + MIN_NR_GENS > self.max_seq {
                 0
@@ -396,6 +399,23 @@ impl Mglru {
         }
     }
 
+    /// 6.12: the generations at `at`, when the steps are recorded.
+    fn record_generations(&mut self, at: GenerationsAt) {
+        if self.kernel != Kernel::V6_12 || !self.events.recording() {
+            return;
+        }
+        let sizes = (self.min_seq..=self.max_seq)
+            .map(|s| self.size(s))
+            .collect();
+        self.events.push(ReclaimEvent::Generations {
+            at,
+            priority: self.priority,
+            min_seq: self.min_seq,
+            max_seq: self.max_seq,
+            sizes,
+        });
+    }
+
     /// `try_to_inc_max_seq`. If the walk runs ([`Mglru::walk_tables`]), every young PTE in
     /// the tables it visits is cleared, `folio_update_gen` clearing its page's access count,
     /// `PG_referenced` and `PG_workingset`, and a page of an older generation moves to
@@ -403,6 +423,7 @@ impl Mglru {
     /// a page already in max_seq keeps its place, since only its generation number would
     /// change. Then `inc_max_seq` adds an empty youngest generation.
     fn age(&mut self) {
+        self.record_generations(GenerationsAt::Age);
         let mut walk = Vec::new();
         // should_skip_mm and walk_pmd_range: which tables, if any, this aging walks.
         if let Some(tables) = self.walk_tables() {
@@ -512,6 +533,7 @@ impl Mglru {
     /// generations, then `shrink_folio_list` each isolated page and put the rejected back.
     /// Returns the pages scanned (0 once only two generations remain).
     fn evict_folios(&mut self, out: &mut Vec<u32>, c: &mut Workingset) -> u64 {
+        self.record_generations(GenerationsAt::Evict);
         let mut isolated = Vec::new();
         let mut scanned = self.scan_folios(&mut isolated, c);
         scanned += u64::from(self.try_to_inc_min_seq());

@@ -431,6 +431,8 @@ impl TwoList {
         // `skipped_deactivate` outlives the full-walk retry; the forced retry clears it.
         let mut skipped = false;
         self.events.push(ReclaimEvent::ReclaimBegin);
+        let pages = self.resident();
+        self.events.push(ReclaimEvent::LruPages { pages });
         loop {
             for priority in (0..=DEF_PRIORITY).rev() {
                 // prepare_scan_count: deactivate when the inactive list is low, or when

@@ -1,0 +1,168 @@
+"""The pages on the lists at each reclaim, and MGLRU's generations at each step: the kernel's
+beside the replay's.
+
+A traced boot under 6.12 (`pagelab linux run --reclaim-events`) turns on kprobes that read the
+lists where reclaim reads them (`reclaim_events.LIST_KPROBES`, `GEN_KPROBES`): the two lists'
+sizes at their first isolation after the reclaim's `lru_add_drain`; under MGLRU, min_seq,
+max_seq and every generation's pages at each `try_to_shrink_lruvec`, `evict_folios` and
+`try_to_inc_max_seq`. The replay records the same (`ReclaimEvent::LruPages`,
+`ReclaimEvent::Generations`). The pages on the lists when a reclaim begins are what memory.max
+leaves the pages once everything else is charged, so they test the prediction's charges reclaim
+by reclaim, where `overhead.json` measures them once, after the loop. The generations show
+whether MGLRU's rules take the kernel's path from the kernel's state (docs/policies/
+linux-replay.md "The lists at each reclaim").
+
+    python -m pagelab.linux.lru_probe [CELL ...] [--all] [--show N]
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..errors import PagelabError
+
+Step = tuple[str, int, tuple[int, ...]]
+
+
+def reclaims(events: list[dict[str, Any]]) -> list[list[Step]]:
+    """Per reclaim, its generation steps `(at, priority, sizes)` in order."""
+    out: list[list[Step]] = []
+    for e in events:
+        if e["event"] == "reclaim_begin":
+            out.append([])
+        elif e["event"] == "generations" and out:
+            out[-1].append((e["at"], e["priority"], tuple(e["sizes"])))
+    return out
+
+
+def lru_pages(events: list[dict[str, Any]]) -> list[int]:
+    """The pages on the lists as each reclaim began."""
+    return [e["pages"] for e in events if e["event"] == "lru_pages"]
+
+
+def first_difference(kernel: list[list[Step]], replay: list[list[Step]]) -> dict[str, Any] | None:
+    """The first reclaim whose steps differ, the step's index and both steps (None past the end
+    of the shorter), or None when every shared reclaim matches."""
+    for i, (k, r) in enumerate(zip(kernel, replay, strict=False)):
+        if k == r:
+            continue
+        j = next((n for n, (a, b) in enumerate(zip(k, r, strict=False)) if a != b),
+                 min(len(k), len(r)))  # fmt: skip
+        return {"reclaim": i, "step": j, "kernel": k[j] if j < len(k) else None,
+                "replay": r[j] if j < len(r) else None}  # fmt: skip
+    return None
+
+
+def compare(kernel_events: list[dict[str, Any]], replay_events: list[dict[str, Any]]) -> dict:
+    """Reclaims each; the pages on the lists at a reclaim's start (each side's median, and the
+    median of kernel less replay, reclaim by reclaim); under MGLRU the reclaims whose steps
+    match and the first difference."""
+    kp, rp = lru_pages(kernel_events), lru_pages(replay_events)
+    if not kp:
+        raise PagelabError("the kernel reported no lists (6.12's kprobes; 6.1 has none)")
+    k, r = reclaims(kernel_events), reclaims(replay_events)
+    pairs = [a - b for a, b in zip(kp, rp, strict=False)]
+    out: dict[str, Any] = {
+        "reclaims": {"kernel": len(kp), "replay": len(rp)},
+        "lru_pages_median": {
+            "kernel": statistics.median(kp),
+            "replay": statistics.median(rp) if rp else None,
+        },  # fmt: skip
+        "lru_pages_first": {"kernel": kp[:3], "replay": rp[:3]},
+        "kernel_less_replay_median": statistics.median(pairs) if pairs else None,
+    }
+    if any(k):
+        out["matching_reclaims"] = sum(a == b for a, b in zip(k, r, strict=False))
+        out["first_difference"] = first_difference(k, r)
+    return out
+
+
+def show(steps: list[Step]) -> str:
+    return "  ".join(f"{at}@{p}{list(s)}" for at, p, s in steps)
+
+
+def replay_events(cell) -> list[dict[str, Any]]:
+    """The replay's events for a grid cell, predicted as linux-validation predicts it."""
+    import json
+
+    from .. import linux
+    from ..reproductions import _linux_grid as grid
+    from ..reproductions.linux_validation import _tlb
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "events.jsonl"
+        linux.predict(cell.trace, kernel=cell.kernel, memory_max=grid.memory_max(cell),
+                      lru_gen=cell.lru_gen, tlb=_tlb(cell), reclaim_events=path)  # fmt: skip
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+#: The cell probed by default: sort at its 5,000-miss limit (188 KiB) under 6.12's MGLRU,
+#: where the replay faults less than the kernel.
+CELL = "sort:5000:on"
+
+
+def _cells(specs: list[str], every: bool) -> list:
+    from ..reproductions import _linux_grid as grid
+
+    if every:
+        return [grid.Cell(p, lv, "6.12", on) for on in (False, True)
+                for p in grid.PROGRAMS for lv in grid.LRU_MISSES]  # fmt: skip
+    out = []
+    for spec in specs or [CELL]:
+        parts = spec.split(":")
+        if len(parts) != 3 or not parts[1].isdigit() or parts[2] not in ("on", "off"):
+            raise PagelabError(f"cell {spec!r}: expected program:level:on|off (6.12's grid)")
+        out.append(grid.Cell(parts[0], int(parts[1]), "6.12", parts[2] == "on"))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    import json
+
+    from .. import _atomic
+    from ..reproductions import _linux_grid as grid
+    from . import instrument
+
+    ap = argparse.ArgumentParser(
+        prog="python -m pagelab.linux.lru_probe",
+        description="Boot 6.12 grid cells with their lists traced at each reclaim (and MGLRU's "
+        "generations at each step) and set them beside the replay's; writes "
+        "reproductions/targets/linux-lru-probe.json.",
+    )
+    ap.add_argument("cells", nargs="*", metavar="CELL", help=f"default: {CELL}")
+    ap.add_argument("--all", action="store_true", help="every program cell, both lists")
+    ap.add_argument("--show", type=int, default=0, metavar="N", help="MGLRU reclaims printed")
+    a = ap.parse_args(argv)
+    try:
+        cells = _cells(a.cells, a.all)
+    except PagelabError as e:
+        ap.error(str(e))
+    runs = []
+    for cell in cells:
+        name = f"{cell.program}:{cell.level}:{'on' if cell.lru_gen else 'off'}"
+        replay = replay_events(cell)
+        rec, kernel = instrument.traced(grid.jobs_for([cell])[0])
+        got = {"cell": name, "major_faults": rec["major_faults"], **compare(kernel, replay)}
+        runs.append(got)
+        print(json.dumps(got), flush=True)
+        for i, (k, r) in enumerate(zip(reclaims(kernel), reclaims(replay), strict=False)):
+            if i < a.show:
+                print(f"  reclaim {i}\n    kernel {show(k)}\n    replay {show(r)}")
+    data = {
+        "about": "The pages on the lists as each reclaim begins (6.12's kprobes on "
+        "isolate_lru_folios and try_to_shrink_lruvec) and MGLRU's generations at each step "
+        "(try_to_shrink_lruvec, evict_folios, try_to_inc_max_seq), one boot a cell, beside the "
+        "replay's. Made by `python -m pagelab.linux.lru_probe`.",
+        "runs": runs,
+    }
+    out = Path(__file__).parents[1] / "reproductions" / "targets" / "linux-lru-probe.json"
+    _atomic.write_text(out, json.dumps(data, indent=1) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
