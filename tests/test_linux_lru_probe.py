@@ -1,6 +1,6 @@
-"""The lists at each reclaim and 6.12's MGLRU generations step by step (`reclaim_events.
-LIST_KPROBES`, `GEN_KPROBES`, `linux.lru_probe`): the kernel's kprobe lines read as the
-replay's events, and the two set side by side."""
+"""The lists at each reclaim and 6.12's MGLRU generations step by step (`linux.lru_kprobes`,
+`linux.lru_probe`): the kernel's kprobe lines read as the replay's events, and the two set side
+by side."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from pagelab import linux
 from pagelab.errors import PagelabError
-from pagelab.linux import lru_probe, reclaim_events
+from pagelab.linux import lru_kprobes, lru_probe, reclaim_events
 
 _PID = "        replayer-140     [000] .....     6.565174: "
 
@@ -86,17 +86,32 @@ def test_the_two_lists_are_counted_at_each_reclaims_first_isolation():
 
 
 def test_the_lists_kprobes_go_on_only_when_asked():
-    for lists, probes in (("mglru", reclaim_events.GEN_KPROBES),
-                          ("two_list", reclaim_events.LIST_KPROBES)):  # fmt: skip
-        on = "\n".join(reclaim_events.guest_on(lists=lists))
+    for series, lru_gen, names in (("6.12", True, ["mglru_shrink", "mglru_evict", "mglru_age"]),
+                                   ("6.1", True, ["mglru_lists"]), ("6.12", False, ["lru_lists"]),
+                                   ("6.1", False, ["lru_lists"])):  # fmt: skip
+        probes = lru_kprobes.kprobes(series, lru_gen)
+        assert [p.split()[0].split(":")[1] for p in probes] == names
+        on = "\n".join(reclaim_events.guest_on(lists=probes))
         assert all(f"echo '{probe}' >> " in on for probe in probes)
-        assert "lru_lists" in reclaim_events.guest_dump(lists=lists)[-1]
+    assert "lru_lists" in reclaim_events.guest_dump(lists=True)[-1]
     assert "kprobe_events" not in "\n".join(reclaim_events.guest_on())
     assert "mglru" not in reclaim_events.guest_dump()[-1]
     # The offsets: nr_pages[1][0][1] (generation 1, anon, DMA32) sits 8 x ((1*2+0)*5+1) bytes
-    # past nr_pages[0][0][0].
-    probe = reclaim_events.GEN_KPROBES[0]
-    assert f"n11=+{reclaim_events.NR_PAGES + 88}(%di):s64" in probe
+    # past nr_pages[0][0][0]; lru_zone_size[1][LRU_INACTIVE_ANON] 8 x 5 past [0][0].
+    assert f"n11=+{lru_kprobes.NR_PAGES + 88}(%di):s64" in lru_kprobes.kprobes("6.12", True)[0]
+    assert "ia=+1640(%si)" in lru_kprobes.kprobes("6.12", False)[0]
+    assert "ia=+2328(%si)" in lru_kprobes.kprobes("6.1", False)[0]
+
+
+def test_6_1s_mglru_lists_are_read_at_its_evictions():
+    # Generations 4-6 (slots 0-2), no BTF max_seq to check against.
+    line = _gen("lists", "evict_folios", "mn=4", {0: 3, 1: 25, 2: 2}, mx=6)
+    got = reclaim_events.parse(_text([KERNEL[0], line, KERNEL[-1]]))
+    assert got == [{"event": "reclaim_begin"}, {"event": "lru_pages", "pages": 30},
+                   {"event": "reclaim_end", "reclaimed": 29}]  # fmt: skip
+    bad = _gen("lists", "evict_folios", "mn=4", {0: 3}, mx=9)
+    with pytest.raises(PagelabError, match="generations' offsets do not fit"):
+        reclaim_events.parse(_text([KERNEL[0], bad]))
 
 
 def _events(steps: list[tuple[str, int, list[int]]], reclaims: int = 1) -> list[dict]:
@@ -155,7 +170,7 @@ def test_the_replay_records_6_12s_generations(tmp_path):
 
 
 def test_the_probe_command_refuses_a_bad_cell(capsys):
-    for bad in ("sort", "sort:5000", "sort:5000:maybe"):
+    for bad in ("sort", "sort:5000:on", "sort:5000:6.2:on", "sort:5000:6.12:maybe"):
         with pytest.raises(SystemExit):
             lru_probe.main([bad])
-        assert "expected program:level:on|off" in capsys.readouterr().err
+        assert "expected program:level:6.1|6.12:on|off" in capsys.readouterr().err

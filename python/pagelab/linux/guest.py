@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PagelabError
-from . import initramfs, reclaim_events
+from . import initramfs, lru_kprobes, reclaim_events
 from .kernels import Kernel, cache_root
 
 BEGIN, END = "PAGELAB-BEGIN", "PAGELAB-END"
@@ -53,7 +53,7 @@ class Cell:
     switches: bool = False  # with the vmscan tracepoints, the replayer's context switches
     faults: bool = False  # with the vmscan tracepoints, the replayer's user page faults
     young: bool = False  # with them, those faults and the accessed bit's tests (kprobes)
-    lists: bool = False  # with them, 6.12's lists at each reclaim (kprobes; MGLRU: each step)
+    lists: str | None = None  # with them, the series whose lists are read (lru_kprobes)
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         "echo '[kernel]'; echo release $(uname -r);"
         " echo mem_total_kib $(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2)",
         *(
-            reclaim_events.guest_dump(cell.switches, cell.faults, cell.young, _lists(cell))
+            reclaim_events.guest_dump(cell.switches, cell.faults, cell.young, bool(cell.lists))
             if cell.reclaim_events
             else []
         ),
@@ -204,9 +204,9 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
     ]
 
 
-def _lists(cell: Cell) -> str | None:
-    """Which list kprobes the cell asks for (`reclaim_events.guest_on`)."""
-    return ("mglru" if cell.lru_gen else "two_list") if cell.lists else None
+def _lists(cell: Cell) -> tuple[str, ...]:
+    """The kprobes on the lists the cell asks for (`lru_kprobes.kprobes`)."""
+    return lru_kprobes.kprobes(cell.lists, cell.lru_gen) if cell.lists else ()
 
 
 def _swap_lines(swap: str, kernel: Kernel, swap_kib: int) -> list[str]:

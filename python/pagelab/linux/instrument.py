@@ -114,9 +114,8 @@ def traced(job: Job, *, accel: str = "auto") -> tuple[dict[str, Any], list[dict[
     buffer is not a counter): the record of that run and the kernel's reclaim events in order
     (`pagelab.linux.reclaim_events`)."""
     k = kernels.kernel(job.knobs.kernel)
-    # 6.12 also reports its lists at each reclaim and MGLRU's generations at each step
-    # (reclaim_events.LIST_KPROBES, GEN_KPROBES: BTF arguments, which 6.1's build lacks).
-    cell = replace(_cell(job, reclaim_events=True), lists=job.knobs.kernel == "6.12")
+    # The lists at each reclaim, and 6.12's MGLRU generations at each step (lru_kprobes).
+    cell = replace(_cell(job, reclaim_events=True), lists=job.knobs.kernel)
     boot = guest.Boot(job.knobs.swap, (cell,), accel)
     texts, wall = guest.run(boot, k, {cell.name: job.touches.path})
     counters = record.counters(texts[0], job.knobs.memory_max, job.touches.pages)

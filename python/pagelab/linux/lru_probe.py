@@ -1,18 +1,19 @@
 """The pages on the lists at each reclaim, and MGLRU's generations at each step: the kernel's
 beside the replay's.
 
-A traced boot under 6.12 (`pagelab linux run --reclaim-events`) turns on kprobes that read the
-lists where reclaim reads them (`reclaim_events.LIST_KPROBES`, `GEN_KPROBES`): the two lists'
-sizes at their first isolation after the reclaim's `lru_add_drain`; under MGLRU, min_seq,
-max_seq and every generation's pages at each `try_to_shrink_lruvec`, `evict_folios` and
-`try_to_inc_max_seq`. The replay records the same (`ReclaimEvent::LruPages`,
+A traced boot (`pagelab linux run --reclaim-events`) turns on kprobes that read the lists
+where reclaim reads them (`lru_kprobes`): the two lists' sizes at their first isolation after
+the reclaim's `lru_add_drain`; under 6.12's MGLRU, min_seq, max_seq and every generation's
+pages at each `try_to_shrink_lruvec`, `evict_folios` and `try_to_inc_max_seq` (6.1's MGLRU:
+the pages at its first `evict_folios`). The replay records the same (`ReclaimEvent::LruPages`,
 `ReclaimEvent::Generations`). The pages on the lists when a reclaim begins are what memory.max
 leaves the pages once everything else is charged, so they test the prediction's charges reclaim
 by reclaim, where `overhead.json` measures them once, after the loop. The generations show
 whether MGLRU's rules take the kernel's path from the kernel's state (docs/policies/
 linux-replay.md "The lists at each reclaim").
 
-    python -m pagelab.linux.lru_probe [CELL ...] [--all] [--show N]
+    python -m pagelab.linux.lru_probe [program:level:6.1|6.12:on|off ...] [--all 6.1 6.12]
+        [--show N]
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def compare(kernel_events: list[dict[str, Any]], replay_events: list[dict[str, A
     match and the first difference."""
     kp, rp = lru_pages(kernel_events), lru_pages(replay_events)
     if not kp:
-        raise PagelabError("the kernel reported no lists (6.12's kprobes; 6.1 has none)")
+        raise PagelabError("the kernel reported no lists (no reclaim, or no kprobes)")
     k, r = reclaims(kernel_events), reclaims(replay_events)
     pairs = [a - b for a, b in zip(kp, rp, strict=False)]
     out: dict[str, Any] = {
@@ -101,21 +102,22 @@ def replay_events(cell) -> list[dict[str, Any]]:
 
 #: The cell probed by default: sort at its 5,000-miss limit (188 KiB) under 6.12's MGLRU,
 #: where the replay faults less than the kernel.
-CELL = "sort:5000:on"
+CELL = "sort:5000:6.12:on"
 
 
-def _cells(specs: list[str], every: bool) -> list:
+def _cells(specs: list[str], every: list[str]) -> list:
     from ..reproductions import _linux_grid as grid
 
     if every:
-        return [grid.Cell(p, lv, "6.12", on) for on in (False, True)
+        return [grid.Cell(p, lv, k, on) for k in every for on in (False, True)
                 for p in grid.PROGRAMS for lv in grid.LRU_MISSES]  # fmt: skip
     out = []
     for spec in specs or [CELL]:
         parts = spec.split(":")
-        if len(parts) != 3 or not parts[1].isdigit() or parts[2] not in ("on", "off"):
-            raise PagelabError(f"cell {spec!r}: expected program:level:on|off (6.12's grid)")
-        out.append(grid.Cell(parts[0], int(parts[1]), "6.12", parts[2] == "on"))
+        if (len(parts) != 4 or not parts[1].isdigit() or parts[2] not in ("6.1", "6.12")
+                or parts[3] not in ("on", "off")):  # fmt: skip
+            raise PagelabError(f"cell {spec!r}: expected program:level:6.1|6.12:on|off")
+        out.append(grid.Cell(parts[0], int(parts[1]), parts[2], parts[3] == "on"))
     return out
 
 
@@ -129,12 +131,13 @@ def main(argv: list[str] | None = None) -> None:
 
     ap = argparse.ArgumentParser(
         prog="python -m pagelab.linux.lru_probe",
-        description="Boot 6.12 grid cells with their lists traced at each reclaim (and MGLRU's "
+        description="Boot grid cells with their lists traced at each reclaim (and 6.12's MGLRU "
         "generations at each step) and set them beside the replay's; writes "
         "reproductions/targets/linux-lru-probe.json.",
     )
     ap.add_argument("cells", nargs="*", metavar="CELL", help=f"default: {CELL}")
-    ap.add_argument("--all", action="store_true", help="every program cell, both lists")
+    ap.add_argument("--all", nargs="+", choices=("6.1", "6.12"), metavar="SERIES",
+                    help="every program cell of these series, both lists")  # fmt: skip
     ap.add_argument("--show", type=int, default=0, metavar="N", help="MGLRU reclaims printed")
     a = ap.parse_args(argv)
     try:
@@ -143,20 +146,23 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(str(e))
     runs = []
     for cell in cells:
-        name = f"{cell.program}:{cell.level}:{'on' if cell.lru_gen else 'off'}"
-        replay = replay_events(cell)
-        rec, kernel = instrument.traced(grid.jobs_for([cell])[0])
-        got = {"cell": name, "major_faults": rec["major_faults"], **compare(kernel, replay)}
+        name = f"{cell.program}:{cell.level}:{cell.kernel}:{'on' if cell.lru_gen else 'off'}"
+        try:
+            replay = replay_events(cell)
+            rec, kernel = instrument.traced(grid.jobs_for([cell])[0])
+            got = {"cell": name, "major_faults": rec["major_faults"], **compare(kernel, replay)}
+        except PagelabError as e:  # one cell's failure is recorded; the others still run
+            got, kernel, replay = {"cell": name, "error": str(e)}, [], []
         runs.append(got)
         print(json.dumps(got), flush=True)
         for i, (k, r) in enumerate(zip(reclaims(kernel), reclaims(replay), strict=False)):
             if i < a.show:
                 print(f"  reclaim {i}\n    kernel {show(k)}\n    replay {show(r)}")
     data = {
-        "about": "The pages on the lists as each reclaim begins (6.12's kprobes on "
-        "isolate_lru_folios and try_to_shrink_lruvec) and MGLRU's generations at each step "
-        "(try_to_shrink_lruvec, evict_folios, try_to_inc_max_seq), one boot a cell, beside the "
-        "replay's. Made by `python -m pagelab.linux.lru_probe`.",
+        "about": "The pages on the lists as each reclaim begins (kprobes on isolate_lru_folios, "
+        "try_to_shrink_lruvec or evict_folios: pagelab.linux.lru_kprobes) and 6.12's MGLRU "
+        "generations at each step (try_to_shrink_lruvec, evict_folios, try_to_inc_max_seq), one "
+        "boot a cell, beside the replay's. Made by `python -m pagelab.linux.lru_probe`.",
         "runs": runs,
     }
     out = Path(__file__).parents[1] / "reproductions" / "targets" / "linux-lru-probe.json"

@@ -16,17 +16,17 @@ a line (JSON):
 `nr_activate_anon`. The kernel's `shrink_inactive` events of one reclaim are the chunks of at
 most 32 pages of `shrink_lruvec`, as the replay's are.
 
-Under 6.12, kprobes add what no tracepoint tells (`LIST_KPROBES`, `GEN_KPROBES`; 6.1's build
-has no BTF arguments for them), and the replay records the same for both kernels:
+Kprobes add what no tracepoint tells (`lru_kprobes`), and the replay records the same:
 
     {"event": "lru_pages", "pages": 30}
     {"event": "generations", "at": "shrink", "priority": 4, "min_seq": 2, "max_seq": 5,
      "sizes": [1, 29, 0, 0]}
 
 `lru_pages`, right after each `reclaim_begin`, is the pages on the lists as the reclaim
-begins; `generations` (MGLRU) each generation's pages at each `try_to_shrink_lruvec`
-(`shrink`), `evict_folios` (`evict`) and `try_to_inc_max_seq` (`age`); `linux.lru_probe`
-sets them beside the replay's.
+begins (the kernel's at its first read of them: the two lists' first isolation, MGLRU's first
+`try_to_shrink_lruvec` in 6.12 and first `evict_folios` in 6.1); `generations` (6.12's MGLRU)
+each generation's pages at each `try_to_shrink_lruvec` (`shrink`), `evict_folios` (`evict`)
+and `try_to_inc_max_seq` (`age`). `linux.lru_probe` sets them beside the replay's.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PagelabError
+from . import lru_kprobes
 
 #: The tracepoints turned on (events/vmscan/...).
 TRACEPOINTS = (
@@ -80,66 +81,18 @@ KPROBES = (
     "p:tcy ptep_test_and_clear_young addr=%si pte=+0(%dx):u64",
 )
 
-#: Where 6.12's MGLRU keeps its generations, as Debian's x86-64 build lays them out
-#: (include/linux/mmzone.h): `struct lruvec` holds five list heads, the lock (padded to 8),
-#: anon_cost, file_cost, nonresident_age, refaults[2] and flags before `lrugen` [bytes]...
-LRUGEN = 136
-#: ...whose `nr_pages[MAX_NR_GENS][ANON_AND_FILE][MAX_NR_ZONES]` follow max_seq, min_seq[2],
-#: timestamps[4] and folios[4][2][5] (DMA, DMA32, NORMAL, MOVABLE, DEVICE) [bytes].
-NR_PAGES = LRUGEN + 8 * 7 + 16 * 4 * 2 * 5
-#: The zones the guest's memory lies in (512 MiB: DMA, DMA32; NORMAL read to be sure).
-ZONES = 3
-
-
-def _lruvec_args() -> str:
-    """Fetch args for a probe whose first argument is the lruvec: max_seq by BTF and by offset
-    (`parse` checks they agree), min_seq[0], each generation's anonymous pages per zone."""
-    args = ["max=lruvec->lrugen.max_seq", f"mx=+{LRUGEN}(%di):u64", f"mn=+{LRUGEN + 8}(%di):u64"]
-    for g in range(4):
-        args += [f"n{g}{z}=+{NR_PAGES + ((g * 2) * 5 + z) * 8}(%di):s64" for z in range(ZONES)]
-    return " ".join(args)
-
-
-#: The kprobes on 6.12's MGLRU steps (`generations`; BTF arguments, CONFIG_PROBE_EVENTS_BTF_ARGS,
-#: which 6.1's Debian build lacks): each `try_to_shrink_lruvec` of a priority, `evict_folios`,
-#: `try_to_inc_max_seq` (mm/vmscan.c), each with the generations it finds.
-GEN_KPROBES = (
-    f"p:mglru_shrink try_to_shrink_lruvec prio=sc->priority {_lruvec_args()}",
-    f"p:mglru_evict evict_folios prio=sc->priority {_lruvec_args()}",
-    f"p:mglru_age try_to_inc_max_seq {_lruvec_args()}",
-)
-_GEN = re.compile(r" mglru_(shrink|evict|age): \(\S+\) (.*)$")
-
-#: Where 6.12's two lists are counted: `mem_cgroup_per_node.lru_zone_size[MAX_NR_ZONES]
-#: [NR_LRU_LISTS]` (include/linux/memcontrol.h), after the node's lruvec (1,568 bytes here:
-#: the 136 above, lrugen's 1,344, mm_state's 72, pgdat and the zswap state) and the cacheline
-#: padding, so 1,600 bytes past the lruvec [bytes]. MGLRU does not keep it.
-LRU_ZONE_SIZE = 1600
-#: The kprobe on 6.12's two lists (`isolate_lru_folios`, mm/vmscan.c, its lruvec the second
-#: argument; called after `lru_add_drain`): the anonymous lists' pages in DMA (0 on this guest,
-#: `parse` checks it) and DMA32 (lists 0 inactive, 1 active).
-LIST_KPROBES = (
-    "p:lru_lists isolate_lru_folios "
-    + " ".join(f"{n}=+{LRU_ZONE_SIZE + (z * 5 + lru) * 8}(%si):u64"
-               for n, z, lru in (("d0", 0, 0), ("d1", 0, 1), ("ia", 1, 0), ("aa", 1, 1))),
-)  # fmt: skip
-_LISTS = re.compile(r" lru_lists: \(\S+\) (.*)$")
-
 
 def guest_on(
-    switches: bool = False, faults: bool = False, young: bool = False, lists: str | None = None
+    switches: bool = False, faults: bool = False, young: bool = False, lists: tuple[str, ...] = ()
 ) -> list[str]:
     """Init-script lines before the replay: a buffer large enough, the tracepoints on (with
     `switches`, also the scheduler's `sched_switch`; with `faults`, the user page faults'
     `exceptions:page_fault_user`; with `young`, those and the kprobes on the accessed bit's
-    tests, `KPROBES`; with `lists` "mglru", 6.12's MGLRU steps, `GEN_KPROBES`, with "two_list"
-    6.12's two lists' sizes, `LIST_KPROBES`)."""
+    tests, `KPROBES`; with `lists`, those kprobes on the lists, `lru_kprobes.kprobes`)."""
     enable = " ".join(TRACEPOINTS)
     sched = f"{TRACING}/events/sched/sched_switch/enable"
     fault = f"{TRACING}/events/exceptions/page_fault_user/enable"
-    kp = (KPROBES if young else ()) + {"mglru": GEN_KPROBES, "two_list": LIST_KPROBES}.get(
-        lists or "", ()
-    )
+    kp = (KPROBES if young else ()) + tuple(lists)
     probes = [f"echo '{k}' >> {TRACING}/kprobe_events || fail kprobe" for k in kp]
     probes.append(f"echo 1 > {TRACING}/events/kprobes/enable || fail kprobes")
     return [
@@ -160,7 +113,7 @@ def guest_off() -> list[str]:
 
 
 def guest_dump(
-    switches: bool = False, faults: bool = False, young: bool = False, lists: str | None = None
+    switches: bool = False, faults: bool = False, young: bool = False, lists: bool = False
 ) -> list[str]:
     """Init-script lines that print the events (the cell's last section); with `switches`,
     the replayer's context switches among them, with `faults` its user page faults, with
@@ -168,9 +121,7 @@ def guest_dump(
     pattern = "mm_vmscan_" + ("|prev_comm=replayer " if switches else "")
     pattern += "|replayer-[0-9]+ .*page_fault_user" if faults or young else ""
     pattern += "|replayer-[0-9]+ .*(cfy|tcy): " if young else ""
-    pattern += (
-        "|replayer-[0-9]+ .*(mglru_shrink|mglru_evict|mglru_age|lru_lists): " if lists else ""
-    )
+    pattern += f"|replayer-[0-9]+ .*({lru_kprobes.NAMES}): " if lists else ""
     return [f"echo '{SECTION}'", f"grep -E '{pattern}' {TRACING}/trace"]
 
 
@@ -181,11 +132,10 @@ def parse(text: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     priority, counted = 12, True
     for line in text.split(SECTION, 1)[1].splitlines():
-        g, li = _GEN.search(line), _LISTS.search(line)
-        if g or li:
-            gen = _generations(g.group(1), g.group(2), priority) if g else None
+        got = lru_kprobes.read(line, priority)
+        if got is not None:
+            pages, gen = got
             if not counted:  # the reclaim's first read of its lists: its lru_pages
-                pages = sum(gen["sizes"]) if gen else _list_pages(li.group(1))
                 out.append({"event": "lru_pages", "pages": pages})
                 counted = True
             if gen:
@@ -204,32 +154,6 @@ def parse(text: str) -> list[dict[str, Any]]:
                 rec[name] = int(values[key])
         out.append(rec)
     return out
-
-
-def _generations(at: str, fields: str, priority: int) -> dict[str, Any]:
-    """One `GEN_KPROBES` line as the replay's `generations` event (`try_to_inc_max_seq` has no
-    scan_control: its priority is the last shrink's)."""
-    v = dict(kv.split("=", 1) for kv in fields.split() if "=" in kv)
-    if v["max"] != v["mx"]:
-        raise PagelabError(
-            f"the generations' offsets do not fit this kernel (max_seq {v['max']} by BTF, "
-            f"{v['mx']} at byte {LRUGEN})"
-        )
-    lo, hi = int(v["mn"]), int(v["max"])
-    size = [sum(int(v[f"n{g}{z}"]) for z in range(ZONES)) for g in range(4)]
-    sizes = [size[s % 4] for s in range(lo, hi + 1)]
-    return {"event": "generations", "at": at, "priority": int(v.get("prio", priority)),
-            "min_seq": lo, "max_seq": hi, "sizes": sizes}  # fmt: skip
-
-
-def _list_pages(fields: str) -> int:
-    """One `LIST_KPROBES` line: the anonymous pages on the two lists."""
-    v = {k: int(x) for k, x in (kv.split("=", 1) for kv in fields.split() if "=" in kv)}
-    if v["d0"] or v["d1"]:
-        raise PagelabError(
-            f"the two lists' offsets do not fit this kernel (DMA holds {v['d0']}, {v['d1']})"
-        )
-    return v["ia"] + v["aa"]
 
 
 def write(path: str | os.PathLike[str], events: list[dict[str, Any]]) -> Path:
