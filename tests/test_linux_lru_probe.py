@@ -174,3 +174,40 @@ def test_the_probe_command_refuses_a_bad_cell(capsys):
         with pytest.raises(SystemExit):
             lru_probe.main([bad])
         assert "expected program:level:6.1|6.12:on|off" in capsys.readouterr().err
+
+
+def _run(cell: str, diff: float | None) -> dict:
+    return {"cell": cell, "kernel_less_replay_median": diff}
+
+
+def test_the_offsets_are_the_medians_of_the_cells_rounded_half_away():
+    runs = [_run("sort:5000:6.12:off", -1), _run("gzip:5000:6.12:off", -2),
+            _run("sort:5000:6.12:on", -1.5), _run("gzip:5000:6.12:on", -2.5),
+            _run("bzip2:200:6.12:on", -2), {"cell": "python:20000:6.12:off", "error": "x"},
+            _run("sort:5000:6.1:off", 0.5)]  # fmt: skip
+    # 6.12: two lists median(-1, -2) = -1.5 -> -2; MGLRU median(-1.5, -2.5, -2) = -2.
+    # 6.1 has one list probed: left out.
+    assert lru_probe.offsets(runs) == {"6.12": {"mglru": -2, "two_list": -2}}
+    assert [lru_probe._round(x) for x in (-0.5, 0.5, 0.4, -1.49)] == [-1, 1, 0, -1]
+
+
+def test_the_offsets_go_into_overhead_json_and_the_limit(tmp_path, monkeypatch):
+    from pagelab.linux import prediction
+
+    record, over = tmp_path / "probe.json", tmp_path / "overhead.json"
+    record.write_text(json.dumps({"runs": [_run("a:1:6.12:off", -1), _run("a:1:6.12:on", -2)]}))
+    over.write_text(prediction.OVERHEAD_FILE.read_text())
+    assert lru_probe.write_offsets(record, over) == {"6.12": {"mglru": -2, "two_list": -1}}
+    assert json.loads(over.read_text())["lists_offset_pages"]["6.12"]["mglru"] == -2
+    record.write_text(json.dumps({"runs": [_run("a:1:6.12:off", -1)]}))
+    with pytest.raises(PagelabError, match="no series with both lists probed"):
+        lru_probe.write_offsets(record, over)
+    # The prediction's limit takes the measured pages with the option, and only then.
+    monkeypatch.setattr(prediction, "OVERHEAD_FILE", over)
+    trace = tmp_path / "loop.u64"
+    np.tile(np.arange(300, dtype=np.uint64), 6).tofile(trace)
+    kw = {"kernel": "6.12", "memory_max": "1M", "lru_gen": "on"}
+    base, less = linux.predict(trace, **kw), linux.predict(trace, **kw, lists_offset=True)
+    assert less["frames"] == base["frames"] - 2
+    assert less["major_faults"] != base["major_faults"]
+    assert linux.predict(trace, **kw, lists_offset=False) == base

@@ -176,6 +176,13 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "ASLR) drawn at five slots: the replay whose major faults are the median of the draws "
     "(docs/readings.md linux-aslr-draws: not adopted; off by default).",
 )
+@click.option(
+    "--lists-offset/--no-lists-offset",
+    default=None,
+    help="The limit less the pages the kernel's lists were measured to lack at each reclaim "
+    "beside the replay's (overhead.json lists_offset_pages, from python -m "
+    "pagelab.linux.lru_probe; docs/readings.md linux-lists-at-reclaim).",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux

@@ -134,6 +134,7 @@ def predict(
     mapping_tables: bool | None = None,
     aslr_draws: bool | None = None,
     full_walk_retry: bool | None = None,
+    lists_offset: bool | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
@@ -157,7 +158,9 @@ def predict(
     the median over the draws (`linux-aslr-draws`); None, the default (`prediction.ASLR_DRAWS`:
     off). `full_walk_retry`: 6.12's reclaim runs its priorities once more when a pass freed
     nothing (`linux-6.12-full-walk-retry`); None, the default (`prediction.FULL_WALK_RETRY`:
-    off)."""
+    off). `lists_offset`: the limit less the pages the kernel's lists lack at each reclaim
+    beside the replay's, measured (`overhead.json` `lists_offset_pages`;
+    `linux-lists-at-reclaim`); None, the default (`prediction.LISTS_OFFSET`)."""
     from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events
@@ -171,7 +174,8 @@ def predict(
     opts = model.Options(periodic_flush, reclaim_events is not None, sizes,
                          faults=fault_log is not None, report_page=report_page,
                          start_charge=start_charge, mapping_tables=mapping_tables,
-                         aslr_draws=aslr_draws, full_walk_retry=full_walk_retry)  # fmt: skip
+                         aslr_draws=aslr_draws, full_walk_retry=full_walk_retry,
+                         lists_offset=lists_offset)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got, own = out.pop("fault_touches"), out.pop("own_faults")

@@ -18,6 +18,7 @@ linux-replay.md "The lists at each reclaim").
 
 from __future__ import annotations
 
+import math
 import statistics
 import tempfile
 from pathlib import Path
@@ -100,6 +101,51 @@ def replay_events(cell) -> list[dict[str, Any]]:
         return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def offsets(runs: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per series and list, the pages the kernel's lists hold beyond the replay's at a
+    reclaim: the median over the probed cells of each cell's `kernel_less_replay_median`,
+    rounded half away from zero to a page (docs/readings.md `linux-lists-at-reclaim`); cells
+    that failed or never reclaimed are left out, and a series needs both lists probed."""
+    got: dict[str, dict[str, list[float]]] = {}
+    for r in runs:
+        if r.get("kernel_less_replay_median") is None:
+            continue
+        _, _, series, lru = r["cell"].split(":")
+        got.setdefault(series, {}).setdefault("mglru" if lru == "on" else "two_list", []).append(
+            r["kernel_less_replay_median"]
+        )
+    out = {}
+    for series, lists in sorted(got.items()):
+        if set(lists) == {"two_list", "mglru"}:
+            out[series] = {k: _round(statistics.median(v)) for k, v in sorted(lists.items())}
+    return out
+
+
+def _round(x: float) -> int:
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
+def write_offsets(record: Path, overhead: Path) -> dict[str, dict[str, int]]:
+    """`offsets` of the probe's record into overhead.json's `lists_offset_pages`."""
+    import json
+
+    from .. import _atomic
+
+    got = offsets(json.loads(record.read_text())["runs"])
+    if not got:
+        raise PagelabError(f"{record}: no series with both lists probed (run --all first)")
+    data = json.loads(overhead.read_text())
+    data["lists_offset_pages"] = got
+    data["about_lists_offset_pages"] = (
+        "Per series and list, the pages the kernel's lists hold beyond the replay's as each "
+        "reclaim begins: the median over linux-validation's program cells of each cell's median, "
+        "reclaim by reclaim, measured by kprobes (python -m pagelab.linux.lru_probe --all 6.1 "
+        "6.12, then --offsets); the prediction's limit takes it with Options.lists_offset."
+    )
+    _atomic.write_text(overhead, json.dumps(data, indent=1) + "\n")
+    return got
+
+
 #: The cell probed by default: sort at its 5,000-miss limit (188 KiB) under 6.12's MGLRU,
 #: where the replay faults less than the kernel.
 CELL = "sort:5000:6.12:on"
@@ -139,7 +185,18 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--all", nargs="+", choices=("6.1", "6.12"), metavar="SERIES",
                     help="every program cell of these series, both lists")  # fmt: skip
     ap.add_argument("--show", type=int, default=0, metavar="N", help="MGLRU reclaims printed")
+    ap.add_argument("--offsets", action="store_true",
+                    help="write the offsets into overhead.json; boots nothing")  # fmt: skip
     a = ap.parse_args(argv)
+    out = Path(__file__).parents[1] / "reproductions" / "targets" / "linux-lru-probe.json"
+    if a.offsets:
+        from .prediction import OVERHEAD_FILE
+
+        try:
+            print(json.dumps(write_offsets(out, OVERHEAD_FILE)))
+        except (PagelabError, OSError, ValueError, KeyError) as e:
+            ap.error(str(e))
+        return
     try:
         cells = _cells(a.cells, a.all)
     except PagelabError as e:
@@ -165,7 +222,6 @@ def main(argv: list[str] | None = None) -> None:
         "boot a cell, beside the replay's. Made by `python -m pagelab.linux.lru_probe`.",
         "runs": runs,
     }
-    out = Path(__file__).parents[1] / "reproductions" / "targets" / "linux-lru-probe.json"
     _atomic.write_text(out, json.dumps(data, indent=1) + "\n")
     print(f"wrote {out}")
 

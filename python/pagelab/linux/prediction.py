@@ -185,6 +185,18 @@ class Options:
     #: 6.12's second pass of a reclaim that freed nothing (`memcg_full_walk`; docs/readings.md
     #: `linux-6.12-full-walk-retry`). None: `FULL_WALK_RETRY`.
     full_walk_retry: bool | None = None
+    #: The limit less the pages the kernel's lists lack at each reclaim beside the replay's
+    #: (`lists_offset`; docs/readings.md `linux-lists-at-reclaim`). None: `LISTS_OFFSET`.
+    lists_offset: bool | None = None
+
+
+def lists_offset(knobs: Knobs) -> int:
+    """The kernel's lists less the replay's at each reclaim [pages], for the knobs' series and
+    list: measured by `python -m pagelab.linux.lru_probe` (the median over the grid's program
+    cells of each cell's median, reclaim by reclaim) into `overhead.json`
+    `lists_offset_pages`; 0 where it was not measured."""
+    got = overhead(knobs.kernel).get("lists_offset_pages", {}).get(knobs.kernel, {})
+    return int(got.get("mglru" if knobs.lru_gen else "two_list", 0))
 
 
 def mapping_tables(pages: list[int], npages: int, slot: int = LIST_SLOT) -> list[int]:
@@ -207,6 +219,8 @@ def loop_layout(
     order, with the touch list `slot` pages into its 2 MiB: the kernel pages charged before it
     are the limit's, those charged as it goes are `Loop.charges`."""
     limit, replayer = layout(knobs, touches.pages)
+    if _lists_offset(opts):
+        limit += lists_offset(knobs)
     # The touch list's tables: the first before the replayer's own pages, the others at their
     # entries, after them.
     tables = touch_list_tables(touches.touches, slot)
@@ -226,6 +240,10 @@ def _mapping_tables(opts: Options) -> bool:
     return on or _aslr_draws(opts)
 
 
+def _lists_offset(opts: Options) -> bool:
+    return LISTS_OFFSET if opts.lists_offset is None else opts.lists_offset
+
+
 def _aslr_draws(opts: Options) -> bool:
     return ASLR_DRAWS if opts.aslr_draws is None else opts.aslr_draws
 
@@ -240,6 +258,8 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     draws = [loop_layout(touches, knobs, opts, touched, slot) for slot in slots]
     replayer = draws[0][1].replayer
     frames = layout(knobs, touches.pages)[0]
+    if _lists_offset(opts):
+        frames += lists_offset(knobs)
     pairs = [(touches.pages + i, True) for i in range(replayer)] + listed
     sizes = [(None, 1)] if opts.tlb is None else list(opts.tlb)
     if opts.events or opts.faults:
@@ -427,6 +447,9 @@ START_CHARGE = False
 MAPPING_TABLES = False
 #: Whether the replayer's layout is drawn at `ASLR_SLOTS` (`Options.aslr_draws`).
 ASLR_DRAWS = False
+#: Whether the limit loses the pages the kernel's lists lack at each reclaim
+#: (`Options.lists_offset`).
+LISTS_OFFSET = False
 #: Whether 6.12's reclaim retries a pass that freed nothing (`Options.full_walk_retry`).
 FULL_WALK_RETRY = False
 
