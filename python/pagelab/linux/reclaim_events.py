@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,9 @@ _SHAPE = {
     ),
 }
 _LINE = re.compile(r"mm_vmscan_(\w+): (.*)$")
+_USER_FAULT = re.compile(r"page_fault_user: address=0x([0-9a-f]+) .*error_code=0x([0-9a-f]+)")
+#: x86-64's 4 KiB pages.
+PAGE_SHIFT = 12
 
 
 #: The kprobes on the accessed bit's tests (`young_probe`): the address tested and its PTE
@@ -154,6 +158,23 @@ def parse(text: str) -> list[dict[str, Any]]:
                 rec[name] = int(values[key])
         out.append(rec)
     return out
+
+
+def user_faults(text: str, on_line: Callable[[str, int], None] | None = None) -> list[int]:
+    """The replayer's not-present user page faults in a cell's events section (traced with
+    `faults`), as page numbers in order; each other line of the section goes to `on_line`
+    with the number of faults before it. A one-line error where the section is missing."""
+    if SECTION not in text:
+        raise PagelabError("the guest printed no reclaim events (tracing unavailable?)")
+    faults: list[int] = []
+    for line in text.split(SECTION, 1)[1].splitlines():
+        m = _USER_FAULT.search(line)
+        if m:
+            if not int(m.group(2), 16) & 1:  # bit 0 set: a present page (a protection fault)
+                faults.append(int(m.group(1), 16) >> PAGE_SHIFT)
+        elif on_line is not None:
+            on_line(line, len(faults))
+    return faults
 
 
 def write(path: str | os.PathLike[str], events: list[dict[str, Any]]) -> Path:

@@ -26,7 +26,6 @@ from . import fault_log, prediction, reclaim_events
 from .knobs import Knobs
 from .touches import Touches
 
-_FAULT = re.compile(r"page_fault_user: address=0x([0-9a-f]+) .*error_code=0x([0-9a-f]+)")
 _BEGIN = re.compile(r"replayer-\d+ .*mm_vmscan_memcg_reclaim_begin: .*gfp_flags=(\S+)")
 
 
@@ -48,19 +47,15 @@ def kernel_first(text: str, touches: Touches) -> dict[str, int]:
     """From one cell's output: the touch in which the kernel's first fault reclaim ran, and
     how many pages had been written by then, that touch's included; a one-line error where the
     section is missing or no fault reclaimed."""
-    if reclaim_events.SECTION not in text:
-        raise PagelabError("the guest printed no reclaim events (tracing unavailable?)")
-    faults: list[int] = []
-    mark = None
-    for line in text.split(reclaim_events.SECTION, 1)[1].splitlines():
-        m = _FAULT.search(line)
-        if m:
-            if not int(m.group(2), 16) & 1:
-                faults.append(int(m.group(1), 16) >> fault_log.PAGE_SHIFT)
-            continue
+    marks: list[int] = []  # faults before each fault reclaim (not the kernel's own)
+
+    def begin(line: str, before: int) -> None:
         b = _BEGIN.search(line)
-        if b and b.group(1) != "GFP_KERNEL" and mark is None:
-            mark = len(faults)
+        if b and b.group(1) != "GFP_KERNEL":
+            marks.append(before)
+
+    faults = reclaim_events.user_faults(text, begin)
+    mark = marks[0] if marks else None
     if mark is None:
         raise PagelabError("the replayer's loop ran no reclaim: no first reclaim to place")
     got = fault_log.match(faults, fault_log.touch_pages(touches))

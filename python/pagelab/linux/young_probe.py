@@ -36,7 +36,6 @@ ACCESSED = 1 << 5
 #: The TLB shapes `agreement` tries by default: (entries, victims).
 SHAPES = ((128, 8), (256, 8), (512, 8), (1024, 8))
 
-_FAULT = re.compile(r"page_fault_user: address=0x([0-9a-f]+) .*error_code=0x([0-9a-f]+)")
 _TEST = re.compile(r" (?:cfy|tcy): \(\S+\) addr=0x([0-9a-f]+) pte=(\d+)")
 
 
@@ -44,20 +43,15 @@ def recorded(text: str, touches: Touches) -> dict[str, Any]:
     """From one cell's output: the kernel's order as steps for `recorded_bits`
     (`(kind, page, faulted)`: 0 a touch, 1 a test, 2 an eviction), the bit each test read
     (`bits`) and the counts; a one-line error where the section or the tests are missing."""
-    if reclaim_events.SECTION not in text:
-        raise PagelabError("the guest printed no reclaim events (tracing unavailable?)")
-    faults: list[int] = []
     tests: list[tuple[int, int, bool]] = []  # (faults before it, address page, young)
-    for line in text.split(reclaim_events.SECTION, 1)[1].splitlines():
-        m = _FAULT.search(line)
-        if m:
-            if not int(m.group(2), 16) & 1:
-                faults.append(int(m.group(1), 16) >> fault_log.PAGE_SHIFT)
-            continue
+
+    def test(line: str, before: int) -> None:
         t = _TEST.search(line)
         if t:
             page = int(t.group(1), 16) >> fault_log.PAGE_SHIFT
-            tests.append((len(faults), page, bool(int(t.group(2)) & ACCESSED)))
+            tests.append((before, page, bool(int(t.group(2)) & ACCESSED)))
+
+    faults = reclaim_events.user_faults(text, test)
     if not tests:
         raise PagelabError("the guest printed no accessed-bit tests (kprobes unavailable?)")
     pages = fault_log.touch_pages(touches)
