@@ -177,6 +177,13 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "(docs/readings.md linux-aslr-draws: not adopted; off by default).",
 )
 @click.option(
+    "--full-walk-retry/--no-full-walk-retry",
+    default=None,
+    help="6.12: a reclaim whose pass over the priorities frees nothing runs them once more "
+    "(memcg_full_walk; docs/readings.md linux-6.12-full-walk-retry: not adopted; off by "
+    "default).",
+)
+@click.option(
     "--lists-offset/--no-lists-offset",
     default=None,
     help="The limit less the pages the kernel's lists were measured to lack at each reclaim "

@@ -109,3 +109,65 @@ fn a_vmpressure_work_re_arms_the_walk() {
     assert!(g.vmpressure.works >= 1, "{:?}", g.vmpressure);
     assert!(g.n_walks >= 2, "walks {}", g.n_walks);
 }
+
+/// 6.12's retry of a pass that frees nothing (`memcg_full_walk`), as the kernel's kprobes showed
+/// it on sort at 188 KiB (docs/policies/linux-replay.md "The lists at each reclaim"): 31 pages,
+/// fewer than the 32 a reclaim asks for, so the first reclaim frees all and ages at priority 0.
+/// Used again, they sit in one generation behind an empty youngest: the next reclaim's first
+/// pass ages, evicts nothing at 4 (the oldest generations are empty), ages at 3, keeps every
+/// page it isolates at 2 (young: the look-around promotes them), ages at 1 and 0; the retry
+/// then finds them old and frees all 31 at priority 3. Without the retry the reclaim frees
+/// nothing.
+#[test]
+fn a_pass_that_frees_nothing_runs_again_under_6_12_mglru() {
+    use super::super::kernel::{GenerationsAt as At, ReclaimEvent};
+    let run = |retry: bool| {
+        let mut g = Mglru::new(Kernel::V6_12, 64);
+        g.full_walk_retry = retry;
+        let (mut c, mut out) = (Workingset::default(), Vec::new());
+        for p in 0..31 {
+            g.add(p, &mut c);
+        }
+        g.reclaim(32, &mut out, &mut c);
+        assert_eq!(out.len(), 31);
+        for p in 0..31 {
+            g.add(p, &mut c);
+        }
+        g.events.record();
+        out.clear();
+        g.reclaim(32, &mut out, &mut c);
+        let steps: Vec<(At, u32, Vec<u64>)> = g
+            .events
+            .take()
+            .into_iter()
+            .filter_map(|e| match e {
+                ReclaimEvent::Generations {
+                    at,
+                    priority,
+                    sizes,
+                    ..
+                } if at != At::Shrink => Some((at, priority, sizes)),
+                _ => None,
+            })
+            .collect();
+        (out.len(), steps)
+    };
+    let (freed, steps) = run(true);
+    let first = [
+        (At::Age, 11, vec![0, 0, 31]),
+        (At::Evict, 4, vec![0, 0, 31, 0]),
+        (At::Age, 3, vec![31, 0]),
+        (At::Evict, 2, vec![31, 0, 0]),
+        (At::Age, 1, vec![0, 31]),
+        (At::Age, 0, vec![0, 31, 0]),
+    ];
+    let retry = [
+        (At::Evict, 4, vec![0, 31, 0, 0]),
+        (At::Evict, 3, vec![31, 0, 0]),
+        (At::Age, 2, vec![0, 0]),
+    ];
+    assert_eq!(steps, [&first[..], &retry[..]].concat());
+    assert_eq!(freed, 31);
+    let (freed, steps) = run(false);
+    assert_eq!((freed, steps), (0, first.to_vec()));
+}
