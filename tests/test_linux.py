@@ -337,6 +337,9 @@ def test_the_kernels_reclaim_events_beside_the_replays(loop_trace, tmp_path):
     assert len(rec["runs"]) == 1 and ev["reclaims"] > 0
     steps = [json.loads(x) for x in path.read_text().splitlines()]
     assert sum(e["event"] == "reclaim_end" for e in steps) == ev["reclaims"]
+    # The kprobes read the lists at each reclaim (lru_kprobes): under the 2 MiB limit.
+    lists = [e["pages"] for e in steps if e["event"] == "lru_pages"]
+    assert len(lists) == ev["reclaims"] and all(0 < n < 512 for n in lists)
     # Every page a reclaim frees is written to swap (the replayer's own pages too).
     assert ev["reclaimed"] == pytest.approx(rec["pswpout"], rel=0.02)
     model = linux.predict(loop_trace, memory_max="2M", lru_gen="off")

@@ -54,11 +54,11 @@ pub enum ReclaimEvent {
     },
     /// The reclaim ends, with the pages it freed.
     ReclaimEnd { reclaimed: u32 },
-    /// The pages on the lists as the reclaim begins (the kernel's read after its first
-    /// `lru_add_drain`: 6.12's kprobes in `pagelab.linux.reclaim_events`).
+    /// The pages on the lists as the reclaim begins (the kernel's, read by kprobes at its first
+    /// look at them after `lru_add_drain`: `pagelab.linux.lru_kprobes`).
     LruPages { pages: u32 },
     /// 6.12's MGLRU generations where its reclaim reads or moves them, as the kprobes of
-    /// `pagelab.linux.reclaim_events` read the kernel's: `at` is `shrink` (each
+    /// `pagelab.linux.lru_kprobes` read the kernel's: `at` is `shrink` (each
     /// `try_to_shrink_lruvec`, at `priority`), `age` (`try_to_inc_max_seq`) or `evict`
     /// (`evict_folios`); `sizes` holds the pages of each generation, min_seq to max_seq.
     Generations {
