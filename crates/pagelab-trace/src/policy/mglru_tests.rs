@@ -171,20 +171,27 @@ fn the_walk_runs_once_per_switch_in() {
     assert_eq!((g.n_agings, out), (3, vec![0, 1, 2, 3]));
 }
 
+/// A Linux MGLRU of `kernel` over 8 pages, its reclaim steps recorded, with pages 0-3 added.
+fn four_pages_recorded(
+    kernel: super::kernel::Kernel,
+) -> (super::linux_mglru::Mglru, super::kernel::Workingset) {
+    let mut g = super::linux_mglru::Mglru::new(kernel, 8);
+    g.events.record();
+    let mut ws = super::kernel::Workingset::default();
+    for x in 0..4 {
+        g.add(x, &mut ws);
+    }
+    (g, ws)
+}
+
 /// MGLRU's reclaim steps as its tracepoints report them: each `evict_folios` that isolated
 /// pages is one `ShrinkInactive` (scanned 0 once two generations remain; kept counts only the
 /// pages kept for a young PTE: the look-around of the first marks its isolated neighbours,
 /// which are kept without a count), bracketed by the reclaim's begin and end.
 #[test]
 fn mglru_reclaim_events_are_evict_folios_steps() {
-    use super::kernel::{Kernel, ReclaimEvent, Workingset};
-    use super::linux_mglru::Mglru as Gens;
-    let mut g = Gens::new(Kernel::V6_12, 8);
-    g.events.record();
-    let mut ws = Workingset::default();
-    for x in 0..4 {
-        g.add(x, &mut ws);
-    }
+    use super::kernel::{Kernel, ReclaimEvent};
+    let (mut g, mut ws) = four_pages_recorded(Kernel::V6_12);
     let mut out = Vec::new();
     g.reclaim(32, &mut out, &mut ws); // ages only (the_walk_runs_once_per_switch_in)
     let steps: Vec<_> = g.events.take();
@@ -232,21 +239,15 @@ fn mglru_reclaim_events_are_evict_folios_steps() {
 }
 
 /// 6.12's generations step by step, as the kernel's kprobes showed them on a small program
-/// (docs/policies/linux-replay.md "MGLRU's generations, step by step"): four pages in max_seq
+/// (docs/policies/linux-replay.md "The lists at each reclaim"): four pages in max_seq
 /// of four generations. Priorities 12 to 3 scan `4 >> priority` = 0; at 2 `evict_folios`
 /// finds the oldest generations empty, retires two (`try_to_inc_min_seq`) and, two left,
 /// reports nothing scanned; at 1 two generations call for aging; at 0 three, none in the
 /// oldest (less than a quarter), so it ages again. No aging at the default priority.
 #[test]
 fn mglru_6_12_generations_follow_try_to_shrink_lruvec() {
-    use super::kernel::{GenerationsAt as At, Kernel, ReclaimEvent, Workingset};
-    use super::linux_mglru::Mglru as Gens;
-    let mut g = Gens::new(Kernel::V6_12, 8);
-    g.events.record();
-    let mut ws = Workingset::default();
-    for x in 0..4 {
-        g.add(x, &mut ws);
-    }
+    use super::kernel::{GenerationsAt as At, Kernel, ReclaimEvent};
+    let (mut g, mut ws) = four_pages_recorded(Kernel::V6_12);
     g.reclaim(32, &mut Vec::new(), &mut ws);
     let gens = |at, priority, min_seq, max_seq, sizes: &[u64]| ReclaimEvent::Generations {
         at,
@@ -274,11 +275,7 @@ fn mglru_6_12_generations_follow_try_to_shrink_lruvec() {
     ]);
     assert_eq!(g.events.take(), want);
     // 6.1 records no generations.
-    let mut g = Gens::new(Kernel::V6_1, 8);
-    g.events.record();
-    for x in 0..4 {
-        g.add(x, &mut ws);
-    }
+    let (mut g, mut ws) = four_pages_recorded(Kernel::V6_1);
     g.reclaim(32, &mut Vec::new(), &mut ws);
     let steps = g.events.take();
     assert!(!steps
