@@ -134,16 +134,24 @@ fn linux_replay(
 }
 
 /// The accessed bit each test of a recorded kernel run reads under a TLB (`tlb`, a dict of
-/// [`TlbParams`]): `steps` in the kernel's order, each `(kind, page, faulted)` with kind 0 a
-/// touch of the loop (`faulted`: a not-present fault), 1 a test of the bit, 2 an eviction.
+/// [`TlbParams`]): `steps` in the kernel's order, each `(kind, page, faulted, write)` with kind 0
+/// a touch of the loop (`faulted`: a not-present fault; `write`: it writes), 1 a test of the
+/// bit, 2 an eviction.
 #[pyfunction]
-fn linux_tlb_bits(steps: Vec<(u8, u32, bool)>, tlb: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+fn linux_tlb_bits(
+    steps: Vec<(u8, u32, bool, bool)>,
+    tlb: &Bound<'_, PyAny>,
+) -> PyResult<Vec<bool>> {
     use linux::tlb::Recorded;
     let params: TlbParams = optional(Some(tlb), "tlb")?.unwrap_or(TlbParams::QEMU_TCG);
     let steps = steps
         .into_iter()
-        .map(|(kind, page, faulted)| match kind {
-            0 => Ok(Recorded::Touch { page, faulted }),
+        .map(|(kind, page, faulted, write)| match kind {
+            0 => Ok(Recorded::Touch {
+                page,
+                faulted,
+                write,
+            }),
             1 => Ok(Recorded::Test { page }),
             2 => Ok(Recorded::Evict { page }),
             k => Err(err(format!(

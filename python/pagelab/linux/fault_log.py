@@ -85,6 +85,12 @@ def touch_pages(touches: Touches) -> np.ndarray:
     return (raw & 0x7FFFFFFF).astype(np.int64)
 
 
+def touch_writes(touches: Touches) -> np.ndarray:
+    """Whether each touch of the list writes (bit 31 of its entry), in order."""
+    raw = np.fromfile(touches.path, dtype="<u4", offset=TOUCH_HEADER)
+    return (raw >> 31).astype(bool)
+
+
 class _Index:
     """Where each page is touched, and where each page is touched first: what a fault may
     be matched to (module notes)."""

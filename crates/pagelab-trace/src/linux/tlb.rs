@@ -167,8 +167,13 @@ impl Tlb {
 /// (`pagelab.linux.young_probe`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recorded {
-    /// The loop's next touch of trace page `page`; `faulted`: it took a not-present fault.
-    Touch { page: u32, faulted: bool },
+    /// The loop's next touch of trace page `page`; `faulted`: it took a not-present fault;
+    /// `write`: the touch writes (the replayer reads the byte, then writes it back).
+    Touch {
+        page: u32,
+        faulted: bool,
+        write: bool,
+    },
     /// Reclaim read the page's accessed bit and cleared it.
     Test { page: u32 },
     /// The page was unmapped (evicted), its translation flushed.
@@ -177,16 +182,34 @@ pub enum Recorded {
 
 /// The accessed bit each `Test` of a recorded kernel run reads when this TLB caches the
 /// loop's translations: set by a page-table walk since the page's last test.
+///
+/// A write walks too when the page's PTE is clean, as the replay's `resident_access` has it:
+/// a not-present fault is taken by the touch's read, which maps the page clean (6.12's
+/// `do_swap_page` writable, 6.1's read-only, so the write takes a write-protect fault), and
+/// the write then walks to set the dirty bit, setting the accessed bit with it. A write touch
+/// leaves the page dirty, so only a read's fault leaves it clean for a later write. A page
+/// first seen without a fault is taken as dirty (no extra walk).
 pub fn recorded_bits(p: TlbParams, steps: &[Recorded]) -> Result<Vec<bool>, crate::TraceError> {
     p.check()?;
     let mut tlb = Tlb::new(p);
     let mut bit: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
+    let mut clean: std::collections::HashSet<u32> = std::collections::HashSet::new();
     let mut out = Vec::new();
     for step in steps {
         match *step {
-            Recorded::Touch { page, faulted } => {
+            Recorded::Touch {
+                page,
+                faulted,
+                write,
+            } => {
                 tlb.next_touch();
-                if tlb.access(page, faulted) {
+                let walk = faulted || (write && clean.contains(&page));
+                if faulted && !write {
+                    clean.insert(page);
+                } else if write {
+                    clean.remove(&page);
+                }
+                if tlb.access(page, walk) {
                     bit.insert(page, true);
                 }
             }
@@ -217,30 +240,36 @@ mod tests {
             Touch {
                 page: 1,
                 faulted: true,
+                write: true,
             },
             Test { page: 1 },
             Touch {
                 page: 1,
                 faulted: false,
+                write: true,
             },
             Test { page: 1 },
             Touch {
                 page: 5,
                 faulted: true,
+                write: true,
             },
             Touch {
                 page: 1,
                 faulted: false,
+                write: true,
             },
             Test { page: 1 },
             Touch {
                 page: 1,
                 faulted: false,
+                write: true,
             },
             Evict { page: 1 },
             Touch {
                 page: 1,
                 faulted: false,
+                write: true,
             },
             Test { page: 1 },
             Test { page: 2 },
@@ -249,6 +278,39 @@ mod tests {
         assert_eq!(got, [true, false, true, true, false]);
         let bad = TlbParams { entries: 3, ..p };
         assert!(recorded_bits(bad, &steps).is_err());
+    }
+
+    /// A read's fault leaves the page clean: its next write walks to set the dirty bit, and
+    /// so sets the accessed bit although the translation is cached; a second write does not.
+    /// A write's fault leaves it dirty, so its later writes do not walk.
+    #[test]
+    fn a_write_through_a_clean_pte_walks() {
+        use Recorded::{Test, Touch};
+        let p = TlbParams {
+            entries: 4,
+            victims: 0,
+            touches_per_list_page: 0,
+            list_offset: 0,
+        };
+        let touch = |page, faulted, write| Touch {
+            page,
+            faulted,
+            write,
+        };
+        let steps = [
+            touch(1, true, false),
+            touch(2, true, true),
+            Test { page: 1 },
+            Test { page: 2 },
+            touch(1, false, true),
+            touch(2, false, true),
+            Test { page: 1 },
+            Test { page: 2 },
+            touch(1, false, true),
+            Test { page: 1 },
+        ];
+        let got = recorded_bits(p, &steps).unwrap();
+        assert_eq!(got, [true, true, true, false, false]);
     }
 
     fn tlb(entries: u32, victims: u32) -> Tlb {
