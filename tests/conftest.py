@@ -46,16 +46,49 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> N
 
 #: Smoke records (seed 1) already made in this session, by name.
 SMOKE_RECORDS: dict[str, dict] = {}
+#: Where the workers of one `pytest -n` run share the records they made (set per session).
+_SHARED: list[Path] = []
 
 
 def smoke_record(name: str) -> dict:
-    """The smoke record of reproduction `name` at seed 1, made once per session: the golden
-    test, the tests that read a record and the report's browser test share it."""
+    """The smoke record of reproduction `name` at seed 1, made once per run: the golden test,
+    the tests that read a record and the report's browser test share it. Under pytest-xdist
+    the workers share them through files (`_made_once`), so each is made by one worker. The
+    record is what its JSON reads back as, whichever worker made it."""
     if name not in SMOKE_RECORDS:
-        import pagelab.reproduce as rep
-
-        SMOKE_RECORDS[name] = rep.reproduce(name, scale="smoke", seed=1)
+        SMOKE_RECORDS[name] = _made_once(name)
     return SMOKE_RECORDS[name]
+
+
+def _made_once(name: str) -> dict:
+    """The record made here, or read from the run's shared folder where another worker made
+    it; a lock on the name keeps two workers from making the same one."""
+    import fcntl
+    import json
+
+    import pagelab.reproduce as rep
+
+    if not _SHARED:
+        return json.loads(json.dumps(rep.reproduce(name, scale="smoke", seed=1)))
+    path = _SHARED[0] / f"{name}.json"
+    with open(_SHARED[0] / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            text = json.dumps(rep.reproduce(name, scale="smoke", seed=1))
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(text)
+            os.replace(tmp, path)
+        return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_records(tmp_path_factory):
+    """Under pytest-xdist, the folder the run's workers share (beside their own temp roots)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "smoke-records"
+        shared.mkdir(exist_ok=True)
+        _SHARED[:] = [shared]
+    yield
 
 
 @pytest.fixture(scope="session")

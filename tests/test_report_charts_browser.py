@@ -72,7 +72,7 @@ def _records(tmp: Path) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("charts")
     out = tmp / "site"
