@@ -81,14 +81,13 @@ def user_faults(lines: Iterable[str]) -> Iterator[int]:
 
 def touch_pages(touches: Touches) -> np.ndarray:
     """The touch list's pages, in order."""
-    raw = np.fromfile(touches.path, dtype="<u4", offset=TOUCH_HEADER)
-    return (raw & 0x7FFFFFFF).astype(np.int64)
+    return touch_entries(touches)[0]
 
 
-def touch_writes(touches: Touches) -> np.ndarray:
-    """Whether each touch of the list writes (bit 31 of its entry), in order."""
+def touch_entries(touches: Touches) -> tuple[np.ndarray, np.ndarray]:
+    """The touch list's pages, and whether each touch writes (bit 31 of its entry), in order."""
     raw = np.fromfile(touches.path, dtype="<u4", offset=TOUCH_HEADER)
-    return (raw >> 31).astype(bool)
+    return (raw & 0x7FFFFFFF).astype(np.int64), (raw >> 31).astype(bool)
 
 
 class _Index:

@@ -60,7 +60,7 @@ def recorded(text: str, touches: Touches) -> dict[str, Any]:
     faults = reclaim_events.user_faults(text, test)
     if not tests:
         raise PagelabError("the guest printed no accessed-bit tests (kprobes unavailable?)")
-    pages = fault_log.touch_pages(touches)
+    pages, writes = fault_log.touch_entries(touches)
     got = fault_log.match(faults, pages)
     i0, t0 = got["positions"][0]
     base = faults[i0] - int(pages[t0])
@@ -72,8 +72,7 @@ def recorded(text: str, touches: Touches) -> dict[str, Any]:
         touch = _touch_of(before - 1, at, matched)
         if touch is not None and 0 <= p < touches.pages:
             by_touch.setdefault(touch, []).append((p, young))
-    writes = fault_log.touch_writes(touches).tolist()
-    return _steps(pages.tolist(), writes, by_touch, set(at.values()))
+    return _steps(pages.tolist(), writes.tolist(), by_touch, set(at.values()))
 
 
 def _touch_of(fault: int, at: dict[int, int], matched: list[int]) -> int | None:
