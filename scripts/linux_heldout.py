@@ -8,6 +8,10 @@ median and range. A cell where the kernel pages a handful of times or never is k
 marked: its percent error says little.
 
     python scripts/linux_heldout.py --out DIR [--kernel 6.12]    (about 5 minutes under TCG)
+    python scripts/linux_heldout.py --out DIR --option=--mapping-tables
+
+The kernel's runs are kept in DIR's store, so a second call on the same DIR with a predict
+option sets the replay with it beside the same runs (written to heldout-OPTION.json).
 """
 
 from __future__ import annotations
@@ -69,6 +73,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--kernel", default="6.1", choices=("6.1", "6.12"))
+    ap.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="FLAG",
+        help="a flag for pagelab linux predict, e.g. --option=--mapping-tables",
+    )
     args = ap.parse_args()
     out, series = args.out, args.kernel
     out.mkdir(parents=True, exist_ok=True)
@@ -84,7 +95,7 @@ def main() -> None:
     for (name, path, mib, lru), rec in zip(cells, records, strict=True):
         cmd = [sys.executable, "-m", "pagelab", "linux", "predict", str(path), "--kernel", series,
                "--memory-max", str(mib << 20), "--lru-gen", lru, "--page-cluster", "0",
-               "--format", "json"]  # fmt: skip
+               "--format", "json", *args.option]  # fmt: skip
         pred = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
         k = rec["major_faults"]
         rows.append({
@@ -101,8 +112,10 @@ def main() -> None:
         "kernel": series,
         "cells": len(rows),
         "median_abs_error": statistics.median(errs) if errs else None,
+        "options": args.option,
     }
-    (out / "heldout.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    name = "-".join(["heldout", *(o.lstrip("-") for o in args.option)])
+    (out / f"{name}.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
     print(summary)
 
 

@@ -1,0 +1,82 @@
+"""The paired comparison of two linux-validation records (docs/readings.md
+`linux-adoption-paired`), on records made from the kernel's reference itself."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pagelab.errors import PagelabError
+from pagelab.reproductions import _linux_grid as grid
+from pagelab.reproductions import linux_paired as paired
+from pagelab.reproductions import linux_validation as val
+
+
+def _record(path: Path, scale) -> Path:
+    """A record whose prediction of each cell is `scale(entry)` times the kernel's median."""
+    rows = []
+    for entry in val.reference()["cells"]:
+        cell = grid.Cell(**entry["cell"])
+        rows.append({"table": val.TABLE, "row": val._label(entry), "column": cell.setting,
+                     "pagelab": round(scale(entry) * entry["median"]["major_faults"])})  # fmt: skip
+    path.write_text(json.dumps({"name": val.NAME, "rows": rows}))
+    return path
+
+
+def _programs_scaled(factor: float):
+    return lambda e: factor if grid.Cell(**e["cell"]).kind == "program" else 1.02
+
+
+def test_a_record_against_itself_moves_nothing(tmp_path):
+    rec = _record(tmp_path / "a.json", _programs_scaled(1.04))
+    got = paired.compare(rec, rec, draws=200)
+    assert len(got["series"]) == 8 and not got["failures"]
+    for s in got["series"]:
+        assert s["delta"] == s["low"] == s["high"] == 0.0 and not s["worse"] and not s["gone_out"]
+
+
+def test_a_candidate_farther_from_every_cell_is_worse(tmp_path):
+    shipped = _record(tmp_path / "a.json", _programs_scaled(1.03))
+    candidate = _record(tmp_path / "b.json", _programs_scaled(1.12))
+    got = {s["series"]: s for s in paired.compare(shipped, candidate, draws=400)["series"]
+           if s["kind"] == "real programs"}  # fmt: skip
+    assert len(got) == 4
+    for s in got.values():
+        assert s["worse"] and s["low"] > 0 and 7 < s["delta"] < 10, s
+
+
+def test_one_cell_moved_inside_the_kernel_s_spread_is_not_worse(tmp_path):
+    """A series' median moved by one cell is not evidence: the interval spans zero."""
+    moved = [e for e in val.reference()["cells"] if grid.Cell(**e["cell"]).kind == "program"][0]
+    shipped = _record(tmp_path / "a.json", _programs_scaled(1.03))
+    same = (moved["cell"], moved["memory_max"])
+    candidate = _record(tmp_path / "b.json", lambda e: 1.06 if (e["cell"], e["memory_max"]) == same
+                        else _programs_scaled(1.03)(e))  # fmt: skip
+    series = next(s for s in paired.compare(shipped, candidate, draws=400)["series"]
+                  if s["kind"] == "real programs" and s["low"] != s["high"])  # fmt: skip
+    assert not series["worse"] and series["low"] <= 0 <= series["high"]
+
+
+def test_a_cell_the_candidate_cannot_replay_is_named(tmp_path):
+    shipped = _record(tmp_path / "a.json", _programs_scaled(1.0))
+    rec = json.loads(shipped.read_text())
+    entry = next(e for e in val.reference()["cells"] if grid.Cell(**e["cell"]).kind == "program"
+                 and not sum(e["runs"].get("oom_killed", [])))  # fmt: skip
+    first = {"row": val._label(entry), "column": grid.Cell(**entry["cell"]).setting}
+    rec["rows"].append({"table": "killed", "row": first["row"], "column": first["column"],
+                        "pagelab": 1})  # fmt: skip
+    candidate = tmp_path / "b.json"
+    candidate.write_text(json.dumps(rec))
+    got = paired.compare(shipped, candidate, draws=100)
+    assert got["failures"] == [f"{first['row']} ({first['column']})"]
+
+
+def test_a_file_that_is_no_record_names_itself(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    with pytest.raises(PagelabError, match=r"bad\.json: not a readable linux-validation record"):
+        paired.compare(bad, bad)
+    with pytest.raises(PagelabError, match="--draws 5"):
+        paired.compare(bad, bad, draws=5)
