@@ -1,8 +1,9 @@
-"""The readings that change the replayer's layout or its reclaim, all off by default: the
+"""The readings that change the replayer's layout or its reclaim: the
 trace mapping's page tables charged as the loop takes them (docs/readings.md
 `linux-mapping-tables`: where each is charged, what the limit gives back, and the first
-reclaim it moves), the touch list's start drawn (`linux-aslr-draws`), and 6.12's second
-reclaim pass (`linux-6.12-full-walk-retry`)."""
+reclaim it moves; on by default since `linux-adoption-paired`), and, off by default, the touch
+list's start drawn (`linux-aslr-draws`) and 6.12's second reclaim pass
+(`linux-6.12-full-walk-retry`)."""
 
 from __future__ import annotations
 
@@ -73,18 +74,18 @@ def test_the_first_reclaim_comes_later_by_the_tables_not_yet_taken(tmp_path):
         assert got["frames"] == room
 
 
-def test_the_mapping_tables_are_a_predict_option_off_by_default(tmp_path):
+def test_the_mapping_tables_are_a_predict_option_on_by_default(tmp_path):
     path = _trace(tmp_path, list(range(700)) * 2)
     base = linux.predict(path, memory_max="1M", tlb="none")
-    assert base == linux.predict(path, memory_max="1M", tlb="none", mapping_tables=False)
+    assert base == linux.predict(path, memory_max="1M", tlb="none", mapping_tables=True)
     got = subprocess.run(
         [sys.executable, "-m", "pagelab", "linux", "predict", str(path), "--memory-max", "1M",
-         "--tlb", "none", "--mapping-tables", "--format", "json"],
+         "--tlb", "none", "--no-mapping-tables", "--format", "json"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
-    on = json.loads(got.stdout)
-    assert on == linux.predict(path, memory_max="1M", tlb="none", mapping_tables=True)
-    assert on != base
+    off = json.loads(got.stdout)
+    assert off == linux.predict(path, memory_max="1M", tlb="none", mapping_tables=False)
+    assert off != base
 
 
 def test_the_list_s_start_places_both_lists_of_tables():

@@ -166,8 +166,8 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "--mapping-tables/--no-mapping-tables",
     default=None,
     help="The trace mapping's page tables charged as the loop first touches each 2 MiB of it, "
-    "as the kernel charges them, not before the loop (docs/readings.md linux-mapping-tables: "
-    "not adopted; off by default).",
+    "as the kernel charges them, not before the loop (docs/readings.md linux-mapping-tables-end, "
+    "adopted by linux-adoption-paired: on by default).",
 )
 @click.option(
     "--aslr-draws/--no-aslr-draws",

@@ -153,7 +153,7 @@ def predict(
     kernel pages the first reclaim gives back from its loop's start (`linux-start-charge`);
     None, the default (`prediction.START_CHARGE`: off). `mapping_tables`: the trace mapping's
     page tables charged as the loop first touches each 2 MiB of it, not before the loop
-    (`linux-mapping-tables`); None, the default (`prediction.MAPPING_TABLES`: off).
+    (`linux-mapping-tables-end`); None, the default (`prediction.MAPPING_TABLES`: on).
     `aslr_draws`: those tables, with the touch list's start in its 2 MiB drawn at five slots and
     the median over the draws (`linux-aslr-draws`); None, the default (`prediction.ASLR_DRAWS`:
     off). `full_walk_retry`: 6.12's reclaim runs its priorities once more when a pass freed

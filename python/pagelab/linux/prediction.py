@@ -6,9 +6,10 @@ Two steps, both stated and neither fitted:
    grid's runs) and of two kinds:
    - the kernel's part, never reclaimed from the cgroup: slab, kernel stack and the page tables,
      a constant per kernel plus the trace mapping's own tables, one page per 512 pages (x86-64:
-     a page-table page maps 2 MiB; charged before the loop, or with `Options.mapping_tables`
-     as the loop first touches each 2 MiB, as the kernel charges them: docs/readings.md
-     `linux-mapping-tables-end`, not adopted). memory.max less this is the model's limit.
+     a page-table page maps 2 MiB). The trace mapping's tables are charged as the loop first
+     touches each 2 MiB of it, as the kernel charges them (`mapping_tables`; docs/readings.md
+     `linux-mapping-tables-end`, adopted by `linux-adoption-paired`; before the loop with
+     `Options.mapping_tables` off). memory.max less this is the model's limit.
      The touch list's own tables are charged as the loop reads into each 2 MiB of it
      (`touch_list_tables`), so they take frames from the replay as it goes.
    - the replayer's own anonymous pages (its heap, stack and data, charged before the loop):
@@ -443,8 +444,9 @@ def _replay(
 #: `linux-start-charge`, measured and not adopted).
 START_CHARGE = False
 #: Whether the trace mapping's page tables are charged as the loop takes them
-#: (`Options.mapping_tables`).
-MAPPING_TABLES = False
+#: (`Options.mapping_tables`): yes, as the kernel charges them (docs/readings.md
+#: `linux-mapping-tables-end`, adopted by `linux-adoption-paired`).
+MAPPING_TABLES = True
 #: Whether the replayer's layout is drawn at `ASLR_SLOTS` (`Options.aslr_draws`).
 ASLR_DRAWS = False
 #: Whether the limit loses the pages the kernel's lists lack at each reclaim
