@@ -19,7 +19,7 @@ def _record(path: Path, scale) -> Path:
     rows = []
     for entry in val.reference()["cells"]:
         cell = grid.Cell(**entry["cell"])
-        rows.append({"table": val.TABLE, "row": val._label(entry), "column": cell.setting,
+        rows.append({"table": val.TABLE, "row": val.label(entry), "column": cell.setting,
                      "pagelab": round(scale(entry) * entry["median"]["major_faults"])})  # fmt: skip
     path.write_text(json.dumps({"name": val.NAME, "rows": rows}))
     return path
@@ -64,7 +64,7 @@ def test_a_cell_the_candidate_cannot_replay_is_named(tmp_path):
     rec = json.loads(shipped.read_text())
     entry = next(e for e in val.reference()["cells"] if grid.Cell(**e["cell"]).kind == "program"
                  and not sum(e["runs"].get("oom_killed", [])))  # fmt: skip
-    first = {"row": val._label(entry), "column": grid.Cell(**entry["cell"]).setting}
+    first = {"row": val.label(entry), "column": grid.Cell(**entry["cell"]).setting}
     rec["rows"].append({"table": "killed", "row": first["row"], "column": first["column"],
                         "pagelab": 1})  # fmt: skip
     candidate = tmp_path / "b.json"

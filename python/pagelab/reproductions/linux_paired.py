@@ -68,7 +68,7 @@ def pair(shipped: Path, candidate: Path) -> tuple[dict[tuple[str, str], Series],
     failures = []
     for entry in val.reference()["cells"]:
         cell = grid.Cell(**entry["cell"])
-        key = (val._label(entry), cell.setting)
+        key = (val.label(entry), cell.setting)
         if cell.kind == "claim" or sum(entry["runs"].get("oom_killed", [])):
             continue
         if key in new_failed and key in old:
@@ -76,7 +76,7 @@ def pair(shipped: Path, candidate: Path) -> tuple[dict[tuple[str, str], Series],
         kernel = entry["median"]["major_faults"]
         if kernel <= 0 or key not in old or key not in new:
             continue
-        group = cell.setting.split(" zswap")[0].split(" page-cluster")[0]
+        group = val.series(cell)
         s = series.setdefault((val.KINDS[cell.kind], group), Series())
         s.runs.append(np.asarray(entry["runs"]["major_faults"], dtype=float))
         s.shipped.append(old[key])

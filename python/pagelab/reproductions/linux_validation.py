@@ -84,34 +84,34 @@ def run(ctx: Context) -> None:
     psi_errors: dict[tuple[str, str], list[tuple[float, bool]]] = {}
     for entry in chosen:
         cell = grid.Cell(**entry["cell"])
-        label = _label(entry)
+        row = label(entry)
         runs_killed = entry["runs"].get("oom_killed", [])
         killed = f"{sum(runs_killed)} of {len(runs_killed)} runs"
         try:
             pred = _predict(entry["cell"], entry["memory_max"])
         except PagelabError as e:
-            ctx.row("killed", label, cell.setting, 1, paper=sum(runs_killed) / len(runs_killed),
+            ctx.row("killed", row, cell.setting, 1, paper=sum(runs_killed) / len(runs_killed),
                     unit="share of runs killed", role="ours",
                     why=f"pagelab: {e}; the kernel killed the replayer in {killed}")  # fmt: skip
             continue
         if sum(runs_killed):
-            ctx.row("killed", label, cell.setting, 0, paper=sum(runs_killed) / len(runs_killed),
+            ctx.row("killed", row, cell.setting, 0, paper=sum(runs_killed) / len(runs_killed),
                     unit="share of runs killed", role="ours",
                     why=f"the kernel killed the replayer in {killed}; pagelab did not")  # fmt: skip
             continue
         kernel = entry["median"]["major_faults"]
         lo, hi = entry["range"]["major_faults"]
-        ctx.row(TABLE, label, cell.setting, pred["major_faults"], paper=kernel, unit="faults")
-        ctx.row("frames", label, cell.setting, pred["frames"], paper=entry["median"]["frames"],
+        ctx.row(TABLE, row, cell.setting, pred["major_faults"], paper=kernel, unit="faults")
+        ctx.row("frames", row, cell.setting, pred["frames"], paper=entry["median"]["frames"],
                 unit="frames")  # fmt: skip
-        group = cell.setting.split(" zswap")[0].split(" page-cluster")[0]
+        group = series(cell)
         if kernel > 0 and cell.kind != "claim":
             err = abs(pred["major_faults"] - kernel) / kernel
             ok = inside(pred["major_faults"], lo, hi)
             errors.setdefault((KINDS[cell.kind], group), []).append((err, ok))
         psi = psi_error(entry, pred)
         if psi is not None:
-            ctx.row(PSI_TABLE, label, cell.setting, pred["psi_some_us"],
+            ctx.row(PSI_TABLE, row, cell.setting, pred["psi_some_us"],
                     paper=entry["median"]["psi_some_us"], unit="us")  # fmt: skip
             if cell.kind != "claim":
                 psi_errors.setdefault((KINDS[cell.kind], group), []).append(psi)
@@ -186,8 +186,8 @@ def _claims(ctx: Context, chosen: list[dict[str, Any]]) -> None:
         if not lru or two is None or not two["median"]["major_faults"]:
             continue
         k_eff = mg["median"]["major_faults"] / two["median"]["major_faults"] - 1
-        p_mg = ctx.value(TABLE, _label(mg), grid.Cell(**mg["cell"]).setting)
-        p_two = ctx.value(TABLE, _label(two), grid.Cell(**two["cell"]).setting)
+        p_mg = ctx.value(TABLE, label(mg), grid.Cell(**mg["cell"]).setting)
+        p_two = ctx.value(TABLE, label(two), grid.Cell(**two["cell"]).setting)
         if not p_two:
             continue
         ctx.claim(
@@ -260,7 +260,7 @@ def _kernel_against_itself(ctx: Context, chosen: list[dict[str, Any]]) -> None:
             continue
         e = self_error(entry["runs"]["major_faults"])
         if e is not None and entry["median"]["major_faults"] > 0:
-            group = cell.setting.split(" zswap")[0].split(" page-cluster")[0]
+            group = series(cell)
             errors.setdefault((KINDS[cell.kind], group), []).append(e)
     table = "the kernel against itself: one run against the median of the others"
     for (kind, group), errs in sorted(errors.items()):
@@ -283,7 +283,7 @@ def _figure(ctx: Context, chosen: list[dict[str, Any]]) -> None:
         k = e["median"]["major_faults"]
         lo, hi = e["range"]["major_faults"]
         try:
-            p = ctx.value(TABLE, _label(e), grid.Cell(**e["cell"]).setting)
+            p = ctx.value(TABLE, label(e), grid.Cell(**e["cell"]).setting)
         except KeyError:  # a cell the kernel or the model killed: in the "killed" table
             continue
         series.setdefault(grid.Cell(**e["cell"]).setting, []).append((k, p, k - lo, hi - k))
@@ -301,8 +301,14 @@ def _figure(ctx: Context, chosen: list[dict[str, Any]]) -> None:
     plt.close(fig)
 
 
-def _label(entry: dict[str, Any]) -> str:
+def label(entry: dict[str, Any]) -> str:
+    """A reference cell's row: its program and memory.max."""
     return f"{entry['cell']['program']}, memory.max {entry['memory_max'] >> 10} KiB"
+
+
+def series(cell: grid.Cell) -> str:
+    """The summary's column of a cell: its kernel and list, zswap and page cluster set aside."""
+    return cell.setting.split(" zswap")[0].split(" page-cluster")[0]
 
 
 def _smoke(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
