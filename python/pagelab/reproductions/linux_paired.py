@@ -19,13 +19,14 @@ import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PagelabError
 from . import _linux_grid as grid
 from . import linux_validation as val
+
+if TYPE_CHECKING:  # numpy is an extra; `reproduce` imports this package's modules without it
+    import numpy as np
 
 #: Draws of the bootstrap and their seed (fixed: the same records give the same interval).
 DRAWS = 4000
@@ -62,6 +63,8 @@ def predictions(path: Path) -> tuple[dict[tuple[str, str], float], set[tuple[str
 def pair(shipped: Path, candidate: Path) -> tuple[dict[tuple[str, str], Series], list[str]]:
     """The series of the kernel's reference with both records' predictions, and the cells the
     kernel runs whose replay fails in the candidate alone."""
+    import numpy as np
+
     old, _ = predictions(shipped)
     new, new_failed = predictions(candidate)
     series: dict[tuple[str, str], Series] = {}
@@ -89,11 +92,15 @@ def pair(shipped: Path, candidate: Path) -> tuple[dict[tuple[str, str], Series],
 
 def _median_error(pred: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """Per draw (rows), the median over the drawn cells (columns) of |pred - ref| / ref."""
+    import numpy as np
+
     return np.median(np.abs(pred - ref) / np.maximum(ref, 1.0), axis=1)
 
 
 def delta_draws(s: Series, draws: int, rng: np.random.Generator) -> np.ndarray:
     """Δ of each draw: the candidate's median |error| less the shipped one's."""
+    import numpy as np
+
     n = len(s.runs)
     refs = np.stack(
         [np.median(r[rng.integers(len(r), size=(draws, len(r)))], axis=1) for r in s.runs], axis=1
@@ -108,6 +115,8 @@ def delta_draws(s: Series, draws: int, rng: np.random.Generator) -> np.ndarray:
 def compare(shipped: Path, candidate: Path, draws: int = DRAWS) -> dict[str, Any]:
     """Per series: both medians [%], Δ with its 90 % interval [points], whether the candidate
     is worse (the interval wholly above zero), the cells gone out of range; and the failures."""
+    import numpy as np
+
     if draws < 100:
         raise PagelabError(f"--draws {draws}: expected at least 100")
     series, failures = pair(shipped, candidate)
