@@ -278,7 +278,7 @@ def _figure(ctx: Context, chosen: list[dict[str, Any]]) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 5))
-    series: dict[str, list[tuple[float, float, float, float]]] = {}
+    points: dict[str, list[tuple[float, float, float, float]]] = {}
     for e in chosen:
         k = e["median"]["major_faults"]
         lo, hi = e["range"]["major_faults"]
@@ -286,11 +286,11 @@ def _figure(ctx: Context, chosen: list[dict[str, Any]]) -> None:
             p = ctx.value(TABLE, label(e), grid.Cell(**e["cell"]).setting)
         except KeyError:  # a cell the kernel or the model killed: in the "killed" table
             continue
-        series.setdefault(grid.Cell(**e["cell"]).setting, []).append((k, p, k - lo, hi - k))
-    for name, pts in sorted(series.items()):
+        points.setdefault(grid.Cell(**e["cell"]).setting, []).append((k, p, k - lo, hi - k))
+    for name, pts in sorted(points.items()):
         xs, ys, lo, hi = zip(*[(max(a, 0.5), max(b, 0.5), c, d) for a, b, c, d in pts], strict=True)
         ax.errorbar(xs, ys, xerr=[lo, hi], fmt="o", ms=4, capsize=2, label=name)
-    top = max(max(v[0], v[1]) for pts in series.values() for v in pts) * 2
+    top = max(max(v[0], v[1]) for pts in points.values() for v in pts) * 2
     ax.plot([0.5, top], [0.5, top], color="grey", lw=0.8)
     ax.set_xscale("log")
     ax.set_yscale("log")
