@@ -31,7 +31,8 @@ use crate::{err, to_py};
 /// the end of the first reclaim (`LinuxParams::start_kernel_pages`). `rseq`:
 /// a dict of [`linux::RseqWrites`] (`page`, `switches_per_s`, `clock`) or None (no kernel writes to the
 /// replayer's rseq area). `full_walk_retry`: 6.12's second pass of a reclaim that freed
-/// nothing (`LinuxParams::full_walk_retry`).
+/// nothing (`LinuxParams::full_walk_retry`). `lookaround_batch`: MGLRU's look-around queues its
+/// promotions on the CPU's activate batch (`LinuxParams::lookaround_batch`).
 /// An optional dict keyword as a `T`: None when it is missing or None.
 fn optional<T: serde::de::DeserializeOwned>(
     value: Option<&Bound<'_, PyAny>>,
@@ -50,7 +51,7 @@ fn optional<T: serde::de::DeserializeOwned>(
                     zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None,
                     kernel_charges=Vec::new(), exec_active_pages=0,
                     stat_read_at=None, report_page_at=None, start_kernel_pages=0, rseq=None,
-                    fault_touches=false, full_walk_retry=false))]
+                    fault_touches=false, full_walk_retry=false, lookaround_batch=false))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -73,6 +74,7 @@ fn linux_replay(
     rseq: Option<&Bound<'_, PyAny>>,
     fault_touches: bool,
     full_walk_retry: bool,
+    lookaround_batch: bool,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = optional(zswap, "zswap")?;
     let clock: Option<GuestClock> = optional(clock, "clock")?;
@@ -91,6 +93,7 @@ fn linux_replay(
         report_page_at,
         start_kernel_pages,
         full_walk_retry,
+        lookaround_batch,
         rseq: optional(rseq, "rseq")?,
     };
     if reclaim_events || fault_touches {
@@ -106,10 +109,22 @@ fn linux_replay(
             .map_err(err)?;
         return to_py(py, &(got.counters, got.events, got.faults));
     }
-    let counters = if let Ok(path) = trace.extract::<String>() {
+    let counters = replay_counters(py, trace, writes, frames, &params)?;
+    to_py(py, &counters)
+}
+
+/// The replay of `trace` (a trace file's path, page numbers with `writes`, or pairs).
+fn replay_counters(
+    py: Python<'_>,
+    trace: &Bound<'_, PyAny>,
+    writes: Option<Vec<bool>>,
+    frames: u32,
+    params: &LinuxParams,
+) -> PyResult<linux::LinuxCounters> {
+    if let Ok(path) = trace.extract::<String>() {
         let reader = TraceReader::open(Path::new(&path)).map_err(err)?;
         let mut source = PrefetchReader::new(reader);
-        py.allow_threads(|| linux::replay_source(&mut source, frames, &params))
+        py.allow_threads(|| linux::replay_source(&mut source, frames, params))
     } else if let Ok(pages) = trace.extract::<Vec<u32>>() {
         if writes.as_ref().is_some_and(|w| w.len() != pages.len()) {
             return Err(err(format!(
@@ -122,15 +137,14 @@ fn linux_replay(
             Some(w) => pages.into_iter().zip(w.iter().copied()).collect(),
             None => pages.into_iter().map(|p| (p, true)).collect(),
         };
-        py.allow_threads(|| linux::replay(&refs, frames, &params))
+        py.allow_threads(|| linux::replay(&refs, frames, params))
     } else {
         let refs: Vec<(u32, bool)> = trace.extract().map_err(|_| {
             err("trace: expected a trace file's path, a list of page numbers, or (page, write) pairs")
         })?;
-        py.allow_threads(|| linux::replay(&refs, frames, &params))
+        py.allow_threads(|| linux::replay(&refs, frames, params))
     }
-    .map_err(err)?;
-    to_py(py, &counters)
+    .map_err(err)
 }
 
 /// The accessed bit each test of a recorded kernel run reads under a TLB (`tlb`, a dict of

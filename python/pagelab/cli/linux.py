@@ -190,6 +190,13 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "beside the replay's (overhead.json lists_offset_pages, from python -m "
     "pagelab.linux.lru_probe; docs/readings.md linux-lists-at-reclaim).",
 )
+@click.option(
+    "--lookaround-batch/--no-lookaround-batch",
+    default=None,
+    help="MGLRU: the look-around's promotions wait on the CPU's activate batch until it fills "
+    "or the next priority drains it, as folio_activate queues them (docs/readings.md "
+    "linux-lookaround-batch, adopted: on by default).",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux

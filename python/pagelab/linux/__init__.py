@@ -135,6 +135,7 @@ def predict(
     aslr_draws: bool | None = None,
     full_walk_retry: bool | None = None,
     lists_offset: bool | None = None,
+    lookaround_batch: bool | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
@@ -160,7 +161,9 @@ def predict(
     nothing (`linux-6.12-full-walk-retry`); None, the default (`prediction.FULL_WALK_RETRY`:
     off). `lists_offset`: the limit less the pages the kernel's lists lack at each reclaim
     beside the replay's, measured (`overhead.json` `lists_offset_pages`;
-    `linux-lists-at-reclaim`); None, the default (`prediction.LISTS_OFFSET`)."""
+    `linux-lists-at-reclaim`); None, the default (`prediction.LISTS_OFFSET`).
+    `lookaround_batch`: MGLRU's look-around queues its promotions on the CPU's activate batch
+    (`linux-lookaround-batch`); None, the default (`prediction.LOOKAROUND_BATCH`)."""
     from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events
@@ -175,7 +178,8 @@ def predict(
                          faults=fault_log is not None, report_page=report_page,
                          start_charge=start_charge, mapping_tables=mapping_tables,
                          aslr_draws=aslr_draws, full_walk_retry=full_walk_retry,
-                         lists_offset=lists_offset)  # fmt: skip
+                         lists_offset=lists_offset,
+                         lookaround_batch=lookaround_batch)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got, own = out.pop("fault_touches"), out.pop("own_faults")

@@ -186,6 +186,9 @@ class Options:
     #: 6.12's second pass of a reclaim that freed nothing (`memcg_full_walk`; docs/readings.md
     #: `linux-6.12-full-walk-retry`). None: `FULL_WALK_RETRY`.
     full_walk_retry: bool | None = None
+    #: MGLRU's look-around queues its promotions on the CPU's activate batch (docs/readings.md
+    #: `linux-lookaround-batch`). None: `LOOKAROUND_BATCH`.
+    lookaround_batch: bool | None = None
     #: The limit less the pages the kernel's lists lack at each reclaim beside the replay's
     #: (`lists_offset`; docs/readings.md `linux-lists-at-reclaim`). None: `LISTS_OFFSET`.
     lists_offset: bool | None = None
@@ -428,6 +431,8 @@ def _replay(
             rseq=rseq_writes(knobs, loop.pages), fault_touches=opts.faults,
             full_walk_retry=FULL_WALK_RETRY if opts.full_walk_retry is None
             else opts.full_walk_retry,
+            lookaround_batch=LOOKAROUND_BATCH if opts.lookaround_batch is None
+            else opts.lookaround_batch,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
@@ -454,6 +459,10 @@ ASLR_DRAWS = False
 LISTS_OFFSET = False
 #: Whether 6.12's reclaim retries a pass that freed nothing (`Options.full_walk_retry`).
 FULL_WALK_RETRY = False
+#: Whether MGLRU's look-around queues its promotions on the CPU's activate batch
+#: (`Options.lookaround_batch`): yes, as the kernel does (docs/readings.md
+#: `linux-lookaround-batch`, adopted by `linux-adoption-paired`'s rules).
+LOOKAROUND_BATCH = True
 
 
 def start_kernel_pages(knobs: Knobs) -> int:

@@ -30,6 +30,7 @@
 pub mod memcg;
 mod report;
 pub mod rseq;
+mod swapcache;
 pub mod tlb;
 pub mod zswap;
 
@@ -97,6 +98,10 @@ pub struct LinuxParams {
     /// `memcg_full_walk`; docs/readings.md `linux-6.12-full-walk-retry`).
     #[serde(default)]
     pub full_walk_retry: bool,
+    /// MGLRU's look-around queues its promotions on the CPU's activate batch
+    /// (docs/readings.md `linux-lookaround-batch`).
+    #[serde(default)]
+    pub lookaround_batch: bool,
     /// The kernel's writes to the replayer's rseq area at its context switches ([`rseq`]);
     /// none: no such writes.
     #[serde(default)]
@@ -149,6 +154,7 @@ impl Default for LinuxParams {
             report_page_at: None,
             start_kernel_pages: 0,
             full_walk_retry: false,
+            lookaround_batch: false,
             rseq: None,
         }
     }
@@ -224,6 +230,8 @@ const ZERO_PAGE: u8 = 1;
 const RESIDENT: u8 = 2;
 const ON_DEVICE: u8 = 3;
 const IN_ZSWAP: u8 = 4;
+/// Unmapped but kept in the swap cache ([`swapcache`]).
+const SWAP_CACHE: u8 = 5;
 
 /// The LRU in use.
 #[allow(clippy::large_enum_variant)] // one per replay
@@ -299,6 +307,12 @@ impl Lists {
             l.flush_stats(c);
         }
     }
+    fn take_unmapped(&mut self) -> Vec<u32> {
+        match self {
+            Lists::TwoList(_) => Vec::new(),
+            Lists::Mglru(l) => l.take_unmapped(),
+        }
+    }
     fn reserve(&mut self, bound: u32) {
         match self {
             Lists::TwoList(l) => l.reserve(bound),
@@ -348,6 +362,7 @@ impl Replay {
         let lists = if p.lru_gen {
             let mut l = mglru::Mglru::new(p.kernel, bound);
             l.full_walk_retry = retry;
+            l.lookaround_batch = p.lookaround_batch;
             Lists::Mglru(l)
         } else {
             let mut l = two_list::TwoList::new(p.kernel, bound, p.swappiness);
@@ -402,6 +417,7 @@ impl Replay {
         let mut faulted = true;
         match self.state[i] {
             RESIDENT => faulted = self.resident_access(i, write),
+            SWAP_CACHE => self.swap_cache_hit(page, write),
             UNTOUCHED if !write => {
                 // do_anonymous_page: a read maps the shared zero page.
                 self.c.minor_faults += 1;
@@ -476,6 +492,7 @@ impl Replay {
                 self.writable[i] = true;
                 self.dirty[i] = true;
             }
+            Some(SWAP_CACHE) => self.swap_cache_hit(page, true),
             Some(_) => self.swap_in(page, true)?,
         }
         self.lists.touch(page);
@@ -587,6 +604,7 @@ impl Replay {
             .reclaim(memcg::SWAP_CLUSTER_MAX, &mut out, &mut self.ws);
         self.kernel_pages -= std::mem::take(&mut self.start_pages);
         self.switched_in_reclaim |= self.lists.vmpressure_works() > works;
+        self.mark_unmapped();
         for &v in &out {
             if let Some(t) = self.tlb.as_mut() {
                 t.flush_page(v);

@@ -85,6 +85,17 @@ pub struct Mglru {
     pub vmpressure: Vmpressure,
     /// The priority of the pass under way (for the events).
     priority: u32,
+    /// The look-around queues its promotions on the CPU's activate batch
+    /// (docs/readings.md `linux-lookaround-batch`; `lookaround.rs`).
+    pub lookaround_batch: bool,
+    /// The activate batch (`cpu_fbatches.activate`), oldest first, and how many of its entries
+    /// hold each page.
+    activate: Vec<u32>,
+    held: Vec<u16>,
+    /// 6.1: an aging in this `lru_gen_shrink_lruvec` left its walk in hand (`set_mm_walk`).
+    walk_in_hand: bool,
+    /// Pages the eviction unmapped but could not free (the batch held them), not yet taken.
+    unmapped: Vec<u32>,
 }
 
 fn tier_of(refs: u8) -> usize {
@@ -123,6 +134,11 @@ impl Mglru {
             vmpressure: Vmpressure::default(),
             priority: DEF_PRIORITY,
             full_walk_retry: false,
+            lookaround_batch: false,
+            activate: Vec::new(),
+            held: vec![0; n],
+            walk_in_hand: false,
+            unmapped: Vec::new(),
         }
     }
 
@@ -287,6 +303,9 @@ impl Mglru {
             if self.vmpressure.works > works {
                 self.gate.arm();
             }
+            // lru_gen_shrink_lruvec begins with lru_add_drain, which moves the activate batch.
+            self.drain_activate();
+            self.walk_in_hand = false;
             match self.kernel {
                 Kernel::V6_1 => self.shrink_lruvec_6_1(priority, nr_to_reclaim, start, out, c),
                 Kernel::V6_12 => self.shrink_lruvec_6_12(priority, out, c),
@@ -346,6 +365,7 @@ impl Mglru {
                     }
                 } else {
                     self.age();
+                    self.walk_in_hand = true;
                 }
             }
             if nr == 0 {
@@ -639,6 +659,11 @@ impl Mglru {
             return Some(false);
         }
         if !self.young[i] {
+            if self.held[i] > 0 {
+                // try_to_unmap, then pageout finds the batch's reference: kept, unmapped.
+                self.unmapped.push(x);
+                return Some(false);
+            }
             return None;
         }
         self.look_around(x, isolated);
@@ -666,6 +691,7 @@ impl Mglru {
             }
         }
         let mut young = 0;
+        let mut moves = Vec::new();
         for y in start..end {
             let j = y as usize;
             if !std::mem::take(&mut self.young[j]) {
@@ -674,15 +700,18 @@ impl Mglru {
             young += 1;
             if self.seq[j] != NO_GEN {
                 if self.seq[j] != self.max_seq {
-                    self.clear_refs(y);
-                    self.unlink(y);
-                    self.push_head(y, self.max_seq);
-                } else if self.kernel == Kernel::V6_12 {
+                    moves.push(y);
+                } else if self.kernel == Kernel::V6_12 && !self.lookaround_batch {
                     self.clear_refs(y);
                 }
             } else if y == x || isolated.contains(&y) {
                 self.referenced[j] = true;
             }
+        }
+        if self.lookaround_batch {
+            self.promote_queued(&moves);
+        } else {
+            self.promote_now(&moves);
         }
         // Feedback to the walk: one young PTE in 8 puts the window's table into max_seq's
         // filter (both series count the page the look-around began from).
@@ -749,10 +778,14 @@ impl Mglru {
             self.workingset.resize(n, false);
             self.refs.resize(n, 0);
             self.shadow.resize(n, NO_SHADOW);
+            self.held.resize(n, 0);
         }
         self.vma_pages = self.vma_pages.max(page_bound);
     }
 }
+
+#[path = "linux_mglru_lookaround.rs"]
+mod lookaround;
 
 #[cfg(test)]
 #[path = "linux_mglru_tests.rs"]

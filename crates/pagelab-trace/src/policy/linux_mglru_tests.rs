@@ -171,3 +171,93 @@ fn a_pass_that_frees_nothing_runs_again_under_6_12_mglru() {
     let (freed, steps) = run(false);
     assert_eq!((freed, steps), (0, first.to_vec()));
 }
+
+/// Pages 0-1 in the oldest generation, 2-3 in the next, 4-5 in max_seq, every PTE young.
+fn three_generations(kernel: Kernel, batch: bool) -> Mglru {
+    let mut g = Mglru::new(kernel, 8);
+    g.lookaround_batch = batch;
+    let mut c = Workingset::default();
+    // Generations 0 to 3, empty: two are retired before each aging, as the eviction would.
+    for (p, age) in [
+        (0, false),
+        (1, true),
+        (2, false),
+        (3, true),
+        (4, false),
+        (5, false),
+    ] {
+        if age {
+            assert!(g.try_to_inc_min_seq());
+        }
+        g.add(p, &mut c);
+        if age {
+            g.age();
+        }
+    }
+    for p in 0..6 {
+        g.touch(p);
+    }
+    assert_eq!(g.max_seq - g.min_seq, 2);
+    g
+}
+
+/// `lru_gen_look_around` without a walk in hand (mm/vmscan.c): the young neighbours in another
+/// generation are queued on the activate batch, not moved; the batch moves them to the head of
+/// max_seq when drained (mm/swap.c `lru_activate`). Without the batch they move at once.
+#[test]
+fn the_look_around_queues_its_promotions_on_the_activate_batch() {
+    for kernel in [Kernel::V6_1, Kernel::V6_12] {
+        let mut c = Workingset::default();
+        let mut out = Vec::new();
+        let mut g = three_generations(kernel, true);
+        let (old, mid) = (g.min_seq, g.min_seq + 1);
+        assert_eq!((pages(&g, old), pages(&g, mid)), (vec![1, 0], vec![3, 2]));
+        g.evict_folios(&mut out, &mut c);
+        // 0 and 1 were young: kept (back to max_seq); 2 and 3 queued where they were.
+        assert!(out.is_empty());
+        assert_eq!(g.queued(), 2, "{kernel:?}");
+        assert_eq!(pages(&g, mid), vec![3, 2], "{kernel:?}");
+        let kept = pages(&g, g.max_seq);
+        g.drain_activate();
+        assert_eq!(g.queued(), 0);
+        // The drain puts them at the head, ahead of the pages the eviction kept.
+        assert_eq!(
+            pages(&g, g.max_seq),
+            [vec![3, 2], kept].concat(),
+            "{kernel:?}"
+        );
+
+        let mut now = three_generations(kernel, false);
+        now.evict_folios(&mut out, &mut c);
+        assert_eq!(now.queued(), 0);
+        let order = pages(&now, now.max_seq);
+        assert_eq!(order.len(), 6);
+        assert_eq!(&order[4..], &[5, 4], "{kernel:?}");
+        assert!(
+            !order[..2].contains(&3),
+            "{kernel:?}: kept pages at the head"
+        );
+    }
+}
+
+/// A queued page the eviction isolates before the batch moves it, with no young PTE, is
+/// unmapped but kept: `pageout` finds the batch's reference (`is_page_cache_freeable`).
+#[test]
+fn a_queued_page_found_old_is_unmapped_and_kept() {
+    let mut c = Workingset::default();
+    let mut out = Vec::new();
+    let mut g = three_generations(Kernel::V6_12, true);
+    g.evict_folios(&mut out, &mut c);
+    assert_eq!(g.queued(), 2);
+    // The oldest generation is now the queued pages' (its kept pages went to max_seq).
+    assert_eq!(pages(&g, g.min_seq), vec![3, 2]);
+    g.evict_folios(&mut out, &mut c);
+    assert!(out.is_empty());
+    let mut kept = g.take_unmapped();
+    kept.sort_unstable();
+    assert_eq!(kept, vec![2, 3]);
+    assert!(g.is_resident(2) && g.is_resident(3));
+    // Drained, the batch lets them go: the next eviction frees them.
+    g.drain_activate();
+    assert!(g.take_unmapped().is_empty());
+}
