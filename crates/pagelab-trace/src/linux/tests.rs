@@ -586,3 +586,84 @@ fn a_pass_that_frees_nothing_runs_again_under_6_12() {
         assert_eq!(out, if retry { vec![0] } else { vec![] }, "retry {retry}");
     }
 }
+
+/// A page the eviction unmapped but kept ([`swapcache`]) is found in the swap cache by its next
+/// touch: a minor fault, no read, no refault; a write maps it writable and dirty, and in 6.12 a
+/// read maps the exclusive page writable too.
+#[test]
+fn a_touch_of_a_page_kept_in_the_swap_cache_is_a_minor_fault() {
+    for kernel in [Kernel::V6_1, Kernel::V6_12] {
+        for write in [false, true] {
+            let p = LinuxParams {
+                kernel,
+                lru_gen: true,
+                lookaround_batch: true,
+                ..LinuxParams::default()
+            };
+            let mut r = Replay::new(4, 4, &p);
+            r.reference(0, 1, true).unwrap();
+            r.state[0] = SWAP_CACHE;
+            r.writable[0] = false;
+            let before = r.counters();
+            r.reference(0, 1, write).unwrap();
+            let after = r.counters();
+            assert_eq!(after.minor_faults - before.minor_faults, 1, "{kernel:?}");
+            assert_eq!(
+                (
+                    after.major_faults,
+                    after.pswpin,
+                    after.workingset_refault_anon
+                ),
+                (
+                    before.major_faults,
+                    before.pswpin,
+                    before.workingset_refault_anon
+                )
+            );
+            assert_eq!(r.state[0], RESIDENT);
+            assert_eq!(
+                r.writable[0],
+                write || kernel == Kernel::V6_12,
+                "{kernel:?}"
+            );
+            assert_eq!(r.dirty[0], write);
+        }
+    }
+}
+
+proptest::proptest! {
+    /// With the look-around's batch, the books still balance after any run of touches: a page
+    /// is on the lists exactly when the page table holds it (mapped, or kept in the swap cache),
+    /// the cgroup's charge counts those pages, and every major fault read the device.
+    #[test]
+    fn the_activate_batch_keeps_the_books(
+        touches in proptest::collection::vec((0u32..200, proptest::bool::ANY), 1..3000),
+        frames in 40u32..100,
+        is_6_12 in proptest::bool::ANY,
+    ) {
+        let kernel = if is_6_12 { Kernel::V6_12 } else { Kernel::V6_1 };
+        let p = LinuxParams {
+            kernel,
+            lru_gen: true,
+            lookaround_batch: true,
+            tlb: Some(TlbParams::QEMU_TCG),
+            ..LinuxParams::default()
+        };
+        let mut r = Replay::new(frames, 200, &p);
+        for (page, write) in touches {
+            if r.reference(page, 1, write).is_err() {
+                return Ok(());
+            }
+        }
+        let Lists::Mglru(l) = &r.lists else { unreachable!() };
+        let mut held = 0;
+        for page in 0..200u32 {
+            let s = r.state[page as usize];
+            let mapped = s == RESIDENT || s == SWAP_CACHE;
+            proptest::prop_assert_eq!(l.is_resident(page), mapped, "page {}", page);
+            held += u32::from(mapped);
+        }
+        proptest::prop_assert_eq!(r.charge.resident(), held);
+        proptest::prop_assert_eq!(r.c.major_faults, r.c.pswpin);
+    }
+}
