@@ -86,7 +86,7 @@ pub struct Mglru {
     /// The priority of the pass under way (for the events).
     priority: u32,
     /// The look-around queues its promotions on the CPU's activate batch
-    /// (docs/readings.md `linux-lookaround-batch`; `lookaround.rs`).
+    /// (docs/readings.md `linux-lookaround-batch`; `linux_mglru_lookaround.rs`).
     pub lookaround_batch: bool,
     /// The activate batch (`cpu_fbatches.activate`), oldest first, and how many of its entries
     /// hold each page.
@@ -672,9 +672,11 @@ impl Mglru {
 
     /// `lru_gen_look_around`: the 64 PTEs around `x` inside its page table and the mapping
     /// (centred on it, or pushed against the table's edge). Each young PTE is cleared; its
-    /// page, if on a list in another generation, moves to max_seq (`folio_update_gen`, which
-    /// clears its count and flags; 6.12 calls it for every young page, 6.1 only for those in
-    /// another generation); if isolated, it gets `PG_referenced`.
+    /// page, if isolated, gets `PG_referenced`; if on a list in another generation, it is
+    /// promoted to max_seq: with `lookaround_batch`, as the kernel does, by way of the
+    /// activate batch unless a walk is in hand (`linux_mglru_lookaround.rs`); without it, at
+    /// once by `folio_update_gen` (its count and flags cleared), which the old replay also
+    /// ran on 6.12's young pages already in max_seq.
     fn look_around(&mut self, x: u32, isolated: &[u32]) {
         let base = x & !(PTRS_PER_PTE - 1);
         let mut start = base;
