@@ -1,9 +1,9 @@
 """The readings that change the replayer's layout or its reclaim: the
 trace mapping's page tables charged as the loop takes them (docs/readings.md
 `linux-mapping-tables`: where each is charged, what the limit gives back, and the first
-reclaim it moves; on by default since `linux-adoption-paired`), and, off by default, the touch
-list's start drawn (`linux-aslr-draws`) and 6.12's second reclaim pass
-(`linux-6.12-full-walk-retry`)."""
+reclaim it moves; on by default since `linux-adoption-paired`), the touch list's start drawn
+(`linux-aslr-draws`, on by default since `linux-aslr-draws-paired`), and, off by default,
+6.12's second reclaim pass (`linux-6.12-full-walk-retry`)."""
 
 from __future__ import annotations
 
@@ -117,6 +117,27 @@ def test_the_draws_prediction_is_the_median_of_its_draws(tmp_path):
     got = linux.predict(path, memory_max="2M", lru_gen="on", tlb="none", aslr_draws=True)
     assert got["major_faults"] == faults[2]
     assert len(set(faults)) > 1, "the draws differ on this trace"
+
+
+def test_the_draws_are_on_by_default_and_off_with_the_tables_before_the_loop(tmp_path):
+    """By default the prediction draws the list's start; `--no-aslr-draws` takes the middle
+    alone, and `--no-mapping-tables` the layout before both readings (tables before the loop,
+    the middle)."""
+    pages = [p for _ in range(6) for p in range(900)] + [p % 97 for p in range(4000)]
+    path = _trace(tmp_path, pages)
+    kw = {"memory_max": "2M", "lru_gen": "on", "tlb": "none"}
+    base = linux.predict(path, **kw)
+    assert base == linux.predict(path, aslr_draws=True, **kw)
+    middle = linux.predict(path, aslr_draws=False, **kw)
+    assert middle != base
+    before = linux.predict(path, mapping_tables=False, **kw)
+    assert before == linux.predict(path, mapping_tables=False, aslr_draws=False, **kw)
+    got = subprocess.run(
+        [sys.executable, "-m", "pagelab", "linux", "predict", str(path), "--memory-max", "2M",
+         "--lru-gen", "on", "--tlb", "none", "--no-aslr-draws", "--format", "json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(got.stdout) == middle
 
 
 def test_the_full_walk_retry_is_6_12_s_alone_and_off_by_default(tmp_path):

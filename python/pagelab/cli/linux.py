@@ -174,7 +174,8 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     default=None,
     help="The mapping's tables as taken, with the touch list's start in its 2 MiB (placed by "
     "ASLR) drawn at five slots: the replay whose major faults are the median of the draws "
-    "(docs/readings.md linux-aslr-draws: not adopted; off by default).",
+    "(docs/readings.md linux-aslr-draws, adopted by linux-aslr-draws-paired: on by default; "
+    "--no-aslr-draws takes the middle of the 2 MiB alone).",
 )
 @click.option(
     "--full-walk-retry/--no-full-walk-retry",

@@ -157,7 +157,7 @@ def predict(
     (`linux-mapping-tables-end`); None, the default (`prediction.MAPPING_TABLES`: on).
     `aslr_draws`: those tables, with the touch list's start in its 2 MiB drawn at five slots and
     the median over the draws (`linux-aslr-draws`); None, the default (`prediction.ASLR_DRAWS`:
-    off). `full_walk_retry`: 6.12's reclaim runs its priorities once more when a pass freed
+    on). `full_walk_retry`: 6.12's reclaim runs its priorities once more when a pass freed
     nothing (`linux-6.12-full-walk-retry`); None, the default (`prediction.FULL_WALK_RETRY`:
     off). `lists_offset`: the limit less the pages the kernel's lists lack at each reclaim
     beside the replay's, measured (`overhead.json` `lists_offset_pages`;

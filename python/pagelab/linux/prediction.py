@@ -249,7 +249,11 @@ def _lists_offset(opts: Options) -> bool:
 
 
 def _aslr_draws(opts: Options) -> bool:
-    return ASLR_DRAWS if opts.aslr_draws is None else opts.aslr_draws
+    """The list's start drawn: asked for, else by default unless the mapping's tables are asked
+    to be charged before the loop (the layout before both readings)."""
+    if opts.aslr_draws is not None:
+        return opts.aslr_draws
+    return ASLR_DRAWS and opts.mapping_tables is not False
 
 
 def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
@@ -452,8 +456,10 @@ START_CHARGE = False
 #: (`Options.mapping_tables`): yes, as the kernel charges them (docs/readings.md
 #: `linux-mapping-tables-end`, adopted by `linux-adoption-paired`).
 MAPPING_TABLES = True
-#: Whether the replayer's layout is drawn at `ASLR_SLOTS` (`Options.aslr_draws`).
-ASLR_DRAWS = False
+#: Whether the replayer's layout is drawn at `ASLR_SLOTS` (`Options.aslr_draws`): yes, the
+#: median over the draws, as over the flusher's phases (docs/readings.md `linux-aslr-draws`,
+#: adopted by `linux-aslr-draws-paired`).
+ASLR_DRAWS = True
 #: Whether the limit loses the pages the kernel's lists lack at each reclaim
 #: (`Options.lists_offset`).
 LISTS_OFFSET = False
