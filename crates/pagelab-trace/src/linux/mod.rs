@@ -307,6 +307,7 @@ impl Lists {
             l.flush_stats(c);
         }
     }
+    /// Pages the last reclaim unmapped but kept in the swap cache (MGLRU's activate batch).
     fn take_unmapped(&mut self) -> Vec<u32> {
         match self {
             Lists::TwoList(_) => Vec::new(),
@@ -460,10 +461,7 @@ impl Replay {
         if self.lists.is_workingset(page) {
             self.c.memstall_swapins += 1;
         }
-        // A write fault maps it writable and dirty; a read fault read-only (6.1); 6.12 maps an
-        // exclusive page writable but clean on a read fault.
-        self.writable[i] = write || self.is_6_12;
-        self.dirty[i] = write;
+        self.map_swapped(i, write);
         Ok(())
     }
 

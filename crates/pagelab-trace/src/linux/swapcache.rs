@@ -19,12 +19,17 @@ impl Replay {
         }
     }
 
-    /// A touch of a page in the swap cache: mapped again as a swap-in maps it (writable on a
-    /// write, and in 6.12 on a read of an exclusive page), without a read.
+    /// A touch of a page in the swap cache: mapped again as a swap-in maps it, without a read.
     pub(super) fn swap_cache_hit(&mut self, page: u32, write: bool) {
         let i = page as usize;
         self.c.minor_faults += 1;
         self.state[i] = RESIDENT;
+        self.map_swapped(i, write);
+    }
+
+    /// `do_swap_page`'s new PTE: a write fault maps the page writable and dirty; a read fault
+    /// read-only in 6.1, and in 6.12 writable but clean (the page is exclusive).
+    pub(super) fn map_swapped(&mut self, i: usize, write: bool) {
         self.writable[i] = write || self.is_6_12;
         self.dirty[i] = write;
     }
