@@ -95,3 +95,76 @@ def test_the_start_charge_is_a_predict_option_off_by_default(tmp_path):
     assert on == linux.predict(path, memory_max="1M", tlb="none", start_charge=True)
     assert on["pswpin"] == on["major_faults"] + 1, "the report page, read back after the loop"
     assert base["pswpin"] == base["major_faults"]
+
+
+def test_the_start_draws_are_the_stored_probes_quantiles():
+    """overhead.json's draws are what `--start-draws` makes of the stored probe: per series
+    the lower 10-90 % quantiles of the pages the first reclaim came early by, less the report
+    page; the lower median among them is `start_kernel_pages`."""
+    import json
+
+    from pagelab.reproductions import _linux_grid as grid
+
+    made = grid.start_overhead(json.loads(grid.START.read_text())["runs"])
+    for key, got in made.items():
+        for series in grid.KERNELS:
+            assert prediction.overhead(series)[key][series] == got[series], (key, series)
+    for series in grid.KERNELS:
+        draws = made["start_kernel_draws"][series]
+        assert draws == sorted(draws) and draws[2] == made["start_kernel_pages"][series]
+    runs = [{"cell": {"kernel": "6.1"}, "early_by": e} for e in (0, 1, 1, 2, 3, 3, 5, 5, 6, 9)]
+    runs += [{"cell": {"kernel": "6.12"}, "early_by": 4}]
+    made = grid.start_overhead(runs)
+    assert made["start_kernel_draws"] == {"6.1": [0, 0, 2, 4, 5], "6.12": [3] * 5}
+    assert made["start_kernel_pages"] == {"6.1": 2, "6.12": 3}
+
+
+@pytest.mark.parametrize("lru_gen", [False, True])
+def test_each_draw_holds_its_quantile_of_the_start(tmp_path, monkeypatch, lru_gen):
+    """With the start drawn, the k-th replay takes the k-th slot of the layout (and under the
+    two lists the k-th phase) with the start's pages at `START_ORDER[k]`; without it none
+    holds a start."""
+    seen: list[tuple] = []
+    replay = prediction._replay
+
+    def spy(pairs, frames, knobs, law, opts, run):
+        seen.append((run[1].charges, None if law is None else law["phase_s"], run[2]))
+        return replay(pairs, frames, knobs, law, opts, run)
+
+    monkeypatch.setattr(prediction, "_replay", spy)
+    path = tmp_path / "loop.u64"
+    np.tile(np.arange(300, dtype=np.uint64), 3).tofile(path)
+    knobs = linux.make_knobs("6.12", "1M", "on" if lru_gen else "off")
+    touches = prepare(path)
+    on = prediction.predict(touches, knobs, prediction.Options(tlb=None, start_draws=True))
+    want = [prediction.overhead("6.12")["start_kernel_draws"]["6.12"][i]
+            for i in prediction.START_ORDER]  # fmt: skip
+    assert [s for _, _, s in seen] == want
+    touched = [p for p, _ in prediction.touch_pairs(touches)]
+    opts = prediction.Options()
+    slots = [prediction.loop_layout(touches, knobs, opts, touched, s)[1].charges
+             for s in prediction.ASLR_SLOTS]  # fmt: skip
+    assert [c for c, _, _ in seen] == slots, "the k-th slot"
+    phases = [p for _, p, _ in seen]
+    assert phases == ([None] * 5 if lru_gen else [2.0 * s for s in prediction.PHASES])
+    seen.clear()
+    off = prediction.predict(touches, knobs, prediction.Options(tlb=None, start_draws=False))
+    assert [s for _, _, s in seen] == [None] * 5
+    assert off != on
+
+
+def test_the_start_draws_are_a_predict_option(tmp_path):
+    """`--start-draws` on the CLI gives what the API does."""
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "once.u64"
+    np.tile(np.arange(300, dtype=np.uint64), 2).tofile(path)
+    got = subprocess.run(
+        [sys.executable, "-m", "pagelab", "linux", "predict", str(path), "--memory-max", "1M",
+         "--tlb", "none", "--start-draws", "--format", "json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(got.stdout) == linux.predict(path, memory_max="1M", tlb="none",
+                                                   start_draws=True)  # fmt: skip

@@ -163,6 +163,13 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "linux-start-charge: measured, not adopted; off by default).",
 )
 @click.option(
+    "--start-draws/--no-start-draws",
+    default=None,
+    help="The start's charge drawn: each of the five draws of the layout holds one of its "
+    "measured quantiles (overhead.json start_kernel_draws; docs/readings.md "
+    "linux-start-charge-drawn).",
+)
+@click.option(
     "--mapping-tables/--no-mapping-tables",
     default=None,
     help="The trace mapping's page tables charged as the loop first touches each 2 MiB of it, "

@@ -131,6 +131,7 @@ def predict(
     fault_log: str | os.PathLike[str] | None = None,
     report_page: bool = False,
     start_charge: bool | None = None,
+    start_draws: bool | None = None,
     mapping_tables: bool | None = None,
     aslr_draws: bool | None = None,
     full_walk_retry: bool | None = None,
@@ -152,7 +153,9 @@ def predict(
     the unmapped tmpfs page it writes before its loop (docs/readings.md `linux-report-page`,
     not adopted alone: off by default). `start_charge`: the replay holds that page and the
     kernel pages the first reclaim gives back from its loop's start (`linux-start-charge`);
-    None, the default (`prediction.START_CHARGE`: off). `mapping_tables`: the trace mapping's
+    None, the default (`prediction.START_CHARGE`: off). `start_draws`: that charge drawn at
+    five measured quantiles, one a draw of the layout (`linux-start-charge-drawn`); None, the
+    default (`prediction.START_DRAWS`). `mapping_tables`: the trace mapping's
     page tables charged as the loop first touches each 2 MiB of it, not before the loop
     (`linux-mapping-tables-end`); None, the default (`prediction.MAPPING_TABLES`: on).
     `aslr_draws`: those tables, with the touch list's start in its 2 MiB drawn at five slots and
@@ -176,7 +179,8 @@ def predict(
     sizes = _tlb(tlb)
     opts = model.Options(periodic_flush, reclaim_events is not None, sizes,
                          faults=fault_log is not None, report_page=report_page,
-                         start_charge=start_charge, mapping_tables=mapping_tables,
+                         start_charge=start_charge, start_draws=start_draws,
+                         mapping_tables=mapping_tables,
                          aslr_draws=aslr_draws, full_walk_retry=full_walk_retry,
                          lists_offset=lists_offset,
                          lookaround_batch=lookaround_batch)  # fmt: skip

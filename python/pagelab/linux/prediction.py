@@ -175,6 +175,10 @@ class Options:
     #: (`overhead.json` `start_kernel_pages`; docs/readings.md `linux-start-charge`). None:
     #: `START_CHARGE`.
     start_charge: bool | None = None
+    #: The start's charge drawn: each draw of the layout holds one of the measured quantiles of
+    #: it (`overhead.json` `start_kernel_draws`; docs/readings.md `linux-start-charge-drawn`),
+    #: over `start_charge`. None: `START_DRAWS`.
+    start_draws: bool | None = None
     #: The trace mapping's page tables charged at the loop's first touch in each 2 MiB
     #: (`mapping_tables`) rather than before it (docs/readings.md `linux-mapping-tables`).
     #: None: `MAPPING_TABLES`.
@@ -365,17 +369,19 @@ def _model(
 ) -> dict[str, Any]:
     """The model's counters with a TLB of `tlb` entries, each draw of the replayer's layout a
     (limit, loop); the median over the draws, or with the periodic flusher over its `PHASES`,
-    the k-th phase with the k-th draw (cycling)."""
+    the k-th phase with the k-th draw (cycling), and with the start's charge drawn, the k-th
+    of `start_draws`."""
     flush = PERIODIC_FLUSH[knobs.kernel] if opts.periodic_flush is None else opts.periodic_flush
     law = clock(knobs.kernel) if flush and not knobs.lru_gen else None
-    if law is None:
-        runs = [_replay(pairs, limit, knobs, None, opts, (tlb, loop)) for limit, loop in draws]
-    else:
-        runs = []
-        for k, share in enumerate(PHASES):
-            limit, loop = draws[k % len(draws)]
-            phase = {**law, "phase_s": 2.0 * share}
-            runs.append(_replay(pairs, limit, knobs, phase, opts, (tlb, loop)))
+    starts = start_draws(knobs) if _start_draws(opts) else None
+    n = len(draws) if law is None else len(PHASES)
+    n = n if starts is None else max(n, len(starts))
+    runs = []
+    for k in range(n):
+        limit, loop = draws[k % len(draws)]
+        phase = None if law is None else {**law, "phase_s": 2.0 * PHASES[k % len(PHASES)]}
+        start = None if starts is None else starts[k % len(starts)]
+        runs.append(_replay(pairs, limit, knobs, phase, opts, (tlb, loop, start)))
     runs.sort(key=lambda r: r["major_faults"])
     return runs[len(runs) // 2]
 
@@ -408,10 +414,14 @@ def _replay(
     knobs: Knobs,
     law: dict[str, float] | None,
     opts: Options,
-    run: tuple[int | None, Loop],
+    run: tuple[int | None, Loop, int | None],
 ) -> dict[str, Any]:
-    tlb_entries, loop = run
+    """One replay: `run` is the TLB's entries, the loop, and the start's kernel pages (None:
+    `Options.start_charge` decides, with the measured lower median)."""
+    tlb_entries, loop, drawn = run
     start = START_CHARGE if opts.start_charge is None else opts.start_charge
+    start = start or drawn is not None
+    kernel_pages = drawn if drawn is not None else start_kernel_pages(knobs) if start else 0
     zswap = None
     if knobs.zswap is not None:
         compressor, zpool, percent = knobs.zswap.split(":")
@@ -431,7 +441,7 @@ def _replay(
             clock=law, reclaim_events=opts.events, tlb=tlb, kernel_charges=loop.charges,
             exec_active_pages=EXEC_ACTIVE_PAGES, stat_read_at=loop.replayer,
             report_page_at=loop.replayer if opts.report_page or start else None,
-            start_kernel_pages=start_kernel_pages(knobs) if start else 0,
+            start_kernel_pages=kernel_pages,
             rseq=rseq_writes(knobs, loop.pages), fault_touches=opts.faults,
             full_walk_retry=FULL_WALK_RETRY if opts.full_walk_retry is None
             else opts.full_walk_retry,
@@ -452,6 +462,12 @@ def _replay(
 #: Whether the replay holds the start's charge by default: no (docs/readings.md
 #: `linux-start-charge`, measured and not adopted).
 START_CHARGE = False
+#: Whether the start's charge is drawn (`Options.start_draws`): docs/readings.md
+#: `linux-start-charge-drawn`, under test.
+START_DRAWS = False
+#: Which quantile of `start_kernel_draws` the k-th draw takes: a fixed shuffle, so that the
+#: charge does not rise with the slot and the phase (`linux-start-charge-drawn`).
+START_ORDER = (2, 4, 0, 3, 1)
 #: Whether the trace mapping's page tables are charged as the loop takes them
 #: (`Options.mapping_tables`): yes, as the kernel charges them (docs/readings.md
 #: `linux-mapping-tables-end`, adopted by `linux-adoption-paired`).
@@ -476,6 +492,21 @@ def start_kernel_pages(knobs: Knobs) -> int:
     reclaim gives back: measured where the kernel's first reclaim runs against the replay's,
     less the report page (`python -m pagelab.reproductions._linux_grid --probe-start`)."""
     return int(overhead(knobs.kernel).get("start_kernel_pages", {}).get(knobs.kernel, 0))
+
+
+def start_draws(knobs: Knobs) -> list[int]:
+    """The start's kernel pages of each draw: the measured quantiles of where the kernel's first
+    reclaim runs against the replay's, less the report page (`overhead.json`
+    `start_kernel_draws`, from `python -m pagelab.reproductions._linux_grid --start-draws`), in
+    `START_ORDER`."""
+    got = overhead(knobs.kernel).get("start_kernel_draws", {}).get(knobs.kernel)
+    if not got:
+        raise PagelabError(f"--start-draws: no start's charge measured for {knobs.kernel}")
+    return [int(got[i]) for i in START_ORDER]
+
+
+def _start_draws(opts: Options) -> bool:
+    return START_DRAWS if opts.start_draws is None else opts.start_draws
 
 
 def compressed_bytes(compressor: str) -> int:

@@ -594,7 +594,6 @@ def write_start_charge(boots: int = START_BOOTS) -> Path:
 
     from .. import _atomic
     from ..linux import guest, instrument, kernels, start_probe
-    from ..linux import prediction as predict
 
     runs: list[dict] = []
     for series in KERNELS:
@@ -610,8 +609,6 @@ def write_start_charge(boots: int = START_BOOTS) -> Path:
             for c, j, text in zip(chosen, jobs, texts, strict=True):
                 got = start_probe.early_by(text, j.knobs, j.touches)
                 runs.append({"cell": c.__dict__, "boot": boot, **got})
-    early = {k: statistics.median_low([r["early_by"] for r in runs if r["cell"]["kernel"] == k])
-             for k in KERNELS}  # fmt: skip
     data = {
         "about": "Where the kernel's first cgroup reclaim runs in the replayer's loop: the "
         "written page whose charge ran it (`written`, from the replayer's user page faults "
@@ -619,15 +616,56 @@ def write_start_charge(boots: int = START_BOOTS) -> Path:
         "end-of-loop layout (`model_written`); early_by_pages is per series the lower median "
         "of the difference. Made by `python -m pagelab.reproductions._linux_grid "
         "--probe-start`.",
-        "early_by_pages": early,
+        "early_by_pages": {k: statistics.median_low(_early_by(runs, k)) for k in KERNELS},
         "runs": runs,
     }
     _atomic.write_text(START, json.dumps(data, indent=1) + "\n")
-    over = json.loads(predict.OVERHEAD_FILE.read_text())
-    # One of them is the report page, which the replay places itself (`linux/report.rs`).
-    over["start_kernel_pages"] = {k: max(0, v - 1) for k, v in sorted(early.items())}
-    _atomic.write_text(predict.OVERHEAD_FILE, json.dumps(over, indent=1) + "\n")
+    write_start_overhead()
     return START
+
+
+def _early_by(runs: list[dict], kernel: str) -> list[int]:
+    return sorted(r["early_by"] for r in runs if r["cell"]["kernel"] == kernel)
+
+
+#: The quantiles of the start's charge the replay draws (docs/readings.md
+#: `linux-start-charge-drawn`): those of the flusher's phases.
+START_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
+
+
+def start_overhead(runs: list[dict]) -> dict[str, dict[str, object]]:
+    """The start's charge from the probe's runs: per series the lower median of the written
+    pages the kernel's first reclaim came early by (`start_kernel_pages`) and its lower
+    `START_QUANTILES` (`start_kernel_draws`), each less the report page, which the replay
+    places itself (`linux/report.rs`), and never below 0."""
+    import statistics
+
+    early = {k: _early_by(runs, k) for k in KERNELS}
+    return {
+        "start_kernel_pages": {k: max(0, statistics.median_low(v) - 1)
+                               for k, v in sorted(early.items())},
+        "start_kernel_draws": {k: [max(0, v[int(q * (len(v) - 1))] - 1)
+                                   for q in START_QUANTILES]
+                               for k, v in sorted(early.items())},
+    }  # fmt: skip
+
+
+def write_start_overhead() -> Path:
+    """overhead.json's start's charge (`start_overhead`) from the stored probe (START), no
+    boot."""
+    from .. import _atomic
+    from ..linux import prediction as predict
+
+    over = json.loads(predict.OVERHEAD_FILE.read_text())
+    over.update(start_overhead(json.loads(START.read_text())["runs"]))
+    over["about_start_kernel_draws"] = (
+        "Per series, the start's kernel pages at the 10, 30, 50, 70 and 90 % lower quantiles of "
+        "the written pages the kernel's first reclaim came early by, less the report page "
+        "(python -m pagelab.reproductions._linux_grid --start-draws, from the stored "
+        "--probe-start runs); the prediction draws them with Options.start_draws."
+    )
+    _atomic.write_text(predict.OVERHEAD_FILE, json.dumps(over, indent=1) + "\n")
+    return predict.OVERHEAD_FILE
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -662,6 +700,7 @@ def main(argv: list[str] | None = None) -> None:
         "--probe-tlb-patterns": "probe it on the patterns' cells",
         "--probe-tlb-mixed": "probe it on both, booted together as the reference was",
         "--probe-start": "place the kernel's first reclaim against the replay's",
+        "--start-draws": "overhead.json's start's charge from the stored --probe-start runs",
     }
     for flag, text in flags.items():
         what.add_argument(flag, action="store_true", help=text)
@@ -679,6 +718,8 @@ def main(argv: list[str] | None = None) -> None:
         print(write_switch_sources())
     elif a.probe_start:
         print(write_start_charge())
+    elif a.start_draws:
+        print(write_start_overhead())
     elif a.probe_tlb or a.probe_tlb_patterns or a.probe_tlb_mixed:
         kind = "pattern" if a.probe_tlb_patterns else "mixed" if a.probe_tlb_mixed else "program"
         print(write_tlb_probe(kind))
