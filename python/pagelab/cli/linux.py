@@ -167,7 +167,7 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     default=None,
     help="The start's charge drawn: each of the five draws of the layout holds one of its "
     "measured quantiles (overhead.json start_kernel_draws; docs/readings.md "
-    "linux-start-charge-drawn).",
+    "linux-start-charge-drawn: measured, not adopted; off by default).",
 )
 @click.option(
     "--mapping-tables/--no-mapping-tables",

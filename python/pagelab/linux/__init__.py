@@ -149,24 +149,14 @@ def predict(
     at each weighted by how often), a power of two, or "none" for an accessed bit set on every
     reference; or sizes with their weights, ((256, 3), (512, 5)). `fault_log` (a path): the
     touch of each major fault written there in the shape of `run`'s (`fault_log`), of the
-    replay at the TLB's first size. `report_page`: the replay holds the replayer's report page,
-    the unmapped tmpfs page it writes before its loop (docs/readings.md `linux-report-page`,
-    not adopted alone: off by default). `start_charge`: the replay holds that page and the
-    kernel pages the first reclaim gives back from its loop's start (`linux-start-charge`);
-    None, the default (`prediction.START_CHARGE`: off). `start_draws`: that charge drawn at
-    five measured quantiles, one a draw of the layout (`linux-start-charge-drawn`); None, the
-    default (`prediction.START_DRAWS`). `mapping_tables`: the trace mapping's
-    page tables charged as the loop first touches each 2 MiB of it, not before the loop
-    (`linux-mapping-tables-end`); None, the default (`prediction.MAPPING_TABLES`: on).
-    `aslr_draws`: those tables, with the touch list's start in its 2 MiB drawn at five slots and
-    the median over the draws (`linux-aslr-draws`); None, the default (`prediction.ASLR_DRAWS`:
-    on). `full_walk_retry`: 6.12's reclaim runs its priorities once more when a pass freed
-    nothing (`linux-6.12-full-walk-retry`); None, the default (`prediction.FULL_WALK_RETRY`:
-    off). `lists_offset`: the limit less the pages the kernel's lists lack at each reclaim
-    beside the replay's, measured (`overhead.json` `lists_offset_pages`;
-    `linux-lists-at-reclaim`); None, the default (`prediction.LISTS_OFFSET`).
-    `lookaround_batch`: MGLRU's look-around queues its promotions on the CPU's activate batch
-    (`linux-lookaround-batch`); None, the default (`prediction.LOOKAROUND_BATCH`)."""
+    replay at the TLB's first size.
+    The readings' switches are `prediction.Options`' fields of the same names, each None for
+    its default there (`report_page` off; docs/readings.md names each): `report_page` (the
+    report page alone), `start_charge` (it and the kernel pages the first reclaim gives back),
+    `start_draws` (that charge drawn at its measured quantiles), `mapping_tables` (the
+    mapping's tables charged as taken), `aslr_draws` (the touch list's start drawn),
+    `full_walk_retry` (6.12's second pass), `lists_offset` (the limit less the lists' measured
+    offset) and `lookaround_batch` (MGLRU's look-around queued on the activate batch)."""
     from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events

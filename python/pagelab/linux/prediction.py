@@ -462,8 +462,8 @@ def _replay(
 #: Whether the replay holds the start's charge by default: no (docs/readings.md
 #: `linux-start-charge`, measured and not adopted).
 START_CHARGE = False
-#: Whether the start's charge is drawn (`Options.start_draws`): docs/readings.md
-#: `linux-start-charge-drawn`, under test.
+#: Whether the start's charge is drawn (`Options.start_draws`): no (docs/readings.md
+#: `linux-start-charge-drawn`, measured and not adopted).
 START_DRAWS = False
 #: Which quantile of `start_kernel_draws` the k-th draw takes: a fixed shuffle, so that the
 #: charge does not rise with the slot and the phase (`linux-start-charge-drawn`).
