@@ -50,7 +50,9 @@ from __future__ import annotations
 import array
 import json
 import math
+import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -376,12 +378,15 @@ def _model(
     starts = start_draws(knobs) if _start_draws(opts) else None
     n = len(draws) if law is None else len(PHASES)
     n = n if starts is None else max(n, len(starts))
-    runs = []
+    jobs = []
     for k in range(n):
         limit, loop = draws[k % len(draws)]
         phase = None if law is None else {**law, "phase_s": 2.0 * PHASES[k % len(PHASES)]}
         start = None if starts is None else starts[k % len(starts)]
-        runs.append(_replay(pairs, limit, knobs, phase, opts, (tlb, loop, start)))
+        jobs.append((limit, phase, (tlb, loop, start)))
+    # Each replay lets go of the GIL, so the draws run side by side; `map` keeps their order.
+    with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
+        runs = list(pool.map(lambda j: _replay(pairs, j[0], knobs, j[1], opts, j[2]), jobs))
     runs.sort(key=lambda r: r["major_faults"])
     return runs[len(runs) // 2]
 
