@@ -190,3 +190,42 @@ def test_switches_inside_the_faults_reclaims_are_told_from_the_others():
     assert switch_probe.outside_rate({**counters, "oom_killed": 1}, got) is None
     with pytest.raises(PagelabError, match="no reclaim events"):
         switch_probe.inside_fault_reclaims("[replay]\n")
+
+
+def test_a_write_after_a_read_swap_in_leaves_the_lru_add_batch(tmp_path):
+    """6.1 maps a read swap-in exclusive and read-only; the write after it reuses the page
+    without moving the CPU's `lru_add` batch (`anon_exclusive`, docs/readings.md
+    `linux-anon-exclusive-reuse`). On reads each followed by a write the two rules part; on
+    writes alone no write-protect fault is taken, so the rule cannot matter. The prediction's
+    default is `prediction.ANON_EXCLUSIVE`, and the CLI's flag gives what the API does."""
+    import json
+    import random
+    import subprocess
+    import sys
+
+    from pagelab.linux import prediction
+
+    rng = random.Random(3)
+    pairs = []
+    for _ in range(3000):
+        p = rng.randrange(60) if rng.random() < 0.7 else rng.randrange(60, 200)
+        pairs += [(p, False), (p, True)]
+    got = [_core.linux_replay(pairs, 40, kernel="6.1", anon_exclusive=on) for on in (False, True)]
+    assert got[0]["major_faults"] != got[1]["major_faults"]
+    writes = [p for p, w in pairs if w]
+    alone = [
+        _core.linux_replay(writes, 40, kernel="6.1", anon_exclusive=on) for on in (False, True)
+    ]
+    assert alone[0] == alone[1]
+    path = tmp_path / "w.u64"
+    np.array(writes, dtype=np.uint64).tofile(path)
+    kw = {"memory_max": "400K", "tlb": "none"}
+    assert linux.predict(path, **kw) == linux.predict(
+        path, anon_exclusive=prediction.ANON_EXCLUSIVE, **kw
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "pagelab", "linux", "predict", str(path), "--memory-max", "400K",
+         "--tlb", "none", "--no-anon-exclusive", "--format", "json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(out.stdout) == linux.predict(path, anon_exclusive=False, **kw)

@@ -32,7 +32,8 @@ use crate::{err, to_py};
 /// a dict of [`linux::RseqWrites`] (`page`, `switches_per_s`, `clock`) or None (no kernel writes to the
 /// replayer's rseq area). `full_walk_retry`: 6.12's second pass of a reclaim that freed
 /// nothing (`LinuxParams::full_walk_retry`). `lookaround_batch`: MGLRU's look-around queues its
-/// promotions on the CPU's activate batch (`LinuxParams::lookaround_batch`).
+/// promotions on the CPU's activate batch (`LinuxParams::lookaround_batch`). `anon_exclusive`:
+/// a write-protect fault does not move the `lru_add` batch (`LinuxParams::anon_exclusive`).
 /// An optional dict keyword as a `T`: None when it is missing or None.
 fn optional<T: serde::de::DeserializeOwned>(
     value: Option<&Bound<'_, PyAny>>,
@@ -51,7 +52,8 @@ fn optional<T: serde::de::DeserializeOwned>(
                     zswap=None, writes=None, clock=None, reclaim_events=false, tlb=None,
                     kernel_charges=Vec::new(), exec_active_pages=0,
                     stat_read_at=None, report_page_at=None, start_kernel_pages=0, rseq=None,
-                    fault_touches=false, full_walk_retry=false, lookaround_batch=false))]
+                    fault_touches=false, full_walk_retry=false, lookaround_batch=false,
+                    anon_exclusive=false))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -75,6 +77,7 @@ fn linux_replay(
     fault_touches: bool,
     full_walk_retry: bool,
     lookaround_batch: bool,
+    anon_exclusive: bool,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = optional(zswap, "zswap")?;
     let clock: Option<GuestClock> = optional(clock, "clock")?;
@@ -94,6 +97,7 @@ fn linux_replay(
         start_kernel_pages,
         full_walk_retry,
         lookaround_batch,
+        anon_exclusive,
         rseq: optional(rseq, "rseq")?,
     };
     if reclaim_events || fault_touches {

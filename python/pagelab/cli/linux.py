@@ -205,6 +205,13 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "or the next priority drains it, as folio_activate queues them (docs/readings.md "
     "linux-lookaround-batch, adopted: on by default).",
 )
+@click.option(
+    "--anon-exclusive/--no-anon-exclusive",
+    default=None,
+    help="A write-protect fault reuses the replayer's page, which is exclusive, without moving "
+    "the CPU's lru_add batch onto the lists, as do_wp_page does (docs/readings.md "
+    "linux-anon-exclusive-reuse, adopted: on by default).",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux

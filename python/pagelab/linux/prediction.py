@@ -195,6 +195,9 @@ class Options:
     #: MGLRU's look-around queues its promotions on the CPU's activate batch (docs/readings.md
     #: `linux-lookaround-batch`). None: `LOOKAROUND_BATCH`.
     lookaround_batch: bool | None = None
+    #: A write-protect fault reuses the exclusive page without moving the `lru_add` batch
+    #: (docs/readings.md `linux-anon-exclusive-reuse`). None: `ANON_EXCLUSIVE`.
+    anon_exclusive: bool | None = None
     #: The limit less the pages the kernel's lists lack at each reclaim beside the replay's
     #: (`lists_offset`; docs/readings.md `linux-lists-at-reclaim`). None: `LISTS_OFFSET`.
     lists_offset: bool | None = None
@@ -452,6 +455,8 @@ def _replay(
             else opts.full_walk_retry,
             lookaround_batch=LOOKAROUND_BATCH if opts.lookaround_batch is None
             else opts.lookaround_batch,
+            anon_exclusive=ANON_EXCLUSIVE if opts.anon_exclusive is None
+            else opts.anon_exclusive,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
@@ -490,6 +495,10 @@ FULL_WALK_RETRY = False
 #: (`Options.lookaround_batch`): yes, as the kernel does (docs/readings.md
 #: `linux-lookaround-batch`, adopted by `linux-adoption-paired`'s rules).
 LOOKAROUND_BATCH = True
+#: Whether a write-protect fault reuses the replayer's exclusive page without moving the CPU's
+#: `lru_add` batch (`Options.anon_exclusive`): yes, as `do_wp_page` does (docs/readings.md
+#: `linux-anon-exclusive-reuse`, adopted by `linux-adoption-paired`'s rules).
+ANON_EXCLUSIVE = True
 
 
 def start_kernel_pages(knobs: Knobs) -> int:

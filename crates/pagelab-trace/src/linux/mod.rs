@@ -27,6 +27,7 @@
 //! reclaim writes (`memstall_swapouts`) and the swap-ins of `PG_workingset` pages
 //! (`memstall_swapins`); `pagelab.linux.prediction` times them with the fitted guest clock.
 
+mod clock;
 pub mod memcg;
 mod report;
 pub mod rseq;
@@ -43,6 +44,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::policy::kernel::{Kernel, ReclaimEvent, Workingset};
 use crate::policy::{linux_mglru as mglru, linux_two_list as two_list};
 
+pub use clock::{GuestClock, FLUSH_PERIOD_S};
 pub use rseq::RseqWrites;
 pub use tlb::TlbParams;
 pub use zswap::ZswapParams;
@@ -102,40 +104,15 @@ pub struct LinuxParams {
     /// (docs/readings.md `linux-lookaround-batch`).
     #[serde(default)]
     pub lookaround_batch: bool,
+    /// A write-protect fault reuses the replayer's page, which is exclusive, without moving the
+    /// CPU's `lru_add` batch (mm/memory.c `do_wp_page` tests `PageAnonExclusive` before its
+    /// drain; docs/readings.md `linux-anon-exclusive-reuse`); off: the batch is moved.
+    #[serde(default)]
+    pub anon_exclusive: bool,
     /// The kernel's writes to the replayer's rseq area at its context switches ([`rseq`]);
     /// none: no such writes.
     #[serde(default)]
     pub rseq: Option<RseqWrites>,
-}
-
-/// Period of the memcg counters' flusher (`FLUSH_TIME`, mm/memcontrol.c `flush_memcg_stats_dwork`,
-/// 2 × HZ in both series) [s].
-pub const FLUSH_PERIOD_S: f64 = 2.0;
-
-/// How long the guest takes over the replay, as a linear law of what the replay does (fitted to
-/// the kernel's measured replay times: `pagelab.linux.prediction`), and where in its period the
-/// flusher first runs. It places the periodic flush of the memcg counters, which 6.12's reclaim
-/// and refault reads rely on (`mem_cgroup_flush_stats_ratelimited` flushes nothing while that
-/// flusher keeps time).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GuestClock {
-    /// Per touch of the touch list [s].
-    pub per_touch_s: f64,
-    /// Per major fault [s].
-    pub per_major_fault_s: f64,
-    /// Per page written to the swap device [s].
-    pub per_swapout_s: f64,
-    /// When the flusher first runs after the replay starts [s], in `0..FLUSH_PERIOD_S`.
-    pub phase_s: f64,
-}
-
-impl GuestClock {
-    /// The guest's time since the replay began [s], by the law of what the replay did so far.
-    fn elapsed_s(&self, c: &LinuxCounters) -> f64 {
-        self.per_touch_s * c.references as f64
-            + self.per_major_fault_s * c.major_faults as f64
-            + self.per_swapout_s * c.pswpout as f64
-    }
 }
 
 impl Default for LinuxParams {
@@ -155,6 +132,7 @@ impl Default for LinuxParams {
             start_kernel_pages: 0,
             full_walk_retry: false,
             lookaround_batch: false,
+            anon_exclusive: false,
             rseq: None,
         }
     }
@@ -342,6 +320,7 @@ struct Replay {
     start_pages: u32,
     /// New pages still to go onto the active list as exec's argument page did.
     exec_active: u32,
+    anon_exclusive: bool,
     is_6_12: bool,
     clock: Option<GuestClock>,
     /// The guest's time since the replay began, and the flusher's next run [s].
@@ -387,6 +366,7 @@ impl Replay {
             kernel_pages: 0,
             start_pages: 0,
             exec_active: p.exec_active_pages,
+            anon_exclusive: p.anon_exclusive,
             is_6_12: p.kernel == Kernel::V6_12,
             clock: p.clock,
             now_s: 0.0,
@@ -499,7 +479,8 @@ impl Replay {
 
     /// A reference to a resident page; returns whether the CPU walks the page table for it
     /// (and so sets the accessed bit) whatever the TLB holds. A write through a read-only PTE
-    /// takes a write-protect fault (`do_wp_page` reuses the exclusive page: a minor fault). The
+    /// takes a write-protect fault (`do_wp_page` reuses the exclusive page: a minor fault; it
+    /// moves the `lru_add` batch first unless `anon_exclusive`). The
     /// first write through a clean PTE walks the table to set the dirty bit, which sets the
     /// accessed bit too (x86): after a write-protect fault, or in 6.12 after a swap-in by a
     /// read, which maps the page writable but clean (mm/memory.c `do_swap_page`).
@@ -507,7 +488,9 @@ impl Replay {
         if write && !self.writable[i] {
             self.c.minor_faults += 1;
             self.writable[i] = true;
-            self.lists.drain_if_pending(i as u32);
+            if !self.anon_exclusive {
+                self.lists.drain_if_pending(i as u32);
+            }
         }
         let walks = write && !self.dirty[i];
         self.dirty[i] |= write;

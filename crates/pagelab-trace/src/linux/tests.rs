@@ -274,6 +274,36 @@ fn the_first_write_after_a_read_swap_in_walks() {
     }
 }
 
+/// 6.1's write-protect fault after a read swap-in reuses the page, which the swap-in mapped
+/// exclusive (mm/memory.c `do_swap_page`: a fresh page, not the swap cache's), so
+/// `do_wp_page` takes it before its `lru_add_drain`: with `anon_exclusive` the batch keeps the
+/// page; without it the fault moves the batch onto the lists.
+#[test]
+fn a_write_protect_fault_on_an_exclusive_page_leaves_the_batch() {
+    for (exclusive, left) in [(true, vec![0]), (false, vec![])] {
+        let p = LinuxParams {
+            anon_exclusive: exclusive,
+            ..LinuxParams::default()
+        };
+        let mut r = Replay::new(8, 8, &p);
+        r.reference(0, 1, true).unwrap();
+        if let Lists::TwoList(l) = &mut r.lists {
+            l.drain();
+            l.forget(0);
+        }
+        r.charge.uncharge(1);
+        (r.state[0], r.writable[0], r.dirty[0]) = (ON_DEVICE, false, false);
+        r.reference(0, 1, false).unwrap(); // swapped in by a read: read-only, in the batch
+        let minor = r.c.minor_faults;
+        r.reference(0, 1, true).unwrap(); // the write: a write-protect fault
+        assert_eq!(r.c.minor_faults - minor, 1);
+        let Lists::TwoList(l) = &r.lists else {
+            unreachable!()
+        };
+        assert_eq!(l.batch(), left, "anon_exclusive {exclusive}");
+    }
+}
+
 /// Memory stalls counted by hand: 33 pages written at 32 frames, then pages 0, 1 and 2 read.
 /// The 33rd page's charge fails, and its reclaim (inside `try_charge_memcg`'s stall) writes
 /// pages to the device: under MGLRU the 32 pages of the oldest generation, all of them. Pages
