@@ -28,7 +28,7 @@ use crate::{err, to_py};
 /// this reference the counters' copies are flushed (the replayer's memory.stat read).
 /// `report_page_at`: before this reference the replayer's report writes its unmapped shmem
 /// page (`linux::report`). `start_kernel_pages`: kernel pages held from the loop's start to
-/// the end of the first reclaim (`LinuxParams::start_kernel_pages`). `rseq`:
+/// the end of reclaim `start_back_at` (`LinuxParams::start_kernel_pages`, `start_back_at`). `rseq`:
 /// a dict of [`linux::RseqWrites`] (`page`, `switches_per_s`, `clock`) or None (no kernel writes to the
 /// replayer's rseq area). `full_walk_retry`: 6.12's second pass of a reclaim that freed
 /// nothing (`LinuxParams::full_walk_retry`). `lookaround_batch`: MGLRU's look-around queues its
@@ -53,7 +53,7 @@ fn optional<T: serde::de::DeserializeOwned>(
                     kernel_charges=Vec::new(), exec_active_pages=0,
                     stat_read_at=None, report_page_at=None, start_kernel_pages=0, rseq=None,
                     fault_touches=false, full_walk_retry=false, lookaround_batch=false,
-                    anon_exclusive=false))]
+                    anon_exclusive=false, start_back_at=1))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -78,6 +78,7 @@ fn linux_replay(
     full_walk_retry: bool,
     lookaround_batch: bool,
     anon_exclusive: bool,
+    start_back_at: u32,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = optional(zswap, "zswap")?;
     let clock: Option<GuestClock> = optional(clock, "clock")?;
@@ -95,6 +96,7 @@ fn linux_replay(
         stat_read_at,
         report_page_at,
         start_kernel_pages,
+        start_back_at,
         full_walk_retry,
         lookaround_batch,
         anon_exclusive,

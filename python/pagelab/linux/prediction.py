@@ -198,6 +198,9 @@ class Options:
     #: A write-protect fault reuses the exclusive page without moving the `lru_add` batch
     #: (docs/readings.md `linux-anon-exclusive-reuse`). None: `ANON_EXCLUSIVE`.
     anon_exclusive: bool | None = None
+    #: The reclaim at whose end the start's kernel pages are given back, counted from 1
+    #: (docs/readings.md `linux-6.12-start-back-later`). None: the series' `START_BACK_AT`.
+    start_back_at: int | None = None
     #: The limit less the pages the kernel's lists lack at each reclaim beside the replay's
     #: (`lists_offset`; docs/readings.md `linux-lists-at-reclaim`). None: `LISTS_OFFSET`.
     lists_offset: bool | None = None
@@ -457,6 +460,8 @@ def _replay(
             else opts.lookaround_batch,
             anon_exclusive=ANON_EXCLUSIVE if opts.anon_exclusive is None
             else opts.anon_exclusive,
+            start_back_at=START_BACK_AT[knobs.kernel] if opts.start_back_at is None
+            else opts.start_back_at,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
@@ -499,6 +504,11 @@ LOOKAROUND_BATCH = True
 #: `lru_add` batch (`Options.anon_exclusive`): yes, as `do_wp_page` does (docs/readings.md
 #: `linux-anon-exclusive-reuse`, adopted by `linux-adoption-paired`'s rules).
 ANON_EXCLUSIVE = True
+#: The reclaim at whose end the start's kernel pages are given back, per series: measured as
+#: the step up in the lists' sizes at the first reclaims (`lru_lists` probe; docs/readings.md
+#: `linux-6.12-start-back-later`): after the first reclaim in 6.1 (4 of the 6 boots that step),
+#: after the second in 6.12 (8 of 8).
+START_BACK_AT = {"6.1": 1, "6.12": 2}
 
 
 def start_kernel_pages(knobs: Knobs) -> int:

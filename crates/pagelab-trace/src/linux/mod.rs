@@ -96,6 +96,11 @@ pub struct LinuxParams {
     /// reclaim runs; which kernel objects they are is not known).
     #[serde(default)]
     pub start_kernel_pages: u32,
+    /// The reclaim at whose end the start's kernel pages are given back, counted from 1 (0 is
+    /// taken as 1): the step in the lists' sizes it leaves is measured at the first reclaim's
+    /// end in 6.1 and the second's in 6.12 (docs/readings.md `linux-6.12-start-back-later`).
+    #[serde(default)]
+    pub start_back_at: u32,
     /// 6.12 only: a reclaim pass that frees nothing runs once more (`do_try_to_free_pages`'s
     /// `memcg_full_walk`; docs/readings.md `linux-6.12-full-walk-retry`).
     #[serde(default)]
@@ -130,6 +135,7 @@ impl Default for LinuxParams {
             stat_read_at: None,
             report_page_at: None,
             start_kernel_pages: 0,
+            start_back_at: 1,
             full_walk_retry: false,
             lookaround_batch: false,
             anon_exclusive: false,
@@ -316,8 +322,9 @@ struct Replay {
     /// Page-table pages the loop charged to the cgroup, and the start's kernel pages while
     /// they are held [pages].
     kernel_pages: u32,
-    /// The start's kernel pages still held: given back when the first reclaim ends.
+    /// The start's kernel pages still held: given back when reclaim `start_back_at` ends.
     start_pages: u32,
+    start_back_at: u32,
     /// New pages still to go onto the active list as exec's argument page did.
     exec_active: u32,
     anon_exclusive: bool,
@@ -365,6 +372,7 @@ impl Replay {
             tlb: p.tlb.map(tlb::Tlb::new),
             kernel_pages: 0,
             start_pages: 0,
+            start_back_at: p.start_back_at.max(1),
             exec_active: p.exec_active_pages,
             anon_exclusive: p.anon_exclusive,
             is_6_12: p.kernel == Kernel::V6_12,
@@ -583,7 +591,9 @@ impl Replay {
         let works = self.lists.vmpressure_works();
         self.lists
             .reclaim(memcg::SWAP_CLUSTER_MAX, &mut out, &mut self.ws);
-        self.kernel_pages -= std::mem::take(&mut self.start_pages);
+        if self.c.reclaims >= u64::from(self.start_back_at) {
+            self.kernel_pages -= std::mem::take(&mut self.start_pages);
+        }
         self.switched_in_reclaim |= self.lists.vmpressure_works() > works;
         self.mark_unmapped();
         for &v in &out {
