@@ -4,6 +4,8 @@ replay's does by its layout, and the start's charge that moves it (docs/readings
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -168,3 +170,30 @@ def test_the_start_draws_are_a_predict_option(tmp_path):
     )  # fmt: skip
     assert json.loads(got.stdout) == linux.predict(path, memory_max="1M", tlb="none",
                                                    start_draws=True)  # fmt: skip
+
+
+def _lists_at_reclaims(touches, knobs, opts) -> list[int]:
+    out = prediction.predict(touches, knobs, opts)
+    return [e["pages"] for e in out["events"] if e["event"] == "lru_pages"]
+
+
+@pytest.mark.parametrize("series", ["6.1", "6.12"])
+def test_the_start_is_given_back_at_the_series_measured_reclaim(tmp_path, series):
+    """`START_BACK_AT` is measured (6.1 after the first reclaim, 6.12 after the second); the
+    start's pages show as the step in the lists' sizes at the reclaim after it. Without the
+    start's charge the rule changes nothing."""
+    path = tmp_path / "loop.u64"
+    np.tile(np.arange(300, dtype=np.uint64), 3).tofile(path)
+    knobs = linux.make_knobs(series, "1M", "off")
+    touches = prepare(path)
+    assert prediction.START_BACK_AT == {"6.1": 1, "6.12": 2}
+    held = prediction.Options(tlb=None, events=True, aslr_draws=False, start_charge=True)
+    lists = {k: _lists_at_reclaims(touches, knobs, replace(held, start_back_at=k)) for k in (1, 2)}
+    assert lists[1] != lists[2]
+    assert lists[1][1] > lists[1][0] and lists[2][1] == lists[2][0] and lists[2][2] > lists[2][1]
+    default = _lists_at_reclaims(touches, knobs, held)
+    assert default == lists[prediction.START_BACK_AT[series]]
+    free = prediction.Options(tlb=None, aslr_draws=False, start_charge=False)
+    assert prediction.predict(touches, knobs, free) == prediction.predict(
+        touches, knobs, replace(free, start_back_at=3 - prediction.START_BACK_AT[series])
+    )

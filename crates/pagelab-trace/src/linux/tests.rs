@@ -599,6 +599,36 @@ fn the_start_s_kernel_pages_are_given_back_by_the_first_reclaim() {
     }
 }
 
+/// Given back when the second reclaim ends (6.12's measured `start_back_at`): the three
+/// pages still take frames between the first and second reclaims, so the second comes after
+/// the pages the first freed; the third after those the second freed and the three.
+#[test]
+fn the_start_s_kernel_pages_held_to_the_second_reclaim() {
+    let refs = writes(&(0..400).collect::<Vec<_>>());
+    let reclaims = |n: usize, p: &LinuxParams| replay(&refs[..n], 100, p).unwrap().reclaims;
+    let freed = |n: usize, p: &LinuxParams, k: usize| {
+        let (_, ev) = replay_with_events(&refs[..n], 100, p).unwrap();
+        let ends = ev.iter().filter_map(|e| match e {
+            ReclaimEvent::ReclaimEnd { reclaimed } => Some(*reclaimed as usize),
+            _ => None,
+        });
+        ends.clone().nth(k).unwrap()
+    };
+    for plain in each_series() {
+        let p = LinuxParams {
+            start_kernel_pages: 3,
+            start_back_at: 2,
+            ..plain.clone()
+        };
+        let at = |k: u64| (1..=refs.len()).find(|&n| reclaims(n, &p) >= k).unwrap();
+        let (one, two, three) = (at(1), at(2), at(3));
+        let what = format!("{:?} lru_gen {}", p.kernel, p.lru_gen);
+        assert_eq!(one, 98, "{what}");
+        assert_eq!(two - one, freed(one, &p, 0), "{what}");
+        assert_eq!(three - two, freed(two, &p, 1) + 3, "{what}");
+    }
+}
+
 /// 6.12's `memcg_full_walk` retry: one young page alone on the inactive list is scanned only
 /// at priority 0, found young and kept, so the pass frees nothing; the second pass finds it
 /// old (its bit was cleared by the first) and evicts it. Without the retry the reclaim ends
