@@ -11,7 +11,7 @@ import pytest
 
 from pagelab import linux
 from pagelab.errors import PagelabError
-from pagelab.linux import prediction, reclaim_events, start_probe
+from pagelab.linux import prediction, reclaim_events, start_back, start_probe
 from pagelab.linux.touches import prepare
 
 BASE = 0x7F0012345
@@ -178,22 +178,57 @@ def _lists_at_reclaims(touches, knobs, opts) -> list[int]:
 
 
 @pytest.mark.parametrize("series", ["6.1", "6.12"])
-def test_the_start_is_given_back_at_the_series_measured_reclaim(tmp_path, series):
-    """`START_BACK_AT` is measured (6.1 after the first reclaim, 6.12 after the second); the
-    start's pages show as the step in the lists' sizes at the reclaim after it. Without the
+def test_the_start_is_given_back_at_the_measured_reclaim(tmp_path, series):
+    """The start's pages show as the step in the lists' sizes at the reclaim after the one
+    they come back at; by default that reclaim is the series' and list's measure. Without the
     start's charge the rule changes nothing."""
     path = tmp_path / "loop.u64"
     np.tile(np.arange(300, dtype=np.uint64), 3).tofile(path)
     knobs = linux.make_knobs(series, "1M", "off")
     touches = prepare(path)
-    assert prediction.START_BACK_AT == {"6.1": 1, "6.12": 2}
     held = prediction.Options(tlb=None, events=True, aslr_draws=False, start_charge=True)
     lists = {k: _lists_at_reclaims(touches, knobs, replace(held, start_back_at=k)) for k in (1, 2)}
     assert lists[1] != lists[2]
     assert lists[1][1] > lists[1][0] and lists[2][1] == lists[2][0] and lists[2][2] > lists[2][1]
-    default = _lists_at_reclaims(touches, knobs, held)
-    assert default == lists[prediction.START_BACK_AT[series]]
+    measured = prediction.start_back_at(knobs)
+    assert _lists_at_reclaims(touches, knobs, held) == _lists_at_reclaims(
+        touches, knobs, replace(held, start_back_at=measured)
+    )
     free = prediction.Options(tlb=None, aslr_draws=False, start_charge=False)
     assert prediction.predict(touches, knobs, free) == prediction.predict(
-        touches, knobs, replace(free, start_back_at=3 - prediction.START_BACK_AT[series])
+        touches, knobs, replace(free, start_back_at=measured + 1)
     )
+
+
+def test_the_step_is_the_first_rise_of_the_lists():
+    assert start_back.step_after([28, 28, 29, 29]) == 2
+    assert start_back.step_after([28, 29, 29]) == 1
+    assert start_back.step_after([30, 29, 29, 29, 29, 29, 31]) is None, "past the first six"
+    assert start_back.step_after([]) is None
+
+
+def test_the_measure_is_the_lower_median_of_the_boots_that_step():
+    def run(series, lru_gen, step):
+        return {"series": series, "lru_gen": lru_gen, "step": step}
+
+    runs = [run("6.1", False, 1), run("6.1", False, 2), run("6.1", False, None),
+            run("6.12", False, 2), run("6.12", False, 2), run("6.12", False, 1),
+            run("6.12", True, None)]  # fmt: skip
+    assert start_back.start_back_at(runs) == {
+        "6.1": {"mglru": 1, "two_list": 1},
+        "6.12": {"mglru": 1, "two_list": 2},
+    }
+
+
+def test_the_overhead_takes_the_stored_probe():
+    """overhead.json's `start_back_at` is what the stored record gives (no boot)."""
+    import json
+
+    record = json.loads(start_back.RECORD.read_text())
+    got = start_back.start_back_at(record["runs"])
+    assert got == record["start_back_at"]
+    for series in ("6.1", "6.12"):
+        assert prediction.overhead(series)["start_back_at"] == got
+        for lru_gen, key in ((False, "two_list"), (True, "mglru")):
+            knobs = linux.make_knobs(series, "1M", "on" if lru_gen else "off")
+            assert prediction.start_back_at(knobs) == got[series][key]

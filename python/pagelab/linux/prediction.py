@@ -199,7 +199,8 @@ class Options:
     #: (docs/readings.md `linux-anon-exclusive-reuse`). None: `ANON_EXCLUSIVE`.
     anon_exclusive: bool | None = None
     #: The reclaim at whose end the start's kernel pages are given back, counted from 1
-    #: (docs/readings.md `linux-6.12-start-back-later`). None: the series' `START_BACK_AT`.
+    #: (docs/readings.md `linux-start-back-measured`). None: the series' and list's measure
+    #: (`start_back_at`).
     start_back_at: int | None = None
     #: The limit less the pages the kernel's lists lack at each reclaim beside the replay's
     #: (`lists_offset`; docs/readings.md `linux-lists-at-reclaim`). None: `LISTS_OFFSET`.
@@ -460,7 +461,7 @@ def _replay(
             else opts.lookaround_batch,
             anon_exclusive=ANON_EXCLUSIVE if opts.anon_exclusive is None
             else opts.anon_exclusive,
-            start_back_at=START_BACK_AT[knobs.kernel] if opts.start_back_at is None
+            start_back_at=start_back_at(knobs) if opts.start_back_at is None
             else opts.start_back_at,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
@@ -504,11 +505,6 @@ LOOKAROUND_BATCH = True
 #: `lru_add` batch (`Options.anon_exclusive`): yes, as `do_wp_page` does (docs/readings.md
 #: `linux-anon-exclusive-reuse`, adopted by `linux-adoption-paired`'s rules).
 ANON_EXCLUSIVE = True
-#: The reclaim at whose end the start's kernel pages are given back, per series: measured as
-#: the step up in the lists' sizes at the first reclaims (`lru_lists` probe; docs/readings.md
-#: `linux-6.12-start-back-later`): after the first reclaim in 6.1 (4 of the 6 boots that step),
-#: after the second in 6.12 (8 of 8).
-START_BACK_AT = {"6.1": 1, "6.12": 2}
 
 
 def start_kernel_pages(knobs: Knobs) -> int:
@@ -516,6 +512,14 @@ def start_kernel_pages(knobs: Knobs) -> int:
     reclaim gives back: measured where the kernel's first reclaim runs against the replay's,
     less the report page (`python -m pagelab.reproductions._linux_grid --probe-start`)."""
     return int(overhead(knobs.kernel).get("start_kernel_pages", {}).get(knobs.kernel, 0))
+
+
+def start_back_at(knobs: Knobs) -> int:
+    """The reclaim (from 1) at whose end the start's kernel pages come back, for the knobs'
+    series and list: measured where the lists step up (`python -m pagelab.linux.start_back`)
+    into `overhead.json` `start_back_at`; 1 where it was not measured."""
+    got = overhead(knobs.kernel).get("start_back_at", {}).get(knobs.kernel, {})
+    return int(got.get("mglru" if knobs.lru_gen else "two_list", 1))
 
 
 def start_draws(knobs: Knobs) -> list[int]:
