@@ -232,3 +232,13 @@ def test_the_overhead_takes_the_stored_probe():
         for lru_gen, key in ((False, "two_list"), (True, "mglru")):
             knobs = linux.make_knobs(series, "1M", "on" if lru_gen else "off")
             assert prediction.start_back_at(knobs) == got[series][key]
+
+
+def test_the_give_back_probe_refuses_no_boots():
+    import subprocess
+    import sys
+
+    got = subprocess.run([sys.executable, "-m", "pagelab.linux.start_back", "--boots", "0"],
+                         capture_output=True, text=True)  # fmt: skip
+    assert got.returncode == 2
+    assert got.stderr.strip().splitlines()[-1].endswith("--boots 0: expected at least 1")

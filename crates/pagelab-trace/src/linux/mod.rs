@@ -97,8 +97,8 @@ pub struct LinuxParams {
     #[serde(default)]
     pub start_kernel_pages: u32,
     /// The reclaim at whose end the start's kernel pages are given back, counted from 1 (0 is
-    /// taken as 1): the step in the lists' sizes it leaves is measured at the first reclaim's
-    /// end in 6.1 and the second's in 6.12 (docs/readings.md `linux-6.12-start-back-later`).
+    /// taken as 1): where the lists' sizes step up, measured per series and list by
+    /// `python -m pagelab.linux.start_back` (docs/readings.md `linux-start-back-measured`).
     #[serde(default)]
     pub start_back_at: u32,
     /// 6.12 only: a reclaim pass that frees nothing runs once more (`do_try_to_free_pages`'s
