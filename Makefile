@@ -82,6 +82,7 @@ bench: build
 	$(VENV)/bin/python benches/vs_libcachesim.py --out benches/RESULTS.md
 	$(VENV)/bin/python benches/sweep_speedup.py
 	$(VENV)/bin/python benches/model_twin.py
+	$(VENV)/bin/python benches/linux_predict.py
 	cargo bench -p pagelab-trace --bench policies
 	cargo bench -p pagelab-trace --bench inner_loops -- --quick
 	cargo bench -p pagelab-sys

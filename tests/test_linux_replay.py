@@ -51,6 +51,24 @@ def test_writes_keyword_gives_each_page_its_kind():
         _core.linux_replay(pages, 10, writes=[True])
 
 
+def test_touch_words_are_the_pairs_packed():
+    """`bytes` of touch words (the page, bit 31 a write) replay as the pairs they pack, with
+    and without the recorded steps; a torn word is a one-line error."""
+    rng = np.random.default_rng(7)
+    pages = rng.integers(0, 300, 4000)
+    writes = rng.random(4000) < 0.6
+    pairs = [(int(p), bool(w)) for p, w in zip(pages, writes, strict=True)]
+    words = (pages.astype("<u4") | np.where(writes, 0x80000000, 0).astype("<u4")).tobytes()
+    for kernel in ("6.1", "6.12"):
+        assert _core.linux_replay(words, 120, kernel=kernel) == _core.linux_replay(
+            pairs, 120, kernel=kernel
+        )
+        got = _core.linux_replay(words, 120, kernel=kernel, reclaim_events=True)
+        assert got == _core.linux_replay(pairs, 120, kernel=kernel, reclaim_events=True)
+    with pytest.raises(ValueError, match="multiple of 4"):
+        _core.linux_replay(words[:-1], 120)
+
+
 def test_zswap_takes_the_evicted_pages():
     pages = list(range(300)) * 3
     z = {"total_ram_pages": 65536, "compressed_bytes": 40}

@@ -7,11 +7,13 @@ use pagelab_trace::format::PrefetchReader;
 use pagelab_trace::format::TraceReader;
 use pagelab_trace::linux::{self, GuestClock, Kernel, LinuxParams, TlbParams, ZswapParams};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::{err, to_py};
 
 /// Replays a trace file (a path) or a page list (page numbers, every reference a write unless
-/// `writes` gives a flag per page, or `(page, write)` pairs) in a cgroup whose limit leaves
+/// `writes` gives a flag per page, `(page, write)` pairs, or `bytes` of touch-list words: each
+/// a little-endian u32, the page in its low 31 bits and bit 31 set for a write) in a cgroup whose limit leaves
 /// `frames` pages, with the kernel set up as the keywords say; returns the kernel's counters
 /// as a dict. `zswap` is a dict of
 /// [`ZswapParams`] (`total_ram_pages`, `compressed_bytes`, optional `max_pool_percent`,
@@ -103,15 +105,25 @@ fn linux_replay(
         rseq: optional(rseq, "rseq")?,
     };
     if reclaim_events || fault_touches {
-        let refs: Vec<(u32, bool)> = trace
-            .extract()
-            .map_err(|_| err("reclaim_events, fault_touches: expected (page, write) pairs"))?;
+        let words = trace.downcast::<PyBytes>().ok().map(|b| b.as_bytes());
+        let pairs: Option<Vec<(u32, bool)>> = match words {
+            Some(_) => None,
+            None => Some(trace.extract().map_err(|_| {
+                err("reclaim_events, fault_touches: expected (page, write) pairs or touch words")
+            })?),
+        };
         let what = linux::Record {
             events: reclaim_events,
             faults: fault_touches,
         };
         let got = py
-            .allow_threads(|| linux::replay_recorded(&refs, frames, &params, what))
+            .allow_threads(|| {
+                let refs = match (words, pairs) {
+                    (Some(w), _) => touch_words(w)?,
+                    (None, p) => p.unwrap_or_default(),
+                };
+                linux::replay_recorded(&refs, frames, &params, what)
+            })
             .map_err(err)?;
         return to_py(py, &(got.counters, got.events, got.faults));
     }
@@ -127,7 +139,10 @@ fn replay_counters(
     frames: u32,
     params: &LinuxParams,
 ) -> PyResult<linux::LinuxCounters> {
-    if let Ok(path) = trace.extract::<String>() {
+    if let Ok(bytes) = trace.downcast::<PyBytes>() {
+        let words = bytes.as_bytes();
+        py.allow_threads(|| linux::replay(&touch_words(words)?, frames, params))
+    } else if let Ok(path) = trace.extract::<String>() {
         let reader = TraceReader::open(Path::new(&path)).map_err(err)?;
         let mut source = PrefetchReader::new(reader);
         py.allow_threads(|| linux::replay_source(&mut source, frames, params))
@@ -151,6 +166,24 @@ fn replay_counters(
         py.allow_threads(|| linux::replay(&refs, frames, params))
     }
     .map_err(err)
+}
+
+/// Touch-list words (little-endian u32: the page in the low 31 bits, bit 31 a write) as
+/// `(page, write)` pairs.
+fn touch_words(bytes: &[u8]) -> Result<Vec<(u32, bool)>, pagelab_trace::TraceError> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(pagelab_trace::TraceError::invalid(format!(
+            "trace: {} bytes of touch words; expected a multiple of 4",
+            bytes.len()
+        )));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| {
+            let w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            (w & 0x7FFF_FFFF, w >> 31 == 1)
+        })
+        .collect())
 }
 
 /// The accessed bit each test of a recorded kernel run reads under a TLB (`tlb`, a dict of

@@ -47,15 +47,14 @@ inside a memory stall, timed with the same fitted clock (fitted to replay times,
 
 from __future__ import annotations
 
-import array
 import json
 import math
 import os
-import sys
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -127,15 +126,20 @@ def touch_list_tables(entries: int, slot: int = LIST_SLOT) -> list[int]:
     return out
 
 
+#: A touch word's write flag (`replayer.c`), and its page bits.
+WRITE_BIT = 0x80000000
+PAGE_BITS = 0x7FFFFFFF
+
+
+def touch_words(touches: Touches) -> np.ndarray:
+    """The touch list's words (u32: the page, `WRITE_BIT` set for a write)."""
+    return np.fromfile(touches.path, dtype="<u4", offset=TOUCH_HEADER)
+
+
 def touch_pairs(touches: Touches) -> list[tuple[int, bool]]:
     """The touch list as (page, write) pairs."""
-    raw = array.array("I")
-    with open(touches.path, "rb") as f:
-        f.seek(24)
-        raw.frombytes(f.read())
-    if sys.byteorder != "little":
-        raw.byteswap()
-    return [(t & 0x7FFFFFFF, t >= 0x80000000) for t in raw]
+    raw = touch_words(touches)
+    return list(zip((raw & PAGE_BITS).tolist(), (raw >= WRITE_BIT).tolist(), strict=True))
 
 
 #: The harness's guest TLB under TCG: each size QEMU gave the replayer's loop, with how often
@@ -216,21 +220,45 @@ def lists_offset(knobs: Knobs) -> int:
     return int(got.get("mglru" if knobs.lru_gen else "two_list", 0))
 
 
-def mapping_tables(pages: list[int], npages: int, slot: int = LIST_SLOT) -> list[int]:
+class FirstTouches(NamedTuple):
+    """Each page the loop touches, ascending, and the index of its first touch."""
+
+    pages: np.ndarray
+    first: np.ndarray
+
+
+def first_touches(pages: Sequence[int] | np.ndarray) -> FirstTouches:
+    """The loop's touched pages with their first touches, found once for every slot drawn."""
+    got = np.unique(np.asarray(pages, dtype=np.int64), return_index=True)
+    return FirstTouches(*got)
+
+
+def mapping_tables(
+    pages: Sequence[int] | FirstTouches, npages: int, slot: int = LIST_SLOT
+) -> list[int]:
     """Before which touches the replayer's loop charges the trace mapping's page-table pages:
     the mapping is anonymous and untouched before the loop, so the first fault in each 2 MiB
     of it allocates that span's PTE page (mm/memory.c `do_anonymous_page` → `pte_alloc` →
     `pte_alloc_one`, `GFP_PGTABLE_USER` with `__GFP_ACCOUNT`), charged to the cgroup. The
     mapping ends where the touch list begins (mapped top-down below it), which
     `touch_list_tables` reads as `slot` pages into its 2 MiB (the middle), so the mapping's
-    first page sits `(slot - npages) mod 512` pages into its own."""
-    first = (slot - npages) % PTES_PER_PAGE
-    spans = (np.asarray(pages, dtype=np.int64) + first) // PTES_PER_PAGE
-    return sorted(int(i) for i in np.unique(spans, return_index=True)[1])
+    first page sits `(slot - npages) mod 512` pages into its own. `pages`: the loop's touched
+    pages in order, or their `first_touches`."""
+    firsts = pages if isinstance(pages, FirstTouches) else first_touches(pages)
+    if len(firsts.pages) == 0:
+        return []
+    spans = (firsts.pages + (slot - npages) % PTES_PER_PAGE) // PTES_PER_PAGE
+    # The pages ascend, so each span's pages are a run; its table comes at the run's first touch.
+    starts = np.flatnonzero(np.r_[True, spans[1:] != spans[:-1]])
+    return sorted(int(i) for i in np.minimum.reduceat(firsts.first, starts))
 
 
 def loop_layout(
-    touches: Touches, knobs: Knobs, opts: Options, pages: list[int], slot: int = LIST_SLOT
+    touches: Touches,
+    knobs: Knobs,
+    opts: Options,
+    pages: Sequence[int] | FirstTouches,
+    slot: int = LIST_SLOT,
 ) -> tuple[int, Loop]:
     """The replay's limit [pages] and its loop (`Loop`) for the trace's touched `pages`, in
     order, with the touch list `slot` pages into its 2 MiB: the kernel pages charged before it
@@ -273,15 +301,18 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     """The model's counters for one cell, in the instrument's record shape; with
     `opts.events`, each reclaim step under `events` (`pagelab.linux.reclaim_events`) of the
     replay at the TLB's first size."""
-    listed = touch_pairs(touches)
+    words = touch_words(touches)
     slots = ASLR_SLOTS if _aslr_draws(opts) else (LIST_SLOT,)
-    touched = [p for p, _ in listed]
+    touched = first_touches(words & PAGE_BITS)
     draws = [loop_layout(touches, knobs, opts, touched, slot) for slot in slots]
     replayer = draws[0][1].replayer
     frames = layout(knobs, touches.pages)[0]
     if _lists_offset(opts):
         frames += lists_offset(knobs)
-    pairs = [(touches.pages + i, True) for i in range(replayer)] + listed
+    # The replayer's own pages, each written once before the loop, then the loop's touches:
+    # packed once as touch words, which each replay reads without the GIL.
+    own = (touches.pages + np.arange(replayer, dtype=np.uint32)) | WRITE_BIT
+    pairs = np.concatenate([own.astype("<u4"), words]).tobytes()
     sizes = [(None, 1)] if opts.tlb is None else list(opts.tlb)
     if opts.events or opts.faults:
         sizes = sizes[:1]  # the steps of one replay: the TLB's first size
@@ -370,7 +401,7 @@ def _mixed(runs: list[tuple[dict[str, Any], int]]) -> dict[str, Any]:
 
 
 def _model(
-    pairs: list[tuple[int, bool]],
+    pairs: bytes | list[tuple[int, bool]],
     draws: list[tuple[int, Loop]],
     knobs: Knobs,
     opts: Options,
@@ -421,7 +452,7 @@ def rseq_writes(knobs: Knobs, pages: int) -> dict[str, Any] | None:
 
 
 def _replay(
-    pairs: list[tuple[int, bool]],
+    pairs: bytes | list[tuple[int, bool]],
     frames: int,
     knobs: Knobs,
     law: dict[str, float] | None,
