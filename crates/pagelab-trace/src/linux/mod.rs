@@ -28,6 +28,7 @@
 //! (`memstall_swapins`); `pagelab.linux.prediction` times them with the fitted guest clock.
 
 mod clock;
+mod lists;
 pub mod memcg;
 mod report;
 pub mod rseq;
@@ -43,6 +44,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::policy::kernel::{Kernel, ReclaimEvent, Workingset};
 use crate::policy::{linux_mglru as mglru, linux_two_list as two_list};
+use lists::Lists;
 
 pub use clock::{GuestClock, FLUSH_PERIOD_S};
 pub use rseq::RseqWrites;
@@ -216,95 +218,6 @@ const ON_DEVICE: u8 = 3;
 const IN_ZSWAP: u8 = 4;
 /// Unmapped but kept in the swap cache ([`swapcache`]).
 const SWAP_CACHE: u8 = 5;
-
-/// The LRU in use.
-#[allow(clippy::large_enum_variant)] // one per replay
-enum Lists {
-    TwoList(two_list::TwoList),
-    Mglru(mglru::Mglru),
-}
-
-impl Lists {
-    fn touch(&mut self, p: u32) {
-        match self {
-            Lists::TwoList(l) => l.touch(p),
-            Lists::Mglru(l) => l.touch(p),
-        }
-    }
-    /// A page exec activated and moved onto the active list before the loop (two lists only).
-    fn add_exec_active(&mut self, p: u32, c: &mut Workingset) {
-        match self {
-            Lists::TwoList(l) => l.add_active(p),
-            Lists::Mglru(l) => l.add(p, c),
-        }
-    }
-    fn add(&mut self, p: u32, c: &mut Workingset) {
-        match self {
-            Lists::TwoList(l) => l.add(p, c),
-            Lists::Mglru(l) => l.add(p, c),
-        }
-    }
-    /// A page no PTE maps, with `PG_referenced` set ([`report`]).
-    fn add_unmapped(&mut self, p: u32) {
-        match self {
-            Lists::TwoList(l) => l.add_unmapped(p),
-            Lists::Mglru(l) => l.add_unmapped(p),
-        }
-    }
-    fn reclaim(&mut self, n: u32, out: &mut Vec<u32>, c: &mut Workingset) {
-        match self {
-            Lists::TwoList(l) => l.reclaim(n, out, c),
-            Lists::Mglru(l) => l.reclaim(n, out, c),
-        }
-    }
-    /// The vmpressure works so far, each a switch of the reclaiming task ([`Vmpressure`]).
-    ///
-    /// [`Vmpressure`]: crate::policy::kernel::Vmpressure
-    fn vmpressure_works(&self) -> u64 {
-        match self {
-            Lists::TwoList(l) => l.vmpressure.works,
-            Lists::Mglru(l) => l.vmpressure.works,
-        }
-    }
-    fn is_workingset(&self, p: u32) -> bool {
-        match self {
-            Lists::TwoList(l) => l.is_workingset(p),
-            Lists::Mglru(l) => l.is_workingset(p),
-        }
-    }
-    /// A context switch brought the replayer back (`lru_gen_use_mm`): MGLRU's next aging walks
-    /// its page tables.
-    fn switched_in(&mut self) {
-        if let Lists::Mglru(l) = self {
-            l.arm_walk();
-        }
-    }
-    /// `do_wp_page`'s `lru_add_drain` when the page is in the two lists' batch (MGLRU's
-    /// generations are the same whenever its batch is moved: see `linux_two_list.rs`).
-    fn drain_if_pending(&mut self, p: u32) {
-        if let Lists::TwoList(l) = self {
-            l.drain_if_pending(p);
-        }
-    }
-    fn flush_stats(&mut self, c: &Workingset) {
-        if let Lists::TwoList(l) = self {
-            l.flush_stats(c);
-        }
-    }
-    /// Pages the last reclaim unmapped but kept in the swap cache (MGLRU's activate batch).
-    fn take_unmapped(&mut self) -> Vec<u32> {
-        match self {
-            Lists::TwoList(_) => Vec::new(),
-            Lists::Mglru(l) => l.take_unmapped(),
-        }
-    }
-    fn reserve(&mut self, bound: u32) {
-        match self {
-            Lists::TwoList(l) => l.reserve(bound),
-            Lists::Mglru(l) => l.reserve(bound),
-        }
-    }
-}
 
 /// The replay's state: page table, cgroup charge, LRU, zswap pool.
 struct Replay {
