@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PagelabError
-from . import initramfs, lru_kprobes, reclaim_events
+from . import diag_kprobes, initramfs, lru_kprobes, reclaim_events
 from .kernels import Kernel, cache_root
 
 BEGIN, END = "PAGELAB-BEGIN", "PAGELAB-END"
@@ -54,6 +54,7 @@ class Cell:
     faults: bool = False  # with the vmscan tracepoints, the replayer's user page faults
     young: bool = False  # with them, those faults and the accessed bit's tests (kprobes)
     lists: str | None = None  # with them, the series whose lists are read (lru_kprobes)
+    probes: tuple[str, ...] = ()  # with lists, diagnostic kprobe sets (diag_kprobes.SETS)
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,9 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
         "echo '[kernel]'; echo release $(uname -r);"
         " echo mem_total_kib $(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2)",
         *(
-            reclaim_events.guest_dump(cell.switches, cell.faults, cell.young, bool(cell.lists))
+            reclaim_events.guest_dump(
+                cell.switches, cell.faults, cell.young, bool(cell.lists), bool(cell.probes)
+            )
             if cell.reclaim_events
             else []
         ),
@@ -205,8 +208,12 @@ def _cell_lines(i: int, cell: Cell) -> list[str]:
 
 
 def _lists(cell: Cell) -> tuple[str, ...]:
-    """The kprobes on the lists the cell asks for (`lru_kprobes.kprobes`)."""
-    return lru_kprobes.kprobes(cell.lists, cell.lru_gen) if cell.lists else ()
+    """The kprobes on the lists the cell asks for (`lru_kprobes.kprobes`), and its diagnostic
+    sets (`diag_kprobes.kprobes`)."""
+    if not cell.lists:
+        return ()
+    diag = diag_kprobes.kprobes(cell.lists, cell.probes)
+    return lru_kprobes.kprobes(cell.lists, cell.lru_gen) + diag
 
 
 def _swap_lines(swap: str, kernel: Kernel, swap_kib: int) -> list[str]:

@@ -113,14 +113,23 @@ def traced(job: Job, *, accel: str = "auto") -> tuple[dict[str, Any], list[dict[
     """One boot of `job` with the kernel's reclaim tracepoints on, never cached (the trace
     buffer is not a counter): the record of that run and the kernel's reclaim events in order
     (`pagelab.linux.reclaim_events`)."""
+    text, wall = traced_text(job, accel=accel)
+    counters = record.counters(text, job.knobs.memory_max, job.touches.pages)
+    counters["boot_seconds"] = wall
+    return summarise_runs(job, [counters]), reclaim_events.parse(text)
+
+
+def traced_text(
+    job: Job, probes: tuple[str, ...] = (), *, accel: str = "auto"
+) -> tuple[str, float]:
+    """One boot of `job` with the reclaim tracepoints, the lists' kprobes and the diagnostic
+    kprobe sets `probes` (`diag_kprobes`) on: the cell's output and the boot's wall time [s]."""
     k = kernels.kernel(job.knobs.kernel)
     # The lists at each reclaim, and 6.12's MGLRU generations at each step (lru_kprobes).
-    cell = replace(_cell(job, reclaim_events=True), lists=job.knobs.kernel)
-    boot = guest.Boot(job.knobs.swap, (cell,), accel)
-    texts, wall = guest.run(boot, k, {cell.name: job.touches.path})
-    counters = record.counters(texts[0], job.knobs.memory_max, job.touches.pages)
-    counters["boot_seconds"] = wall
-    return summarise_runs(job, [counters]), reclaim_events.parse(texts[0])
+    cell = replace(_cell(job, reclaim_events=True), lists=job.knobs.kernel, probes=probes)
+    texts, wall = guest.run(guest.Boot(job.knobs.swap, (cell,), accel), k,
+                            {cell.name: job.touches.path})  # fmt: skip
+    return texts[0], wall
 
 
 def _boot(st: Store, k: kernels.Kernel, swap: str, runs: list, accel: str) -> None:

@@ -167,6 +167,32 @@ def _cells(specs: list[str], every: list[str]) -> list:
     return out
 
 
+def _diagnose(ap, a) -> None:
+    """`--with`: each cell booted with the diagnostic sets; its timeline printed (`--show N`
+    reclaims, all by default) and with `--raw` its output kept."""
+    from .. import _atomic
+    from ..reproductions import _linux_grid as grid
+    from . import diag_kprobes, instrument
+
+    try:
+        sets = diag_kprobes.parse_sets(a.sets)
+        cells = _cells(a.cells, a.all)
+        if a.raw and len(cells) != 1:
+            raise PagelabError(f"--raw {a.raw}: expected one cell, got {len(cells)}")
+        for cell in cells:
+            text, _wall = instrument.traced_text(grid.jobs_for([cell])[0], sets)
+            if a.raw:
+                _atomic.write_text(a.raw, text)
+            shown = 0
+            for line in diag_kprobes.timeline(text):
+                shown += " reclaim " in line
+                if a.show and shown > a.show:
+                    break
+                print(line)
+    except (PagelabError, OSError) as e:
+        ap.error(str(e))
+
+
 def main(argv: list[str] | None = None) -> None:
     import argparse
     import json
@@ -187,7 +213,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--show", type=int, default=0, metavar="N", help="MGLRU reclaims printed")
     ap.add_argument("--offsets", action="store_true",
                     help="write the offsets into overhead.json; boots nothing")  # fmt: skip
+    ap.add_argument("--with", dest="sets", metavar="SET[,SET]",
+                    help="diagnostic kprobes besides (drains, flushes, refaults, charges): "
+                    "their events printed with the reclaims; writes no record")  # fmt: skip
+    ap.add_argument("--raw", type=Path, metavar="FILE",
+                    help="with --with, the cell's whole output to FILE")  # fmt: skip
     a = ap.parse_args(argv)
+    if a.sets is not None:
+        _diagnose(ap, a)
+        return
     out = Path(__file__).parents[1] / "reproductions" / "targets" / "linux-lru-probe.json"
     if a.offsets:
         from .prediction import OVERHEAD_FILE

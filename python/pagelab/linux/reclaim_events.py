@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PagelabError
-from . import lru_kprobes
+from . import diag_kprobes, lru_kprobes
 
 #: The tracepoints turned on (events/vmscan/...).
 TRACEPOINTS = (
@@ -117,15 +117,21 @@ def guest_off() -> list[str]:
 
 
 def guest_dump(
-    switches: bool = False, faults: bool = False, young: bool = False, lists: bool = False
+    switches: bool = False,
+    faults: bool = False,
+    young: bool = False,
+    lists: bool = False,
+    diag: bool = False,
 ) -> list[str]:
     """Init-script lines that print the events (the cell's last section); with `switches`,
     the replayer's context switches among them, with `faults` its user page faults, with
-    `young` those and its accessed-bit tests, with `lists` its lists' kprobes."""
+    `young` those and its accessed-bit tests, with `lists` its lists' kprobes, with `diag` the
+    diagnostic kprobes of any task (`diag_kprobes`)."""
     pattern = "mm_vmscan_" + ("|prev_comm=replayer " if switches else "")
     pattern += "|replayer-[0-9]+ .*page_fault_user" if faults or young else ""
     pattern += "|replayer-[0-9]+ .*(cfy|tcy): " if young else ""
     pattern += f"|replayer-[0-9]+ .*({lru_kprobes.NAMES}): " if lists else ""
+    pattern += f"| ({diag_kprobes.NAMES}): " if diag else ""
     return [f"echo '{SECTION}'", f"grep -E '{pattern}' {TRACING}/trace"]
 
 
