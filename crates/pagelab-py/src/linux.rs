@@ -36,6 +36,8 @@ use crate::{err, to_py};
 /// nothing (`LinuxParams::full_walk_retry`). `lookaround_batch`: MGLRU's look-around queues its
 /// promotions on the CPU's activate batch (`LinuxParams::lookaround_batch`). `anon_exclusive`:
 /// a write-protect fault does not move the `lru_add` batch (`LinuxParams::anon_exclusive`).
+/// `fault_stat_updates`: 6.1's count of counter updates takes the faults that charge nothing
+/// and the touch list's mapping (`LinuxParams::fault_stat_updates`).
 /// An optional dict keyword as a `T`: None when it is missing or None.
 fn optional<T: serde::de::DeserializeOwned>(
     value: Option<&Bound<'_, PyAny>>,
@@ -55,7 +57,7 @@ fn optional<T: serde::de::DeserializeOwned>(
                     kernel_charges=Vec::new(), exec_active_pages=0,
                     stat_read_at=None, report_page_at=None, start_kernel_pages=0, rseq=None,
                     fault_touches=false, full_walk_retry=false, lookaround_batch=false,
-                    anon_exclusive=false, start_back_at=1))]
+                    anon_exclusive=false, start_back_at=1, fault_stat_updates=false))]
 #[allow(clippy::too_many_arguments)]
 fn linux_replay(
     py: Python<'_>,
@@ -81,6 +83,7 @@ fn linux_replay(
     lookaround_batch: bool,
     anon_exclusive: bool,
     start_back_at: u32,
+    fault_stat_updates: bool,
 ) -> PyResult<PyObject> {
     let zswap: Option<ZswapParams> = optional(zswap, "zswap")?;
     let clock: Option<GuestClock> = optional(clock, "clock")?;
@@ -102,6 +105,7 @@ fn linux_replay(
         full_walk_retry,
         lookaround_batch,
         anon_exclusive,
+        fault_stat_updates,
         rseq: optional(rseq, "rseq")?,
     };
     if reclaim_events || fault_touches {

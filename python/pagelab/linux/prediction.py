@@ -206,6 +206,9 @@ class Options:
     #: (docs/readings.md `linux-start-back-measured`). None: the series' and list's measure
     #: (`start_back_at`).
     start_back_at: int | None = None
+    #: 6.1's count of counter updates takes the faults that charge nothing and the touch
+    #: list's mapping (docs/readings.md `linux-fault-stat-updates`). None: `FAULT_STAT_UPDATES`.
+    fault_stat_updates: bool | None = None
     #: The limit less the pages the kernel's lists lack at each reclaim beside the replay's
     #: (`lists_offset`; docs/readings.md `linux-lists-at-reclaim`). None: `LISTS_OFFSET`.
     lists_offset: bool | None = None
@@ -494,6 +497,8 @@ def _replay(
             else opts.anon_exclusive,
             start_back_at=start_back_at(knobs) if opts.start_back_at is None
             else opts.start_back_at,
+            fault_stat_updates=FAULT_STAT_UPDATES if opts.fault_stat_updates is None
+            else opts.fault_stat_updates,
         )  # fmt: skip
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
@@ -536,6 +541,9 @@ LOOKAROUND_BATCH = True
 #: `lru_add` batch (`Options.anon_exclusive`): yes, as `do_wp_page` does (docs/readings.md
 #: `linux-anon-exclusive-reuse`, adopted by `linux-adoption-paired`'s rules).
 ANON_EXCLUSIVE = True
+#: Whether 6.1's count of counter updates takes the faults that charge nothing and the touch
+#: list's mapping (`Options.fault_stat_updates`; docs/readings.md `linux-fault-stat-updates`).
+FAULT_STAT_UPDATES = False
 
 
 def start_kernel_pages(knobs: Knobs) -> int:

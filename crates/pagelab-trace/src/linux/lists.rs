@@ -71,6 +71,12 @@ impl Lists {
             l.drain_if_pending(p);
         }
     }
+    /// Counter updates outside the lists' own events (`fault_stats`; the two lists' 6.1 count).
+    pub(super) fn fault_updates(&mut self, n: u64) {
+        if let Lists::TwoList(l) = self {
+            l.stat_updates(n);
+        }
+    }
     pub(super) fn flush_stats(&mut self, c: &Workingset) {
         if let Lists::TwoList(l) = self {
             l.flush_stats(c);

@@ -28,6 +28,7 @@
 //! (`memstall_swapins`); `pagelab.linux.prediction` times them with the fitted guest clock.
 
 mod clock;
+mod fault_stats;
 mod lists;
 pub mod memcg;
 mod report;
@@ -116,6 +117,10 @@ pub struct LinuxParams {
     /// drain; docs/readings.md `linux-anon-exclusive-reuse`); off: the batch is moved.
     #[serde(default)]
     pub anon_exclusive: bool,
+    /// 6.1's count of counter updates also takes the faults that charge nothing and the touch
+    /// list's mapping ([`fault_stats`]; docs/readings.md `linux-fault-stat-updates`).
+    #[serde(default)]
+    pub fault_stat_updates: bool,
     /// The kernel's writes to the replayer's rseq area at its context switches ([`rseq`]);
     /// none: no such writes.
     #[serde(default)]
@@ -141,6 +146,7 @@ impl Default for LinuxParams {
             full_walk_retry: false,
             lookaround_batch: false,
             anon_exclusive: false,
+            fault_stat_updates: false,
             rseq: None,
         }
     }
@@ -252,6 +258,8 @@ struct Replay {
     switched_in_reclaim: bool,
     /// The first reference of the run under way (its index in the replay).
     run_start: u64,
+    /// With `fault_stat_updates`: where the touch list's windows fall.
+    list_windows: Option<fault_stats::ListWindows>,
     /// Each major fault as (the reference that took it, its page), when asked for.
     faults: Option<Vec<(u64, u32)>>,
 }
@@ -295,6 +303,9 @@ impl Replay {
             switches: p.rseq.map(rseq::Switches::new),
             switched_in_reclaim: false,
             run_start: 0,
+            list_windows: p.fault_stat_updates.then_some(fault_stats::ListWindows {
+                loop_start: p.stat_read_at.unwrap_or(0),
+            }),
             faults: None,
         }
     }
@@ -313,6 +324,10 @@ impl Replay {
         let i = page as usize;
         self.run_start = self.c.references;
         self.c.references += u64::from(count);
+        if let Some(w) = self.list_windows {
+            let n = w.updates(self.run_start, self.c.references);
+            self.lists.fault_updates(n);
+        }
         if let Some(t) = self.tlb.as_mut() {
             t.next_touch();
         }
@@ -323,6 +338,7 @@ impl Replay {
             UNTOUCHED if !write => {
                 // do_anonymous_page: a read maps the shared zero page.
                 self.c.minor_faults += 1;
+                self.uncharged_fault();
                 self.state[i] = ZERO_PAGE;
                 return Ok(());
             }
@@ -408,6 +424,7 @@ impl Replay {
     fn resident_access(&mut self, i: usize, write: bool) -> bool {
         if write && !self.writable[i] {
             self.c.minor_faults += 1;
+            self.uncharged_fault();
             self.writable[i] = true;
             if !self.anon_exclusive {
                 self.lists.drain_if_pending(i as u32);
@@ -416,6 +433,13 @@ impl Replay {
         let walks = write && !self.dirty[i];
         self.dirty[i] |= write;
         walks
+    }
+
+    /// A fault that charges no page: its `pgfault`, where 6.1's count takes it.
+    fn uncharged_fault(&mut self) {
+        if self.list_windows.is_some() {
+            self.lists.fault_updates(1);
+        }
     }
 
     /// The guest's clock moves on by what the replay did since the last tick; the periodic

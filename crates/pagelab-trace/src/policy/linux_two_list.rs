@@ -49,7 +49,8 @@ const GUEST_CPUS: u64 = 1;
 /// `MEMCG_SWAP`, `NR_FILE_PAGES` and `NR_SWAPCACHE` in and out of the swap cache,
 /// `NR_ANON_MAPPED`, `pgpgout` and `pgsteal`; a page put back the LRU size (and `pgactivate`);
 /// a deactivation isolation, `pgrefill`, the LRU size and `pgdeactivate`. Zero-page and
-/// write-protect faults (`pgfault` only) are not counted.
+/// write-protect faults (`pgfault` only) and the touch list's mapping are the driver's to add
+/// (`linux::fault_stats`).
 const NEW_PAGE_UPDATES: u64 = 3;
 const REFAULT_UPDATES: u64 = 6;
 const LRU_ADD_UPDATES: u64 = 1;
@@ -289,8 +290,9 @@ impl TwoList {
 
     /// `memcg_rstat_updated` (6.1): `n` counter updates, summed as absolute values, on the
     /// guest's one CPU; each time more than a batch has gathered, the batches are passed on
-    /// (`stats_flush_threshold`) and the CPU's count starts again.
-    fn stat_updates(&mut self, n: u64) {
+    /// (`stats_flush_threshold`) and the CPU's count starts again. The driver adds the updates
+    /// of events outside the lists (`linux::fault_stats`).
+    pub fn stat_updates(&mut self, n: u64) {
         self.pending += n;
         if self.pending > STAT_BATCH {
             self.batches += self.pending / STAT_BATCH;
