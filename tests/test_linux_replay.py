@@ -69,6 +69,50 @@ def test_touch_words_are_the_pairs_packed():
         _core.linux_replay(words[:-1], 120)
 
 
+def test_the_faults_updates_move_six_ones_flushes_only():
+    """`fault_stat_updates` adds the faults that charge nothing to 6.1's count of counter
+    updates, so some reclaim flushes the two lists' copies earlier: on this seeded mix of reads
+    and writes 6.1's replay changes (12,512 → 12,458 major faults), 6.12's and MGLRU's do not."""
+    rng = np.random.default_rng(0)
+    pages, writes = rng.integers(0, 120, 20000), rng.random(20000) < 0.5
+    pairs = [(int(p), bool(w)) for p, w in zip(pages, writes, strict=True)]
+
+    def run(kernel, lru_gen, on):
+        return _core.linux_replay(pairs, 60, kernel=kernel, lru_gen=lru_gen, stat_read_at=0,
+                                  fault_stat_updates=on)  # fmt: skip
+
+    off, on = run("6.1", False, False), run("6.1", False, True)
+    assert (off["major_faults"], on["major_faults"]) == (12512, 12458)
+    for kernel, lru_gen in (("6.12", False), ("6.1", True), ("6.12", True)):
+        assert run(kernel, lru_gen, False) == run(kernel, lru_gen, True), (kernel, lru_gen)
+
+
+def test_the_prediction_passes_its_options_to_the_replay(monkeypatch, tmp_path):
+    """`Options.fault_stat_updates` and `start_back_at` reach each replay; by default the
+    constant and the series' measure."""
+    from pagelab.linux import prediction
+
+    seen = []
+    replay = _core.linux_replay
+
+    def spy(*args, **kwargs):
+        seen.append((kwargs["fault_stat_updates"], kwargs["start_back_at"]))
+        return replay(*args, **kwargs)
+
+    monkeypatch.setattr(prediction._core, "linux_replay", spy)
+    path = tmp_path / "loop.u64"
+    np.tile(np.arange(300, dtype=np.uint64), 2).tofile(path)
+    knobs = linux.make_knobs("6.12", "1M", "off")
+    touches = linux.prepare(path)
+    prediction.predict(touches, knobs, prediction.Options(tlb=None))
+    default = (prediction.FAULT_STAT_UPDATES, prediction.start_back_at(knobs))
+    assert seen and set(seen) == {default}
+    seen.clear()
+    opts = prediction.Options(tlb=None, fault_stat_updates=True, start_back_at=4)
+    prediction.predict(touches, knobs, opts)
+    assert set(seen) == {(True, 4)}
+
+
 def test_zswap_takes_the_evicted_pages():
     pages = list(range(300)) * 3
     z = {"total_ram_pages": 65536, "compressed_bytes": 40}

@@ -138,6 +138,7 @@ def predict(
     lists_offset: bool | None = None,
     lookaround_batch: bool | None = None,
     anon_exclusive: bool | None = None,
+    fault_stat_updates: bool | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
@@ -157,8 +158,10 @@ def predict(
     `start_draws` (that charge drawn at its measured quantiles), `mapping_tables` (the
     mapping's tables charged as taken), `aslr_draws` (the touch list's start drawn),
     `full_walk_retry` (6.12's second pass), `lists_offset` (the limit less the lists' measured
-    offset), `lookaround_batch` (MGLRU's look-around queued on the activate batch) and
-    `anon_exclusive` (a write-protect fault leaves the `lru_add` batch be)."""
+    offset), `lookaround_batch` (MGLRU's look-around queued on the activate batch),
+    `anon_exclusive` (a write-protect fault leaves the `lru_add` batch be) and
+    `fault_stat_updates` (6.1's count of counter updates takes the faults that charge nothing
+    and the touch list's mapping)."""
     from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events
@@ -176,7 +179,8 @@ def predict(
                          aslr_draws=aslr_draws, full_walk_retry=full_walk_retry,
                          lists_offset=lists_offset,
                          lookaround_batch=lookaround_batch,
-                         anon_exclusive=anon_exclusive)  # fmt: skip
+                         anon_exclusive=anon_exclusive,
+                         fault_stat_updates=fault_stat_updates)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got, own = out.pop("fault_touches"), out.pop("own_faults")
