@@ -291,3 +291,21 @@ def test_a_write_after_a_read_swap_in_leaves_the_lru_add_batch(tmp_path):
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert json.loads(out.stdout) == linux.predict(path, anon_exclusive=False, **kw)
+
+
+def test_the_pooled_median_is_one_replay_at_half_the_weight():
+    """Each size's replays share its weight; the first replay, by major faults, at which the
+    cumulative weight reaches half is the prediction, whole (`linux-pooled-median`)."""
+    from pagelab.linux import prediction
+
+    def runs(*faults):
+        return [{"major_faults": f, "pswpin": f + 1} for f in faults]
+
+    small, large = runs(313, 316, 318, 318, 338), runs(408, 429, 429, 432, 443)
+    assert prediction._pooled_median([(small, 1)]) == small[2]
+    assert prediction._pooled_median([(small, 49), (large, 8)]) == small[2]
+    assert prediction._pooled_median([(small, 8), (large, 49)]) == large[2]
+    # Equal weights: half is reached at the fifth of ten, the larger of the small size's.
+    assert prediction._pooled_median([(small, 1), (large, 1)]) == small[4]
+    mean = prediction._mixed([(small[2], 49), (large[2], 8)])
+    assert mean["major_faults"] == round((318 * 49 + 429 * 8) / 57), "the mean, between modes"

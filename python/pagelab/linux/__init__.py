@@ -139,6 +139,7 @@ def predict(
     lookaround_batch: bool | None = None,
     anon_exclusive: bool | None = None,
     fault_stat_updates: bool | None = None,
+    pooled_median: bool | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
@@ -152,16 +153,11 @@ def predict(
     reference; or sizes with their weights, ((256, 3), (512, 5)). `fault_log` (a path): the
     touch of each major fault written there in the shape of `run`'s (`fault_log`), of the
     replay at the TLB's first size.
-    The readings' switches are `prediction.Options`' fields of the same names, each None for
-    its default there (`report_page` off; docs/readings.md names each): `report_page` (the
-    report page alone), `start_charge` (it and the kernel pages the first reclaim gives back),
-    `start_draws` (that charge drawn at its measured quantiles), `mapping_tables` (the
-    mapping's tables charged as taken), `aslr_draws` (the touch list's start drawn),
-    `full_walk_retry` (6.12's second pass), `lists_offset` (the limit less the lists' measured
-    offset), `lookaround_batch` (MGLRU's look-around queued on the activate batch),
-    `anon_exclusive` (a write-protect fault leaves the `lru_add` batch be) and
-    `fault_stat_updates` (6.1's count of counter updates takes the faults that charge nothing
-    and the touch list's mapping)."""
+    The readings' switches (`report_page`, `start_charge`, `start_draws`, `mapping_tables`,
+    `aslr_draws`, `full_walk_retry`, `lists_offset`, `lookaround_batch`, `anon_exclusive`,
+    `fault_stat_updates`, `pooled_median`) are `prediction.Options`' fields of the same names,
+    each None for its default there (`report_page` off); docs/linux.md and docs/readings.md
+    give what each does."""
     from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events
@@ -180,7 +176,8 @@ def predict(
                          lists_offset=lists_offset,
                          lookaround_batch=lookaround_batch,
                          anon_exclusive=anon_exclusive,
-                         fault_stat_updates=fault_stat_updates)  # fmt: skip
+                         fault_stat_updates=fault_stat_updates,
+                         pooled_median=pooled_median)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got, own = out.pop("fault_touches"), out.pop("own_faults")

@@ -53,6 +53,7 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -209,6 +210,9 @@ class Options:
     #: 6.1's count of counter updates takes the faults that charge nothing and the touch
     #: list's mapping (docs/readings.md `linux-fault-stat-updates`). None: `FAULT_STAT_UPDATES`.
     fault_stat_updates: bool | None = None
+    #: The prediction the weighted median over every TLB size's replays, not the weighted mean
+    #: of each size's median (docs/readings.md `linux-pooled-median`). None: `POOLED_MEDIAN`.
+    pooled_median: bool | None = None
     #: The limit less the pages the kernel's lists lack at each reclaim beside the replay's
     #: (`lists_offset`; docs/readings.md `linux-lists-at-reclaim`). None: `LISTS_OFFSET`.
     lists_offset: bool | None = None
@@ -319,7 +323,11 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     sizes = [(None, 1)] if opts.tlb is None else list(opts.tlb)
     if opts.events or opts.faults:
         sizes = sizes[:1]  # the steps of one replay: the TLB's first size
-    counters = _mixed([(_model(pairs, draws, knobs, opts, n), w) for n, w in sizes])
+    groups = [(_model(pairs, draws, knobs, opts, n), w) for n, w in sizes]
+    if POOLED_MEDIAN if opts.pooled_median is None else opts.pooled_median:
+        counters = _pooled_median(groups)
+    else:
+        counters = _mixed([(runs[len(runs) // 2], w) for runs, w in groups])
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     if opts.faults:
         got = [(at - replayer, page) for at, page in counters["fault_touches"]]
@@ -403,15 +411,31 @@ def _mixed(runs: list[tuple[dict[str, Any], int]]) -> dict[str, Any]:
     return out
 
 
+def _pooled_median(groups: list[tuple[list[dict[str, Any]], int]]) -> dict[str, Any]:
+    """The replay at the weighted median of major faults over every TLB size's replays, each
+    weighted by its size's weight over its size's replays: the first, in order of major faults
+    and then of size, at which the cumulative weight reaches half (docs/readings.md
+    `linux-pooled-median`). With one size, its middle replay."""
+    pool = sorted(((r["major_faults"], i, Fraction(w, len(runs)), j, r)
+                   for i, (runs, w) in enumerate(groups) for j, r in enumerate(runs)),
+                  key=lambda x: x[:2] + (x[3],))  # fmt: skip
+    half, acc = sum(x[2] for x in pool) / 2, Fraction(0)
+    for _faults, _size, weight, _j, run in pool:
+        acc += weight
+        if acc >= half:
+            return run
+    return pool[-1][4]
+
+
 def _model(
     pairs: bytes | list[tuple[int, bool]],
     draws: list[tuple[int, Loop]],
     knobs: Knobs,
     opts: Options,
     tlb: int | None,
-) -> dict[str, Any]:
-    """The model's counters with a TLB of `tlb` entries, each draw of the replayer's layout a
-    (limit, loop); the median over the draws, or with the periodic flusher over its `PHASES`,
+) -> list[dict[str, Any]]:
+    """The model's replays with a TLB of `tlb` entries, in order of major faults: each draw of
+    the replayer's layout a (limit, loop), or with the periodic flusher each of its `PHASES`,
     the k-th phase with the k-th draw (cycling), and with the start's charge drawn, the k-th
     of `start_draws`."""
     flush = PERIODIC_FLUSH[knobs.kernel] if opts.periodic_flush is None else opts.periodic_flush
@@ -429,7 +453,7 @@ def _model(
     with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
         runs = list(pool.map(lambda j: _replay(pairs, j[0], knobs, j[1], opts, j[2]), jobs))
     runs.sort(key=lambda r: r["major_faults"])
-    return runs[len(runs) // 2]
+    return runs
 
 
 #: Which of the replayer's own pages holds its rseq area: glibc's thread control block, which the
@@ -544,6 +568,8 @@ ANON_EXCLUSIVE = True
 #: Whether 6.1's count of counter updates takes the faults that charge nothing and the touch
 #: list's mapping (`Options.fault_stat_updates`; docs/readings.md `linux-fault-stat-updates`).
 FAULT_STAT_UPDATES = False
+#: Whether the prediction is the pooled weighted median of the replays (`Options.pooled_median`).
+POOLED_MEDIAN = False
 
 
 def start_kernel_pages(knobs: Knobs) -> int:
