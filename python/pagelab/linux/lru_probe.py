@@ -129,20 +129,18 @@ def write_offsets(record: Path, overhead: Path) -> dict[str, dict[str, int]]:
     """`offsets` of the probe's record into overhead.json's `lists_offset_pages`."""
     import json
 
-    from .. import _atomic
+    from .prediction import update_overhead
 
     got = offsets(json.loads(record.read_text())["runs"])
     if not got:
         raise PagelabError(f"{record}: no series with both lists probed (run --all first)")
-    data = json.loads(overhead.read_text())
-    data["lists_offset_pages"] = got
-    data["about_lists_offset_pages"] = (
+    about = (
         "Per series and list, the pages the kernel's lists hold beyond the replay's as each "
         "reclaim begins: the median over linux-validation's program cells of each cell's median, "
         "reclaim by reclaim, measured by kprobes (python -m pagelab.linux.lru_probe --all 6.1 "
         "6.12, then --offsets); the prediction's limit takes it with Options.lists_offset."
     )
-    _atomic.write_text(overhead, json.dumps(data, indent=1) + "\n")
+    update_overhead({"lists_offset_pages": got, "about_lists_offset_pages": about}, overhead)
     return got
 
 

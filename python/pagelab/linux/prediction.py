@@ -79,6 +79,16 @@ def overhead(kernel: str) -> dict[str, Any]:
     return data
 
 
+def update_overhead(entries: dict[str, Any], path: Path = OVERHEAD_FILE) -> None:
+    """Merge `entries` (measured constants and their `about_` notes) into overhead.json,
+    written whole through a temporary file."""
+    from .. import _atomic
+
+    data = json.loads(path.read_text())
+    data.update(entries)
+    _atomic.write_text(path, json.dumps(data, indent=1) + "\n")
+
+
 def layout(knobs: Knobs, pages: int) -> tuple[int, int]:
     """(the model's limit, the replayer's own pages on the LRU) [pages]; see the module notes."""
     data = overhead(knobs.kernel)

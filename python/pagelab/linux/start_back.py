@@ -82,7 +82,7 @@ def measure(boots: int = BOOTS, kernels: tuple[str, ...] = ("6.1", "6.12")) -> l
 def write(runs: list[dict[str, Any]], record: Path = RECORD) -> dict[str, dict[str, int]]:
     """The runs to `record`, and `start_back_at` of them to overhead.json."""
     from .. import _atomic
-    from .prediction import OVERHEAD_FILE
+    from .prediction import update_overhead
 
     got = start_back_at(runs)
     data = {
@@ -94,15 +94,13 @@ def write(runs: list[dict[str, Any]], record: Path = RECORD) -> dict[str, dict[s
         "runs": runs,
     }
     _atomic.write_text(record, json.dumps(data, indent=1) + "\n")
-    over = json.loads(OVERHEAD_FILE.read_text())
-    over["start_back_at"] = got
-    over["about_start_back_at"] = (
+    about = (
         "Per series and list, the reclaim (from 1) at whose end the start's kernel pages come "
         "back: the lower median of where the lists first step up over the probe's boots "
         "(python -m pagelab.linux.start_back); the replay uses it wherever it holds the start's "
         "charge."
     )
-    _atomic.write_text(OVERHEAD_FILE, json.dumps(over, indent=1) + "\n")
+    update_overhead({"start_back_at": got, "about_start_back_at": about})
     return got
 
 

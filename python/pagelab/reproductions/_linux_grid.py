@@ -653,18 +653,16 @@ def start_overhead(runs: list[dict]) -> dict[str, dict[str, object]]:
 def write_start_overhead() -> Path:
     """overhead.json's start's charge (`start_overhead`) from the stored probe (START), no
     boot."""
-    from .. import _atomic
     from ..linux import prediction as predict
 
-    over = json.loads(predict.OVERHEAD_FILE.read_text())
-    over.update(start_overhead(json.loads(START.read_text())["runs"]))
+    over = start_overhead(json.loads(START.read_text())["runs"])
     over["about_start_kernel_draws"] = (
         "Per series, the start's kernel pages at the 10, 30, 50, 70 and 90 % lower quantiles of "
         "the written pages the kernel's first reclaim came early by, less the report page "
         "(python -m pagelab.reproductions._linux_grid --start-draws, from the stored "
         "--probe-start runs); the prediction draws them with Options.start_draws."
     )
-    _atomic.write_text(predict.OVERHEAD_FILE, json.dumps(over, indent=1) + "\n")
+    predict.update_overhead(over)
     return predict.OVERHEAD_FILE
 
 
