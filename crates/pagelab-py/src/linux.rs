@@ -13,11 +13,11 @@ use crate::{err, to_py};
 
 /// Replays a trace file (a path) or a page list (page numbers, every reference a write unless
 /// `writes` gives a flag per page, `(page, write)` pairs, or `bytes` of touch-list words: each
-/// a little-endian u32, the page in its low 31 bits and bit 31 set for a write) in a cgroup whose limit leaves
-/// `frames` pages, with the kernel set up as the keywords say; returns the kernel's counters
-/// as a dict. `zswap` is a dict of
-/// [`ZswapParams`] (`total_ram_pages`, `compressed_bytes`, optional `max_pool_percent`,
-/// `accept_threshold_percent`, `zpool`) or None; `clock` a dict of [`GuestClock`]
+/// a little-endian u32, the page in its low 31 bits and bit 31 set for a write) in a cgroup
+/// whose limit leaves `frames` pages, with the kernel set up as the keywords say; returns the
+/// kernel's counters as a dict. `zswap` is a dict of [`ZswapParams`] (`total_ram_pages`,
+/// `compressed_bytes`, optional `max_pool_percent`, `accept_threshold_percent`, `zpool`) or
+/// None; `clock` a dict of [`GuestClock`]
 /// (`per_touch_s`, `per_major_fault_s`, `per_swapout_s`, `phase_s`) or None. With
 /// `reclaim_events` or `fault_touches` (`(page, write)` pairs), returns
 /// `(counters, events, faults)`: with `reclaim_events` each reclaim step as the kernel's vmscan
@@ -30,9 +30,9 @@ use crate::{err, to_py};
 /// this reference the counters' copies are flushed (the replayer's memory.stat read).
 /// `report_page_at`: before this reference the replayer's report writes its unmapped shmem
 /// page (`linux::report`). `start_kernel_pages`: kernel pages held from the loop's start to
-/// the end of reclaim `start_back_at` (`LinuxParams::start_kernel_pages`, `start_back_at`). `rseq`:
-/// a dict of [`linux::RseqWrites`] (`page`, `switches_per_s`, `clock`) or None (no kernel writes to the
-/// replayer's rseq area). `full_walk_retry`: 6.12's second pass of a reclaim that freed
+/// the end of reclaim `start_back_at` (`LinuxParams::start_kernel_pages`, `start_back_at`).
+/// `rseq`: a dict of [`linux::RseqWrites`] (`page`, `switches_per_s`, `clock`) or None (no
+/// kernel writes to the replayer's rseq area). `full_walk_retry`: 6.12's second pass of a reclaim that freed
 /// nothing (`LinuxParams::full_walk_retry`). `lookaround_batch`: MGLRU's look-around queues its
 /// promotions on the CPU's activate batch (`LinuxParams::lookaround_batch`). `anon_exclusive`:
 /// a write-protect fault does not move the `lru_add` batch (`LinuxParams::anon_exclusive`).
@@ -109,25 +109,18 @@ fn linux_replay(
         rseq: optional(rseq, "rseq")?,
     };
     if reclaim_events || fault_touches {
-        let words = trace.downcast::<PyBytes>().ok().map(|b| b.as_bytes());
-        let pairs: Option<Vec<(u32, bool)>> = match words {
-            Some(_) => None,
-            None => Some(trace.extract().map_err(|_| {
+        let refs: Vec<(u32, bool)> = match trace.downcast::<PyBytes>() {
+            Ok(words) => touch_words(words.as_bytes()).map_err(err)?,
+            Err(_) => trace.extract().map_err(|_| {
                 err("reclaim_events, fault_touches: expected (page, write) pairs or touch words")
-            })?),
+            })?,
         };
         let what = linux::Record {
             events: reclaim_events,
             faults: fault_touches,
         };
         let got = py
-            .allow_threads(|| {
-                let refs = match (words, pairs) {
-                    (Some(w), _) => touch_words(w)?,
-                    (None, p) => p.unwrap_or_default(),
-                };
-                linux::replay_recorded(&refs, frames, &params, what)
-            })
+            .allow_threads(|| linux::replay_recorded(&refs, frames, &params, what))
             .map_err(err)?;
         return to_py(py, &(got.counters, got.events, got.faults));
     }
