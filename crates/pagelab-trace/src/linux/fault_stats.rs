@@ -37,7 +37,7 @@ impl ListWindows {
             before.saturating_sub(self.loop_start),
             after.saturating_sub(self.loop_start),
         );
-        if to <= from || to == 0 {
+        if to <= from {
             return 0;
         }
         let entered = window(to - 1) - window(from.saturating_sub(1));
