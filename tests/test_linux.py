@@ -111,6 +111,36 @@ def test_the_grids_repeats_reach_the_measurement(monkeypatch):
     assert json.loads(grid.REFERENCE.read_text())["repeats"] == grid.REPEATS
 
 
+def test_extend_appends_new_runs_and_remakes_the_medians(monkeypatch, tmp_path):
+    """--extend N boots repeats n..n+N-1 of the stored n, appends each cell's new runs to its
+    stored ones and takes medians and ranges over all of them."""
+    from pagelab.reproductions import _linux_grid as grid
+
+    cell = {"program": "sort", "level": 200, "kernel": "6.1", "lru_gen": False}
+    stored = {c: [10, 20] for c in grid.KEPT}
+    ref = {"about": "", "repeats": 2, "cells": [
+        {"cell": cell, "median": {}, "range": {}, "runs": stored}]}  # fmt: skip
+    monkeypatch.setattr(grid, "REFERENCE", tmp_path / "ref.json")
+    grid.REFERENCE.write_text(json.dumps(ref))
+    asked, overhead = [], []
+
+    def measure(repeats, first=0, **kw):
+        asked.append((first, repeats))
+        return [{"cell": cell, "runs": [{"major_faults": 90}, {"major_faults": 30}]}]
+
+    monkeypatch.setattr(grid, "measure", measure)
+    monkeypatch.setattr(grid, "write_overhead", overhead.append)
+    grid.extend_reference(2)
+    got = json.loads(grid.REFERENCE.read_text())
+    assert asked == [(2, 4)] and got["repeats"] == 4 and overhead == [got]
+    entry = got["cells"][0]
+    assert entry["runs"]["major_faults"] == [10, 20, 90, 30]
+    assert entry["median"]["major_faults"] == 25 and entry["range"]["major_faults"] == [10, 90]
+    assert entry["runs"]["pswpin"] == [10, 20, 0, 0]  # a counter the new runs lack counts 0
+    with pytest.raises(SystemExit):
+        grid.main(["--extend", "0"])
+
+
 def test_the_tlb_probe_flags_choose_the_cells_and_keep_the_other_kind(monkeypatch, tmp_path):
     """--probe-tlb, --probe-tlb-patterns and --probe-tlb-mixed probe the programs', the
     patterns' or both kinds' cells; a probe of one kind rewrites that kind's runs in its file

@@ -122,10 +122,11 @@ def test_the_draws_prediction_is_the_median_of_its_draws(tmp_path):
 def test_the_draws_are_on_by_default_and_off_with_the_tables_before_the_loop(tmp_path):
     """By default the prediction draws the list's start; `--no-aslr-draws` takes the middle
     alone, and `--no-mapping-tables` the layout before both readings (tables before the loop,
-    the middle)."""
-    pages = [p for _ in range(6) for p in range(900)] + [p % 97 for p in range(4000)]
+    the middle). The touch list spans 1 MiB, so where it starts in its 2 MiB decides when its
+    second page table is charged."""
+    pages = [p for _ in range(300) for p in range(900)] + [p % 97 for p in range(4000)]
     path = _trace(tmp_path, pages)
-    kw = {"memory_max": "2M", "lru_gen": "on", "tlb": "none"}
+    kw = {"memory_max": "3M", "lru_gen": "on", "tlb": "none"}
     base = linux.predict(path, **kw)
     assert base == linux.predict(path, aslr_draws=True, **kw)
     middle = linux.predict(path, aslr_draws=False, **kw)
@@ -133,7 +134,7 @@ def test_the_draws_are_on_by_default_and_off_with_the_tables_before_the_loop(tmp
     before = linux.predict(path, mapping_tables=False, **kw)
     assert before == linux.predict(path, mapping_tables=False, aslr_draws=False, **kw)
     got = subprocess.run(
-        [sys.executable, "-m", "pagelab", "linux", "predict", str(path), "--memory-max", "2M",
+        [sys.executable, "-m", "pagelab", "linux", "predict", str(path), "--memory-max", "3M",
          "--lru-gen", "on", "--tlb", "none", "--no-aslr-draws", "--format", "json"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip

@@ -62,11 +62,13 @@ def measure(
     jobs: Sequence[Job],
     *,
     repeats: int = 5,
+    first: int = 0,
     accel: str = "auto",
     store: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """One record per job (see `summarise`), in the jobs' order."""
+    """One record per job (see `summarise`) over its runs `first` to `repeats` - 1, in the
+    jobs' order."""
     from .. import extras
 
     extras.need("parquet", "pagelab linux run's result store")
@@ -79,7 +81,7 @@ def measure(
     todo: list[tuple[kernels.Kernel, str, list[tuple[int, int]]]] = []
     for (series, swap), idx in by_kernel.items():
         k = kernels.kernel(series)
-        for r in range(repeats):
+        for r in range(first, repeats):
             missing = []
             for i in idx:
                 keys[(i, r)] = _key(jobs[i], k.release, r)
@@ -95,7 +97,7 @@ def measure(
         if progress:
             progress(done, total)
     return [
-        summarise(jobs[i], st.read([keys[(i, r)] for r in range(repeats)]))
+        summarise(jobs[i], st.read([keys[(i, r)] for r in range(first, repeats)]))
         for i in range(len(jobs))
     ]
 

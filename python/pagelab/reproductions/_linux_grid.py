@@ -57,9 +57,10 @@ PATTERN_MIB = (4, 8)
 #: pages under one-time scans (does the list protect the hot set?), and a loop a little larger
 #: than memory (does the list keep part of it?).
 SYNTHETIC = {"hotscan": 256, "loop1200": 1000}
-#: Runs a cell in the stored reference: five from each of two sessions (the kernel's medians
-#: moved between sessions by more than the replay's error; docs/readings.md).
-REPEATS = 10
+#: Runs a cell in the stored reference: five from each of three sessions (the kernel's medians
+#: move between sessions; docs/readings.md `linux-reference-ten-runs`,
+#: `linux-reference-three-sessions`).
+REPEATS = 15
 
 
 def _zipf(rng: random.Random, n: int, s: float, count: int) -> list[int]:
@@ -267,6 +268,44 @@ def measure(repeats: int = REPEATS, kernels: tuple[str, ...] = KERNELS, **kw) ->
     return [{"cell": c.__dict__, **r} for c, r in zip(chosen, records, strict=True)]
 
 
+#: The counters the reference keeps of each run.
+KEPT = ("major_faults", "pswpin", "pswpout", "workingset_refault_anon",
+        "workingset_activate_anon", "workingset_restore_anon", "zswpout", "zswpin",
+        "zswap_rejected", "psi_some_us", "psi_full_us", "frames", "overhead_pages",
+        "replay_seconds", "cgroup_major_faults", "kernel_pages", "replayer_anon_pages",
+        "oom_killed", "context_switches")  # fmt: skip
+
+
+def extend_reference(more: int, **kw) -> Path:
+    """Boots `more` new runs of every cell (repeats n to n + more - 1 of the stored reference's
+    n, so new boot orders), appends them to the stored runs, and rewrites the reference's
+    medians and ranges and overhead.json from all of them (docs/readings.md
+    `linux-reference-three-sessions`)."""
+    import statistics
+
+    from .. import _atomic
+
+    stored = json.loads(REFERENCE.read_text())
+    first = stored["repeats"]
+    records = measure(first + more, first=first, **kw)
+    by_cell = {json.dumps(c["cell"], sort_keys=True): c for c in stored["cells"]}
+    for r in records:
+        entry = by_cell[json.dumps(r["cell"], sort_keys=True)]
+        for k in KEPT:
+            runs = entry["runs"][k] = entry["runs"][k] + [run.get(k, 0) for run in r["runs"]]
+            entry["median"][k] = statistics.median(runs)
+            entry["range"][k] = [min(runs), max(runs)]
+    stored["repeats"] = first + more
+    stored["about"] = (
+        f"Linux's own counters for the linux-validation grid: each cell replayed {first + more} "
+        "times on Debian's kernels under QEMU by `pagelab linux` (see _linux_grid.py); made by "
+        f"`python -m pagelab.reproductions._linux_grid --repeats {first}`, then `--extend {more}`."
+    )
+    _atomic.write_text(REFERENCE, json.dumps(stored, indent=1) + "\n")
+    write_overhead(stored)
+    return REFERENCE
+
+
 def write_reference(repeats: int = REPEATS, **kw) -> Path:
     """Writes the kernel's side of the grid (every run, medians and ranges) as data."""
     import json
@@ -274,11 +313,7 @@ def write_reference(repeats: int = REPEATS, **kw) -> Path:
     from .. import _atomic
 
     records = measure(repeats, **kw)
-    keep = ("major_faults", "pswpin", "pswpout", "workingset_refault_anon",
-            "workingset_activate_anon", "workingset_restore_anon", "zswpout", "zswpin",
-            "zswap_rejected", "psi_some_us", "psi_full_us", "frames", "overhead_pages",
-            "replay_seconds", "cgroup_major_faults", "kernel_pages", "replayer_anon_pages",
-            "oom_killed", "context_switches")  # fmt: skip
+    keep = KEPT
     out = {
         "about": "Linux's own counters for the linux-validation grid: each cell replayed "
         f"{repeats} times on Debian's kernels under QEMU by `pagelab linux` (see _linux_grid.py); "
@@ -667,7 +702,8 @@ def write_start_overhead() -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m pagelab.reproductions._linux_grid [KERNEL ...] [--measure-only | --fit-clock |
+    """`python -m pagelab.reproductions._linux_grid [KERNEL ...] [--extend N | --measure-only |
+    --fit-clock |
     --measure-report | --measure-switches | --probe-tlb | --probe-tlb-patterns |
     --probe-tlb-mixed | --probe-start] [--repeats N]`: with no option, every cell measured (N
     runs each, default REPEATS; about an hour per five runs a cell not yet in the store) and the
@@ -688,6 +724,10 @@ def main(argv: list[str] | None = None) -> None:
         "store are read back, not booted)",
     )  # fmt: skip
     what = ap.add_mutually_exclusive_group()
+    what.add_argument(
+        "--extend", type=int, metavar="N",
+        help="N more runs a cell in new boot orders, appended to the stored reference's",
+    )  # fmt: skip
     flags = {
         "--measure-only": "run the cells into the cache without writing the reference",
         "--fit-clock": "refit overhead.json's clock from the stored reference",
@@ -708,7 +748,12 @@ def main(argv: list[str] | None = None) -> None:
     for k in a.kernels:
         if k not in KERNELS:
             ap.error(f"unknown kernel series {k!r}: expected one of {', '.join(KERNELS)}")
-    if a.measure_report:
+    if a.extend is not None and a.extend < 1:
+        ap.error(f"--extend: expected a whole number of runs of at least 1, got {a.extend}")
+    if a.extend:
+        with progress.bar("kernel runs") as update:
+            print(extend_reference(a.extend, progress=lambda d, t: update(d, t)))
+    elif a.measure_report:
         print(write_report_overhead())
     elif a.measure_switches:
         print(write_context_switches())
