@@ -706,7 +706,7 @@ def main(argv: list[str] | None = None) -> None:
     --fit-clock |
     --measure-report | --measure-switches | --probe-tlb | --probe-tlb-patterns |
     --probe-tlb-mixed | --probe-start] [--repeats N]`: with no option, every cell measured (N
-    runs each, default REPEATS; about an hour per five runs a cell not yet in the store) and the
+    runs each, default REPEATS; about 15 min per five runs a cell not yet in the store) and the
     stored reference rewritten."""
     import argparse
 
