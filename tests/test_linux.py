@@ -133,6 +133,10 @@ def test_extend_appends_new_runs_and_remakes_the_medians(monkeypatch, tmp_path):
     grid.extend_reference(2)
     got = json.loads(grid.REFERENCE.read_text())
     assert asked == [(2, 4)] and got["repeats"] == 4 and overhead == [got]
+    assert got["sessions"] == [2, 2]
+    first, second = grid.sessions(got)
+    assert first["cells"][0]["runs"]["major_faults"] == [10, 20]
+    assert second["cells"][0]["runs"]["major_faults"] == [90, 30]
     entry = got["cells"][0]
     assert entry["runs"]["major_faults"] == [10, 20, 90, 30]
     assert entry["median"]["major_faults"] == 25 and entry["range"]["major_faults"] == [10, 90]

@@ -112,7 +112,7 @@ def test_the_draws_prediction_is_the_median_of_its_draws(tmp_path):
     for slot in prediction.ASLR_SLOTS:
         limit, loop = prediction.loop_layout(touches, knobs, opts, [p for p, _ in listed], slot)
         assert loop.replayer == 16
-        runs.append(prediction._replay(pairs, limit, knobs, None, opts, (None, loop, None)))
+        runs.append(prediction._replay(pairs, limit, knobs, None, opts, (None, loop, None, None)))
     faults = sorted(r["major_faults"] for r in runs)
     got = linux.predict(path, memory_max="2M", lru_gen="on", tlb="none", aslr_draws=True)
     assert got["major_faults"] == faults[2]

@@ -113,6 +113,45 @@ def test_the_prediction_passes_its_options_to_the_replay(monkeypatch, tmp_path):
     assert set(seen) == {(True, 4)}
 
 
+def test_clock_sessions_run_every_draw_at_each_sessions_clock(monkeypatch, tmp_path):
+    """`Options.clock_sessions` (docs/readings.md `linux-clock-sessions`): each draw replays at
+    every session's clock, the flusher's phase on the two lists' and the rseq writes on the
+    list's own; off by default, where one pooled clock serves every draw."""
+    from pagelab.linux import prediction
+
+    seen = []
+    replay = _core.linux_replay
+
+    def spy(*args, **kwargs):
+        clock, rseq = kwargs["clock"], kwargs["rseq"]
+        seen.append((clock and clock["per_touch_s"], rseq and rseq["clock"]["per_touch_s"]))
+        return replay(*args, **kwargs)
+
+    laws = {False: [1e-8, 2e-8, 3e-8], True: [4e-8, 5e-8, 6e-8]}
+
+    def sessions(kernel, lru_gen=False):
+        return [{"per_touch_s": t, "per_major_fault_s": 0.0, "per_swapout_s": 0.0}
+                for t in laws[lru_gen]]  # fmt: skip
+
+    monkeypatch.setattr(prediction._core, "linux_replay", spy)
+    monkeypatch.setattr(prediction, "session_clocks", sessions)
+    path = tmp_path / "loop.u64"
+    np.tile(np.arange(300, dtype=np.uint64), 2).tofile(path)
+    touches = linux.prepare(path)
+    two = linux.make_knobs("6.1", "1M", "off")
+    prediction.predict(touches, two, prediction.Options(tlb=None))
+    pooled = prediction.clock("6.1")["per_touch_s"]
+    assert {c for c, _ in seen} == {pooled}
+    seen.clear()
+    prediction.predict(touches, two, prediction.Options(tlb=None, clock_sessions=True))
+    assert sorted(set(seen)) == [(t, t) for t in laws[False]]
+    assert len(seen) == 3 * len(prediction.PHASES)
+    seen.clear()
+    mglru = linux.make_knobs("6.1", "1M", "on")
+    prediction.predict(touches, mglru, prediction.Options(tlb=None, clock_sessions=True))
+    assert sorted(set(seen)) == [(None, t) for t in laws[True]]
+
+
 def test_zswap_takes_the_evicted_pages():
     pages = list(range(300)) * 3
     z = {"total_ram_pages": 65536, "compressed_bytes": 40}

@@ -223,6 +223,9 @@ class Options:
     #: The prediction the weighted median over every TLB size's replays, not the weighted mean
     #: of each size's median (docs/readings.md `linux-pooled-median`). None: `POOLED_MEDIAN`.
     pooled_median: bool | None = None
+    #: Every draw run at each session's fitted guest clock, the prediction the median over
+    #: all (docs/readings.md `linux-clock-sessions`). None: `CLOCK_SESSIONS`.
+    clock_sessions: bool | None = None
     #: The limit less the pages the kernel's lists lack at each reclaim beside the replay's
     #: (`lists_offset`; docs/readings.md `linux-lists-at-reclaim`). None: `LISTS_OFFSET`.
     lists_offset: bool | None = None
@@ -379,7 +382,18 @@ def clock(kernel: str, lru_gen: bool = False) -> dict[str, float] | None:
     fitted = overhead(kernel).get("clock_mglru" if lru_gen else "clock", {}).get(kernel)
     if fitted is None:
         return None
-    return {k: fitted[k] for k in ("per_touch_s", "per_major_fault_s", "per_swapout_s")}
+    return {k: fitted[k] for k in CLOCK_LAW}
+
+
+CLOCK_LAW = ("per_touch_s", "per_major_fault_s", "per_swapout_s")
+
+
+def session_clocks(kernel: str, lru_gen: bool = False) -> list[dict[str, float]] | None:
+    """As `clock`, each session's clock fitted to its own runs (`clock_sessions`,
+    `clock_mglru_sessions`), in the reference's order; None where they were not fitted."""
+    got = overhead(kernel).get("clock_mglru_sessions" if lru_gen else "clock_sessions", {})
+    laws = got.get(kernel)
+    return [{k: law[k] for k in CLOCK_LAW} for law in laws] if laws else None
 
 
 def psi(counters: dict[str, Any], knobs: Knobs) -> dict[str, int | None]:
@@ -449,16 +463,24 @@ def _model(
     the k-th phase with the k-th draw (cycling), and with the start's charge drawn, the k-th
     of `start_draws`."""
     flush = PERIODIC_FLUSH[knobs.kernel] if opts.periodic_flush is None else opts.periodic_flush
-    law = clock(knobs.kernel) if flush and not knobs.lru_gen else None
+    flushed = flush and not knobs.lru_gen
+    law = clock(knobs.kernel) if flushed else None
     starts = start_draws(knobs) if _start_draws(opts) else None
     n = len(draws) if law is None else len(PHASES)
     n = n if starts is None else max(n, len(starts))
+    sessions = CLOCK_SESSIONS if opts.clock_sessions is None else opts.clock_sessions
+    # Each session's clocks: the two lists' (the flusher's) and the list's own (the rseq
+    # writes'); None, the pooled clocks.
+    two, own = session_clocks(knobs.kernel), session_clocks(knobs.kernel, knobs.lru_gen)
+    clocks = list(zip(two, own, strict=True)) if sessions and two and own else [(law, None)]
     jobs = []
-    for k in range(n):
-        limit, loop = draws[k % len(draws)]
-        phase = None if law is None else {**law, "phase_s": 2.0 * PHASES[k % len(PHASES)]}
-        start = None if starts is None else starts[k % len(starts)]
-        jobs.append((limit, phase, (tlb, loop, start)))
+    for flush_law, rseq_law in clocks:
+        for k in range(n):
+            limit, loop = draws[k % len(draws)]
+            phase = None if not flushed or flush_law is None else {
+                **flush_law, "phase_s": 2.0 * PHASES[k % len(PHASES)]}  # fmt: skip
+            start = None if starts is None else starts[k % len(starts)]
+            jobs.append((limit, phase, (tlb, loop, start, rseq_law)))
     # Each replay lets go of the GIL, so the draws run side by side; `map` keeps their order.
     with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
         runs = list(pool.map(lambda j: _replay(pairs, j[0], knobs, j[1], opts, j[2]), jobs))
@@ -473,14 +495,16 @@ def _model(
 RSEQ_OWN_PAGE = 1
 
 
-def rseq_writes(knobs: Knobs, pages: int) -> dict[str, Any] | None:
+def rseq_writes(
+    knobs: Knobs, pages: int, law: dict[str, float] | None = None
+) -> dict[str, Any] | None:
     """The kernel's writes to the replayer's rseq area (`linux/rseq.rs`) at its context
     switches: those in its faults' reclaims (the vmpressure work's) from the replay's own
     reclaims, the others at the measured median rate per second outside reclaim of the series
     and list (`overhead.json` `switches_per_s`), placed on the replay's time by that list's
-    guest clock, fitted to its replay times (`clock`, `clock_mglru`). None where either is not
-    measured."""
-    law = clock(knobs.kernel, knobs.lru_gen)
+    guest clock, fitted to its replay times (`clock`, `clock_mglru`), or `law`. None where
+    either is not measured."""
+    law = law or clock(knobs.kernel, knobs.lru_gen)
     rates = overhead(knobs.kernel).get("switches_per_s", {}).get(knobs.kernel)
     if law is None or not rates:
         return None
@@ -494,11 +518,12 @@ def _replay(
     knobs: Knobs,
     law: dict[str, float] | None,
     opts: Options,
-    run: tuple[int | None, Loop, int | None],
+    run: tuple[int | None, Loop, int | None, dict[str, float] | None],
 ) -> dict[str, Any]:
-    """One replay: `run` is the TLB's entries, the loop, and the start's kernel pages (None:
-    `Options.start_charge` decides, with the measured lower median)."""
-    tlb_entries, loop, drawn = run
+    """One replay: `run` is the TLB's entries, the loop, the start's kernel pages (None:
+    `Options.start_charge` decides, with the measured lower median) and the rseq writes'
+    clock (None: the pooled one)."""
+    tlb_entries, loop, drawn, rseq_law = run
     start = START_CHARGE if opts.start_charge is None else opts.start_charge
     start = start or drawn is not None
     kernel_pages = drawn if drawn is not None else start_kernel_pages(knobs) if start else 0
@@ -522,7 +547,7 @@ def _replay(
             exec_active_pages=EXEC_ACTIVE_PAGES, stat_read_at=loop.replayer,
             report_page_at=loop.replayer if opts.report_page or start else None,
             start_kernel_pages=kernel_pages,
-            rseq=rseq_writes(knobs, loop.pages), fault_touches=opts.faults,
+            rseq=rseq_writes(knobs, loop.pages, rseq_law), fault_touches=opts.faults,
             full_walk_retry=FULL_WALK_RETRY if opts.full_walk_retry is None
             else opts.full_walk_retry,
             lookaround_batch=LOOKAROUND_BATCH if opts.lookaround_batch is None
@@ -580,6 +605,8 @@ ANON_EXCLUSIVE = True
 FAULT_STAT_UPDATES = False
 #: Whether the prediction is the pooled weighted median of the replays (`Options.pooled_median`).
 POOLED_MEDIAN = False
+#: Whether each draw runs at every session's clock (`Options.clock_sessions`).
+CLOCK_SESSIONS = False
 
 
 def start_kernel_pages(knobs: Knobs) -> int:

@@ -296,6 +296,7 @@ def extend_reference(more: int, **kw) -> Path:
             entry["median"][k] = statistics.median(runs)
             entry["range"][k] = [min(runs), max(runs)]
     stored["repeats"] = first + more
+    stored["sessions"] = stored.get("sessions", [first]) + [more]
     stored["about"] = (
         f"Linux's own counters for the linux-validation grid: each cell replayed {first + more} "
         "times on Debian's kernels under QEMU by `pagelab linux` (see _linux_grid.py); made by "
@@ -319,6 +320,7 @@ def write_reference(repeats: int = REPEATS, **kw) -> Path:
         f"{repeats} times on Debian's kernels under QEMU by `pagelab linux` (see _linux_grid.py); "
         "made by `python -m pagelab.reproductions._linux_grid`.",
         "repeats": repeats,
+        "sessions": [repeats],
         "cells": [
             {
                 "cell": r["cell"],
@@ -369,9 +371,24 @@ def write_overhead(reference: dict) -> None:
     data["runs"] = {k: len(v) for k, v in sorted(kernel.items())}
     data["clock"] = fit_clock(reference)
     data["clock_mglru"] = fit_clock(reference, lru_gen=True)
+    # Each session's own clocks, where the reference says which runs each made.
+    for name, lru_gen in (("clock_sessions", False), ("clock_mglru_sessions", True)):
+        fits = [fit_clock(part, lru_gen) for part in sessions(reference)]
+        data[name] = {k: [f[k] for f in fits] for k in fits[0]} if len(fits) > 1 else {}
     # The switches outside reclaim (the replay derives those inside from its reclaims).
     data["switches_per_s"] = json.loads(SWITCH_SOURCES.read_text())["switches_per_s"]
     _atomic.write_text(predict.OVERHEAD_FILE, json.dumps(data, indent=1) + "\n")
+
+
+def sessions(reference: dict) -> list[dict]:
+    """The reference cut into its sessions' runs, as its `sessions` counts them in order."""
+    parts, at = [], 0
+    for n in reference.get("sessions", [reference["repeats"]]):
+        cells = [{**c, "runs": {k: v[at : at + n] for k, v in c["runs"].items()}}
+                 for c in reference["cells"]]  # fmt: skip
+        parts.append({**reference, "cells": cells})
+        at += n
+    return parts
 
 
 def fit_clock(reference: dict, lru_gen: bool = False) -> dict[str, dict[str, float]]:

@@ -1,0 +1,45 @@
+"""`python -m pagelab.linux.tlb_paired`: each run's TLB size beside its faults (no boot here)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pagelab.linux import tlb_paired
+
+
+def _run(program, kernel, lru_gen, entries, faults, killed=0):
+    cell = {"program": program, "level": 200, "kernel": kernel, "lru_gen": lru_gen}
+    return {"cell": cell, "entries": entries, "major_faults": faults, "killed": killed}
+
+
+def test_the_replay_is_set_beside_each_run_at_the_runs_own_size():
+    runs = [
+        _run("sort", "6.1", False, 256, 100),
+        _run("sort", "6.1", False, 512, 200),
+        _run("sort", "6.1", False, 512, 300),
+        _run("sort", "6.1", False, None, 999),  # killed before its probe: tallied, not scored
+        _run("sort", "6.1", False, 256, 999, killed=1),
+        _run("gzip", "6.12", True, 256, 50),
+    ]
+    key = json.dumps(runs[0]["cell"], sort_keys=True)
+    gz = json.dumps(runs[-1]["cell"], sort_keys=True)
+    got = tlb_paired.summary(runs, {key: {256: 90, 512: 240}, gz: {256: 50, 512: 60}})
+    two = got["6.1 two-list"]
+    assert two["tally"] == {"256": 2, "512": 2, "None": 1} and two["runs"] == 3
+    # At their own sizes: -10 %, +20 %, -20 %; at the other: +140 %, -55 %, -70 %.
+    assert two["median_abs_error_own_size"] == pytest.approx(20.0)
+    assert two["median_abs_error_other_size"] == pytest.approx(70.0)
+    assert two["replay_below"] == 2
+    assert got["6.12 MGLRU"]["median_abs_error_own_size"] == 0.0
+
+
+def test_bad_arguments_are_one_line_each(capsys, monkeypatch, tmp_path):
+    with pytest.raises(SystemExit):
+        tlb_paired.main(["--repeats", "0"])
+    assert "--repeats 0: expected at least 1" in capsys.readouterr().err
+    monkeypatch.setattr(tlb_paired, "RECORD", tmp_path / "missing.json")
+    with pytest.raises(SystemExit):
+        tlb_paired.main(["--from-record"])
+    assert "missing.json" in capsys.readouterr().err
