@@ -314,7 +314,6 @@ def write_reference(repeats: int = REPEATS, **kw) -> Path:
     from .. import _atomic
 
     records = measure(repeats, **kw)
-    keep = KEPT
     out = {
         "about": "Linux's own counters for the linux-validation grid: each cell replayed "
         f"{repeats} times on Debian's kernels under QEMU by `pagelab linux` (see _linux_grid.py); "
@@ -326,9 +325,9 @@ def write_reference(repeats: int = REPEATS, **kw) -> Path:
                 "cell": r["cell"],
                 "release": r["kernel"]["release"],
                 "memory_max": r["knobs"]["memory_max"],
-                "median": {k: r[k] for k in keep},
-                "range": {k: r["range"][k] for k in keep},
-                "runs": {k: [run.get(k, 0) for run in r["runs"]] for k in keep},
+                "median": {k: r[k] for k in KEPT},
+                "range": {k: r["range"][k] for k in KEPT},
+                "runs": {k: [run.get(k, 0) for run in r["runs"]] for k in KEPT},
             }
             for r in records
         ],

@@ -1,10 +1,10 @@
 """pagelab's Linux models against the kernel itself (Linux 6.1 and 6.12, Debian's, measured).
 
 The reference is not a paper: it is the kernel, booted under QEMU by `pagelab linux run`, with
-traces replayed in a memory-limited cgroup under the two-list LRU and MGLRU, every cell ten
-times in shuffled order, five in each of two sessions (`_linux_grid.py`; the runs are data in
-`targets/linux-validation-kernel.json`, remade by
-`python -m pagelab.reproductions._linux_grid --repeats 10`):
+traces replayed in a memory-limited cgroup under the two-list LRU and MGLRU, every cell
+fifteen times in shuffled order, five in each of three sessions (`_linux_grid.py`; the runs
+are data in `targets/linux-validation-kernel.json`, made by
+`python -m pagelab.reproductions._linux_grid --repeats 10`, then `--extend 5`):
 five real programs at four limits each (plus zswap on and page-cluster 3 on one program), seven
 write-only patterns at 4 and 8 MiB (the shape of a raw u64 trace), and two cases for the MGLRU
 claims. The kernel is not deterministic, so each cell's reference is the median of its runs,
