@@ -43,3 +43,40 @@ def test_bad_arguments_are_one_line_each(capsys, monkeypatch, tmp_path):
     with pytest.raises(SystemExit):
         tlb_paired.main(["--from-record"])
     assert "missing.json" in capsys.readouterr().err
+
+
+def test_the_runs_follow_the_references_boot_orders(monkeypatch):
+    """Repeat r boots a kernel's cells in `random.Random(r)`'s shuffle, as
+    `instrument.measure` batches the reference, each replayer with its probe."""
+    import random
+    from types import SimpleNamespace
+
+    from pagelab.linux import guest, kernels
+    from pagelab.reproductions import _linux_grid as grid
+
+    cells = [grid.Cell("sort", level, "6.1", False) for level in (200, 1000, 5000)]
+    touches = SimpleNamespace(sha256="0" * 64, pages=10, path="t")
+    knobs = SimpleNamespace(kernel="6.1", swap="brd", memory_max=1 << 20, lru_gen=False,
+                            page_cluster=0, swappiness=60, zswap=None)  # fmt: skip
+    jobs = [SimpleNamespace(touches=touches, knobs=knobs) for _ in cells]
+    monkeypatch.setattr(grid, "cells", lambda: iter(cells))
+    monkeypatch.setattr(grid, "jobs_for", lambda chosen: jobs)
+    monkeypatch.setattr(kernels, "kernel", lambda series: series)
+    booted = []
+
+    def run(boot, kernel, files):
+        assert all(c.tlb_probe for c in boot.cells)
+        booted.append(len(boot.cells))
+        return ["[replay]\nloop_majflt 7\n"] * len(boot.cells), 1.0
+
+    monkeypatch.setattr(guest, "run", run)
+    seen = []
+    runs = tlb_paired.measure(2, lambda done, total: seen.append((done, total)))
+    assert booted == [3, 3] and seen == [(3, 6), (6, 6)]
+    for r in (0, 1):
+        order = list(range(3))
+        random.Random(r).shuffle(order)
+        got = [x for x in runs if x["repeat"] == r]
+        assert [x["cell"]["level"] for x in got] == [cells[i].level for i in order]
+        assert [x["position"] for x in got] == [0, 1, 2]
+    assert {x["major_faults"] for x in runs} == {7} and {x["entries"] for x in runs} == {None}

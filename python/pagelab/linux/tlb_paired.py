@@ -19,6 +19,7 @@ import json
 import random
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,11 @@ REPEATS = 3
 SIZES = (256, 512)
 
 
-def measure(repeats: int) -> list[dict[str, Any]]:
-    """The runs of repeats 0..repeats-1 of the reference's boots, each with its probe's size."""
+def measure(
+    repeats: int, progress: Callable[[int, int], None] | None = None
+) -> list[dict[str, Any]]:
+    """The runs of repeats 0..repeats-1 of the reference's boots, each with its probe's size;
+    `progress(done, total)` after each boot, in runs."""
     from ..reproductions import _linux_grid as grid
     from . import guest, kernels, record, tlb_probe
     from .instrument import CELLS_PER_BOOT, _cell
@@ -40,7 +44,8 @@ def measure(repeats: int) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str], list[int]] = {}
     for i, job in enumerate(jobs):
         groups.setdefault((job.knobs.kernel, job.knobs.swap), []).append(i)
-    runs = []
+    runs: list[dict[str, Any]] = []
+    total = repeats * len(jobs)
     for (series, swap), idx in groups.items():
         k = kernels.kernel(series)
         for r in range(repeats):
@@ -59,6 +64,8 @@ def measure(repeats: int) -> list[dict[str, Any]]:
                         "position": pos, "entries": tlb_probe.entries(curve) if curve else None,
                         "major_faults": got["major_faults"], "killed": got["oom_killed"],
                     })  # fmt: skip
+                if progress:
+                    progress(len(runs), total)
     return runs
 
 
@@ -151,7 +158,13 @@ def main(argv: list[str] | None = None) -> None:
     if a.repeats < 1:
         ap.error(f"--repeats {a.repeats}: expected at least 1")
     try:
-        runs = json.loads(RECORD.read_text())["runs"] if a.from_record else measure(a.repeats)
+        if a.from_record:
+            runs = json.loads(RECORD.read_text())["runs"]
+        else:
+            from .. import progress
+
+            with progress.bar("kernel runs") as update:
+                runs = measure(a.repeats, update)
         print(json.dumps(write(runs), indent=1))
     except (PagelabError, OSError, ValueError, KeyError) as e:
         ap.error(str(e))
