@@ -80,3 +80,12 @@ def test_a_file_that_is_no_record_names_itself(tmp_path):
         paired.compare(bad, bad)
     with pytest.raises(PagelabError, match="--draws 5"):
         paired.compare(bad, bad, draws=5)
+
+
+def test_the_kernels_effect_interval_spans_its_runs_resampled():
+    """`linux_validation.effect_interval`: the ratio of two cells' medians, less one, over
+    resamples of their runs; a cell that never moves gives its one effect."""
+    assert val.effect_interval([20.0] * 5, [10.0] * 5) == (1.0, 1.0)
+    # Two runs resample to medians 10, 20 or 30: effects 0, 1 and 2 against a base of 10.
+    assert val.effect_interval([10.0, 30.0], [10.0]) == (0.0, 2.0)
+    assert val.effect_interval([10.0, 30.0], [10.0]) == val.effect_interval([10.0, 30.0], [10.0])
