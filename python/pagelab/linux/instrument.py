@@ -20,7 +20,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import __version__
 from ..sweep.store import Store
@@ -74,12 +74,9 @@ def measure(
     extras.need("parquet", "pagelab linux run's result store")
     st = Store(store or default_store())
     present = st.check()
-    by_kernel: dict[tuple[str, str], list[int]] = {}
-    for i, job in enumerate(jobs):
-        by_kernel.setdefault((job.knobs.kernel, job.knobs.swap), []).append(i)
     keys: dict[tuple[int, int], str] = {}
     todo: list[tuple[kernels.Kernel, str, list[tuple[int, int]]]] = []
-    for (series, swap), idx in by_kernel.items():
+    for (series, swap), idx in machines(jobs).items():
         k = kernels.kernel(series)
         for r in range(first, repeats):
             missing = []
@@ -87,9 +84,7 @@ def measure(
                 keys[(i, r)] = _key(jobs[i], k.release, r)
                 if keys[(i, r)] not in present:
                     missing.append((i, r))
-            random.Random(r).shuffle(missing)
-            for b in range(0, len(missing), CELLS_PER_BOOT):
-                todo.append((k, swap, missing[b : b + CELLS_PER_BOOT]))
+            todo += [(k, swap, batch) for batch in boots(missing, r)]
     total, done = sum(len(t[2]) for t in todo), 0
     for k, swap, batch in todo:
         _boot(st, k, swap, [(jobs[i], r, keys[(i, r)]) for i, r in batch], accel)
@@ -100,6 +95,25 @@ def measure(
         summarise(jobs[i], st.read([keys[(i, r)] for r in range(first, repeats)]))
         for i in range(len(jobs))
     ]
+
+
+T = TypeVar("T")
+
+
+def machines(jobs: Sequence[Job]) -> dict[tuple[str, str], list[int]]:
+    """The jobs' indices by the machine that runs them: (kernel series, swap device)."""
+    out: dict[tuple[str, str], list[int]] = {}
+    for i, job in enumerate(jobs):
+        out.setdefault((job.knobs.kernel, job.knobs.swap), []).append(i)
+    return out
+
+
+def boots(items: list[T], repeat: int) -> list[list[T]]:
+    """`items` in repeat `repeat`'s shuffled order, CELLS_PER_BOOT a boot: how the runs of one
+    repeat are booted."""
+    order = list(items)
+    random.Random(repeat).shuffle(order)
+    return [order[b : b + CELLS_PER_BOOT] for b in range(0, len(order), CELLS_PER_BOOT)]
 
 
 def _cell(job: Job, reclaim_events: bool = False, tlb_probe: bool = False) -> guest.Cell:

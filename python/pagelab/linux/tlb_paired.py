@@ -16,7 +16,6 @@ per series the replay's median |error| against each run at the run's size and at
 from __future__ import annotations
 
 import json
-import random
 import statistics
 from collections import Counter
 from collections.abc import Callable
@@ -37,22 +36,16 @@ def measure(
     `progress(done, total)` after each boot, in runs."""
     from ..reproductions import _linux_grid as grid
     from . import guest, kernels, record, tlb_probe
-    from .instrument import CELLS_PER_BOOT, _cell
+    from .instrument import _cell, boots, machines
 
     chosen = list(grid.cells())
     jobs = grid.jobs_for(chosen)
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, job in enumerate(jobs):
-        groups.setdefault((job.knobs.kernel, job.knobs.swap), []).append(i)
     runs: list[dict[str, Any]] = []
     total = repeats * len(jobs)
-    for (series, swap), idx in groups.items():
+    for (series, swap), idx in machines(jobs).items():
         k = kernels.kernel(series)
         for r in range(repeats):
-            order = list(idx)
-            random.Random(r).shuffle(order)
-            for b in range(0, len(order), CELLS_PER_BOOT):
-                batch = order[b : b + CELLS_PER_BOOT]
+            for b, batch in enumerate(boots(idx, r)):
                 cells = [_cell(jobs[i], tlb_probe=True) for i in batch]
                 files = {c.name: jobs[i].touches.path for c, i in zip(cells, batch, strict=True)}
                 texts, _wall = guest.run(guest.Boot(swap, tuple(cells), "auto"), k, files)
@@ -60,7 +53,7 @@ def measure(
                     got = record.counters(text, jobs[i].knobs.memory_max, jobs[i].touches.pages)
                     curve = tlb_probe.parse(text)
                     runs.append({
-                        "cell": chosen[i].__dict__, "repeat": r, "boot": b // CELLS_PER_BOOT,
+                        "cell": chosen[i].__dict__, "repeat": r, "boot": b,
                         "position": pos, "entries": tlb_probe.entries(curve) if curve else None,
                         "major_faults": got["major_faults"], "killed": got["oom_killed"],
                     })  # fmt: skip
