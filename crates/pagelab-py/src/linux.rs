@@ -11,6 +11,21 @@ use pyo3::types::PyBytes;
 
 use crate::{err, to_py};
 
+pyo3::create_exception!(
+    _core,
+    OomKilled,
+    pyo3::exceptions::PyValueError,
+    "A Linux replay whose cgroup the kernel would OOM-kill: reclaim freed nothing on every try."
+);
+
+/// A replay's error as Python's: [`OomKilled`] for the OOM, else as [`err`] makes it.
+fn replay_err(e: pagelab_trace::TraceError) -> PyErr {
+    match e {
+        pagelab_trace::TraceError::OomKilled { .. } => OomKilled::new_err(e.to_string()),
+        e => err(e),
+    }
+}
+
 /// Replays a trace file (a path) or a page list (page numbers, every reference a write unless
 /// `writes` gives a flag per page, `(page, write)` pairs, or `bytes` of touch-list words: each
 /// a little-endian u32, the page in its low 31 bits and bit 31 set for a write) in a cgroup
@@ -121,7 +136,7 @@ fn linux_replay(
         };
         let got = py
             .allow_threads(|| linux::replay_recorded(&refs, frames, &params, what))
-            .map_err(err)?;
+            .map_err(replay_err)?;
         return to_py(py, &(got.counters, got.events, got.faults));
     }
     let counters = replay_counters(py, trace, writes, frames, &params)?;
@@ -162,7 +177,7 @@ fn replay_counters(
         })?;
         py.allow_threads(|| linux::replay(&refs, frames, params))
     }
-    .map_err(err)
+    .map_err(replay_err)
 }
 
 /// Touch-list words (little-endian u32: the page in the low 31 bits, bit 31 a write) as
@@ -214,6 +229,7 @@ fn linux_tlb_bits(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(linux_replay, m)?)?;
+    m.add("OomKilled", m.py().get_type::<OomKilled>())?;
     m.add_function(wrap_pyfunction!(linux_tlb_bits, m)?)?;
     Ok(())
 }

@@ -39,6 +39,16 @@ pub enum TraceError {
     /// power of two, ...). The message names the argument.
     #[error("{0}")]
     Invalid(String),
+    /// A Linux replay's cgroup could not charge a page: reclaim freed nothing on every one of
+    /// `try_charge_memcg`'s tries, where the kernel would OOM-kill the replayer.
+    #[error(
+        "memory.max of {limit} pages: reclaim freed nothing 16 times (the kernel would OOM-kill \
+         the replayer)"
+    )]
+    OomKilled {
+        /// The cgroup's limit [pages].
+        limit: u32,
+    },
     /// The work was stopped by a signal (`pagelab_core::interrupt`).
     #[error(transparent)]
     Interrupted(#[from] pagelab_core::Interrupted),

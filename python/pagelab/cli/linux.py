@@ -212,6 +212,14 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     "the CPU's lru_add batch onto the lists, as do_wp_page does (docs/readings.md "
     "linux-anon-exclusive-reuse, adopted: on by default).",
 )
+@click.option(
+    "--draws",
+    default=None,
+    type=int,
+    metavar="N",
+    help="How many draws of the touch list's start (and of the flusher's phase) the prediction "
+    "takes its median over, evenly spaced (docs/readings.md linux-fifteen-draws; default 5).",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux

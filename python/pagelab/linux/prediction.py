@@ -116,9 +116,26 @@ TOUCH_HEADER = 24
 
 #: Where the touch list starts in its 2 MiB [pages], as the replay reads it: the middle.
 LIST_SLOT = PTES_PER_PAGE // 2
-#: The starts `Options.aslr_draws` draws (docs/readings.md `linux-aslr-draws`): five evenly
-#: spaced slots of the 512.
-ASLR_SLOTS = (51, 154, 256, 358, 461)
+#: How many draws of the layout (and of the flusher's phase) the prediction takes its median
+#: over (`Options.draws`; docs/readings.md `linux-aslr-draws`, `linux-fifteen-draws`).
+DRAWS = 5
+#: The most draws a prediction takes (`--draws`): each is a replay at each TLB size.
+MAX_DRAWS = 64
+
+
+def aslr_slots(n: int) -> tuple[int, ...]:
+    """The touch list's starts `Options.aslr_draws` draws: `n` evenly spaced slots of the 512,
+    the k-th at (k + 1/2) x 512 / n, rounded half up (docs/readings.md `linux-aslr-draws`)."""
+    return tuple(int((2 * k + 1) * PTES_PER_PAGE / (2 * n) + 0.5) for k in range(n))
+
+
+def phases(n: int) -> tuple[float, ...]:
+    """`n` evenly spaced phases of the flusher's period, the k-th at (k + 1/2) / n."""
+    return tuple((2 * k + 1) / (2 * n) for k in range(n))
+
+
+#: The five slots and phases of `DRAWS`' default.
+ASLR_SLOTS = aslr_slots(5)
 
 
 def touch_list_tables(entries: int, slot: int = LIST_SLOT) -> list[int]:
@@ -200,7 +217,7 @@ class Options:
     #: (`mapping_tables`) rather than before it (docs/readings.md `linux-mapping-tables`).
     #: None: `MAPPING_TABLES`.
     mapping_tables: bool | None = None
-    #: The touch list's start in its 2 MiB drawn at `ASLR_SLOTS`, with the mapping's tables
+    #: The touch list's start in its 2 MiB drawn at `aslr_slots`, with the mapping's tables
     #: charged as taken; the median over the draws (docs/readings.md `linux-aslr-draws`).
     #: None: `ASLR_DRAWS`.
     aslr_draws: bool | None = None
@@ -226,6 +243,9 @@ class Options:
     #: Every draw run at each session's fitted guest clock, the prediction the median over
     #: all (docs/readings.md `linux-clock-sessions`). None: `CLOCK_SESSIONS`.
     clock_sessions: bool | None = None
+    #: How many draws of the layout and the flusher's phase (docs/readings.md
+    #: `linux-fifteen-draws`). None: `DRAWS`.
+    draws: int | None = None
     #: The limit less the pages the kernel's lists lack at each reclaim beside the replay's
     #: (`lists_offset`; docs/readings.md `linux-lists-at-reclaim`). None: `LISTS_OFFSET`.
     lists_offset: bool | None = None
@@ -317,12 +337,18 @@ def _aslr_draws(opts: Options) -> bool:
     return ASLR_DRAWS and opts.mapping_tables is not False
 
 
+def _draws(opts: Options) -> int:
+    if opts.draws is not None and not 1 <= opts.draws <= MAX_DRAWS:
+        raise PagelabError(f"--draws {opts.draws}: expected 1 to {MAX_DRAWS}")
+    return DRAWS if opts.draws is None else opts.draws
+
+
 def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[str, Any]:
     """The model's counters for one cell, in the instrument's record shape; with
     `opts.events`, each reclaim step under `events` (`pagelab.linux.reclaim_events`) of the
     replay at the TLB's first size."""
     words = touch_words(touches)
-    slots = ASLR_SLOTS if _aslr_draws(opts) else (LIST_SLOT,)
+    slots = aslr_slots(_draws(opts)) if _aslr_draws(opts) else (LIST_SLOT,)
     touched = first_touches(words & PAGE_BITS)
     draws = [loop_layout(touches, knobs, opts, touched, slot) for slot in slots]
     replayer = draws[0][1].replayer
@@ -337,10 +363,8 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
     if opts.events or opts.faults:
         sizes = sizes[:1]  # the steps of one replay: the TLB's first size
     groups = [(_model(pairs, draws, knobs, opts, n), w) for n, w in sizes]
-    if POOLED_MEDIAN if opts.pooled_median is None else opts.pooled_median:
-        counters = _pooled_median(groups)
-    else:
-        counters = _mixed([(runs[len(runs) // 2], w) for runs, w in groups])
+    pooled = POOLED_MEDIAN if opts.pooled_median is None else opts.pooled_median
+    counters = _median_draws(groups, pooled)
     counters["minor_faults"] -= replayer  # the replayer's pages were charged before its loop
     if opts.faults:
         got = [(at - replayer, page) for at, page in counters["fault_touches"]]
@@ -371,8 +395,9 @@ def predict(touches: Touches, knobs: Knobs, opts: Options = Options()) -> dict[s
 #: (`linux-6.1-periodic-flusher`; without it, those flushes only).
 PERIODIC_FLUSH = {"6.1": True, "6.12": True}
 
-#: Where in its 2-s period the counters' flusher first runs, as a share of the period.
-PHASES = (0.1, 0.3, 0.5, 0.7, 0.9)
+#: Where in its 2-s period the counters' flusher first runs, as a share of the period: the
+#: k-th phase goes with the k-th draw of the layout.
+PHASES = phases(5)
 
 
 def clock(kernel: str, lru_gen: bool = False) -> dict[str, float] | None:
@@ -439,10 +464,11 @@ def _pooled_median(groups: list[tuple[list[dict[str, Any]], int]]) -> dict[str, 
     """The replay at the weighted median of major faults over every TLB size's replays, each
     weighted by its size's weight over its size's replays: the first, in order of major faults
     and then of size, at which the cumulative weight reaches half (docs/readings.md
-    `linux-pooled-median`). With one size, its middle replay."""
+    `linux-pooled-median`), a killed replay above every one that runs. With one size, its
+    middle replay."""
     pool = sorted(((r["major_faults"], i, Fraction(w, len(runs)), j, r)
                    for i, (runs, w) in enumerate(groups) for j, r in enumerate(runs)),
-                  key=lambda x: x[:2] + (x[3],))  # fmt: skip
+                  key=lambda x: (KILLED in x[4], *x[:2], x[3]))  # fmt: skip
     half, acc = sum(x[2] for x in pool) / 2, Fraction(0)
     for _faults, _size, weight, _j, run in pool:
         acc += weight
@@ -459,14 +485,15 @@ def _model(
     tlb: int | None,
 ) -> list[dict[str, Any]]:
     """The model's replays with a TLB of `tlb` entries, in order of major faults: each draw of
-    the replayer's layout a (limit, loop), or with the periodic flusher each of its `PHASES`,
+    the replayer's layout a (limit, loop), or with the periodic flusher each of its phases,
     the k-th phase with the k-th draw (cycling), and with the start's charge drawn, the k-th
     of `start_draws`."""
     flush = PERIODIC_FLUSH[knobs.kernel] if opts.periodic_flush is None else opts.periodic_flush
     flushed = flush and not knobs.lru_gen
     law = clock(knobs.kernel) if flushed else None
     starts = start_draws(knobs) if _start_draws(opts) else None
-    n = len(draws) if law is None else len(PHASES)
+    cycle = phases(_draws(opts))
+    n = len(draws) if law is None else len(cycle)
     n = n if starts is None else max(n, len(starts))
     sessions = CLOCK_SESSIONS if opts.clock_sessions is None else opts.clock_sessions
     # Each session's clocks: the two lists' (the flusher's) and the list's own (the rseq
@@ -478,14 +505,34 @@ def _model(
         for k in range(n):
             limit, loop = draws[k % len(draws)]
             phase = None if not flushed or flush_law is None else {
-                **flush_law, "phase_s": 2.0 * PHASES[k % len(PHASES)]}  # fmt: skip
+                **flush_law, "phase_s": 2.0 * cycle[k % len(cycle)]}  # fmt: skip
             start = None if starts is None else starts[k % len(starts)]
             jobs.append((limit, phase, (tlb, loop, start, rseq_law)))
     # Each replay lets go of the GIL, so the draws run side by side; `map` keeps their order.
     with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
         runs = list(pool.map(lambda j: _replay(pairs, j[0], knobs, j[1], opts, j[2]), jobs))
-    runs.sort(key=lambda r: r["major_faults"])
+    # A killed draw ranks above every draw that runs (docs/readings.md `linux-killed-draws`).
+    runs.sort(key=lambda r: (KILLED in r, r["major_faults"]))
     return runs
+
+
+#: The key of a replay that ended where the kernel would OOM-kill the replayer: its message.
+KILLED = "oom_killed_draw"
+
+
+def _median_draws(groups: list[tuple[list[dict[str, Any]], int]], pooled: bool) -> dict[str, Any]:
+    """The prediction's counters from each TLB size's replays and weight: the pooled weighted
+    median, or the weighted mean of each size's middle replay. Killed if a middle replay is
+    (the same one-line error as the replay's); `killed_draws` counts the replays killed."""
+    middles = [runs[len(runs) // 2] for runs, _ in groups]
+    chosen = [_pooled_median(groups)] if pooled else middles
+    for run in chosen:
+        if KILLED in run:
+            raise PagelabError(run[KILLED])
+    counters = (
+        chosen[0] if pooled else _mixed([(m, w) for m, (_, w) in zip(middles, groups, strict=True)])
+    )
+    return {**counters, "killed_draws": sum(KILLED in r for runs, _ in groups for r in runs)}
 
 
 #: Which of the replayer's own pages holds its rseq area: glibc's thread control block, which the
@@ -559,6 +606,8 @@ def _replay(
             fault_stat_updates=FAULT_STAT_UPDATES if opts.fault_stat_updates is None
             else opts.fault_stat_updates,
         )  # fmt: skip
+    except _core.OomKilled as e:
+        return {KILLED: str(e), "major_faults": 0}
     except (ValueError, OverflowError) as e:
         raise PagelabError(str(e)) from None
     if opts.events or opts.faults:
@@ -583,7 +632,7 @@ START_ORDER = (2, 4, 0, 3, 1)
 #: (`Options.mapping_tables`): yes, as the kernel charges them (docs/readings.md
 #: `linux-mapping-tables-end`, adopted by `linux-adoption-paired`).
 MAPPING_TABLES = True
-#: Whether the replayer's layout is drawn at `ASLR_SLOTS` (`Options.aslr_draws`): yes, the
+#: Whether the replayer's layout is drawn at `aslr_slots` (`Options.aslr_draws`): yes, the
 #: median over the draws, as over the flusher's phases (docs/readings.md `linux-aslr-draws`,
 #: adopted by `linux-aslr-draws-paired`).
 ASLR_DRAWS = True

@@ -507,11 +507,9 @@ impl Replay {
             }
             tries += 1;
             if tries > 16 {
-                return Err(TraceError::invalid(format!(
-                    "memory.max of {} pages: reclaim freed nothing 16 times (the kernel would \
-                     OOM-kill the replayer)",
-                    self.charge.limit
-                )));
+                return Err(TraceError::OomKilled {
+                    limit: self.charge.limit,
+                });
             }
             self.reclaim();
         }
