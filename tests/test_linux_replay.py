@@ -209,6 +209,29 @@ def test_the_rseq_page_is_the_replayers_second_at_the_measured_rate():
             assert got["clock"]["per_swapout_s"] == law["per_swapout_s"]
 
 
+def test_rseq_tlb_reaches_each_replay(monkeypatch, tmp_path):
+    """`Options.rseq_tlb` (docs/readings.md `linux-rseq-tlb-again`) sets the rseq writes'
+    `through_tlb` in every replay; off by default."""
+    from pagelab.linux import prediction
+
+    seen = []
+    replay = _core.linux_replay
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["rseq"]["through_tlb"])
+        return replay(*args, **kwargs)
+
+    monkeypatch.setattr(prediction._core, "linux_replay", spy)
+    path = tmp_path / "loop.u64"
+    np.tile(np.arange(300, dtype=np.uint64), 2).tofile(path)
+    touches, knobs = linux.prepare(path), linux.make_knobs("6.12", "1M", "on")
+    prediction.predict(touches, knobs, prediction.Options(tlb=None))
+    assert seen and not any(seen)
+    seen.clear()
+    prediction.predict(touches, knobs, prediction.Options(tlb=None, rseq_tlb=True))
+    assert seen and all(seen)
+
+
 def test_a_bad_rseq_rate_is_a_one_line_error():
     clock = {"per_touch_s": 1.0, "per_major_fault_s": 0.0, "per_swapout_s": 0.0, "phase_s": 0.0}
     with pytest.raises(ValueError, match="rseq switches_per_s -1: expected a positive rate"):

@@ -220,6 +220,13 @@ def _show_events(record: dict[str, Any], fmt: str) -> None:
     help="How many draws of the touch list's start (and of the flusher's phase) the prediction "
     "takes its median over, evenly spaced (docs/readings.md linux-fifteen-draws; default 5).",
 )
+@click.option(
+    "--rseq-tlb/--no-rseq-tlb",
+    default=None,
+    help="The kernel's writes to the replayer's rseq area walk the page table only when the "
+    "page was unmapped since the last, its translation kept otherwise (docs/readings.md "
+    "linux-rseq-tlb-again).",
+)
 def linux_predict(trace: str, fmt: str, **kw: Any) -> None:
     """pagelab's prediction of what `pagelab linux run` would measure."""
     from .. import linux

@@ -142,6 +142,7 @@ def predict(
     pooled_median: bool | None = None,
     clock_sessions: bool | None = None,
     draws: int | None = None,
+    rseq_tlb: bool | None = None,
 ) -> dict[str, Any]:
     """pagelab's prediction of `run`'s record for the same trace and knobs. `periodic_flush`:
     the two lists' memcg counters are flushed by the 2-s periodic flusher, on the fitted
@@ -157,9 +158,9 @@ def predict(
     replay at the TLB's first size.
     The readings' switches (`report_page`, `start_charge`, `start_draws`, `mapping_tables`,
     `aslr_draws`, `full_walk_retry`, `lists_offset`, `lookaround_batch`, `anon_exclusive`,
-    `fault_stat_updates`, `pooled_median`, `clock_sessions`, `draws`) are `prediction.Options`'
-    fields of the same names, each None for its default there (`report_page` off);
-    docs/linux.md and docs/readings.md give what each does."""
+    `fault_stat_updates`, `pooled_median`, `clock_sessions`, `draws`, `rseq_tlb`) are
+    `prediction.Options`' fields of the same names, each None for its default there
+    (`report_page` off); docs/linux.md and docs/readings.md give what each does."""
     from . import fault_log as faults
     from . import prediction as model
     from . import reclaim_events as events
@@ -173,14 +174,12 @@ def predict(
     opts = model.Options(periodic_flush, reclaim_events is not None, sizes,
                          faults=fault_log is not None, report_page=report_page,
                          start_charge=start_charge, start_draws=start_draws,
-                         mapping_tables=mapping_tables,
-                         aslr_draws=aslr_draws, full_walk_retry=full_walk_retry,
-                         lists_offset=lists_offset,
-                         lookaround_batch=lookaround_batch,
-                         anon_exclusive=anon_exclusive,
-                         fault_stat_updates=fault_stat_updates,
-                         pooled_median=pooled_median,
-                         clock_sessions=clock_sessions, draws=draws)  # fmt: skip
+                         mapping_tables=mapping_tables, aslr_draws=aslr_draws,
+                         full_walk_retry=full_walk_retry, lists_offset=lists_offset,
+                         lookaround_batch=lookaround_batch, anon_exclusive=anon_exclusive,
+                         fault_stat_updates=fault_stat_updates, pooled_median=pooled_median,
+                         clock_sessions=clock_sessions, draws=draws,
+                         rseq_tlb=rseq_tlb)  # fmt: skip
     out = model.predict(touches, k, opts)
     if fault_log is not None:
         got, own = out.pop("fault_touches"), out.pop("own_faults")

@@ -243,6 +243,9 @@ class Options:
     #: Every draw run at each session's fitted guest clock, the prediction the median over
     #: all (docs/readings.md `linux-clock-sessions`). None: `CLOCK_SESSIONS`.
     clock_sessions: bool | None = None
+    #: The kernel's writes to the rseq area walk only when the page was unmapped since the
+    #: last (docs/readings.md `linux-rseq-tlb-again`). None: `RSEQ_TLB`.
+    rseq_tlb: bool | None = None
     #: How many draws of the layout and the flusher's phase (docs/readings.md
     #: `linux-fifteen-draws`). None: `DRAWS`.
     draws: int | None = None
@@ -543,20 +546,22 @@ RSEQ_OWN_PAGE = 1
 
 
 def rseq_writes(
-    knobs: Knobs, pages: int, law: dict[str, float] | None = None
+    knobs: Knobs, pages: int, law: dict[str, float] | None = None, through_tlb: bool = False
 ) -> dict[str, Any] | None:
     """The kernel's writes to the replayer's rseq area (`linux/rseq.rs`) at its context
     switches: those in its faults' reclaims (the vmpressure work's) from the replay's own
     reclaims, the others at the measured median rate per second outside reclaim of the series
     and list (`overhead.json` `switches_per_s`), placed on the replay's time by that list's
-    guest clock, fitted to its replay times (`clock`, `clock_mglru`), or `law`. None where
-    either is not measured."""
+    guest clock, fitted to its replay times (`clock`, `clock_mglru`), or `law`; each a walk,
+    or with `through_tlb` only the first since the page was mapped. None where either is not
+    measured."""
     law = law or clock(knobs.kernel, knobs.lru_gen)
     rates = overhead(knobs.kernel).get("switches_per_s", {}).get(knobs.kernel)
     if law is None or not rates:
         return None
     rate = rates["mglru" if knobs.lru_gen else "two_list"]
-    return {"page": pages + RSEQ_OWN_PAGE, "switches_per_s": rate, "clock": {**law, "phase_s": 0.0}}
+    return {"page": pages + RSEQ_OWN_PAGE, "switches_per_s": rate,
+            "clock": {**law, "phase_s": 0.0}, "through_tlb": through_tlb}  # fmt: skip
 
 
 def _replay(
@@ -594,7 +599,9 @@ def _replay(
             exec_active_pages=EXEC_ACTIVE_PAGES, stat_read_at=loop.replayer,
             report_page_at=loop.replayer if opts.report_page or start else None,
             start_kernel_pages=kernel_pages,
-            rseq=rseq_writes(knobs, loop.pages, rseq_law), fault_touches=opts.faults,
+            rseq=rseq_writes(knobs, loop.pages, rseq_law,
+                             RSEQ_TLB if opts.rseq_tlb is None else opts.rseq_tlb),
+            fault_touches=opts.faults,
             full_walk_retry=FULL_WALK_RETRY if opts.full_walk_retry is None
             else opts.full_walk_retry,
             lookaround_batch=LOOKAROUND_BATCH if opts.lookaround_batch is None
@@ -652,6 +659,8 @@ ANON_EXCLUSIVE = True
 #: Whether 6.1's count of counter updates takes the faults that charge nothing and the touch
 #: list's mapping (`Options.fault_stat_updates`; docs/readings.md `linux-fault-stat-updates`).
 FAULT_STAT_UPDATES = False
+#: Whether the kernel's writes to the rseq area go through its TLB (`Options.rseq_tlb`).
+RSEQ_TLB = False
 #: Whether the prediction is the pooled weighted median of the replays (`Options.pooled_median`).
 POOLED_MEDIAN = False
 #: Whether each draw runs at every session's clock (`Options.clock_sessions`).

@@ -382,17 +382,30 @@ impl Replay {
         Ok(())
     }
 
+    /// An unmapped page's translations flushed: the replayer's (`flush_tlb_page`) and, for the
+    /// rseq page, the kernel's.
+    fn flush_page(&mut self, page: u32) {
+        if let Some(t) = self.tlb.as_mut() {
+            t.flush_page(page);
+        }
+        if let Some(sw) = self.switches.as_mut().filter(|sw| sw.w.page == page) {
+            sw.cached = false;
+        }
+    }
+
     /// The kernel's write to the rseq area on the replayer's return from a context switch
-    /// ([`rseq`]): one in this fault's reclaim, or one of the others due by now. It goes
-    /// through the kernel's own TLB, which is not modelled, so it is read as a page-table walk:
-    /// the accessed and dirty bits set, the page faulted back if it was swapped out. Before
-    /// the replayer has touched the page it is not written.
+    /// ([`rseq`]): one in this fault's reclaim, or one of the others due by now. It is a
+    /// page-table walk (the accessed and dirty bits set, the page faulted back if it was
+    /// swapped out), or with `through_tlb` a walk only when the page was unmapped since the
+    /// last one: the kernel's own TLB keeps the translation otherwise, and reclaim clears the
+    /// accessed bit without flushing it (arch/x86/mm/pgtable.c `ptep_clear_flush_young`).
+    /// Before the replayer has touched the page it is not written.
     fn rseq_write(&mut self) -> Result<(), TraceError> {
         let in_reclaim = std::mem::take(&mut self.switched_in_reclaim);
         let Some(sw) = self.switches.as_mut() else {
             return Ok(());
         };
-        let page = sw.w.page;
+        let (page, cached) = (sw.w.page, sw.w.through_tlb && sw.cached);
         let due = sw.due(sw.w.clock.elapsed_s(&self.c));
         if due {
             // A switch outside reclaim (those inside armed the walk in the reclaim).
@@ -403,6 +416,7 @@ impl Replay {
         let i = page as usize;
         match self.state.get(i).copied() {
             None | Some(UNTOUCHED) | Some(ZERO_PAGE) => return Ok(()),
+            Some(RESIDENT) if cached => return Ok(()),
             Some(RESIDENT) => {
                 self.writable[i] = true;
                 self.dirty[i] = true;
@@ -411,6 +425,9 @@ impl Replay {
             Some(_) => self.swap_in(page, true)?,
         }
         self.lists.touch(page);
+        if let Some(sw) = self.switches.as_mut() {
+            sw.cached = true;
+        }
         Ok(())
     }
 
@@ -532,9 +549,7 @@ impl Replay {
         self.switched_in_reclaim |= self.lists.vmpressure_works() > works;
         self.mark_unmapped();
         for &v in &out {
-            if let Some(t) = self.tlb.as_mut() {
-                t.flush_page(v);
-            }
+            self.flush_page(v);
             let stored = match self.pool.as_mut() {
                 Some(pool) => pool.store(v, &mut self.c),
                 None => false,

@@ -22,6 +22,11 @@ pub struct RseqWrites {
     pub switches_per_s: f64,
     /// The guest's clock, which places the switches on the replay's time (`phase_s` unused).
     pub clock: GuestClock,
+    /// Whether a write walks the page table only when the page's translation is not cached
+    /// for the kernel: the first write after the page was mapped, none after it until the page
+    /// is unmapped (docs/readings.md `linux-rseq-tlb-again`); off: every write walks.
+    #[serde(default)]
+    pub through_tlb: bool,
 }
 
 impl RseqWrites {
@@ -41,6 +46,8 @@ impl RseqWrites {
 pub(super) struct Switches {
     pub w: RseqWrites,
     next_s: f64,
+    /// The page's translation cached for the kernel's writes since its last walk.
+    pub cached: bool,
 }
 
 impl Switches {
@@ -48,6 +55,7 @@ impl Switches {
         Switches {
             w,
             next_s: 1.0 / w.switches_per_s,
+            cached: false,
         }
     }
 

@@ -10,9 +10,7 @@ impl Replay {
     /// The pages the last reclaim unmapped and kept: their PTEs gone (and their TLB entries).
     pub(super) fn mark_unmapped(&mut self) {
         for p in self.lists.take_unmapped() {
-            if let Some(t) = self.tlb.as_mut() {
-                t.flush_page(p);
-            }
+            self.flush_page(p);
             self.state[p as usize] = SWAP_CACHE;
             self.writable[p as usize] = false;
             self.dirty[p as usize] = false;

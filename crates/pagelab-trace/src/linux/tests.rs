@@ -450,6 +450,7 @@ fn the_kernel_s_rseq_writes_keep_their_page() {
         page: 1000,
         switches_per_s: 1.0,
         clock,
+        through_tlb: false,
     };
     let never = RseqWrites {
         switches_per_s: 1e-9,
@@ -490,6 +491,58 @@ fn the_kernel_s_rseq_writes_keep_their_page() {
     assert!(err.contains("rseq switches_per_s 0"), "{err}");
 }
 
+/// With `through_tlb` the kernel's writes to the rseq page walk only after the page was
+/// mapped (docs/readings.md `linux-rseq-tlb-again`): once a reclaim has cleared its accessed
+/// bit no write sets it again, so the page is evicted, and the next write faults it back, over
+/// and over; walking at every write keeps it young, and resident, as the loop runs.
+#[test]
+fn rseq_writes_through_the_tlb_let_their_page_go() {
+    let frames = 100;
+    let mut refs = writes(&[1000]);
+    refs.extend(writes(
+        &(0..frames)
+            .cycle()
+            .take(20 * frames as usize)
+            .collect::<Vec<_>>(),
+    ));
+    let every = RseqWrites {
+        page: 1000,
+        switches_per_s: 1.0,
+        clock: GuestClock {
+            per_touch_s: 1.0,
+            per_major_fault_s: 0.0,
+            per_swapout_s: 0.0,
+            phase_s: 0.0,
+        },
+        through_tlb: false,
+    };
+    let what = Record {
+        events: false,
+        faults: true,
+    };
+    for lru_gen in [false, true] {
+        let faults_on_it = |w: RseqWrites| {
+            let p = LinuxParams {
+                lru_gen,
+                rseq: Some(w),
+                ..LinuxParams::default()
+            };
+            let got = replay_recorded(&refs, frames, &p, what).unwrap();
+            got.faults.iter().filter(|f| f.1 == 1000).count()
+        };
+        let walked = faults_on_it(every);
+        let cached = faults_on_it(RseqWrites {
+            through_tlb: true,
+            ..every
+        });
+        // At least once in every four of the 20 passes.
+        assert!(
+            walked <= 1 && cached >= 5,
+            "lru_gen {lru_gen}: {walked} {cached}"
+        );
+    }
+}
+
 /// The switches come one period apart, several due at once counting as one write.
 #[test]
 fn switches_come_a_period_apart() {
@@ -502,6 +555,7 @@ fn switches_come_a_period_apart() {
             per_swapout_s: 0.0,
             phase_s: 0.0,
         },
+        through_tlb: false,
     };
     let mut s = rseq::Switches::new(w);
     let due: Vec<bool> = [0.1, 0.25, 0.3, 0.49, 0.5, 1.6, 1.7, 1.75]
