@@ -25,15 +25,19 @@ from typing import Any
 from ..errors import PagelabError
 
 RECORD = Path(__file__).parents[1] / "reproductions" / "targets" / "linux-tlb-paired.json"
+#: `--last`'s record: each boot's last run probed, the others as the reference ran them.
+RECORD_LAST = RECORD.with_name("linux-tlb-last.json")
 REPEATS = 3
 SIZES = (256, 512)
 
 
 def measure(
-    repeats: int, progress: Callable[[int, int], None] | None = None
+    repeats: int, progress: Callable[[int, int], None] | None = None, last: bool = False
 ) -> list[dict[str, Any]]:
     """The runs of repeats 0..repeats-1 of the reference's boots, each with its probe's size;
-    `progress(done, total)` after each boot, in runs."""
+    with `last`, only each boot's last run probed (entries None for the others), so that every
+    probed run follows unprobed runs alone, as the reference's do. `progress(done, total)`
+    after each boot, in runs."""
     from ..reproductions import _linux_grid as grid
     from . import guest, kernels, record, tlb_probe
     from .instrument import _cell, boots, machines
@@ -46,7 +50,8 @@ def measure(
         k = kernels.kernel(series)
         for r in range(repeats):
             for b, batch in enumerate(boots(idx, r)):
-                cells = [_cell(jobs[i], tlb_probe=True) for i in batch]
+                cells = [_cell(jobs[i], tlb_probe=not last or pos == len(batch) - 1)
+                         for pos, i in enumerate(batch)]  # fmt: skip
                 files = {c.name: jobs[i].touches.path for c, i in zip(cells, batch, strict=True)}
                 texts, _wall = guest.run(guest.Boot(swap, tuple(cells), "auto"), k, files)
                 for pos, (i, text) in enumerate(zip(batch, texts, strict=True)):
@@ -132,6 +137,37 @@ def write(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return data["summary"]
 
 
+def last_summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per kernel, the sizes the probed (last) runs of its boots ran with, tallied over all its
+    programs and patterns and per trace."""
+    out: dict[str, Any] = {}
+    for run in runs:
+        if run["entries"] is None:
+            continue
+        got = out.setdefault(run["cell"]["kernel"], {"tally": Counter(), "by_trace": {}})
+        got["tally"][str(run["entries"])] += 1
+        by = got["by_trace"].setdefault(run["cell"]["program"], Counter())
+        by[str(run["entries"])] += 1
+    return {k: {"tally": dict(sorted(v["tally"].items())),
+                "by_trace": {t: dict(sorted(c.items())) for t, c in sorted(v["by_trace"].items())}}
+            for k, v in sorted(out.items())}  # fmt: skip
+
+
+def write_last(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    from .. import _atomic
+
+    data = {
+        "about": "The reference's boot orders (repeats 0 to N - 1) booted again with the TLB "
+        "probe after the last loop of each boot alone, so that each probed run follows runs "
+        "booted as the reference's were: every run's major faults, the last run's TLB entries, "
+        "and per kernel the sizes' tally. Made by `python -m pagelab.linux.tlb_paired --last`.",
+        "summary": last_summary(runs),
+        "runs": runs,
+    }
+    _atomic.write_text(RECORD_LAST, json.dumps(data, indent=1) + "\n")
+    return data["summary"]
+
+
 def main(argv: list[str] | None = None) -> None:
     import argparse
 
@@ -147,18 +183,24 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="recompute the summary from the stored runs; boots nothing",
     )
+    ap.add_argument(
+        "--last",
+        action="store_true",
+        help="probe only each boot's last run, after runs booted as the reference's were "
+        "(reproductions/targets/linux-tlb-last.json)",
+    )
     a = ap.parse_args(argv)
     if a.repeats < 1:
         ap.error(f"--repeats {a.repeats}: expected at least 1")
     try:
         if a.from_record:
-            runs = json.loads(RECORD.read_text())["runs"]
+            runs = json.loads((RECORD_LAST if a.last else RECORD).read_text())["runs"]
         else:
             from .. import progress
 
             with progress.bar("kernel runs") as update:
-                runs = measure(a.repeats, update)
-        print(json.dumps(write(runs), indent=1))
+                runs = measure(a.repeats, update, last=a.last)
+        print(json.dumps((write_last if a.last else write)(runs), indent=1))
     except (PagelabError, OSError, ValueError, KeyError) as e:
         ap.error(str(e))
 
