@@ -45,9 +45,11 @@ def test_bad_arguments_are_one_line_each(capsys, monkeypatch, tmp_path):
     assert "missing.json" in capsys.readouterr().err
 
 
-def test_the_runs_follow_the_references_boot_orders(monkeypatch):
+@pytest.mark.parametrize("last", [False, True])
+def test_the_runs_follow_the_references_boot_orders(monkeypatch, last):
     """Repeat r boots a kernel's cells in `random.Random(r)`'s shuffle, as
-    `instrument.measure` batches the reference, each replayer with its probe."""
+    `instrument.measure` batches the reference, each replayer with its probe, or with `last`
+    only each boot's last."""
     import random
     from types import SimpleNamespace
 
@@ -65,13 +67,13 @@ def test_the_runs_follow_the_references_boot_orders(monkeypatch):
     booted = []
 
     def run(boot, kernel, files):
-        assert all(c.tlb_probe for c in boot.cells)
+        assert [c.tlb_probe for c in boot.cells] == [not last, not last, True]
         booted.append(len(boot.cells))
         return ["[replay]\nloop_majflt 7\n"] * len(boot.cells), 1.0
 
     monkeypatch.setattr(guest, "run", run)
     seen = []
-    runs = tlb_paired.measure(2, lambda done, total: seen.append((done, total)))
+    runs = tlb_paired.measure(2, lambda done, total: seen.append((done, total)), last=last)
     assert booted == [3, 3] and seen == [(3, 6), (6, 6)]
     for r in (0, 1):
         order = list(range(3))
@@ -80,3 +82,18 @@ def test_the_runs_follow_the_references_boot_orders(monkeypatch):
         assert [x["cell"]["level"] for x in got] == [cells[i].level for i in order]
         assert [x["position"] for x in got] == [0, 1, 2]
     assert {x["major_faults"] for x in runs} == {7} and {x["entries"] for x in runs} == {None}
+
+
+def test_the_last_runs_weigh_the_sizes_with_each_boots_first_run_at_256(tmp_path):
+    """`last_weights`: of 16 runs a boot the first is at 256 and the other fifteen as the last
+    runs found; readings other than 256 or 512 are left out."""
+    runs = [_run("sort", "6.1", False, n, 1) for n in (256, 512, 512, 512, 128, None)]
+    runs.append(_run("sort", "6.12", True, 256, 1))
+    path = tmp_path / "last.json"
+    path.write_text(json.dumps({"runs": runs}))
+    # 6.1: 3 of 4 at 512, so 512 weighs 15 x 3 = 45 of 16 x 4 = 64.
+    assert tlb_paired.last_weights("6.1", path) == ((256, 19), (512, 45))
+    assert tlb_paired.last_weights("6.12", path) == ((256, 16),)
+    assert tlb_paired.last_summary(runs)["6.1"]["tally"] == {"128": 1, "256": 1, "512": 3}
+    with pytest.raises(Exception, match="no run of 6.2 with a TLB size"):
+        tlb_paired.last_weights("6.2", path)

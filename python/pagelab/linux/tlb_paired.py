@@ -153,6 +153,20 @@ def last_summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
             for k, v in sorted(out.items())}  # fmt: skip
 
 
+def last_weights(kernel: str, path: Path = RECORD_LAST) -> tuple[tuple[int, int], ...]:
+    """The TLB's sizes of `kernel`'s runs booted as the reference's were, as (entries, weight):
+    a boot's first run at 256 (every boot of `linux-tlb-paired-runs`), each of its other
+    fifteen at the sizes the last runs of `--last`'s boots had (256 or 512; any other reading
+    left out). So 512 weighs 15 x k of 16 x n, with k of the n last runs at 512; a size of
+    no weight is left out (docs/readings.md `linux-tlb-last-run`)."""
+    sizes = Counter(r["entries"] for r in json.loads(path.read_text())["runs"]
+                    if r["cell"]["kernel"] == kernel and r["entries"] in SIZES)  # fmt: skip
+    n, k = sizes[256] + sizes[512], sizes[512]
+    if n == 0:
+        raise PagelabError(f"{path.name}: no run of {kernel} with a TLB size")
+    return tuple((size, w) for size, w in ((256, 16 * n - 15 * k), (512, 15 * k)) if w)
+
+
 def write_last(runs: list[dict[str, Any]]) -> dict[str, Any]:
     from .. import _atomic
 

@@ -68,9 +68,19 @@ def _predict(cell: dict[str, Any], memory_max: int) -> dict[str, Any]:
     )  # fmt: skip
 
 
+#: Whose TLB sizes weigh a cell's replays: "mixed", the mixed probe's on the cell's trace
+#: (docs/readings.md `linux-tlb-reference-mix`), or "last", the kernel's runs booted as the
+#: reference's were (`linux-tlb-last-run`).
+TLB_WEIGHTS = "mixed"
+
+
 def _tlb(c: grid.Cell) -> Any:
-    """The TLB sizes probed on the cell's trace (docs/readings.md `linux-tlb-reference-mix`),
-    or the pooled default where it was never probed."""
+    """The TLB sizes the cell's replays are weighted by (`TLB_WEIGHTS`); under "mixed" the
+    pooled default where the trace was never probed."""
+    if TLB_WEIGHTS == "last":
+        from ..linux import tlb_paired
+
+        return tlb_paired.last_weights(c.kernel)
     return grid.trace_tlb(c.program) or "measured"
 
 
