@@ -89,3 +89,35 @@ def test_the_kernels_effect_interval_spans_its_runs_resampled():
     # Two runs resample to medians 10, 20 or 30: effects 0, 1 and 2 against a base of 10.
     assert val.effect_interval([10.0, 30.0], [10.0]) == (0.0, 2.0)
     assert val.effect_interval([10.0, 30.0], [10.0]) == val.effect_interval([10.0, 30.0], [10.0])
+
+
+def test_a_later_session_is_scored_as_the_reference_is(monkeypatch, tmp_path):
+    """`linux_validation._later_session`: each cell's median and widened range over the later
+    session's runs, beside that session's shift from the reference; a cell with a killed run
+    in that session is left out."""
+    from pagelab.linux import tlb_paired
+    from pagelab.reproductions import linux_validation as val
+
+    sort = {"program": "sort", "level": 200, "kernel": "6.1", "lru_gen": False}
+    gzip = {**sort, "program": "gzip"}
+    runs = [{"cell": sort, "major_faults": f, "killed": 0} for f in (90, 100, 110)]
+    runs += [{"cell": gzip, "major_faults": f, "killed": k} for f, k in ((50, 0), (0, 1))]
+    path = tmp_path / "last.json"
+    path.write_text(json.dumps({"runs": runs}))
+    monkeypatch.setattr(tlb_paired, "RECORD_LAST", path)
+    assert set(val.later_runs()) == {json.dumps(sort, sort_keys=True)}
+    rows = []
+    ctx = type("Ctx", (), {"row": lambda self, *a, **k: rows.append((a[1], a[3]))})()
+    chosen = [{"cell": sort, "median": {"major_faults": 80}, "range": {"major_faults": [70, 90]}}]
+    val._later_session(ctx, chosen, {json.dumps(sort, sort_keys=True): 120})
+    got = {what.split(": ", 1)[1][:20]: value for what, value in rows}
+    # The replay's 120 against the session's median 100 (range 90-110, widened 76.5-126.5);
+    # the session's 100 against the reference's 80 (70-90 widened to 59.5-103.5).
+    assert got == pytest.approx(
+        {
+            "median |error| of pa": 20.0,
+            "cells inside the ses": 100.0,
+            "median |shift| of th": 25.0,
+            "the session's median": 100.0,
+        }
+    )

@@ -97,6 +97,7 @@ def run(ctx: Context) -> None:
     # Cells the kernel ran in every run that the replay ends killed: left out of the medians,
     # so counted beside them (docs/readings.md `linux-killed-draws`).
     failed: Counter[tuple[str, str]] = Counter()
+    preds: dict[str, int] = {}
     for entry in chosen:
         cell = grid.Cell(**entry["cell"])
         row = label(entry)
@@ -118,6 +119,7 @@ def run(ctx: Context) -> None:
             continue
         kernel = entry["median"]["major_faults"]
         lo, hi = entry["range"]["major_faults"]
+        preds[json.dumps(entry["cell"], sort_keys=True)] = pred["major_faults"]
         ctx.row(TABLE, row, cell.setting, pred["major_faults"], paper=kernel, unit="faults")
         ctx.row("frames", row, cell.setting, pred["frames"], paper=entry["median"]["frames"],
                 unit="frames")  # fmt: skip
@@ -135,6 +137,7 @@ def run(ctx: Context) -> None:
     _claims(ctx, chosen)
     _periodic_flush(ctx, chosen)
     _kernel_against_itself(ctx, chosen)
+    _later_session(ctx, chosen, preds)
     _figure(ctx, chosen)
     for (kind, group), errs in sorted(errors.items()):
         ctx.row("summary", f"{kind}: median |error| against the kernel's median", group,
@@ -288,6 +291,53 @@ def self_error(runs: list[int]) -> float | None:
         if others > 0:
             errs.append(abs(run - others) / others)
     return statistics.median(errs) if len(runs) >= 3 and errs else None
+
+
+def later_runs() -> dict[str, list[int]]:
+    """A later session's runs of the grid's cells, booted as the reference's were and pooled
+    into nothing (`python -m pagelab.linux.tlb_paired --last`): each cell's major faults, keyed
+    by its cell; a cell with a killed run left out."""
+    from ..linux import tlb_paired
+
+    got: dict[str, list[dict[str, Any]]] = {}
+    for run in json.loads(tlb_paired.RECORD_LAST.read_text())["runs"]:
+        got.setdefault(json.dumps(run["cell"], sort_keys=True), []).append(run)
+    return {k: [r["major_faults"] for r in runs] for k, runs in got.items()
+            if not any(r["killed"] for r in runs)}  # fmt: skip
+
+
+def _later_session(ctx: Context, chosen: list[dict[str, Any]], preds: dict[str, int]) -> None:
+    """The replay against a session none of its constants was fitted to, scored as the
+    summary scores the reference (each cell's median and widened range over that session's
+    runs), beside that session's kernel against the reference (docs/readings.md
+    `linux-tlb-last-weights`)."""
+    later = later_runs()
+    errors: dict[tuple[str, str], list[tuple[float, bool, float, bool]]] = {}
+    for entry in chosen:
+        cell, key = grid.Cell(**entry["cell"]), json.dumps(entry["cell"], sort_keys=True)
+        runs, ref = later.get(key), entry["median"]["major_faults"]
+        if cell.kind == "claim" or key not in preds or not runs or not ref:
+            continue
+        median, lo, hi = statistics.median(runs), min(runs), max(runs)
+        if median <= 0:
+            continue
+        pred, (rlo, rhi) = preds[key], entry["range"]["major_faults"]
+        errors.setdefault((KINDS[cell.kind], series(cell)), []).append((
+            abs(pred - median) / median, inside(pred, lo, hi),
+            abs(median - ref) / ref, inside(median, rlo, rhi)))  # fmt: skip
+    table = "a later session: ten runs a cell that no constant of the replay was fitted to"
+    for (kind, group), errs in sorted(errors.items()):
+        for i, what in enumerate(
+            (
+                "median |error| of pagelab against the session's median",
+                "cells inside the session's range widened by 15 %",
+                "median |shift| of the session's median from the reference's",
+                "the session's medians inside the reference's widened range",
+            )
+        ):
+            got = [e[i] for e in errs]
+            value = statistics.median(got) if i % 2 == 0 else sum(got) / len(got)
+            ctx.row(table, f"{kind}: {what}", group, 100 * value, unit="%", role="ours")
 
 
 def _kernel_against_itself(ctx: Context, chosen: list[dict[str, Any]]) -> None:
