@@ -2,8 +2,9 @@
 
 A kernel is named by its series ("6.1", "6.12"). The package is Debian's generic amd64 image
 (`linux-image-<abi>-amd64-unsigned`, the same kernel as the signed one without the signature):
-the cloud flavour lacks zswap. The newest package of the series the archive offers is taken
-and its exact release is kept with every result; `PAGELAB_LINUX_<series>` (for example
+the cloud flavour lacks zswap. The package the validation's reference was measured with is
+taken while the archive offers it, else the newest of the series, and its exact release is kept
+with every result; `PAGELAB_LINUX_<series>` (for example
 `PAGELAB_LINUX_6_1=linux-image-6.1.0-56-amd64-unsigned`) pins one.
 
 Only what the guest needs is kept: the compressed kernel, its config, and the modules the
@@ -29,6 +30,13 @@ from ..errors import PagelabError
 SERIES = {
     "6.1": re.compile(r"^linux-image-6\.1\.0-(\d+)-amd64-unsigned$"),
     "6.12": re.compile(r"^linux-image-6\.12\.(\d+)\+deb12-amd64-unsigned$"),
+}
+#: The packages the validation's reference was measured with (`linux-validation-kernel.json`
+#: keeps each run's release): fetched by default while the archive still offers them, so that
+#: a new machine runs the kernel the predictions were judged against.
+REFERENCE_PACKAGES = {
+    "6.1": "linux-image-6.1.0-57-amd64-unsigned",
+    "6.12": "linux-image-6.12.117+deb12-amd64-unsigned",
 }
 #: Modules the guest may load; their dependencies are found from each module's modinfo.
 WANTED = ("brd", "zram")
@@ -73,7 +81,8 @@ def check_series(series: str) -> str:
 
 
 def package_for(series: str) -> str:
-    """The package to fetch: the pinned one, else the newest of the series apt knows."""
+    """The package to fetch: the pinned one, else the reference's if apt knows it, else the
+    newest of the series apt knows."""
     pin = os.environ.get("PAGELAB_LINUX_" + series.replace(".", "_"))
     if pin:
         return pin
@@ -82,6 +91,8 @@ def package_for(series: str) -> str:
     names = subprocess.run(
         ["apt-cache", "pkgnames", "linux-image-"], capture_output=True, text=True, check=False
     ).stdout.split()
+    if REFERENCE_PACKAGES[series] in names:
+        return REFERENCE_PACKAGES[series]
     found = [(int(m.group(1)), n) for n in names if (m := SERIES[series].match(n))]
     if not found:
         raise PagelabError(
