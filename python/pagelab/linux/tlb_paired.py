@@ -121,19 +121,25 @@ def summary(runs: list[dict[str, Any]], replays: dict[str, dict[int, int]]) -> d
     }
 
 
-def write(runs: list[dict[str, Any]]) -> dict[str, Any]:
+def _write(path: Path, about: str, summary: dict[str, Any], runs: list[dict[str, Any]]) -> dict:
+    """A record (its `about`, `summary` and `runs`) written whole to `path`; its summary."""
     from .. import _atomic
 
-    data = {
-        "about": "Each run of the reference's boot orders (repeats 0 to N - 1) booted again with "
+    data = {"about": about, "summary": summary, "runs": runs}
+    _atomic.write_text(path, json.dumps(data, indent=1) + "\n")
+    return summary
+
+
+def write(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    return _write(
+        RECORD,
+        "Each run of the reference's boot orders (repeats 0 to N - 1) booted again with "
         "the TLB probe after its loop: its major faults and the TLB entries it ran with, and per "
         "series the shipped replay at the run's size against the run. Made by `python -m "
         "pagelab.linux.tlb_paired`.",
-        "summary": summary(runs, _replays(runs)),
-        "runs": runs,
-    }
-    _atomic.write_text(RECORD, json.dumps(data, indent=1) + "\n")
-    return data["summary"]
+        summary(runs, _replays(runs)),
+        runs,
+    )
 
 
 def last_summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -167,18 +173,15 @@ def last_weights(kernel: str, path: Path = RECORD_LAST) -> tuple[tuple[int, int]
 
 
 def write_last(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    from .. import _atomic
-
-    data = {
-        "about": "The reference's boot orders (repeats 0 to N - 1) booted again with the TLB "
+    return _write(
+        RECORD_LAST,
+        "The reference's boot orders (repeats 0 to N - 1) booted again with the TLB "
         "probe after the last loop of each boot alone, so that each probed run follows runs "
         "booted as the reference's were: every run's major faults, the last run's TLB entries, "
         "and per kernel the sizes' tally. Made by `python -m pagelab.linux.tlb_paired --last`.",
-        "summary": last_summary(runs),
-        "runs": runs,
-    }
-    _atomic.write_text(RECORD_LAST, json.dumps(data, indent=1) + "\n")
-    return data["summary"]
+        last_summary(runs),
+        runs,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -508,12 +508,7 @@ fn rseq_writes_through_the_tlb_let_their_page_go() {
     let every = RseqWrites {
         page: 1000,
         switches_per_s: 1.0,
-        clock: GuestClock {
-            per_touch_s: 1.0,
-            per_major_fault_s: 0.0,
-            per_swapout_s: 0.0,
-            phase_s: 0.0,
-        },
+        clock: a_second_a_touch(),
         through_tlb: false,
     };
     let what = Record {
@@ -543,18 +538,23 @@ fn rseq_writes_through_the_tlb_let_their_page_go() {
     }
 }
 
+/// A guest clock of one second a touch and nothing else.
+fn a_second_a_touch() -> GuestClock {
+    GuestClock {
+        per_touch_s: 1.0,
+        per_major_fault_s: 0.0,
+        per_swapout_s: 0.0,
+        phase_s: 0.0,
+    }
+}
+
 /// The switches come one period apart, several due at once counting as one write.
 #[test]
 fn switches_come_a_period_apart() {
     let w = RseqWrites {
         page: 0,
         switches_per_s: 4.0,
-        clock: GuestClock {
-            per_touch_s: 1.0,
-            per_major_fault_s: 0.0,
-            per_swapout_s: 0.0,
-            phase_s: 0.0,
-        },
+        clock: a_second_a_touch(),
         through_tlb: false,
     };
     let mut s = rseq::Switches::new(w);
