@@ -121,3 +121,26 @@ def test_a_later_session_is_scored_as_the_reference_is(monkeypatch, tmp_path):
             "the session's median": 100.0,
         }
     )
+
+
+def test_the_summary_gives_the_errors_sign_beside_their_size():
+    """`linux_validation._summary`: errors of one sign have a median |error| and a median
+    signed error of the same size; the share below the kernel counts the negative ones."""
+    from collections import Counter
+
+    from pagelab.reproductions import linux_validation as val
+
+    rows = []
+    ctx = type("Ctx", (), {"row": lambda self, *a, **k: rows.append((a[1], a[2], a[3]))})()
+    errors = {("real programs", "6.1 two-list"): [(-0.04, True), (-0.02, True), (0.01, False)]}
+    val._summary(ctx, errors, Counter())
+    got = {what.split(": ", 1)[1][:22]: value for what, _, value in rows}
+    assert got == pytest.approx(
+        {
+            "median |error| against": 2.0,
+            "cells inside the kerne": 100 * 2 / 3,
+            "cells the kernel runs ": 0,
+            "median signed error (p": -2.0,
+            "cells where pagelab is": 100 * 2 / 3,
+        }
+    )
